@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
+import { settingsPatchSchema } from './settings.schema';
+import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
+
+// The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
+// preload bridge and the renderer's client are all generated from this object, so adding an
+// operation is one edit here plus its handler, and drift fails to compile.
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface OpDef<I extends z.ZodType = z.ZodType, O = unknown> {
+  method: HttpMethod;
+  /** Path under /api; `:name` segments are filled from the input field of that name. */
+  path: string;
+  input: I;
+  /** Phantom: carries the output type only. */
+  readonly __output?: O;
+}
+
+const op =
+  <O>() =>
+  <I extends z.ZodType>(method: HttpMethod, path: string, input: I): OpDef<I, O> => ({ method, path, input });
+
+const id = z.string().min(1);
+// Query strings arrive as text; numbers are coerced so GET and IPC accept the same input.
+const intParam = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const DELIVERY_FILTERS = ['delivered', 'retrying', 'failed', 'expired', 'dropped', 'pending', 'in_flight', 'not_forwarded'] as const;
+
+export const listMessagesSchema = z.strictObject({
+  sourceId: z.string().optional(),
+  type: z.string().optional(),
+  status: z.enum(DELIVERY_FILTERS).optional(),
+  userId: z.string().optional(),
+  /** Free text: matches userId, anonymousId, event/name or messageId. */
+  q: z.string().max(200).optional(),
+  /** Cursor: only calls with an id below this. */
+  before: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
+  limit: intParam(1, 500).default(100),
+});
+
+export interface Health {
+  ok: true;
+  version: string;
+  collectorUrl: string;
+  uptimeMs: number;
+  dataDir: string;
+  calls: number;
+  pendingDeliveries: number;
+}
+
+export interface ReplayResult {
+  deliveryId: number;
+  attempts: Attempt[];
+}
+
+export const api = {
+  health: op<Health>()('GET', '/health', z.strictObject({})),
+
+  listSources: op<Source[]>()('GET', '/sources', z.strictObject({})),
+  createSource: op<Source>()('POST', '/sources', createSourceSchema),
+  updateSource: op<Source>()(
+    'PATCH',
+    '/sources/:id',
+    z.strictObject({ id, name: sourceNameSchema.optional(), webhooks: webhookSettingsSchema.optional() }),
+  ),
+  regenerateWriteKey: op<Source>()('POST', '/sources/:id/regenerate-key', z.strictObject({ id })),
+  deleteSource: op<{ ok: true }>()('DELETE', '/sources/:id', z.strictObject({ id })),
+  /** Sends a sample track call for this source through the collector path; returns the stored call. */
+  sendTestCall: op<CallDetail>()('POST', '/sources/:id/test', z.strictObject({ id })),
+
+  listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema),
+  getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) })),
+  replayMessage: op<ReplayResult>()(
+    'POST',
+    '/messages/:id/replay',
+    z.strictObject({
+      id: intParam(1, Number.MAX_SAFE_INTEGER),
+      /** Only this URL of the delivery; all URLs when omitted. */
+      urlIndex: z.number().int().min(0).max(4).optional(),
+      /** A deliberately edited body (JSON text); the stored bytes when omitted. */
+      body: z.string().max(512_000).optional(),
+    }),
+  ),
+
+  getSettings: op<Settings>()('GET', '/settings', z.strictObject({})),
+  updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema),
+} as const;
+
+export type Api = typeof api;
+export type OpName = keyof Api;
+export type OpInput<K extends OpName> = z.input<Api[K]['input']>;
+export type OpParsed<K extends OpName> = z.output<Api[K]['input']>;
+export type OpOutput<K extends OpName> = Api[K] extends OpDef<z.ZodType, infer O> ? O : never;
+
+/** What the engine implements; adapters call these with already-validated input. */
+export type ApiHandlers = { [K in OpName]: (input: OpParsed<K>) => Promise<OpOutput<K>> | OpOutput<K> };
+
+/** What the renderer (and any other client) calls; IPC and HTTP both implement it. */
+export interface ApiClient {
+  call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>>;
+  /** Engine events, delivered in batches; returns an unsubscribe function. */
+  subscribe(listener: (events: EngineEvent[]) => void): () => void;
+}
+
+/** Errors cross HTTP and IPC as this shape. */
+export interface ApiErrorBody {
+  error: string;
+  fields?: { path: string; message: string }[];
+}
+
+export type EngineEvent =
+  /** New calls stored by the collector (accepted or dropped). */
+  | { type: 'calls.stored'; calls: CallSummary[] }
+  /** Delivery progress changed the summary of these calls. */
+  | { type: 'calls.updated'; calls: CallSummary[] }
+  | { type: 'attempt.recorded'; callId: number; attempt: Attempt }
+  | { type: 'sources.changed' }
+  | { type: 'settings.changed'; settings: Settings };
+
+export const OP_NAMES = Object.keys(api) as OpName[];

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { sourceNameSchema, webhookSettingsSchema, writeKeySchema } from './source.schema';
+import { settingsPatchSchema } from './settings.schema';
+
+// The config file (SPEC §8). Strict objects everywhere: an unknown key is refused with its path.
+export const configSourceSchema = z.strictObject({
+  name: sourceNameSchema,
+  writeKey: writeKeySchema.optional(),
+  webhooks: webhookSettingsSchema.optional(),
+});
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  sources: z.array(configSourceSchema).default([]).superRefine((sources, ctx) => {
+    const names = new Set<string>();
+    const keys = new Set<string>();
+    sources.forEach((s, i) => {
+      if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate source name "${s.name}"` });
+      names.add(s.name);
+      if (s.writeKey) {
+        if (keys.has(s.writeKey)) ctx.addIssue({ code: 'custom', path: [i, 'writeKey'], message: 'duplicate write key' });
+        keys.add(s.writeKey);
+      }
+    });
+  }),
+  settings: settingsPatchSchema.default({}),
+  // Owned by the simulation features; validated by their own schemas when they land.
+  mockReceivers: z.array(z.unknown()).default([]),
+  audiences: z.array(z.unknown()).default([]),
+});
+
+export type Config = z.output<typeof configSchema>;

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { RETRY_PRESETS } from './retry-schedule';
+
+export const retryScheduleInputSchema = z.strictObject({
+  preset: z.string().refine((p) => p === 'custom' || p in RETRY_PRESETS, {
+    message: `unknown preset (use custom or one of: ${Object.keys(RETRY_PRESETS).join(', ')})`,
+  }),
+  delaysMs: z.array(z.number().int().min(0).max(7 * 24 * 3600_000)).min(1).max(1000).optional(),
+  jitter: z.number().min(0).max(1).optional(),
+  windowMs: z.number().int().min(0).max(30 * 24 * 3600_000).optional(),
+}).superRefine((s, ctx) => {
+  if (s.preset === 'custom' && !s.delaysMs) ctx.addIssue({ code: 'custom', path: ['delaysMs'], message: 'required for a custom schedule' });
+});
+
+export const settingsPatchSchema = z.strictObject({
+  payloadFormat: z.enum(['full', 'documented']).optional(),
+  userAgentProduct: z.string().trim().min(1).max(100).regex(/^[\x21-\x7e]+$/, { message: 'a product token like Segment.io/1.0' }).optional(),
+  retrySchedule: retryScheduleInputSchema.optional(),
+  timeScale: z.number().min(0.001).max(1_000_000).optional(),
+  strict: z.boolean().optional(),
+  retentionCalls: z.number().int().min(100).max(100_000_000).optional(),
+});
+
+export type SettingsPatch = z.input<typeof settingsPatchSchema>;

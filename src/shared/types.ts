@@ -1,0 +1,196 @@
+// Domain types shared by the engine, the control API, IPC and the renderer.
+// Plain data only: everything here crosses a process or network boundary as JSON.
+
+export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
+export type CallType = (typeof CALL_TYPES)[number];
+/** Types that can reach a receiver: the six call types plus deletion notifications. */
+export type OutboundType = CallType | 'delete';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** A call after the collector normalized it (SPEC §3): the record the dispatcher builds bodies from. */
+export interface NormalizedCall {
+  type: OutboundType;
+  messageId: string;
+  userId?: string | null;
+  anonymousId?: string | null;
+  event?: string;
+  name?: string;
+  category?: string;
+  groupId?: string;
+  previousId?: string;
+  properties?: JsonObject;
+  traits?: JsonObject;
+  context?: JsonObject;
+  integrations?: JsonObject;
+  /** ISO 8601 UTC with milliseconds and `Z`. */
+  timestamp: string;
+  originalTimestamp?: string;
+  sentAt?: string;
+  receivedAt: string;
+}
+
+export interface WebhookUrl {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface WebhookSettings {
+  enabled: boolean;
+  urls: WebhookUrl[];
+  sharedSecret?: string;
+}
+
+export interface Source {
+  id: string;
+  name: string;
+  writeKey: string;
+  createdAt: string;
+  webhooks: WebhookSettings;
+}
+
+export type PayloadFormat = 'full' | 'documented';
+
+export interface RetrySchedule {
+  /** Named preset, or 'custom' for delaysMs as given. */
+  preset: string;
+  /** Delays between attempts in ms (simulated time); the last repeats until the window ends. */
+  delaysMs: number[];
+  /** Fractional jitter applied to each delay, 0.2 = ±20 %. */
+  jitter: number;
+  /** The delivery expires when the next attempt would start later than this after the first. */
+  windowMs: number;
+}
+
+export interface Settings {
+  payloadFormat: PayloadFormat;
+  userAgentProduct: string;
+  retrySchedule: RetrySchedule;
+  /** Divides retry delays only (time-warp); the 5 s timeout stays real. */
+  timeScale: number;
+  strict: boolean;
+  retentionCalls: number;
+}
+
+export type DeliveryState =
+  | 'pending'
+  | 'in_flight'
+  | 'delivered'
+  | 'retrying'
+  | 'failed'
+  | 'expired'
+  | 'dropped';
+
+export type CallStatus = 'accepted' | 'dropped';
+
+/** What the collector stored for one call (one item of a batch is one call). */
+export interface StoredCall {
+  id: number;
+  sourceId: string | null;
+  sourceName: string | null;
+  receivedAt: string;
+  type: string;
+  userId: string | null;
+  anonymousId: string | null;
+  /** event for track, name for page/screen. */
+  label: string | null;
+  messageId: string | null;
+  status: CallStatus;
+  dropReason: string | null;
+  /** The item exactly as the client sent it (before envelope merge). */
+  raw: Json;
+  /** How it arrived: route, content type, how the write key was given, batch position. */
+  request: RequestMeta;
+  normalized: NormalizedCall | null;
+}
+
+export interface RequestMeta {
+  path: string;
+  contentType: string | null;
+  userAgent: string | null;
+  writeKeyFrom: 'basic' | 'body' | 'none';
+  batchIndex: number | null;
+  batchSize: number | null;
+}
+
+export type AttemptTrigger = 'scheduled' | 'manual' | 'replay';
+export type AttemptOutcome = 'success' | 'retryable' | 'failed';
+
+export interface Attempt {
+  id: number;
+  deliveryId: number;
+  round: number;
+  urlIndex: number;
+  url: string;
+  trigger: AttemptTrigger;
+  startedAt: string;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  /** Exact body bytes sent, as UTF-8 text (bodies are JSON). */
+  requestBody: string;
+  signature: string | null;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseTruncated: boolean;
+  errorCode: string | null;
+  errorMessage: string | null;
+  timedOut: boolean;
+  outcome: AttemptOutcome;
+}
+
+export interface Delivery {
+  id: number;
+  callId: number;
+  sourceId: string;
+  type: OutboundType;
+  state: DeliveryState;
+  urls: WebhookUrl[];
+  /** Round number of the last attempt (0 before any). */
+  round: number;
+  attemptCount: number;
+  /** Real (wall-clock) time of the next scheduled round. */
+  nextAttemptAt: string | null;
+  /** Simulated time offset of the next round since the first attempt (time-warp view). */
+  nextAttemptSimOffsetMs: number | null;
+  firstAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+  lastError: string | null;
+  /** Serialized once; every retry sends these bytes. */
+  body: string;
+}
+
+export interface CallSummary {
+  id: number;
+  receivedAt: string;
+  sourceId: string | null;
+  sourceName: string | null;
+  type: string;
+  userId: string | null;
+  anonymousId: string | null;
+  label: string | null;
+  messageId: string | null;
+  status: CallStatus;
+  dropReason: string | null;
+  /** Delivery state of the Webhooks destination, or null when not routed to it. */
+  deliveryState: DeliveryState | null;
+  deliveryId: number | null;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  /** Duration of the last attempt in ms. */
+  latencyMs: number | null;
+}
+
+export interface CallDetail {
+  call: StoredCall;
+  deliveries: (Delivery & { attempts: Attempt[] })[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  /** Cursor for the next page (pass as `before`), null at the end. */
+  next: number | null;
+}

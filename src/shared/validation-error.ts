@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+
+/** `sources[0].webhooks.urls[5]` from a zod path, the form every error message uses. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
+  return error.issues.map((issue) => {
+    const path = formatPath([...prefix, ...issue.path]);
+    // zod names unknown keys in the message, not the path; put them in the path so typos are pointed at.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({ path: formatPath([...prefix, ...issue.path, k]), message: 'unknown key' }));
+    }
+    return [{ path, message: issue.message }];
+  }).flat();
+}
+
+/** One line per problem, `path: message`. */
+export function describeErrors(errors: FieldError[]): string {
+  return errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+}
+
+/** Thrown (and sent over HTTP/IPC as `{error, fields}`) when input fails its schema. */
+export class ValidationError extends Error {
+  readonly status = 400;
+  constructor(readonly fields: FieldError[]) {
+    super(describeErrors(fields));
+    this.name = 'ValidationError';
+  }
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: readonly PropertyKey[] = []): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new ValidationError(fieldErrors(r.error, prefix));
+  return r.data;
+}
