@@ -1,0 +1,166 @@
+import { CALL_TYPES, type CallType } from './types';
+import { checkTimestamp } from './timestamp';
+
+// The one place that says what a valid call is. Three readers:
+// - the batching client (validateMessage; it throws on any violation, SPEC §5),
+// - the UI (validateMessage; violations become inline errors on their dotted field path),
+// - the collector (collectorDropReason; the first problem becomes the stored drop reason, SPEC §3).
+// Both entry points run the same Check objects; the collector just runs a more lenient subset.
+//
+// Decisions (stated in the README):
+// - An id (userId, anonymousId, groupId, previousId) is a non-blank string or a finite number.
+//   Numbers are accepted by both sides because real SDKs let them through; the collector stringifies
+//   them. A whitespace-only string counts as missing. `null` counts as absent everywhere.
+// - `integrations` values may be booleans or option objects (destinations take settings objects,
+//   e.g. `{ "Webhooks": { ... } }`); the client refuses anything else, the collector only needs an
+//   object (routing treats other truthy values as enabled).
+// - `context`, `properties`, `traits`, `integrations`, when present, must be plain JSON objects
+//   (not arrays); the collector drops such calls too, since a receiver could not use them.
+
+export interface RuleViolation {
+  /** Dotted path of the offending field, e.g. `integrations.Webhooks`; '' for the message itself. */
+  field: string;
+  message: string;
+}
+
+type Msg = Record<string, unknown>;
+
+/** A violation plus the short sentence the collector stores as a drop reason. */
+interface Finding extends RuleViolation {
+  reason: string;
+}
+
+type Check = (m: Msg, type: CallType) => Finding[];
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+export function isId(v: unknown): v is string | number {
+  return (typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isFinite(v));
+}
+
+export function isCallType(t: unknown): t is CallType {
+  return typeof t === 'string' && (CALL_TYPES as readonly string[]).includes(t);
+}
+
+const one = (field: string, message: string, reason: string): Finding[] => [{ field, message, reason }];
+
+const identity =
+  (types: readonly CallType[]): Check =>
+  (m, type) =>
+    types.includes(type) && !isId(m.userId) && !isId(m.anonymousId)
+      ? one('userId', 'userId or anonymousId is required', 'missing userId or anonymousId')
+      : [];
+
+const requiredId =
+  (type: CallType, field: string): Check =>
+  (m, t) =>
+    t === type && !isId(m[field]) ? one(field, `required for ${type}`, `${type} without ${field}`) : [];
+
+const trackEvent: Check = (m, t) =>
+  t === 'track' && !(typeof m.event === 'string' && m.event.trim() !== '')
+    ? one('event', 'required for track (a non-empty string)', 'track without event')
+    : [];
+
+/** A present id field must be usable as an id: `userId: {}` is not "absent". Blank strings are left to the requirement checks. */
+const idShape =
+  (field: string): Check =>
+  (m) =>
+    present(m[field]) && typeof m[field] !== 'string' && !isId(m[field])
+      ? one(field, 'must be a string or a number', `${field} must be a string or a number`)
+      : [];
+
+const stringShape =
+  (field: string): Check =>
+  (m) =>
+    present(m[field]) && typeof m[field] !== 'string' ? one(field, 'must be a string', `${field} must be a string`) : [];
+
+const objectShape =
+  (field: string): Check =>
+  (m) =>
+    present(m[field]) && !isPlainObject(m[field]) ? one(field, 'must be an object', `${field} must be an object`) : [];
+
+const integrationValues: Check = (m) => {
+  if (!isPlainObject(m.integrations)) return [];
+  return Object.entries(m.integrations)
+    .filter(([, v]) => typeof v !== 'boolean' && !isPlainObject(v))
+    .map(([k]) => ({
+      field: `integrations.${k}`,
+      message: 'must be true, false or an options object',
+      reason: `integrations.${k} must be true, false or an options object`,
+    }));
+};
+
+const timestampShape: Check = (m) => {
+  const v = m.timestamp;
+  if (!present(v)) return [];
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? one('timestamp', 'is an invalid Date', 'invalid timestamp') : [];
+  const r = checkTimestamp(v);
+  return r.ok ? [] : one('timestamp', r.problem, `invalid timestamp: ${r.problem}`);
+};
+
+const ALL_TYPES = CALL_TYPES;
+const IDENTIFIED_TYPES: readonly CallType[] = ['identify', 'track', 'page', 'screen', 'group'];
+
+// Shape checks run before requirements so that `event: 12` reads "must be a string", not "missing".
+const VALUE_SHAPES: Check[] = [
+  ...['userId', 'anonymousId', 'groupId', 'previousId', 'messageId'].map(idShape),
+  ...['event', 'name', 'category'].map(stringShape),
+];
+const OBJECT_SHAPES: Check[] = ['context', 'properties', 'traits', 'integrations'].map(objectShape);
+
+const REQUIREMENTS: Check[] = [trackEvent, requiredId('group', 'groupId'), requiredId('alias', 'previousId')];
+
+// The client also requires alias.userId (SPEC §5); the collector only needs some identity on alias.
+const CLIENT_CHECKS: Check[] = [
+  ...VALUE_SHAPES,
+  identity(IDENTIFIED_TYPES),
+  requiredId('alias', 'userId'),
+  ...REQUIREMENTS,
+  ...OBJECT_SHAPES,
+  integrationValues,
+  timestampShape,
+];
+
+// Timestamps are not here: the collector parses them while normalizing (normalize.ts) and drops there.
+const COLLECTOR_CHECKS: Check[] = [...VALUE_SHAPES, identity(ALL_TYPES), ...REQUIREMENTS, ...OBJECT_SHAPES];
+
+function unknownType(type: unknown): string {
+  if (!present(type)) return 'missing type';
+  const shown = JSON.stringify(type) ?? String(type);
+  return `unknown type ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}`;
+}
+
+/** Every problem of a message the client (or the UI's builder) is about to send, in a stable order. */
+export function validateMessage(type: string, message: unknown): RuleViolation[] {
+  if (!isCallType(type)) {
+    return [{ field: 'type', message: `${unknownType(type)} (expected one of ${CALL_TYPES.join(', ')})` }];
+  }
+  if (!isPlainObject(message)) return [{ field: '', message: 'must be an object' }];
+  // One violation per field: the first (most specific) one, which is what an inline error can show.
+  const seen = new Set<string>();
+  const out: RuleViolation[] = [];
+  for (const { field, message: text } of CLIENT_CHECKS.flatMap((c) => c(message, type))) {
+    if (seen.has(field)) continue;
+    seen.add(field);
+    out.push({ field, message: text });
+  }
+  return out;
+}
+
+/** Why the collector must drop this item, or null when it may be accepted (SPEC §3). */
+export function collectorDropReason(item: unknown): string | null {
+  if (!isPlainObject(item)) return 'not a JSON object';
+  if (!isCallType(item.type)) return unknownType(item.type);
+  const type = item.type;
+  for (const check of COLLECTOR_CHECKS) {
+    const found = check(item, type);
+    if (found.length) return found[0].reason;
+  }
+  return null;
+}
