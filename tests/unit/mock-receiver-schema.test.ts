@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { mockReceiverSchema, mockReceiversSchema } from '../../src/shared/mock-receiver.schema';
+import { fieldErrors } from '../../src/shared/validation-error';
+
+function errors(schema: typeof mockReceiverSchema | typeof mockReceiversSchema, input: unknown, prefix: PropertyKey[] = []) {
+  const r = schema.safeParse(input);
+  if (r.success) throw new Error(`expected a failure, parsed ${JSON.stringify(r.data)}`);
+  return fieldErrors(r.error, prefix);
+}
+
+describe('mock receiver schema', () => {
+  it('accepts the SPEC §8 config example and fills defaults', () => {
+    const r = mockReceiverSchema.parse({ name: 'flaky', path: '/flaky', behavior: { failFirst: 3, status: 500 } });
+    expect(r).toEqual({ name: 'flaky', path: '/flaky', tls: false, behavior: { failFirst: 3, status: 500 } });
+  });
+
+  it('accepts every behavior and a minimal entry', () => {
+    const entries = [
+      { name: 'ok', path: '/ok' },
+      { id: 'r1', name: 'slow', path: '/slow', secret: 's3cret', tls: true, behavior: { delayMs: 6000 } },
+      { name: 'jitter', path: '/jitter', behavior: { delay: { minMs: 100, maxMs: 900 }, seed: 7 } },
+      { name: 'hang', path: '/hang', behavior: { hang: true } },
+      { name: 'coin', path: '/coin', behavior: { failPercent: 50, seed: 42, status: 503 } },
+      { name: 'reset', path: '/reset', behavior: { reset: true, failFirst: 2 } },
+      { name: 'limited', path: '/a/b-c_d.e', behavior: { status: 429, body: '{"error":"slow down"}', headers: { 'Retry-After': '2' } } },
+    ];
+    expect(mockReceiversSchema.parse(entries)).toHaveLength(entries.length);
+  });
+
+  it('refuses an unknown key with its path', () => {
+    expect(errors(mockReceiverSchema, { name: 'x', path: '/x', behavior: { failfirst: 3 } })).toEqual([
+      { path: 'behavior.failfirst', message: 'unknown key' },
+    ]);
+    expect(errors(mockReceiversSchema, [{ name: 'x', path: '/x', colour: 'red' }], ['mockReceivers'])).toEqual([
+      { path: 'mockReceivers[0].colour', message: 'unknown key' },
+    ]);
+    expect(errors(mockReceiverSchema, { name: 'x', path: '/x', behavior: { delay: { minMs: 1, max: 2 } } }).map((e) => e.path)).toContain(
+      'behavior.delay.max',
+    );
+  });
+
+  it('refuses contradictory or meaningless behaviors, naming the field', () => {
+    const cases: [unknown, string][] = [
+      [{ delayMs: 10, delay: { minMs: 1, maxMs: 2 } }, 'behavior.delay'],
+      [{ delay: { minMs: 5, maxMs: 2 } }, 'behavior.delay.maxMs'],
+      [{ hang: true, reset: true }, 'behavior.reset'],
+      [{ failFirst: 3, status: 200 }, 'behavior.status'],
+      [{ seed: 1 }, 'behavior.seed'],
+      [{ status: 99 }, 'behavior.status'],
+      [{ failPercent: 101 }, 'behavior.failPercent'],
+      [{ delayMs: -1 }, 'behavior.delayMs'],
+      [{ headers: { 'Content-Length': '5' } }, 'behavior.headers.Content-Length'],
+      [{ headers: { 'bad name': 'x' } }, 'behavior.headers.bad name'],
+    ];
+    for (const [behavior, path] of cases) {
+      expect(errors(mockReceiverSchema, { name: 'x', path: '/x', behavior }).map((e) => e.path), JSON.stringify(behavior)).toContain(path);
+    }
+  });
+
+  it('refuses bad paths, an empty secret and duplicates in the list', () => {
+    for (const path of ['hook', '/', '/a b', '/a?b=1', '/a#b']) {
+      expect(errors(mockReceiverSchema, { name: 'x', path }).map((e) => e.path), path).toEqual(['path']);
+    }
+    expect(errors(mockReceiverSchema, { name: 'x', path: '/x', secret: '' }).map((e) => e.path)).toEqual(['secret']);
+    const dup = errors(mockReceiversSchema, [
+      { name: 'a', path: '/a' },
+      { name: 'a', path: '/a' },
+    ]);
+    expect(dup.map((e) => e.path)).toEqual(['[1].name', '[1].path']);
+  });
+});
