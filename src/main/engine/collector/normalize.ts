@@ -1,0 +1,101 @@
+import type { CallType, JsonObject, NormalizedCall } from '../../../shared/types';
+import { collectorDropReason, isId, isPlainObject } from '../../../shared/message-rules';
+import { applyClockSkew, checkTimestamp, formatTimestamp } from '../../../shared/timestamp';
+
+// One inbound item → the record the store keeps and the dispatcher builds bodies from (SPEC §3).
+// Pure apart from id generation: no I/O, no de-duplication (the store owns that, it needs history).
+// Single-call routes (/v1/track...) are expected to have set `type` from the route before calling.
+
+export interface Envelope {
+  context?: unknown;
+  integrations?: unknown;
+  sentAt?: unknown;
+}
+
+export interface NormalizeOptions {
+  envelope?: Envelope;
+  /** Arrival time, epoch ms. */
+  receivedAt: number;
+  /** messageId generator for items without one; UUID v4 by default. */
+  newId?: () => string;
+}
+
+export type NormalizeResult = { ok: true; call: NormalizedCall } | { ok: false; reason: string };
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/**
+ * Envelope values go under the item's (decision: the item wins). Plain objects merge at every depth,
+ * so an envelope `context.library` and an item `context.page` both survive, and an item's
+ * `integrations.Webhooks: {...}` options merge with the envelope's. Anything else: the item's value.
+ */
+export function mergeUnder(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? mergeUnder(out[k] as Record<string, unknown>, v) : v;
+  }
+  return out;
+}
+
+function merged(envelopeValue: unknown, itemValue: unknown): JsonObject | undefined {
+  // A non-object envelope value is ignored here; the collector's request checks report it.
+  const base = isPlainObject(envelopeValue) ? envelopeValue : undefined;
+  const own = isPlainObject(itemValue) ? itemValue : undefined;
+  if (!base) return own as JsonObject | undefined;
+  return mergeUnder(base, own ?? {}) as JsonObject;
+}
+
+// Numeric ids become strings (SPEC §3); blank ids are left out, as if absent.
+const idText = (v: unknown): string | undefined => (isId(v) ? String(v) : undefined);
+
+function parseTime(field: string, value: unknown): { ms?: number; reason?: string } {
+  if (!present(value)) return {};
+  const r = checkTimestamp(value);
+  return r.ok ? { ms: r.ms } : { reason: `invalid ${field}: ${r.problem}` };
+}
+
+export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeResult {
+  const reason = collectorDropReason(item);
+  if (reason !== null) return { ok: false, reason };
+  // collectorDropReason guarantees a plain object with a known call type.
+  const m = item as Record<string, unknown>;
+  const envelope = opts.envelope ?? {};
+
+  const ts = parseTime('timestamp', m.timestamp);
+  if (ts.reason) return { ok: false, reason: ts.reason };
+  const sent = parseTime('sentAt', present(m.sentAt) ? m.sentAt : envelope.sentAt);
+  if (sent.reason) return { ok: false, reason: sent.reason };
+  const skew = applyClockSkew({ receivedAt: opts.receivedAt, timestamp: ts.ms, sentAt: sent.ms });
+
+  const messageId = idText(m.messageId);
+  const call: NormalizedCall = {
+    type: m.type as CallType,
+    messageId: messageId ?? (opts.newId ?? defaultId)(),
+    timestamp: formatTimestamp(skew.timestamp),
+    receivedAt: formatTimestamp(opts.receivedAt),
+  };
+  const userId = idText(m.userId);
+  const anonymousId = idText(m.anonymousId);
+  if (userId !== undefined) call.userId = userId;
+  if (anonymousId !== undefined) call.anonymousId = anonymousId;
+  if (typeof m.event === 'string') call.event = m.event;
+  if (typeof m.name === 'string') call.name = m.name;
+  if (typeof m.category === 'string') call.category = m.category;
+  const groupId = idText(m.groupId);
+  const previousId = idText(m.previousId);
+  if (groupId !== undefined) call.groupId = groupId;
+  if (previousId !== undefined) call.previousId = previousId;
+  if (isPlainObject(m.properties)) call.properties = m.properties as JsonObject;
+  if (isPlainObject(m.traits)) call.traits = m.traits as JsonObject;
+  const context = merged(envelope.context, m.context);
+  const integrations = merged(envelope.integrations, m.integrations);
+  if (context) call.context = context;
+  if (integrations) call.integrations = integrations;
+  if (skew.originalTimestamp !== undefined) call.originalTimestamp = formatTimestamp(skew.originalTimestamp);
+  if (sent.ms !== undefined) call.sentAt = formatTimestamp(sent.ms);
+  return { ok: true, call };
+}
+
+function defaultId(): string {
+  return globalThis.crypto.randomUUID();
+}
