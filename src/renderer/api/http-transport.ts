@@ -1,0 +1,138 @@
+import { api, type EngineEvent, type OpInput, type OpName, type OpOutput } from '../../shared/api.contract';
+import { ApiError } from '../../shared/api-error';
+import { toHttpRequest } from '../../shared/http-mapping';
+import { SseParser } from './sse-parser';
+import type { ConnectionStatus, Transport } from './transport.types';
+
+// Web mode transport: JSON over HTTP under /api with a Bearer token, live events from GET /api/events
+// (SSE). The stream is read with fetch + ReadableStream rather than EventSource so the token travels
+// in the Authorization header, never in a URL.
+
+export interface HttpTransportOptions {
+  token: string;
+  /** Origin of the control API; '' = same origin as the page. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** Reconnect backoff: first delay and cap, ms. */
+  backoffMs?: { initial: number; max: number };
+}
+
+export function createHttpTransport(opts: HttpTransportOptions): Transport & { close(): void } {
+  const base = (opts.baseUrl ?? '').replace(/\/+$/, '');
+  const doFetch = opts.fetch ?? ((input, init) => fetch(input, init));
+  const backoff = opts.backoffMs ?? { initial: 500, max: 10_000 };
+  const auth = { Authorization: `Bearer ${opts.token}` };
+
+  const listeners = new Set<(events: EngineEvent[]) => void>();
+  const statusListeners = new Set<(s: ConnectionStatus) => void>();
+  let status: ConnectionStatus = 'closed';
+  let abort: AbortController | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+
+  const setStatus = (s: ConnectionStatus) => {
+    if (s === status) return;
+    status = s;
+    for (const l of statusListeners) l(s);
+  };
+
+  async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+    const req = toHttpRequest(api[name], (input ?? {}) as Record<string, unknown>);
+    let res: Response;
+    try {
+      res = await doFetch(base + req.url, {
+        method: req.method,
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: req.body,
+      });
+    } catch (err) {
+      throw new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    let json: unknown = null;
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        if (res.ok) throw new ApiError(res.status, `${name}: the server answered with something that is not JSON`);
+      }
+    }
+    if (!res.ok) {
+      const body = json && typeof json === 'object' ? (json as { error?: string }) : { error: text.slice(0, 200) || undefined };
+      throw ApiError.fromBody(res.status, body);
+    }
+    return json as OpOutput<K>;
+  }
+
+  async function stream(signal: AbortSignal, attempt: number): Promise<void> {
+    let opened = false;
+    try {
+      const res = await doFetch(`${base}/api/events`, { headers: { ...auth, Accept: 'text/event-stream' }, signal });
+      if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);
+      opened = true;
+      setStatus('open');
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      const parser = new SseParser();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const data of parser.push(value)) deliver(data);
+      }
+    } catch {
+      if (signal.aborted) return;
+    }
+    if (signal.aborted) return;
+    // The server closed or failed: back off (reset after a stream that did open) and reconnect.
+    const next = opened ? 0 : attempt + 1;
+    const delay = Math.min(backoff.max, backoff.initial * 2 ** next);
+    setStatus('reconnecting');
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (!signal.aborted) void stream(signal, next);
+    }, delay);
+  }
+
+  function deliver(data: string) {
+    let events: unknown;
+    try {
+      events = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const batch = (Array.isArray(events) ? events : [events]) as EngineEvent[];
+    if (batch.length === 0) return;
+    for (const l of [...listeners]) l(batch);
+  }
+
+  function start() {
+    abort = new AbortController();
+    setStatus('connecting');
+    void stream(abort.signal, 0);
+  }
+
+  function stop() {
+    abort?.abort();
+    abort = null;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimer = null;
+    setStatus('closed');
+  }
+
+  return {
+    kind: 'http',
+    call,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (listeners.size === 1) start();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) stop();
+      };
+    },
+    onStatus(listener) {
+      statusListeners.add(listener);
+      listener(status);
+      return () => statusListeners.delete(listener);
+    },
+    close: stop,
+  };
+}
