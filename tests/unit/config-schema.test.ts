@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { configSchema } from '../../src/shared/config.schema';
+import { describeErrors, fieldErrors, parseOrThrow, ValidationError } from '../../src/shared/validation-error';
+
+// The example of SPEC §8, verbatim.
+const SPEC_EXAMPLE = {
+  sources: [
+    {
+      name: 'checkout',
+      writeKey: 'wk_checkout_dev',
+      webhooks: {
+        enabled: true,
+        sharedSecret: 's3cret',
+        urls: [{ url: 'http://127.0.0.1:9001/hook', headers: { 'X-Env': 'qa' } }],
+      },
+    },
+  ],
+  settings: {
+    payloadFormat: 'full',
+    timeScale: 1,
+    strict: false,
+    userAgentProduct: 'Segment.io',
+    retrySchedule: { preset: 'default' },
+    retentionCalls: 200000,
+  },
+  mockReceivers: [{ name: 'flaky', path: '/flaky', behavior: { failFirst: 3, status: 500 } }],
+};
+
+type Webhooks = Record<string, unknown>;
+const withWebhooks = (webhooks: Webhooks) => ({ sources: [{ name: 'checkout', webhooks }] });
+
+function errorsOf(input: unknown): string {
+  const r = configSchema.safeParse(input);
+  if (r.success) throw new Error('expected the config to be refused');
+  return describeErrors(fieldErrors(r.error as z.ZodError));
+}
+
+describe('config schema (SPEC §8)', () => {
+  it('parses the SPEC example', () => {
+    const config = configSchema.parse(structuredClone(SPEC_EXAMPLE));
+    expect(config.sources[0].webhooks).toEqual(SPEC_EXAMPLE.sources[0].webhooks);
+    expect(config.settings).toEqual(SPEC_EXAMPLE.settings);
+    expect(config.mockReceivers).toHaveLength(1);
+  });
+
+  it('an empty config is valid and gets defaults', () => {
+    expect(configSchema.parse({})).toEqual({ sources: [], settings: {}, mockReceivers: [], audiences: [] });
+  });
+
+  it('refuses a sixth URL, naming it', () => {
+    const urls = Array.from({ length: 6 }, (_, i) => ({ url: `http://127.0.0.1:900${i}/hook` }));
+    expect(errorsOf(withWebhooks({ enabled: true, urls }))).toBe('sources[0].webhooks.urls[5]: at most 5 URLs');
+    const five = urls.slice(0, 5);
+    expect(configSchema.safeParse(withWebhooks({ enabled: true, urls: five })).success).toBe(true);
+  });
+
+  it('reports unknown keys with their path, at any depth', () => {
+    expect(errorsOf({ ...SPEC_EXAMPLE, sourcez: [] })).toBe('sourcez: unknown key');
+    expect(errorsOf(withWebhooks({ enabled: false, urls: [], sharedSecert: 'x' }))).toBe('sources[0].webhooks.sharedSecert: unknown key');
+    expect(errorsOf({ settings: { payloadFormat: 'full', timescale: 2 } })).toBe('settings.timescale: unknown key');
+    expect(errorsOf({ settings: { retrySchedule: { preset: 'default', jiter: 0 } } })).toBe('settings.retrySchedule.jiter: unknown key');
+  });
+
+  it.each(['Content-Type', 'content-length', 'Host', 'USER-AGENT', 'X-Signature', 'Transfer-Encoding', 'Connection'])(
+    'refuses the reserved header %s, naming the entry',
+    (name) => {
+      const urls = [{ url: 'https://example.com/hook', headers: { [name]: 'x' } }];
+      expect(errorsOf(withWebhooks({ urls }))).toBe(
+        `sources[0].webhooks.urls[0].headers.${name}: header "${name}" is set by the dispatcher and cannot be replaced`,
+      );
+    },
+  );
+
+  it('refuses a header value or name with a newline (header injection)', () => {
+    const value = [{ url: 'https://example.com/hook' }, { url: 'https://example.com/b', headers: { 'X-Env': 'qa\r\nX-Evil: 1' } }];
+    expect(errorsOf(withWebhooks({ urls: value }))).toBe('sources[0].webhooks.urls[1].headers.X-Env: invalid value for header "X-Env"');
+    const name = [{ url: 'https://example.com/hook', headers: { 'X-Env\n': 'qa' } }];
+    expect(errorsOf(withWebhooks({ urls: name }))).toBe('sources[0].webhooks.urls[0].headers.X-Env\n: invalid header name "X-Env\n"');
+  });
+
+  it.each(['ftp://example.com/hook', 'file:///etc/passwd', '/relative/hook', 'example.com/hook', 'http://'])(
+    'refuses the URL %s',
+    (url) => {
+      expect(errorsOf(withWebhooks({ urls: [{ url }] }))).toBe('sources[0].webhooks.urls[0].url: must be an absolute http: or https: URL');
+    },
+  );
+
+  it('refuses enabling Webhooks without a URL', () => {
+    expect(errorsOf(withWebhooks({ enabled: true, urls: [] }))).toBe('sources[0].webhooks.enabled: cannot enable Webhooks without a URL');
+    expect(errorsOf(withWebhooks({ enabled: true }))).toBe('sources[0].webhooks.enabled: cannot enable Webhooks without a URL');
+    expect(configSchema.safeParse(withWebhooks({ enabled: false })).success).toBe(true);
+  });
+
+  it('refuses duplicate source names and write keys', () => {
+    const dup = { sources: [{ name: 'a', writeKey: 'k' }, { name: 'a', writeKey: 'k' }] };
+    expect(errorsOf(dup)).toBe('sources[1].name: duplicate source name "a"; sources[1].writeKey: duplicate write key');
+  });
+
+  it('parseOrThrow raises a ValidationError carrying the same field list', () => {
+    expect(() => parseOrThrow(configSchema, withWebhooks({ enabled: true }))).toThrow(ValidationError);
+    let caught: unknown;
+    try {
+      parseOrThrow(configSchema, { settings: { payloadFormat: 'xml' } });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as ValidationError).fields.map((f) => f.path)).toEqual(['settings.payloadFormat']);
+    expect((caught as ValidationError).status).toBe(400);
+  });
+});
