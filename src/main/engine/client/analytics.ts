@@ -1,0 +1,306 @@
+import { systemClock, unrefHandle, type Clock } from './clock';
+import { LIBRARY_NAME, LIBRARY_VERSION, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES } from './constants';
+import { deliverBatch, type DeliveredBatch, type DeliveryContext } from './delivery';
+import { TypedEmitter } from './emitter';
+import { ClientClosedError, DeliveryError, PersistenceError, QueueFullError } from './errors';
+import { stderrLogger, type Logger } from './logger';
+import {
+  prepareMessage,
+  type AliasMessage,
+  type GroupMessage,
+  type IdentifyMessage,
+  type PageMessage,
+  type ScreenMessage,
+  type TrackMessage,
+} from './message';
+import { resolveOptions } from './options';
+import { MemoryPersistence, type Persistence, type QueuedMessage } from './persistence';
+import { splitBatches } from './batches';
+import { ClientStatsTracker } from './stats';
+import { createFetchTransport, createUndiciTransport, type Transport } from './transport';
+import type { AnalyticsEvents, AnalyticsOptions, ClientStats, FlushResult, FlushTrigger, ResolvedOptions } from './types';
+
+const emptyResult = (): FlushResult => ({ sent: 0, dropped: 0, batches: [], errors: [] });
+
+function mergeResults(a: FlushResult, b: FlushResult): FlushResult {
+  return { sent: a.sent + b.sent, dropped: a.dropped + b.dropped, batches: [...a.batches, ...b.batches], errors: [...a.errors, ...b.errors] };
+}
+
+/**
+ * Batching client with the semantics of the service's Go v2 library (SPEC §5): calls are validated
+ * and queued synchronously, then sent in the background as `POST {endpoint}/v1/batch`.
+ */
+export class Analytics extends TypedEmitter<AnalyticsEvents> {
+  readonly options: Readonly<ResolvedOptions>;
+  private readonly clock: Clock;
+  private readonly persistence: Persistence;
+  private readonly transport: Transport;
+  private readonly ownsTransport: boolean;
+  /** Debug lines: null unless debug is on. */
+  private readonly logger: Logger | null;
+  /** Listener failures are always reported: to the caller's logger, else stderr. */
+  private readonly warnLogger: Logger;
+  private readonly delivery: DeliveryContext;
+  private readonly tracker = new ClientStatsTracker();
+
+  private pending: QueuedMessage[] = [];
+  private pendingBytes = 0;
+  private inFlight = 0;
+  private inFlightBytes = 0;
+  private current: Promise<FlushResult> | null = null;
+  private followUp: Promise<FlushResult> | null = null;
+  private timer: unknown = null;
+  private timerDue: number | null = null;
+  /** Base of the flushAfter interval: the start of the last flush, or construction. */
+  private lastFlushStart: number;
+  private closing: Promise<FlushResult> | null = null;
+
+  constructor(writeKey: string, options: AnalyticsOptions = {}) {
+    super((err, event) => this.warn(`analytics: a listener of "${String(event)}" threw: ${(err as Error)?.stack ?? String(err)}`));
+    if (typeof writeKey !== 'string' || writeKey === '') throw new TypeError('analytics: writeKey must be a non-empty string');
+    this.options = Object.freeze(resolveOptions(options));
+    this.clock = options.clock ?? systemClock;
+    this.persistence = options.persistence ?? new MemoryPersistence();
+    this.ownsTransport = !options.transport;
+    this.transport =
+      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.options.concurrency }));
+    this.warnLogger = options.logger ?? stderrLogger;
+    this.logger = this.options.debug ? this.warnLogger : null;
+    this.delivery = {
+      transport: this.transport,
+      url: `${this.options.endpoint}/v1/batch`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
+        'content-type': 'application/json',
+        'user-agent': `${LIBRARY_NAME}/${LIBRARY_VERSION} (node ${process.version})`,
+      },
+      clock: this.clock,
+      maxRetries: this.options.maxRetries,
+      httpTimeout: this.options.httpTimeout,
+      onRetry: (e) => {
+        this.tracker.retries++;
+        this.logger?.log(`analytics: retry ${e.retry}/${e.maxRetries} of ${e.count} messages (${e.bytes} bytes) in ${e.delayMs} ms after ${e.reason}`);
+        this.emit('retry', e);
+      },
+    };
+    this.lastFlushStart = this.clock.now();
+
+    // A crash loses nothing: what the last run left is sent first, as soon as listeners can be attached.
+    const restored = this.persistence.load();
+    if (restored.length > 0) {
+      this.pending = restored.slice();
+      for (const m of restored) this.pendingBytes += m.bytes;
+      this.logger?.log(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
+      queueMicrotask(() => {
+        if (!this.current && !this.closing && this.pending.length > 0) void this.startFlush('load');
+      });
+    }
+  }
+
+  identify(message: IdentifyMessage): string {
+    return this.enqueue('identify', message);
+  }
+  track(message: TrackMessage): string {
+    return this.enqueue('track', message);
+  }
+  page(message: PageMessage): string {
+    return this.enqueue('page', message);
+  }
+  screen(message: ScreenMessage): string {
+    return this.enqueue('screen', message);
+  }
+  group(message: GroupMessage): string {
+    return this.enqueue('group', message);
+  }
+  alias(message: AliasMessage): string {
+    return this.enqueue('alias', message);
+  }
+
+  /**
+   * Validate, stamp and queue one message of any call type; returns its messageId. Throws
+   * AnalyticsValidationError, MessageTooLargeError, QueueFullError, ClientClosedError or
+   * PersistenceError synchronously, and in every such case nothing was queued.
+   */
+  enqueue(type: string, message: unknown): string {
+    if (this.closing) throw new ClientClosedError();
+    const queued = prepareMessage(type, message, this.clock.now());
+    if (this.pending.length + this.inFlight >= this.options.maxQueueSize) throw new QueueFullError(this.options.maxQueueSize);
+    try {
+      this.persistence.add([queued]);
+    } catch (err) {
+      throw new PersistenceError(`could not persist the message, nothing queued: ${(err as Error)?.message ?? err}`, { cause: err });
+    }
+    this.pending.push(queued);
+    this.pendingBytes += queued.bytes;
+    if (this.listenerCount('enqueue') > 0) {
+      this.emit('enqueue', { type, messageId: queued.messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
+    }
+    if (this.pending.length >= this.options.flushAt) {
+      if (!this.current) void this.startFlush('count');
+    } else {
+      this.armTimer();
+    }
+    return queued.messageId;
+  }
+
+  /**
+   * Send everything queued now; resolves (never rejects) once those messages are accepted or
+   * dropped. While a flush is in flight, this waits for it and then flushes what queued meanwhile.
+   */
+  flush(): Promise<FlushResult> {
+    return this.requestFlush('manual');
+  }
+
+  /** Flush everything, then refuse new calls with ClientClosedError. Calling it again returns the same promise. */
+  close(): Promise<FlushResult> {
+    if (this.closing) return this.closing;
+    this.clearTimer();
+    this.closing = this.requestFlush('close').then(async (result) => {
+      if (this.ownsTransport) {
+        try {
+          await this.transport.close?.();
+        } catch {
+          // Sockets that fail to close cleanly cannot lose messages any more: everything was sent.
+        }
+      }
+      return result;
+    });
+    return this.closing;
+  }
+
+  /** A snapshot for dashboards: queue, timing and counters. */
+  stats(): ClientStats {
+    return this.tracker.snapshot({
+      queued: this.pending.length + this.inFlight,
+      queuedBytes: this.pendingBytes + this.inFlightBytes,
+      inFlight: this.inFlight,
+      nextFlushAt: this.timerDue,
+      closed: this.closing !== null,
+    });
+  }
+
+  private requestFlush(trigger: FlushTrigger): Promise<FlushResult> {
+    if (!this.current) return this.startFlush(trigger);
+    if (!this.followUp) {
+      this.followUp = this.current.then(async (first) => {
+        this.followUp = null;
+        return mergeResults(first, await this.requestFlush(trigger));
+      });
+    }
+    return this.followUp;
+  }
+
+  private startFlush(trigger: FlushTrigger): Promise<FlushResult> {
+    this.clearTimer();
+    const taken = this.pending;
+    if (taken.length === 0) return Promise.resolve(emptyResult());
+    const takenBytes = this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.inFlight += taken.length;
+    this.inFlightBytes += takenBytes;
+    this.lastFlushStart = this.clock.now();
+    this.tracker.lastFlushAt = this.lastFlushStart;
+    const run = this.sendAll(taken, trigger)
+      .catch((err: unknown) => {
+        // Unreachable unless a seam misbehaves; still, a flush must settle, never reject.
+        const result = emptyResult();
+        result.errors.push(err instanceof Error ? err : new Error(String(err)));
+        return result;
+      })
+      .then((result) => {
+        this.current = null;
+        this.tracker.finishFlush(result);
+        this.afterFlush();
+        return result;
+      });
+    this.current = run;
+    return run;
+  }
+
+  private async sendAll(taken: QueuedMessage[], trigger: FlushTrigger): Promise<FlushResult> {
+    const batches = splitBatches(taken, {
+      maxMessages: Math.min(this.options.flushAt, MAX_BATCH_MESSAGES),
+      maxBytes: MAX_BATCH_BYTES,
+    });
+    const result = emptyResult();
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const delivered = await deliverBatch(this.delivery, batches[next++]);
+        this.settle(delivered, trigger, result);
+      }
+    };
+    const workers = Math.min(this.options.concurrency, batches.length);
+    await Promise.all(Array.from({ length: workers }, worker));
+    return result;
+  }
+
+  private settle(d: DeliveredBatch, trigger: FlushTrigger, result: FlushResult): void {
+    const { messages, cause, ...batch } = d;
+    let messageBytes = 0;
+    for (const m of messages) messageBytes += m.bytes;
+    this.inFlight -= messages.length;
+    this.inFlightBytes -= messageBytes;
+    try {
+      this.persistence.remove(messages.map((m) => m.id));
+    } catch (err) {
+      // The batch itself is settled; at worst it is sent again after a restart (receivers de-duplicate by messageId).
+      const e = new PersistenceError(`could not remove ${messages.length} settled messages: ${(err as Error)?.message ?? err}`, { cause: err });
+      result.errors.push(e);
+      this.emit('error', e);
+    }
+    result.batches.push(batch);
+    this.tracker.recordBatch(batch);
+    const status = batch.status ?? 'no response';
+    this.logger?.log(
+      `analytics: flush ${batch.count} messages, ${batch.bytes} bytes → ${status} in ${batch.durationMs} ms (${trigger}${batch.retries ? `, ${batch.retries} retries` : ''})`,
+    );
+    this.emit('flush', { ...batch, trigger });
+    if (batch.ok) {
+      result.sent += batch.count;
+      return;
+    }
+    result.dropped += batch.count;
+    const reason = batch.error ?? 'dropped';
+    const error = new DeliveryError(`dropped ${batch.count} messages: ${reason}`, batch.status, batch.count, batch.retries, { cause });
+    result.errors.push(error);
+    this.logger?.log(`analytics: drop ${batch.count} messages: ${reason}`);
+    this.emit('drop', { batchId: batch.batchId, count: batch.count, messageIds: messages.map((m) => m.messageId), status: batch.status, reason });
+    this.emit('error', error);
+  }
+
+  private afterFlush(): void {
+    // A waiting flush()/close() runs next and takes what queued meanwhile.
+    if (this.followUp || this.pending.length === 0) return;
+    if (this.pending.length >= this.options.flushAt) void this.startFlush('count');
+    else this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.timer !== null || this.closing || this.current || this.pending.length === 0) return;
+    // flushAfter counts from the last flush (SPEC §5), so an idle client sends a first message at once.
+    const due = this.lastFlushStart + this.options.flushAfter;
+    this.timerDue = due;
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerDue = null;
+        if (!this.current && !this.closing) void this.startFlush('timer');
+      },
+      Math.max(0, due - this.clock.now()),
+    );
+    unrefHandle(this.timer);
+  }
+
+  private clearTimer(): void {
+    if (this.timer === null) return;
+    this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerDue = null;
+  }
+
+  private warn(line: string): void {
+    this.warnLogger.log(line);
+  }
+}

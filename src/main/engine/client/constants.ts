@@ -1,0 +1,29 @@
+// Limits and defaults of the batching client (SPEC §3 limits, SPEC §5 surface).
+
+/** Reported on every batch envelope as `context.library`. Kept equal to package.json (a unit test checks). */
+export const LIBRARY_NAME = 'webhook-lab-client';
+export const LIBRARY_VERSION = '0.1.0';
+
+/** KB = 1024 bytes (SPEC §3 decision): a call at most 32 KB, a request at most 500 KB. */
+export const MAX_MESSAGE_BYTES = 32 * 1024;
+export const MAX_BATCH_BYTES = 500 * 1024;
+export const MAX_BATCH_MESSAGES = 2500;
+
+export const DEFAULTS = {
+  endpoint: 'http://127.0.0.1:8787',
+  flushAt: 20,
+  flushAfter: 5000,
+  maxRetries: 10,
+  httpTimeout: 10_000,
+  maxQueueSize: 10_000,
+  concurrency: 4,
+} as const;
+
+/** Backoff between attempts of one batch: 100 ms doubling, capped at 10 s (SPEC §5 decision). */
+export const BACKOFF_BASE_MS = 100;
+export const BACKOFF_CAP_MS = 10_000;
+
+export function backoffDelay(retry: number): number {
+  // retry is 1-based: the first retry waits BACKOFF_BASE_MS.
+  return Math.min(BACKOFF_BASE_MS * 2 ** (retry - 1), BACKOFF_CAP_MS);
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from './clock';
+import { backoffDelay } from './constants';
+import { batchBytes, buildBatchBody } from './batches';
+import type { QueuedMessage } from './persistence';
+import type { Transport } from './transport';
+import type { BatchResult, RetryEvent } from './types';
+
+export interface DeliveryContext {
+  transport: Transport;
+  url: string;
+  headers: Record<string, string>;
+  clock: Clock;
+  maxRetries: number;
+  httpTimeout: number;
+  onRetry(event: RetryEvent): void;
+}
+
+type AttemptOutcome =
+  | { kind: 'ok'; status: number }
+  | { kind: 'retry'; status: number | null; reason: string; cause?: unknown }
+  | { kind: 'drop'; status: number; reason: string };
+
+const snippet = (body: string) => (body.length > 200 ? `${body.slice(0, 200)}…` : body);
+
+/** SPEC §5 decision: 5xx, 429 and no response are worth retrying; any other non-2xx never will succeed. */
+export function classifyStatus(status: number): 'ok' | 'retry' | 'drop' {
+  if (status >= 200 && status < 300) return 'ok';
+  if (status >= 500 || status === 429) return 'retry';
+  return 'drop';
+}
+
+async function attempt(ctx: DeliveryContext, body: string): Promise<AttemptOutcome> {
+  try {
+    const res = await ctx.transport.send({ url: ctx.url, headers: ctx.headers, body, timeoutMs: ctx.httpTimeout });
+    const kind = classifyStatus(res.status);
+    if (kind === 'ok') return { kind, status: res.status };
+    const reason = `HTTP ${res.status}${res.body ? `: ${snippet(res.body)}` : ''}`;
+    return { kind, status: res.status, reason };
+  } catch (err) {
+    const e = err as { code?: string; message?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code;
+    return { kind: 'retry', status: null, reason: `${code ? `${code}: ` : ''}${e.message ?? String(err)}`, cause: err };
+  }
+}
+
+function sleep(clock: Clock, ms: number): Promise<void> {
+  // Not unref'd: a caller awaiting close() must not see the process exit in the middle of a backoff.
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+export interface DeliveredBatch extends BatchResult {
+  messages: QueuedMessage[];
+  cause?: unknown;
+}
+
+/** Send one batch, retrying with backoff; resolves (never rejects) once it is accepted or dropped. */
+export async function deliverBatch(ctx: DeliveryContext, messages: QueuedMessage[]): Promise<DeliveredBatch> {
+  const batchId = randomUUID();
+  const started = ctx.clock.now();
+  // Serialized once: every retry sends the same bytes, with the sentAt of the first attempt.
+  const body = buildBatchBody(messages, batchId, new Date(started).toISOString());
+  const bytes = batchBytes(messages);
+  let retries = 0;
+  for (;;) {
+    const outcome = await attempt(ctx, body);
+    const base = { batchId, count: messages.length, bytes, retries, messages };
+    if (outcome.kind === 'ok') {
+      const at = ctx.clock.now();
+      return { ...base, status: outcome.status, ok: true, durationMs: at - started, error: null, at };
+    }
+    if (outcome.kind === 'retry' && retries < ctx.maxRetries) {
+      retries++;
+      const delayMs = backoffDelay(retries);
+      ctx.onRetry({
+        batchId,
+        count: messages.length,
+        bytes,
+        retry: retries,
+        maxRetries: ctx.maxRetries,
+        delayMs,
+        status: outcome.status,
+        reason: outcome.reason,
+      });
+      await sleep(ctx.clock, delayMs);
+      continue;
+    }
+    const at = ctx.clock.now();
+    const error =
+      outcome.kind === 'drop'
+        ? `${outcome.reason} (not retried)`
+        : `${outcome.reason} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`;
+    const cause = outcome.kind === 'retry' ? outcome.cause : undefined;
+    return { ...base, status: outcome.status, ok: false, durationMs: at - started, error, at, cause };
+  }
+}

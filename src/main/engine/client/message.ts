@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { validateMessage } from '../../../shared/message-rules';
+import { parseTimestamp } from '../../../shared/timestamp';
+import { AnalyticsValidationError, MessageTooLargeError } from './errors';
+import { MAX_MESSAGE_BYTES } from './constants';
+import type { QueuedMessage } from './persistence';
+
+/** What every method accepts; the rules of src/shared/message-rules.ts decide what is valid per type. */
+export interface MessageBase {
+  userId?: string | number;
+  anonymousId?: string | number;
+  /** Historical import: Date or ISO 8601 string with offset. Omitted: set to the enqueue time. */
+  timestamp?: Date | string;
+  context?: Record<string, unknown>;
+  /** Destination name → true/false (or an options object); `All: false` turns every other off. */
+  integrations?: Record<string, boolean | Record<string, unknown>>;
+  /** Your own id for de-duplication; a UUID v4 is generated when omitted. */
+  messageId?: string;
+  [key: string]: unknown;
+}
+
+export interface IdentifyMessage extends MessageBase {
+  traits?: Record<string, unknown>;
+}
+export interface TrackMessage extends MessageBase {
+  event: string;
+  properties?: Record<string, unknown>;
+}
+export interface PageMessage extends MessageBase {
+  name?: string;
+  category?: string;
+  /** url, title, referrer and path are recognised; any other key is kept. */
+  properties?: { url?: string; title?: string; referrer?: string; path?: string; [key: string]: unknown };
+}
+export interface ScreenMessage extends MessageBase {
+  name?: string;
+  properties?: Record<string, unknown>;
+}
+export interface GroupMessage extends MessageBase {
+  groupId: string | number;
+  traits?: Record<string, unknown>;
+}
+export interface AliasMessage extends MessageBase {
+  userId: string | number;
+  previousId: string | number;
+}
+
+function isoTimestamp(value: unknown, type: string): string {
+  const ms = value instanceof Date ? value.getTime() : parseTimestamp(value);
+  const iso = ms === null ? '' : new Date(ms).toISOString();
+  // validateMessage already checked the form; a Date can still lie outside years 0000–9999.
+  if (iso.length !== 24) {
+    throw new AnalyticsValidationError(type, [{ field: 'timestamp', message: 'is out of range (years 0000–9999)' }]);
+  }
+  return iso;
+}
+
+/**
+ * Validate, stamp (type, messageId, timestamp) and serialize one message, once. Throws
+ * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
+ */
+export function prepareMessage(type: string, message: unknown, now: number): QueuedMessage {
+  const violations = validateMessage(type, message);
+  if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
+  const input = message as MessageBase;
+  const id = randomUUID();
+  // A caller's own messageId is kept (it may de-duplicate retries of its own); validated as an id above.
+  const messageId = input.messageId === undefined || input.messageId === null ? id : String(input.messageId);
+  // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
+  // waits in the queue (or across a restart) still reports when the event happened.
+  const timestamp =
+    input.timestamp === undefined || input.timestamp === null ? new Date(now).toISOString() : isoTimestamp(input.timestamp, type);
+  const stamped = { type, ...input, messageId, timestamp };
+  stamped.type = type;
+  let json: string;
+  try {
+    json = JSON.stringify(stamped);
+  } catch (err) {
+    // Cycles and BigInts cannot go on the wire; say so as a validation problem, not a crash.
+    throw new AnalyticsValidationError(type, [{ field: '', message: `is not serializable to JSON (${(err as Error).message})` }]);
+  }
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES);
+  return { id, messageId, type, json, bytes, enqueuedAt: now };
+}

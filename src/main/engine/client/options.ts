@@ -1,0 +1,40 @@
+import { DEFAULTS } from './constants';
+import { debugEnabled } from './logger';
+import type { AnalyticsOptions, ResolvedOptions } from './types';
+
+function positiveInt(name: string, value: unknown, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new RangeError(`analytics option ${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function endpointOf(value: unknown): string {
+  if (value === undefined) return DEFAULTS.endpoint;
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new TypeError(`analytics option endpoint must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`analytics option endpoint must be an http: or https: URL, got ${JSON.stringify(value)}`);
+  }
+  // `http://host:8787/` and `http://host:8787` both mean the collector root.
+  return String(value).replace(/\/+$/, '');
+}
+
+/** Apply defaults and refuse nonsense up front, so a typo fails at construction, not at the first flush. */
+export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
+  return {
+    endpoint: endpointOf(options.endpoint),
+    flushAt: positiveInt('flushAt', options.flushAt ?? options.size, DEFAULTS.flushAt),
+    flushAfter: positiveInt('flushAfter', options.flushAfter, DEFAULTS.flushAfter),
+    maxRetries: positiveInt('maxRetries', options.maxRetries, DEFAULTS.maxRetries, 0),
+    httpTimeout: positiveInt('httpTimeout', options.httpTimeout, DEFAULTS.httpTimeout),
+    maxQueueSize: positiveInt('maxQueueSize', options.maxQueueSize, DEFAULTS.maxQueueSize),
+    concurrency: positiveInt('concurrency', options.concurrency, DEFAULTS.concurrency),
+    debug: options.debug ?? debugEnabled(options.env ?? process.env),
+  };
+}

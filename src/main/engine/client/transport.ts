@@ -1,0 +1,90 @@
+import { Agent, request, type Dispatcher } from 'undici';
+
+export interface TransportRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The whole exchange (connect, headers, body) must finish within this many ms. */
+  timeoutMs: number;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Response body text (the collector answers `{"success": ...}`); used in error messages only. */
+  body: string;
+}
+
+/**
+ * Sends one batch request. Resolves with any HTTP status; rejects only when no status was received
+ * (connection refused/reset, DNS, timeout) — the client retries those.
+ */
+export interface Transport {
+  send(req: TransportRequest): Promise<TransportResponse>;
+  /** Releases sockets; called by Analytics.close() for transports it created itself. */
+  close?(): Promise<void>;
+}
+
+export class TransportTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(ms: number) {
+    super(`request timed out after ${ms} ms`);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+// Error text from a collector can be anything; keep what goes into messages and events short.
+const MAX_BODY_CHARS = 2000;
+
+/** Default transport: undici `request` over a keep-alive Agent, with an exact timeout of our own. */
+export function createUndiciTransport(options: { dispatcher?: Dispatcher; connections?: number } = {}): Transport {
+  const owned = !options.dispatcher;
+  // undici's own headers/body timeouts are coarse (they fire up to ~0.5 s late), so the AbortSignal
+  // below enforces httpTimeout; these are only a backstop.
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 8 });
+  return {
+    async send(req) {
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
+      try {
+        const res = await request(req.url, {
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          dispatcher,
+          signal: ac.signal,
+        });
+        const text = await res.body.text();
+        return { status: res.statusCode, body: text.slice(0, MAX_BODY_CHARS) };
+      } catch (err) {
+        // Abort surfaces as undici's AbortError; report the timeout itself.
+        if (ac.signal.aborted) throw ac.signal.reason;
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (owned) await dispatcher.close();
+    },
+  };
+}
+
+/** Adapts any WHATWG `fetch` (global fetch, undici fetch, a test double) to a Transport. */
+export function createFetchTransport(fetchFn: typeof fetch): Transport {
+  return {
+    async send(req) {
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
+      try {
+        const res = await fetchFn(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: ac.signal });
+        const text = await res.text();
+        return { status: res.status, body: text.slice(0, MAX_BODY_CHARS) };
+      } catch (err) {
+        if (ac.signal.aborted) throw ac.signal.reason;
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

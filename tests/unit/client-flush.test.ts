@@ -1,0 +1,246 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Analytics, ManualClock, MemoryPersistence, systemClock, type AnalyticsOptions, type Clock } from '../../src/main/engine/client';
+
+// A real collector stand-in on loopback: records every request; `hold` keeps answers back until released.
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: { batch: Record<string, unknown>[]; [k: string]: unknown };
+}
+
+async function startCollector() {
+  const received: Received[] = [];
+  let held: (() => void)[] | null = null;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers, body, json: JSON.parse(body) });
+      const answer = () => {
+        inFlight--;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      };
+      if (held) held.push(answer);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    received,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    hold() {
+      held = [];
+    },
+    release() {
+      const answers = held ?? [];
+      held = null;
+      for (const a of answers) a();
+    },
+    async waitForRequests(n: number) {
+      for (let i = 0; i < 500 && received.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(received.length).toBe(n);
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+type Collector = Awaited<ReturnType<typeof startCollector>>;
+let collector: Collector;
+const clients: Analytics[] = [];
+
+function client(options: AnalyticsOptions = {}) {
+  const a = new Analytics('wk_flush', { endpoint: collector.endpoint, env: {}, ...options });
+  clients.push(a);
+  return a;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 50));
+const events = (r: Received) => r.json.batch.map((m) => m.event);
+
+afterEach(async () => {
+  collector?.release();
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await collector?.close();
+});
+
+describe('flush triggers', () => {
+  it('flushes in the background when flushAt messages are queued', async () => {
+    collector = await startCollector();
+    const clock = new ManualClock();
+    const a = client({ flushAt: 3, clock });
+    const flushed = new Promise((resolve) => a.once('flush', resolve));
+    a.track({ userId: 'u1', event: 'E0' });
+    a.track({ userId: 'u1', event: 'E1' });
+    await settle();
+    expect(collector.received).toHaveLength(0);
+    a.track({ userId: 'u1', event: 'E2' });
+    await expect(flushed).resolves.toMatchObject({ count: 3, status: 200, ok: true, trigger: 'count' });
+    expect(events(collector.received[0])).toEqual(['E0', 'E1', 'E2']);
+    expect(a.stats()).toMatchObject({ queued: 0, queuedBytes: 0, batchesSent: 1, messagesSent: 3, nextFlushAt: null });
+  });
+
+  it('flushes when flushAfter ms have passed since the last flush (injected clock)', async () => {
+    collector = await startCollector();
+    const clock = new ManualClock(Date.UTC(2024, 0, 1));
+    const a = client({ flushAt: 100, flushAfter: 5000, clock });
+    a.track({ userId: 'u1', event: 'E0' });
+    expect(a.stats().nextFlushAt).toBe('2024-01-01T00:00:05.000Z');
+    clock.advance(4999);
+    await settle();
+    expect(collector.received).toHaveLength(0);
+    const flushed = new Promise((resolve) => a.once('flush', resolve));
+    clock.advance(1);
+    await expect(flushed).resolves.toMatchObject({ count: 1, trigger: 'timer' });
+    expect(a.stats().lastFlushAt).toBe('2024-01-01T00:00:05.000Z');
+
+    // The next interval counts from that flush: a message at +7 s is due at +10 s.
+    clock.advance(2000);
+    a.track({ userId: 'u1', event: 'E1' });
+    expect(a.stats().nextFlushAt).toBe('2024-01-01T00:00:10.000Z');
+    clock.advance(2999);
+    await settle();
+    expect(collector.received).toHaveLength(1);
+    clock.advance(1);
+    await collector.waitForRequests(2);
+    expect(events(collector.received[1])).toEqual(['E1']);
+  });
+
+  it('does not arm a timer while nothing is queued', async () => {
+    collector = await startCollector();
+    const clock = new ManualClock();
+    const a = client({ clock });
+    expect(clock.pendingTimers).toBe(0);
+    a.track({ userId: 'u1', event: 'E0' });
+    expect(clock.pendingTimers).toBe(1);
+    await a.flush();
+    expect(clock.pendingTimers).toBe(0);
+    expect(a.stats().nextFlushAt).toBeNull();
+  });
+
+  it('never lets the flush timer keep the process alive', async () => {
+    collector = await startCollector();
+    const handles: NodeJS.Timeout[] = [];
+    const recording: Clock = { ...systemClock, setTimeout: (fn, ms) => handles[handles.push(setTimeout(fn, ms)) - 1] };
+    const a = client({ clock: recording, flushAfter: 60_000 });
+    a.track({ userId: 'u1', event: 'E0' });
+    expect(handles).toHaveLength(1);
+    expect(handles[0].hasRef()).toBe(false);
+  });
+
+  it('flush() sends everything now and resolves with the batch results', async () => {
+    collector = await startCollector();
+    const a = client({ flushAt: 2, clock: new ManualClock(), concurrency: 1 });
+    const empty = await a.flush();
+    expect(empty).toEqual({ sent: 0, dropped: 0, batches: [], errors: [] });
+    // flushAt is also the batch size (Go v2 semantics): 2 are sent at once, 3 wait for flush().
+    for (let i = 0; i < 5; i++) a.track({ userId: 'u1', event: `E${i}` });
+    const result = await a.flush();
+    expect(result.sent).toBe(5);
+    expect(result.dropped).toBe(0);
+    expect(result.errors).toEqual([]);
+    expect(result.batches.map((b) => [b.count, b.status, b.ok])).toEqual([[2, 200, true], [2, 200, true], [1, 200, true]]);
+    expect(collector.received.map(events)).toEqual([['E0', 'E1'], ['E2', 'E3'], ['E4']]);
+    expect(a.stats().lastFlushResult).toBe('3 sent in 2 batches (HTTP 200)');
+  });
+
+  it('close() flushes everything, then refuses new calls', async () => {
+    collector = await startCollector();
+    const a = client({ flushAt: 50, clock: new ManualClock() });
+    for (let i = 0; i < 7; i++) a.track({ userId: 'u1', event: `E${i}` });
+    const closing = a.close();
+    expect(a.close()).toBe(closing);
+    expect(() => a.track({ userId: 'u1', event: 'late' })).toThrow(/closed/);
+    const result = await closing;
+    expect(result.sent).toBe(7);
+    expect(collector.received.flatMap(events)).toEqual(['E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
+    expect(a.stats()).toMatchObject({ queued: 0, closed: true });
+  });
+});
+
+describe('one flush at a time', () => {
+  it('holds messages queued during a flush for the next one, and flush() covers both', async () => {
+    collector = await startCollector();
+    const a = client({ flushAt: 2, clock: new ManualClock(), concurrency: 1 });
+    collector.hold();
+    a.track({ userId: 'u1', event: 'E0' });
+    a.track({ userId: 'u1', event: 'E1' });
+    await collector.waitForRequests(1);
+    a.track({ userId: 'u1', event: 'E2' });
+    a.track({ userId: 'u1', event: 'E3' });
+    a.track({ userId: 'u1', event: 'E4' });
+    expect(a.stats()).toMatchObject({ queued: 5, inFlight: 2 });
+    const flushing = a.flush();
+    await settle();
+    expect(collector.received).toHaveLength(1);
+    collector.release();
+    const result = await flushing;
+    expect(result.sent).toBe(5);
+    expect(result.batches.map((b) => b.count)).toEqual([2, 2, 1]);
+    expect(collector.received.map(events)).toEqual([['E0', 'E1'], ['E2', 'E3'], ['E4']]);
+    expect(collector.maxInFlight).toBe(1);
+  });
+
+  it('starts the next count-triggered flush as soon as the previous one settles', async () => {
+    collector = await startCollector();
+    const a = client({ flushAt: 2, clock: new ManualClock(), concurrency: 1 });
+    collector.hold();
+    for (let i = 0; i < 4; i++) a.track({ userId: 'u1', event: `E${i}` });
+    await collector.waitForRequests(1);
+    await settle();
+    expect(collector.received).toHaveLength(1);
+    collector.release();
+    await collector.waitForRequests(2);
+    expect(collector.received.map(events)).toEqual([['E0', 'E1'], ['E2', 'E3']]);
+  });
+
+  it('sends the batches of one flush with up to `concurrency` requests at once', async () => {
+    collector = await startCollector();
+    const b = client({ flushAt: 1, flushAfter: 60_000, clock: new ManualClock(), concurrency: 3 });
+    collector.hold();
+    b.track({ userId: 'u1', event: 'first' });
+    await collector.waitForRequests(1);
+    for (let i = 0; i < 6; i++) b.track({ userId: 'u1', event: `E${i}` });
+    const done = b.flush();
+    collector.release();
+    collector.hold();
+    await collector.waitForRequests(4);
+    expect(collector.maxInFlight).toBe(3);
+    collector.release();
+    expect((await done).sent).toBe(7);
+  });
+});
+
+describe('persistence seam', () => {
+  it('adds at enqueue, sends loaded messages first, and removes them once accepted', async () => {
+    collector = await startCollector();
+    const persistence = new MemoryPersistence();
+    // A first run queues three messages and "crashes" before any flush.
+    const first = new Analytics('wk_flush', { endpoint: collector.endpoint, clock: new ManualClock(), persistence, flushAt: 100 });
+    for (let i = 0; i < 3; i++) first.track({ userId: 'u1', event: `old${i}` });
+    expect(persistence.size).toBe(3);
+
+    const second = client({ persistence, flushAt: 100, clock: new ManualClock() });
+    expect(second.stats().queued).toBe(3);
+    second.track({ userId: 'u1', event: 'new' });
+    expect(persistence.size).toBe(4);
+    const flushed = new Promise((resolve) => second.once('flush', resolve));
+    await expect(flushed).resolves.toMatchObject({ trigger: 'load', count: 4, ok: true });
+    expect(events(collector.received[0])).toEqual(['old0', 'old1', 'old2', 'new']);
+    expect(persistence.size).toBe(0);
+    expect(second.stats().queued).toBe(0);
+  });
+});
