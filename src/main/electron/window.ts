@@ -1,0 +1,66 @@
+import { BrowserWindow, shell, type WebContents } from 'electron';
+import { OP_NAMES } from '../../shared/api.contract';
+import { opsArgument } from '../../shared/bridge';
+import type { RendererLocation } from '../ipc/ipc-core';
+
+// The one window, with Electron's secure defaults spelled out (they are the defaults today; saying
+// so keeps a future edit from loosening them by accident) and every way off the app's page closed.
+
+export interface WindowOptions {
+  preloadFile: string;
+  renderer: RendererLocation;
+  title: string;
+}
+
+/** http(s) links go to the system browser; every other scheme (file:, javascript:, custom) is dropped. */
+export function openExternally(url: string): void {
+  try {
+    const { protocol } = new URL(url);
+    if (protocol === 'http:' || protocol === 'https:') void shell.openExternal(url);
+  } catch {
+    // Not a URL: nothing to open.
+  }
+}
+
+/** Applied to every web contents the app creates (app 'web-contents-created'), this window's included. */
+export function lockNavigation(contents: WebContents): void {
+  contents.setWindowOpenHandler(({ url }) => {
+    openExternally(url);
+    return { action: 'deny' };
+  });
+  // Reloads do not emit will-navigate, so denying every navigation leaves the app's own page working.
+  contents.on('will-navigate', (event, url) => {
+    event.preventDefault();
+    openExternally(url);
+  });
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}
+
+export function createMainWindow(opts: WindowOptions): BrowserWindow {
+  const win = new BrowserWindow({
+    title: opts.title,
+    width: 1360,
+    height: 880,
+    minWidth: 900,
+    minHeight: 600,
+    show: false,
+    autoHideMenuBar: false,
+    webPreferences: {
+      preload: opts.preloadFile,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+      additionalArguments: [opsArgument(OP_NAMES)],
+    },
+  });
+  win.once('ready-to-show', () => win.show());
+  if (opts.renderer.devServerUrl) void win.loadURL(opts.renderer.devServerUrl);
+  else void win.loadFile(opts.renderer.indexFile);
+  return win;
+}

@@ -1,0 +1,156 @@
+import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
+import { join, resolve } from 'node:path';
+import { startEngine } from './engine/engine';
+import type { Engine } from './engine/engine.types';
+import { IPC_EVENTS_CHANNEL } from '../shared/bridge';
+import { createEventForwarder, type RendererLocation } from './ipc/ipc-core';
+import { registerIpcHandlers } from './ipc/ipc-register';
+import { installContentSecurityPolicy, restrictPermissions } from './electron/csp';
+import { startEngineWithPortFallback } from './electron/engine-start';
+import { isNativeModuleMismatch, parseLaunchOptions, resolveSqliteBinding, type LaunchOptions } from './electron/launch-options';
+import { buildAppMenu } from './electron/menu';
+import { createMainWindow, lockNavigation } from './electron/window';
+
+// Electron entry: the desktop shell around the engine. The engine runs here in the main process;
+// the window reaches it only through the validated `api:<op>` IPC channels.
+
+const APP_NAME = 'Webhook Lab';
+/** scripts/start.mjs waits for this line to know the window opened (and no web-mode fallback is needed). */
+const READY_LINE = 'desktop: window ready';
+
+const dev = !app.isPackaged && Boolean(process.env.ELECTRON_RENDERER_URL);
+const log = (line: string) => console.log(line);
+
+function fatal(title: string, err: unknown): never {
+  const detail = err instanceof Error ? err.message : String(err);
+  console.error(`${title}: ${detail}`);
+  // showErrorBox works before 'ready' too, so every startup failure is visible, not just logged.
+  dialog.showErrorBox(title, detail);
+  // Electron routes process.exit through app.exit: quits now, without 'will-quit' handlers.
+  return process.exit(1);
+}
+
+let options: LaunchOptions;
+try {
+  options = parseLaunchOptions(process.argv, process.env);
+} catch (err) {
+  fatal('Invalid command line', err);
+}
+
+app.setName(APP_NAME);
+// Pin the folder name to the product name (package.json's `name` is `webhook-lab`), before anything
+// reads it: the platform's app-data folder, or --data-dir / WEBHOOK_LAB_DATA_DIR.
+app.setPath('userData', resolve(options.dataDir ?? join(app.getPath('appData'), APP_NAME)));
+app.enableSandbox();
+
+const renderer: RendererLocation = {
+  indexFile: join(__dirname, '../renderer/index.html'),
+  devServerUrl: dev ? process.env.ELECTRON_RENDERER_URL : undefined,
+};
+
+let engine: Engine | undefined;
+let win: BrowserWindow | null = null;
+let disposeIpc: (() => void) | undefined;
+
+function openWindow(): BrowserWindow {
+  if (!engine) throw new Error('engine not started');
+  const w = createMainWindow({ preloadFile: join(__dirname, '../preload/index.js'), renderer, title: APP_NAME });
+  const forwarder = createEventForwarder((batch) => {
+    if (!w.isDestroyed()) w.webContents.send(IPC_EVENTS_CHANNEL, batch);
+  });
+  const unsubscribe = engine.onEvents((events) => forwarder.push(events));
+  w.once('ready-to-show', () => log(READY_LINE));
+  w.on('closed', () => {
+    unsubscribe();
+    forwarder.dispose();
+    if (win === w) win = null;
+  });
+  win = w;
+  return w;
+}
+
+function showWindow(): void {
+  if (!engine) return;
+  const w = win ?? openWindow();
+  if (w.isMinimized()) w.restore();
+  w.show();
+  w.focus();
+}
+
+async function startApp(): Promise<void> {
+  installContentSecurityPolicy(session.defaultSession, dev);
+  restrictPermissions(session.defaultSession);
+
+  const dataDir = app.getPath('userData');
+  const sqliteNativeBinding = resolveSqliteBinding(app.getAppPath(), process.env);
+  let portNotice: string | undefined;
+  try {
+    const started = await startEngineWithPortFallback(
+      startEngine,
+      { dataDir, collectorPort: options.collectorPort, sqliteNativeBinding, log },
+      !options.collectorPortExplicit,
+    );
+    engine = started.engine;
+    portNotice = started.portNotice;
+  } catch (err) {
+    if (isNativeModuleMismatch(err)) {
+      fatal(
+        'better-sqlite3 is not built for this Electron',
+        `${err instanceof Error ? err.message : String(err)}\n\n` +
+          'Run `node scripts/electron-native.mjs` (npm start does it for you) to build it into .electron-native/, ' +
+          'or use web mode: `npm run serve`. See docs/desktop.md, "Troubleshooting".',
+      );
+    }
+    fatal('Webhook Lab could not start its engine', err);
+  }
+
+  log(`collector: ${engine.collectorUrl}`);
+  log(`data: ${dataDir}`);
+  disposeIpc = registerIpcHandlers(ipcMain, engine.handlers, renderer, log);
+  app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
+  Menu.setApplicationMenu(buildAppMenu({ dev, dataDir, collectorUrl: engine.collectorUrl }));
+
+  const w = openWindow();
+  if (portNotice) {
+    log(portNotice);
+    void dialog.showMessageBox(w, { type: 'warning', title: APP_NAME, message: 'Collector port in use', detail: portNotice });
+  }
+}
+
+// Stop the engine before the process ends: it persists in-flight deliveries and closes SQLite.
+let stopState: 'running' | 'stopping' | 'stopped' = 'running';
+function stopEngineThenQuit(event: Electron.Event): void {
+  if (!engine || stopState === 'stopped') return;
+  event.preventDefault();
+  if (stopState === 'stopping') return;
+  stopState = 'stopping';
+  disposeIpc?.();
+  const timeout = new Promise<void>((done) => setTimeout(done, 5000).unref());
+  Promise.race([engine.stop(), timeout])
+    .catch((err: unknown) => console.error(`engine stop failed: ${err instanceof Error ? err.message : String(err)}`))
+    .finally(() => {
+      stopState = 'stopped';
+      app.quit();
+    });
+}
+
+if (!app.requestSingleInstanceLock()) {
+  // Another Webhook Lab owns this data folder (and its collector port): bring that one forward instead.
+  console.error('Webhook Lab is already running with this data folder; focusing it.');
+  app.exit(0);
+} else {
+  app.on('second-instance', showWindow);
+  app.on('web-contents-created', (_event, contents) => lockNavigation(contents));
+  app.on('activate', showWindow);
+  // On macOS the app (and its collector) keeps running without a window, as Mac apps do.
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', stopEngineThenQuit);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+
+  app
+    .whenReady()
+    .then(startApp)
+    .catch((err: unknown) => fatal('Webhook Lab failed to start', err));
+}

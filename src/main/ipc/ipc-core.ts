@@ -1,0 +1,122 @@
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { api, OP_NAMES, type ApiHandlers, type EngineEvent, type OpName } from '../../shared/api.contract';
+import type { IpcResult } from '../../shared/bridge';
+import { describeErrors, fieldErrors, type FieldError } from '../../shared/validation-error';
+
+// The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
+// validated and how any outcome becomes an `IpcResult`. Electron-specific wiring is in ipc-register.ts.
+
+export function isOpName(name: unknown): name is OpName {
+  return typeof name === 'string' && (OP_NAMES as string[]).includes(name);
+}
+
+/** Where the app's own renderer lives: the built file, or the dev server during `electron-vite dev`. */
+export interface RendererLocation {
+  indexFile: string;
+  devServerUrl?: string;
+}
+
+export interface SenderInfo {
+  /** `event.senderFrame?.url`; undefined when the frame is gone. */
+  url: string | undefined;
+  /** Whether the frame is the top-level frame of its page. */
+  topLevel: boolean;
+}
+
+/** True only for the top-level frame of the app's own page; anything else (iframes, other files, other origins) is refused. */
+export function isTrustedSender(sender: SenderInfo, renderer: RendererLocation): boolean {
+  if (!sender.url || !sender.topLevel) return false;
+  let url: URL;
+  try {
+    url = new URL(sender.url);
+  } catch {
+    return false;
+  }
+  if (renderer.devServerUrl) {
+    try {
+      if (url.origin === new URL(renderer.devServerUrl).origin) return true;
+    } catch {
+      // A malformed dev URL trusts nothing.
+    }
+  }
+  if (url.protocol !== 'file:') return false;
+  try {
+    // Query and hash are the renderer's own routing; the path must be exactly the index file.
+    url.search = '';
+    url.hash = '';
+    return resolve(fileURLToPath(url)) === resolve(renderer.indexFile);
+  } catch {
+    return false;
+  }
+}
+
+export function failure(status: number, error: string, fields: FieldError[] = []): IpcResult<never> {
+  return { ok: false, status, error, fields };
+}
+
+/** Maps whatever a handler threw: ValidationError and the engine's HttpError carry `status` (and maybe `fields`). */
+export function errorResult(err: unknown): IpcResult<never> {
+  if (typeof err === 'object' && err !== null) {
+    const e = err as { status?: unknown; message?: unknown; fields?: unknown };
+    const message = typeof e.message === 'string' && e.message ? e.message : 'operation failed';
+    if (typeof e.status === 'number' && Number.isInteger(e.status) && e.status >= 400 && e.status <= 599) {
+      return failure(e.status, message, Array.isArray(e.fields) ? (e.fields as FieldError[]) : []);
+    }
+    return failure(500, message);
+  }
+  return failure(500, String(err));
+}
+
+/** Validates `payload` with the op's schema, runs the handler and wraps the outcome; never throws. */
+export async function invokeOp(handlers: ApiHandlers, name: unknown, payload: unknown): Promise<IpcResult> {
+  if (!isOpName(name)) return failure(404, `unknown operation: ${String(name)}`);
+  const parsed = api[name].input.safeParse(payload ?? {});
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error);
+    return failure(400, describeErrors(fields), fields);
+  }
+  try {
+    const handler = handlers[name] as (input: unknown) => unknown;
+    const value = await handler(parsed.data);
+    return { ok: true, value };
+  } catch (err) {
+    return errorResult(err);
+  }
+}
+
+/**
+ * Coalesces engine event batches so the window gets at most one IPC message per interval under
+ * load (DESIGN: batched, throttled updates), while a quiet engine's first batch goes out at once.
+ */
+export function createEventForwarder(send: (batch: EngineEvent[]) => void, intervalMs = 50) {
+  let pending: EngineEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastSent = -Infinity;
+
+  const flush = () => {
+    timer = undefined;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    lastSent = Date.now();
+    send(batch);
+  };
+
+  return {
+    push(events: EngineEvent[]) {
+      if (events.length === 0) return;
+      for (const e of events) pending.push(e);
+      if (timer) return;
+      const wait = lastSent + intervalMs - Date.now();
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    },
+    /** Drops anything pending (the window is closing). */
+    dispose() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      pending = [];
+    },
+  };
+}
