@@ -152,6 +152,11 @@ export class MockReceiverHost {
     return this.sockets.size;
   }
 
+  /** Requests received but not yet ended (delayed or hung). */
+  inFlight(): number {
+    return this.exchanges.size;
+  }
+
   get started(): boolean {
     return this.http !== null;
   }
@@ -182,8 +187,11 @@ export class MockReceiverHost {
     this.http = this.https = null;
     for (const x of [...this.exchanges]) x.abort();
     const closing = listeners.map((l) => closeServer(l.server));
+    // A server may report closed before its sockets emit 'close'; wait for both so nothing is left.
+    // Every socket still in the set has yet to emit 'close' (its own listener removes it then).
+    const gone = [...this.sockets].map((s) => new Promise<void>((r) => s.once('close', () => r())));
     for (const s of this.sockets) s.destroy();
-    await Promise.all(closing);
+    await Promise.all([...closing, ...gone]);
   }
 
   // ---- serving -----------------------------------------------------------------------------
