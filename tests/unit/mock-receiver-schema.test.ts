@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mockReceiverSchema, mockReceiversSchema } from '../../src/shared/mock-receiver.schema';
 import { fieldErrors } from '../../src/shared/validation-error';
@@ -68,4 +69,24 @@ describe('mock receiver schema', () => {
     ]);
     expect(dup.map((e) => e.path)).toEqual(['[1].name', '[1].path']);
   });
+
+  it('every example entry in docs/mock-receivers.md is valid', () => {
+    const md = readFileSync(new URL('../../docs/mock-receivers.md', import.meta.url), 'utf8');
+    const entries: unknown[] = [];
+    for (const [, block] of md.matchAll(/```json\n([\s\S]*?)```/g)) {
+      if (block.includes('"mockReceivers"')) entries.push(...JSON.parse(block).mockReceivers);
+      else if (block.trimStart().startsWith('{ "name"')) entries.push(...parseEntries(block));
+    }
+    expect(entries.length).toBeGreaterThan(10);
+    for (const entry of entries) expect(mockReceiverSchema.safeParse(entry).success, JSON.stringify(entry)).toBe(true);
+  });
 });
+
+/** A block holds one entry (maybe over several lines) or one entry per line. */
+function parseEntries(block: string): unknown[] {
+  try {
+    return [JSON.parse(block)];
+  } catch {
+    return block.trim().split('\n').map((line) => JSON.parse(line));
+  }
+}
