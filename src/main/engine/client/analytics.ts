@@ -14,7 +14,7 @@ import {
   type TrackMessage,
 } from './message';
 import { resolveOptions } from './options';
-import { MemoryPersistence, type Persistence, type QueuedMessage } from './persistence';
+import type { Persistence, QueuedMessage } from './persistence';
 import { splitBatches } from './batches';
 import { ClientStatsTracker } from './stats';
 import { createFetchTransport, createUndiciTransport, type Transport } from './transport';
@@ -33,7 +33,8 @@ function mergeResults(a: FlushResult, b: FlushResult): FlushResult {
 export class Analytics extends TypedEmitter<AnalyticsEvents> {
   readonly options: Readonly<ResolvedOptions>;
   private readonly clock: Clock;
-  private readonly persistence: Persistence;
+  /** null: the queue itself is the only store (nothing to mirror). */
+  private readonly persistence: Persistence | null;
   private readonly transport: Transport;
   private readonly ownsTransport: boolean;
   /** Debug lines: null unless debug is on. */
@@ -60,7 +61,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     if (typeof writeKey !== 'string' || writeKey === '') throw new TypeError('analytics: writeKey must be a non-empty string');
     this.options = Object.freeze(resolveOptions(options));
     this.clock = options.clock ?? systemClock;
-    this.persistence = options.persistence ?? new MemoryPersistence();
+    this.persistence = options.persistence ?? null;
     this.ownsTransport = !options.transport;
     this.transport =
       options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.options.concurrency }));
@@ -86,7 +87,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.lastFlushStart = this.clock.now();
 
     // A crash loses nothing: what the last run left is sent first, as soon as listeners can be attached.
-    const restored = this.persistence.load();
+    const restored = this.persistence?.load() ?? [];
     if (restored.length > 0) {
       this.pending = restored.slice();
       for (const m of restored) this.pendingBytes += m.bytes;
@@ -126,7 +127,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     const queued = prepareMessage(type, message, this.clock.now());
     if (this.pending.length + this.inFlight >= this.options.maxQueueSize) throw new QueueFullError(this.options.maxQueueSize);
     try {
-      this.persistence.add([queued]);
+      this.persistence?.add([queued]);
     } catch (err) {
       throw new PersistenceError(`could not persist the message, nothing queued: ${(err as Error)?.message ?? err}`, { cause: err });
     }
@@ -243,7 +244,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.inFlight -= messages.length;
     this.inFlightBytes -= messageBytes;
     try {
-      this.persistence.remove(messages.map((m) => m.id));
+      this.persistence?.remove(messages.map((m) => m.id));
     } catch (err) {
       // The batch itself is settled; at worst it is sent again after a restart (receivers de-duplicate by messageId).
       const e = new PersistenceError(`could not remove ${messages.length} settled messages: ${(err as Error)?.message ?? err}`, { cause: err });

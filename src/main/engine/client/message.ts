@@ -55,6 +55,31 @@ function isoTimestamp(value: unknown, type: string): string {
   return iso;
 }
 
+// Many messages share a millisecond under load; format each millisecond once.
+let lastNow = Number.NaN;
+let lastIso = '';
+function isoNow(now: number): string {
+  if (now !== lastNow) {
+    lastIso = new Date(now).toISOString();
+    lastNow = now;
+  }
+  return lastIso;
+}
+
+function withStamp(type: string, messageId: string, timestamp: string, rest: string): string {
+  const stamp = `{"type":${JSON.stringify(type)},"messageId":${JSON.stringify(messageId)},"timestamp":"${timestamp}"`;
+  return rest === '{}' ? `${stamp}}` : `${stamp},${rest.slice(1)}`;
+}
+
+/** The stamp first, as on the hot path, whatever keys of the same names the caller sent. */
+function restamp(input: MessageBase, type: string, messageId: string, timestamp: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = { type, messageId, timestamp, ...input };
+  copy.type = type;
+  copy.messageId = messageId;
+  copy.timestamp = timestamp;
+  return copy;
+}
+
 /**
  * Validate, stamp (type, messageId, timestamp) and serialize one message, once. Throws
  * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
@@ -69,12 +94,14 @@ export function prepareMessage(type: string, message: unknown, now: number): Que
   // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
   // waits in the queue (or across a restart) still reports when the event happened.
   const timestamp =
-    input.timestamp === undefined || input.timestamp === null ? new Date(now).toISOString() : isoTimestamp(input.timestamp, type);
-  const stamped = { type, ...input, messageId, timestamp };
-  stamped.type = type;
+    input.timestamp === undefined || input.timestamp === null ? isoNow(now) : isoTimestamp(input.timestamp, type);
   let json: string;
   try {
-    json = JSON.stringify(stamped);
+    json =
+      input.type === undefined && input.messageId === undefined && input.timestamp === undefined
+        ? // Hot path: prefix the stamp to the caller's own serialization instead of copying the object.
+          withStamp(type, messageId, timestamp, JSON.stringify(input))
+        : JSON.stringify(restamp(input, type, messageId, timestamp));
   } catch (err) {
     // Cycles and BigInts cannot go on the wire; say so as a validation problem, not a crash.
     throw new AnalyticsValidationError(type, [{ field: '', message: `is not serializable to JSON (${(err as Error).message})` }]);
