@@ -55,6 +55,48 @@ export interface ReplayResult {
   attempts: Attempt[];
 }
 
+export interface ClientSettings {
+  flushAt: number;
+  flushAfter: number;
+  endpoint: string;
+  /** The source whose write key the client uses (null when a raw writeKey was set). */
+  sourceId: string | null;
+  writeKey: string;
+}
+
+export interface ClientBatchRecord {
+  at: string;
+  count: number;
+  bytes: number;
+  status: number | null;
+  durationMs: number;
+  retries: number;
+  error: string | null;
+}
+
+export interface ClientState {
+  settings: ClientSettings;
+  queued: number;
+  queuedBytes: number;
+  lastFlushAt: string | null;
+  lastFlushResult: string | null;
+  nextFlushAt: string | null;
+  batchesSent: number;
+  retries: number;
+  drops: number;
+  recentBatches: ClientBatchRecord[];
+  /** Recent DEBUG-style log lines of the client. */
+  log: { at: string; line: string }[];
+}
+
+export const clientSettingsPatchSchema = z.strictObject({
+  flushAt: z.number().int().min(1).max(2500).optional(),
+  flushAfter: z.number().int().min(10).max(3_600_000).optional(),
+  endpoint: z.string().url().optional(),
+  sourceId: z.string().min(1).optional(),
+  writeKey: z.string().min(1).optional(),
+});
+
 export const api = {
   health: op<Health>()('GET', '/health', z.strictObject({})),
 
@@ -83,6 +125,17 @@ export const api = {
       body: z.string().max(512_000).optional(),
     }),
   ),
+
+  /** Queue a built call through the app's batching client; body is the message with its `type`. */
+  clientSend: op<{ messageId: string; queued: number }>()(
+    'POST',
+    '/client/calls',
+    z.looseObject({ type: z.string() }),
+  ),
+  clientFlush: op<{ sent: number; batches: number; errors: string[] }>()('POST', '/client/flush', z.strictObject({})),
+  clientState: op<ClientState>()('GET', '/client', z.strictObject({})),
+  clientGetSettings: op<ClientSettings>()('GET', '/client/settings', z.strictObject({})),
+  clientUpdateSettings: op<ClientSettings>()('PATCH', '/client/settings', clientSettingsPatchSchema),
 
   getSettings: op<Settings>()('GET', '/settings', z.strictObject({})),
   updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema),
@@ -117,6 +170,7 @@ export type EngineEvent =
   | { type: 'calls.updated'; calls: CallSummary[] }
   | { type: 'attempt.recorded'; callId: number; attempt: Attempt }
   | { type: 'sources.changed' }
-  | { type: 'settings.changed'; settings: Settings };
+  | { type: 'settings.changed'; settings: Settings }
+  | { type: 'client.changed'; state: ClientState };
 
 export const OP_NAMES = Object.keys(api) as OpName[];

@@ -1,0 +1,127 @@
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { startEngine } from './engine/engine';
+import { startControlServer } from './server/control-server';
+import { defaultDataDir } from './data-dir';
+import { ConfigError, loadConfigFile } from './load-config';
+import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.schema';
+import { describeErrors, fieldErrors } from '../shared/validation-error';
+import { VERSION } from './engine/version';
+
+const USAGE = `Webhook Lab ${VERSION} — headless mode
+
+Usage:
+  webhook-lab serve [options]
+
+Options:
+  --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
+  --data-dir DIR         where the SQLite database lives (default: ${defaultDataDir()})
+  --collector-port N     collector port (default 8787; 0 = any free port)
+  --ui-port N            control API and web UI port (default 8788; 0 = any free port)
+  --host ADDR            bind address for both servers (default 127.0.0.1)
+  --token T              control API token (default: WEBHOOK_LAB_TOKEN or a random one)
+  --time-scale N         retry time-warp factor (1 = real time)
+  --strict               strict collector: unknown write key → 401, invalid call → 400
+  -h, --help             this help
+`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`webhook-lab: ${message}\n`);
+  process.exit(code);
+}
+
+function port(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`--${name}: expected a port number 0-65535, got "${value}"`);
+  return n;
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'collector-port': { type: 'string' },
+      'ui-port': { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      'time-scale': { type: 'string' },
+      strict: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const overrides: SettingsPatch = {};
+  if (values['time-scale'] !== undefined) overrides.timeScale = Number(values['time-scale']);
+  if (values.strict) overrides.strict = true;
+  const checked = settingsPatchSchema.safeParse(overrides);
+  if (!checked.success) fail(describeErrors(fieldErrors(checked.error)).replace('timeScale', '--time-scale'));
+
+  const config = values.config ? loadConfigFile(values.config) : undefined;
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  const host = values.host ?? '127.0.0.1';
+  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? randomBytes(24).toString('base64url');
+
+  const engine = await startEngine({
+    dataDir,
+    collectorHost: host,
+    collectorPort: port(values['collector-port'], 'collector-port', 8787),
+    config,
+    overrides,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  let server;
+  try {
+    server = await startControlServer({ engine, host, port: port(values['ui-port'], 'ui-port', 8788), token, staticDir: join(__dirname, '../renderer') });
+  } catch (err) {
+    await engine.stop();
+    throw err;
+  }
+  process.stdout.write(`collector: ${engine.collectorUrl}\n`);
+  process.stdout.write(`ui: ${server.url}/?token=${encodeURIComponent(token)}\n`);
+  process.stdout.write(`api: ${server.url}/api (Authorization: Bearer ${token})\n`);
+  process.stdout.write(`data: ${dataDir}\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`webhook-lab: ${signal} again, exiting now\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    process.stderr.write(`webhook-lab: ${signal}, shutting down\n`);
+    await server.app.close();
+    await engine.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (!command || command === '-h' || command === '--help' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (command === 'serve') return serve(rest);
+  fail(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+main().catch((err: NodeJS.ErrnoException) => {
+  if (err instanceof ConfigError) fail(err.message);
+  if (err.code === 'EADDRINUSE') fail(`${err.message}: another program (or another Webhook Lab) uses that port; pick another with --collector-port/--ui-port, or 0 for any free port`);
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') fail(`${err.message}\n\n${USAGE}`);
+  fail(err.stack ?? String(err), 1);
+});

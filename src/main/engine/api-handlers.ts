@@ -1,0 +1,97 @@
+import type { ApiHandlers } from '../../shared/api.contract';
+import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
+import { webhookSettingsSchema } from '../../shared/source.schema';
+import type { Store } from './store/store';
+import { HttpError, newWriteKey, notFound } from './store/sources.repo';
+import type { Dispatcher } from './dispatcher/dispatcher';
+import type { Ingest } from './collector/ingest';
+import type { EventHub } from './event-hub';
+
+export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings'>;
+
+export interface HandlerDeps {
+  store: Store;
+  dispatcher: Dispatcher;
+  ingest: Ingest;
+  events: EventHub;
+  now: () => number;
+  collectorUrl: () => string;
+  dataDir: string;
+  startedAt: number;
+  version: string;
+}
+
+/** The engine side of every core operation; input arrives parsed by the op's schema. */
+export function coreHandlers(d: HandlerDeps): CoreHandlers {
+  const { store } = d;
+  const sourcesChanged = () => d.events.emit({ type: 'sources.changed' });
+  return {
+    health: () => ({
+      ok: true,
+      version: d.version,
+      collectorUrl: d.collectorUrl(),
+      uptimeMs: d.now() - d.startedAt,
+      dataDir: d.dataDir,
+      calls: store.calls.count(),
+      pendingDeliveries: store.deliveries.countUnfinished(),
+    }),
+
+    listSources: () => store.sources.list(),
+    createSource: (input) => {
+      const s = store.sources.create({ name: input.name, writeKey: input.writeKey, webhooks: input.webhooks }, d.now());
+      sourcesChanged();
+      return s;
+    },
+    updateSource: (input) => {
+      const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks && webhookSettingsSchema.parse(input.webhooks) });
+      sourcesChanged();
+      return s;
+    },
+    regenerateWriteKey: (input) => {
+      const s = store.sources.update(input.id, { writeKey: newWriteKey() });
+      sourcesChanged();
+      return s;
+    },
+    deleteSource: (input) => {
+      store.sources.delete(input.id);
+      sourcesChanged();
+      return { ok: true as const };
+    },
+    sendTestCall: async (input) => {
+      const source = store.sources.get(input.id);
+      if (!source) throw notFound(`source ${input.id}`);
+      const sample = sampleCall('order-completed') ?? SAMPLE_CALLS[0];
+      // Through the collector's own logic (normalize, store, route), as a client's call would go.
+      const res = await d.ingest.handle({
+        path: '/v1/track',
+        route: 'track',
+        authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`,
+        contentType: 'application/json',
+        userAgent: 'Webhook Lab (test call)',
+        body: Buffer.from(JSON.stringify({ ...sample.message, userId: sample.message.userId ?? 'test-user' })),
+      });
+      const id = res.stored?.calls[0]?.id;
+      if (!id) throw new HttpError(res.status, res.body.message ?? 'test call was not accepted');
+      return getDetail(store, id);
+    },
+
+    listMessages: (input) => store.calls.list(input),
+    getMessage: (input) => getDetail(store, input.id),
+    replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body }),
+
+    getSettings: () => store.settings.get(),
+    updateSettings: (input) => {
+      const before = store.settings.get();
+      const after = store.settings.apply(input);
+      d.dispatcher.settingsChanged(before, after);
+      d.events.emit({ type: 'settings.changed', settings: after });
+      return after;
+    },
+  };
+}
+
+function getDetail(store: Store, id: number) {
+  const call = store.calls.get(id);
+  if (!call) throw notFound(`message ${id}`);
+  return { call, deliveries: store.deliveries.forCall(id) };
+}

@@ -1,0 +1,172 @@
+import type { ApiHandlers, ClientSettings, ClientState } from '../../shared/api.contract';
+import { Analytics } from './client/analytics';
+import { AnalyticsError, AnalyticsValidationError } from './client/errors';
+import type { Logger } from './client/logger';
+import type { Store } from './store/store';
+import { HttpError } from './store/sources.repo';
+import { ValidationError } from '../../shared/validation-error';
+
+type ClientHandlers = Pick<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings'>;
+
+interface StoredClientSettings {
+  flushAt: number;
+  flushAfter: number;
+  /** null = the embedded collector, wherever it listens this run. */
+  endpoint: string | null;
+  sourceId: string | null;
+  writeKey: string | null;
+}
+
+const DEFAULTS: StoredClientSettings = { flushAt: 20, flushAfter: 5000, endpoint: null, sourceId: null, writeKey: null };
+const LOG_LINES = 200;
+
+/**
+ * The app's own batching client: the calls people build in the UI go through it, exactly as their
+ * code would send them. Its queue lives in SQLite, so a quit before a flush loses nothing.
+ */
+export class AppClient {
+  private client: Analytics | null = null;
+  private settings: StoredClientSettings;
+  private readonly log: { at: string; line: string }[] = [];
+  private notifyTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly collectorUrl: () => string,
+    private readonly onChange: (state: ClientState) => void,
+  ) {
+    this.settings = { ...DEFAULTS, ...store.settings.getExtra<StoredClientSettings>('client') };
+    // Messages a previous run left queued go out now, if there is a key to send them with.
+    if (this.store.clientQueue.load().length > 0 && this.resolveKey()) this.instance();
+  }
+
+  handlers(): ClientHandlers {
+    return {
+      clientSend: (input) => {
+        const { type, ...message } = input;
+        try {
+          const messageId = this.instance().enqueue(type, message);
+          return { messageId, queued: this.instance().stats().queued };
+        } catch (err) {
+          if (err instanceof AnalyticsValidationError) {
+            throw new ValidationError(err.violations.map((v) => ({ path: v.field, message: v.message })));
+          }
+          if (err instanceof AnalyticsError) throw new HttpError(err.code === 'queue_full' ? 429 : 400, err.message);
+          throw err;
+        }
+      },
+      clientFlush: async () => {
+        const r = await this.instance().flush();
+        return { sent: r.sent, batches: r.batches.length, errors: r.errors.map((e) => e.message) };
+      },
+      clientState: () => this.state(),
+      clientGetSettings: () => this.publicSettings(),
+      clientUpdateSettings: async (patch) => {
+        if (patch.sourceId && !this.store.sources.get(patch.sourceId)) throw new HttpError(404, `sourceId: no source ${patch.sourceId}`);
+        const next: StoredClientSettings = { ...this.settings };
+        if (patch.flushAt !== undefined) next.flushAt = patch.flushAt;
+        if (patch.flushAfter !== undefined) next.flushAfter = patch.flushAfter;
+        if (patch.endpoint !== undefined) next.endpoint = patch.endpoint.replace(/\/+$/, '') || null;
+        if (patch.sourceId !== undefined) (next.sourceId = patch.sourceId), (next.writeKey = null);
+        if (patch.writeKey !== undefined) (next.writeKey = patch.writeKey), (next.sourceId = null);
+        this.settings = next;
+        this.store.settings.setExtra('client', next);
+        await this.replaceInstance();
+        this.notify();
+        return this.publicSettings();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.notifyTimer) clearTimeout(this.notifyTimer);
+    const c = this.client;
+    this.client = null;
+    // Whatever is not sent by now stays in SQLite for the next start; do not hold shutdown on retries.
+    if (c) await Promise.race([c.close(), new Promise((r) => setTimeout(r, 1000).unref())]);
+  }
+
+  private instance(): Analytics {
+    if (this.client) return this.client;
+    const writeKey = this.resolveKey();
+    if (!writeKey) throw new HttpError(409, 'no source to send as: create a source first, or choose one in the client settings');
+    const logger: Logger = { log: (line: string) => this.addLog(line) };
+    const c = new Analytics(writeKey, {
+      endpoint: this.settings.endpoint ?? this.collectorUrl(),
+      flushAt: this.settings.flushAt,
+      flushAfter: this.settings.flushAfter,
+      persistence: this.store.clientQueue,
+      logger,
+      debug: true,
+    });
+    for (const event of ['enqueue', 'flush', 'retry', 'drop'] as const) c.on(event, () => this.notify());
+    c.on('error', (e) => this.addLog(`analytics: error: ${(e as Error).message}`));
+    this.client = c;
+    return c;
+  }
+
+  /** Settings changed: a new instance takes over the queue (it is in SQLite, shared by both). */
+  private async replaceInstance(): Promise<void> {
+    const old = this.client;
+    this.client = null;
+    if (old) await old.close();
+  }
+
+  private resolveKey(): string | null {
+    if (this.settings.writeKey) return this.settings.writeKey;
+    const source = (this.settings.sourceId && this.store.sources.get(this.settings.sourceId)) || this.store.sources.list()[0];
+    return source?.writeKey ?? null;
+  }
+
+  private publicSettings(): ClientSettings {
+    const source = this.settings.writeKey ? undefined : (this.settings.sourceId && this.store.sources.get(this.settings.sourceId)) || this.store.sources.list()[0];
+    return {
+      flushAt: this.settings.flushAt,
+      flushAfter: this.settings.flushAfter,
+      endpoint: this.settings.endpoint ?? this.collectorUrl(),
+      sourceId: source?.id ?? null,
+      writeKey: this.settings.writeKey ?? source?.writeKey ?? '',
+    };
+  }
+
+  private state(): ClientState {
+    const s = this.client?.stats();
+    const queuedFromStore = s ? 0 : this.store.clientQueue.load();
+    return {
+      settings: this.publicSettings(),
+      queued: s ? s.queued : (queuedFromStore as unknown[]).length,
+      queuedBytes: s ? s.queuedBytes : 0,
+      lastFlushAt: s?.lastFlushAt ?? null,
+      lastFlushResult: s?.lastFlushResult ?? null,
+      nextFlushAt: s?.nextFlushAt ?? null,
+      batchesSent: s?.batchesSent ?? 0,
+      retries: s?.retries ?? 0,
+      drops: s?.drops ?? 0,
+      recentBatches: (s?.recentBatches ?? []).map((b) => ({
+        at: new Date(b.at).toISOString(),
+        count: b.count,
+        bytes: b.bytes,
+        status: b.status,
+        durationMs: b.durationMs,
+        retries: b.retries,
+        error: b.error,
+      })),
+      log: this.log.slice(),
+    };
+  }
+
+  private addLog(line: string): void {
+    this.log.push({ at: new Date().toISOString(), line });
+    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+  }
+
+  /** At most ~5 state pushes a second, whatever the message rate. */
+  private notify(): void {
+    if (this.notifyTimer) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = null;
+      this.onChange(this.state());
+    }, 200);
+    this.notifyTimer.unref();
+  }
+}

@@ -1,0 +1,73 @@
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import type { CallType } from '../../../shared/types';
+import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
+import type { Ingest } from './ingest';
+
+// Every route of SPEC §3, with the short aliases the official SDKs use.
+const SINGLE_ROUTES: Record<string, CallType> = {
+  identify: 'identify', i: 'identify',
+  track: 'track', t: 'track',
+  page: 'page', p: 'page',
+  screen: 'screen', s: 'screen',
+  group: 'group', g: 'group',
+  alias: 'alias', a: 'alias',
+};
+const BATCH_ROUTES = ['batch', 'import', 'b'];
+
+export async function startCollector(ingest: Ingest, opts: { host: string; port: number }): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, keepAliveTimeout: 10_000 });
+
+  // JSON whatever the Content-Type (analytics.js sends text/plain): take the raw bytes, parse ourselves.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  // Browsers (analytics.js) post cross-origin.
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.header('access-control-allow-origin', '*');
+  });
+  app.options('/v1/*', async (_req, reply) => {
+    reply
+      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('access-control-allow-headers', 'authorization, content-type')
+      .header('access-control-max-age', '86400')
+      .code(204)
+      .send();
+  });
+
+  const route = (path: string, type: CallType | 'batch', bodyLimit: number) =>
+    app.post(path, { bodyLimit }, async (req, reply) => {
+      const res = await ingest.handle({
+        path,
+        route: type,
+        authorization: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        userAgent: req.headers['user-agent'],
+        body: req.body as Buffer | undefined,
+      });
+      return reply.code(res.status).send(res.body);
+    });
+  // A single call's limit is 32 KB; Fastify refuses more before reading it all, mapped to 400 below.
+  for (const [name, type] of Object.entries(SINGLE_ROUTES)) route(`/v1/${name}`, type, MAX_CALL_BYTES);
+  for (const name of BATCH_ROUTES) route(`/v1/${name}`, 'batch', MAX_BATCH_BYTES);
+
+  app.get('/', async () => ({ service: 'Webhook Lab collector', routes: '/v1/{identify,track,page,screen,group,alias,batch,import}' }));
+
+  app.setNotFoundHandler(async (req, reply) =>
+    reply.code(404).send({ success: false, message: `no such route: ${req.method} ${req.url.split('?')[0]}` }),
+  );
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const single = !BATCH_ROUTES.some((r) => req.url.startsWith(`/v1/${r}`));
+      const message = single
+        ? `call is larger than ${MAX_CALL_BYTES} bytes (32 KB), the limit for a single call`
+        : `batch is larger than ${MAX_BATCH_BYTES} bytes (500 KB), the limit for a batch request`;
+      return reply.code(400).send({ success: false, message });
+    }
+    if (err.statusCode && err.statusCode < 500) return reply.code(400).send({ success: false, message: err.message });
+    // Never a crash and never silent loss: a 5xx tells the client to retry.
+    return reply.code(500).send({ success: false, message: `internal error: ${err.message}` });
+  });
+
+  const address = await app.listen({ host: opts.host, port: opts.port });
+  return { app, url: address.replace('[::1]', '127.0.0.1') };
+}

@@ -1,0 +1,210 @@
+import type { CallSummary, CallType, NormalizedCall, RequestMeta, Source } from '../../../shared/types';
+import { validateMessage } from '../../../shared/message-rules';
+import { normalizeCall, type Envelope } from './normalize';
+import { findWriteKey } from './write-key';
+import { DEDUP_WINDOW_MS, MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
+import { planDelivery } from '../dispatcher/delivery-plan';
+import type { Store } from '../store/store';
+import type { ActiveDelivery } from '../store/deliveries.repo';
+
+export interface IngestRequest {
+  path: string;
+  /** The call type a single-call route implies, or 'batch'. */
+  route: CallType | 'batch';
+  authorization?: string;
+  contentType?: string;
+  userAgent?: string;
+  body: Buffer | undefined;
+}
+
+export interface IngestResponse {
+  status: number;
+  body: { success: boolean; message?: string };
+  /** What was committed (absent when the request was refused). */
+  stored?: StoredResult;
+}
+
+export interface StoredResult {
+  calls: CallSummary[];
+  deliveries: ActiveDelivery[];
+}
+
+interface Prepared {
+  raw: string;
+  meta: RequestMeta;
+  normalized: NormalizedCall | null;
+  type: string;
+  item: Record<string, unknown> | null;
+  dropReason: string | null;
+}
+
+const OK: IngestResponse = { status: 200, body: { success: true } };
+const bad = (message: string, status = 400): IngestResponse => ({ status, body: { success: false, message } });
+
+/**
+ * The collector's logic, independent of the HTTP framework: parse, authenticate, normalize, then
+ * one write-queue job that de-duplicates, stores every call (accepted or dropped with its reason)
+ * and creates the delivery rows. The promise settles after COMMIT: only then is 2xx answered.
+ */
+export class Ingest {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+    private readonly onStored: (r: StoredResult) => void,
+  ) {}
+
+  async handle(req: IngestRequest): Promise<IngestResponse> {
+    const receivedAt = this.now();
+    const text = req.body?.toString('utf8') ?? '';
+    if (text.trim() === '') return bad('request body is empty: send a JSON object');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      return bad(`invalid JSON: ${(err as Error).message}`);
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('request body must be a JSON object');
+    const envelopeBody = body as Record<string, unknown>;
+    const found = findWriteKey(req.authorization, envelopeBody);
+    if (!found) return bad('missing write key: send HTTP Basic auth with the write key as user name, or "writeKey" in the body');
+
+    let items: unknown[];
+    let envelope: Envelope = {};
+    if (req.route === 'batch') {
+      if (!Array.isArray(envelopeBody.batch)) return bad('"batch" must be an array of calls');
+      if (envelopeBody.batch.length > MAX_BATCH_ITEMS) {
+        return bad(`"batch" has ${envelopeBody.batch.length} items; at most ${MAX_BATCH_ITEMS} are allowed`);
+      }
+      items = envelopeBody.batch;
+      envelope = { context: envelopeBody.context, integrations: envelopeBody.integrations, sentAt: envelopeBody.sentAt };
+    } else {
+      if (Buffer.byteLength(text) > MAX_CALL_BYTES) return bad(`call is ${Buffer.byteLength(text)} bytes; at most ${MAX_CALL_BYTES} (32 KB) are allowed`);
+      // The route names the type (as the real API does), whatever the body says.
+      items = [{ ...envelopeBody, type: req.route }];
+    }
+
+    const source = this.store.sources.byWriteKey(found.key);
+    const strict = this.store.settings.get().strict;
+    if (!source && strict) return bad(`unknown write key "${found.key}"`, 401);
+
+    const prepared = items.map((item, i) => this.prepare(item, i, req, found.from, envelope, receivedAt, text));
+    if (strict) {
+      const invalid = prepared.findIndex((p) => p.dropReason !== null);
+      if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
+    }
+    const stored = await this.store.writes.run(() => this.persist(prepared, source, receivedAt));
+    // After COMMIT: the dispatcher may start, and the 2xx may go out.
+    this.onStored(stored);
+    return { ...OK, stored };
+  }
+
+  private prepare(item: unknown, index: number, req: IngestRequest, from: 'basic' | 'body', envelope: Envelope, receivedAt: number, text: string): Prepared {
+    const isBatch = req.route === 'batch';
+    const raw = isBatch ? (JSON.stringify(item) ?? 'null') : text;
+    const obj = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
+    const meta: RequestMeta = {
+      path: req.path,
+      contentType: req.contentType ?? null,
+      userAgent: req.userAgent ?? null,
+      writeKeyFrom: from,
+      batchIndex: isBatch ? index : null,
+      batchSize: null,
+    };
+    const type = typeof obj?.type === 'string' ? obj.type : 'unknown';
+    const base = { raw, meta, type, item: obj };
+    if (isBatch && Buffer.byteLength(raw) > MAX_CALL_BYTES) {
+      return { ...base, normalized: null, dropReason: `call is over 32 KB (${Buffer.byteLength(raw)} bytes)` };
+    }
+    const r = normalizeCall(item, { envelope, receivedAt });
+    return r.ok ? { ...base, normalized: r.call, dropReason: null } : { ...base, normalized: null, dropReason: r.reason };
+  }
+
+  private persist(prepared: Prepared[], source: Source | undefined, receivedAt: number): StoredResult {
+    const settings = this.store.settings.get();
+    const result: StoredResult = { calls: [], deliveries: [] };
+    const dedupSince = receivedAt - DEDUP_WINDOW_MS;
+    for (const p of prepared) {
+      p.meta.batchSize = p.meta.batchIndex === null ? null : prepared.length;
+      let dropReason = source ? p.dropReason : 'unknown write key';
+      const n = p.normalized;
+      if (!dropReason && source && n && this.store.calls.isDuplicate(source.id, n.messageId, dedupSince)) {
+        dropReason = 'duplicate messageId';
+      }
+      const accepted = dropReason === null && n !== null;
+      const userId = n?.userId ?? idOf(p.item?.userId);
+      const anonymousId = n?.anonymousId ?? idOf(p.item?.anonymousId);
+      const label = n?.event ?? n?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
+      const messageId = n?.messageId ?? idOf(p.item?.messageId);
+      const callId = this.store.calls.insert({
+        sourceId: source?.id ?? null,
+        receivedAt,
+        type: p.type,
+        userId,
+        anonymousId,
+        label,
+        messageId,
+        status: accepted ? 'accepted' : 'dropped',
+        dropReason,
+        raw: p.raw,
+        request: p.meta,
+        normalized: n,
+      });
+      let deliveryId: number | null = null;
+      if (accepted && source) {
+        const plan = planDelivery(n, source, settings);
+        if (plan) {
+          deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
+          result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan.urls, plan.body));
+        }
+      }
+      result.calls.push({
+        id: callId,
+        receivedAt: new Date(receivedAt).toISOString(),
+        sourceId: source?.id ?? null,
+        sourceName: source?.name ?? null,
+        type: p.type,
+        userId,
+        anonymousId,
+        label,
+        messageId,
+        status: accepted ? 'accepted' : 'dropped',
+        dropReason,
+        deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
+        deliveryId,
+        attemptCount: 0,
+        nextAttemptAt: null,
+        latencyMs: null,
+      });
+    }
+    return result;
+  }
+}
+
+function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, urls: Source['webhooks']['urls'], body: Buffer): ActiveDelivery {
+  return {
+    id,
+    callId,
+    sourceId,
+    type: n.type,
+    state: 'pending',
+    urls,
+    pendingUrls: urls.map((_, i) => i),
+    round: 0,
+    attemptCount: 0,
+    simElapsedMs: 0,
+    firstAttemptAt: null,
+    nextAttemptAt: null,
+    body,
+  };
+}
+
+function idOf(v: unknown): string | null {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+}
+
+function strictMessage(route: IngestRequest['route'], index: number, p: Prepared): string {
+  const where = route === 'batch' ? `batch[${index}]` : 'call';
+  const violation = p.item ? validateMessage(p.type, p.item)[0] : undefined;
+  if (violation && violation.field) return `${where}.${violation.field}: ${violation.message}`;
+  return `${where}: ${p.dropReason}`;
+}

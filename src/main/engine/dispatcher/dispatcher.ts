@@ -1,0 +1,212 @@
+import type { Attempt, AttemptTrigger, Settings } from '../../../shared/types';
+import type { ReplayResult } from '../../../shared/api.contract';
+import { HttpError } from '../store/sources.repo';
+import type { Store } from '../store/store';
+import type { ActiveDelivery, DeliveryUpdate } from '../store/deliveries.repo';
+import type { HttpSender } from './http-sender';
+import { planDelivery } from './delivery-plan';
+import { afterRound, sendRound } from './round';
+
+export interface DispatcherDeps {
+  store: Store;
+  sender: HttpSender;
+  now: () => number;
+  random: () => number;
+  /** Called after each committed round or replay with what changed. */
+  onAttempts: (callId: number, attempts: Attempt[]) => void;
+  /** Rounds in flight at once (each up to five requests). */
+  concurrency?: number;
+}
+
+/**
+ * Runs deliveries: new ones at once, retries when due (one timer for the soonest), at most
+ * `concurrency` rounds at a time. Every state change goes through the write queue, so the
+ * inspector reads exactly what was sent; nothing here is lost on a crash that a restart cannot resume.
+ */
+export class Dispatcher {
+  private readonly waiting: ActiveDelivery[] = [];
+  private readonly running = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private stopped = false;
+  private abandoned = false;
+  private readonly idleWaiters: (() => void)[] = [];
+  private readonly concurrency: number;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.concurrency = deps.concurrency ?? 256;
+  }
+
+  /** Resumes everything unfinished: pending and in-flight now (at least once), retries at their time. */
+  start(): void {
+    const now = this.deps.now();
+    const resume = this.deps.store.deliveries.unfinished();
+    this.enqueue(resume.filter((d) => d.state !== 'retrying' || (d.nextAttemptAt ?? 0) <= now));
+    this.armFromStore();
+  }
+
+  enqueue(deliveries: ActiveDelivery[]): void {
+    if (this.stopped) return;
+    for (const d of deliveries) this.waiting.push(d);
+    this.pump();
+  }
+
+  /** Time-warp changed: scheduled retries keep their simulated time, so their real wait scales. */
+  settingsChanged(before: Settings, after: Settings): void {
+    if (before.timeScale !== after.timeScale) {
+      this.deps.store.deliveries.rescale(this.deps.now(), before.timeScale / after.timeScale);
+      this.disarm();
+      this.armFromStore();
+    }
+  }
+
+  async replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
+    const { store } = this.deps;
+    const call = store.calls.get(callId);
+    if (!call) throw new HttpError(404, `not found: message ${callId}`);
+    if (call.status === 'dropped' || !call.normalized) {
+      throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
+    }
+    const existing = store.deliveries.forCall(callId)[0];
+    let d = existing ? store.deliveries.active(existing.id) : undefined;
+    if (!d) d = await this.createForReplay(callId, call.sourceId, call.normalized);
+    if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
+      throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
+    }
+    if (opts.body !== undefined) {
+      try {
+        JSON.parse(opts.body);
+      } catch (err) {
+        throw new HttpError(400, `body: not valid JSON (${(err as Error).message})`);
+      }
+    }
+    const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);
+    const attempts = await this.runManual(d, indexes, 'replay', opts.body !== undefined ? Buffer.from(opts.body) : undefined);
+    return { deliveryId: d.id, attempts };
+  }
+
+  /** Resolves when nothing is in flight (tests, shutdown). */
+  idle(): Promise<void> {
+    if (this.running.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops scheduling; waits up to `graceMs` for rounds in flight. Unfinished ones resume at the next start. */
+  async stop(graceMs = 2000): Promise<void> {
+    this.stopped = true;
+    this.disarm();
+    this.waiting.length = 0;
+    await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.abandoned = true;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running.size < this.concurrency && this.waiting.length > 0) {
+      const d = this.waiting.shift()!;
+      if (this.running.has(d.id)) continue;
+      this.running.add(d.id);
+      void this.runScheduled(d).finally(() => {
+        this.running.delete(d.id);
+        this.pump();
+        if (this.running.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((f) => f());
+      });
+    }
+  }
+
+  private async runScheduled(d: ActiveDelivery): Promise<void> {
+    const { store, sender, now, random } = this.deps;
+    const settings = store.settings.get();
+    const source = store.sources.get(d.sourceId);
+    const startedAt = now();
+    void store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch(() => undefined);
+    const round = await sendRound(sender, d, d.pendingUrls, source, settings, d.round + 1, 'scheduled', now);
+    // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
+    // receiver's. Leave the row in_flight; the next start sends it again (at least once).
+    if (this.abandoned) return;
+    const update = afterRound(d, round, settings, startedAt, now(), random);
+    await this.commit(d, update, round.attempts);
+    if (update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
+  }
+
+  private async runManual(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
+    const { store, sender, now } = this.deps;
+    const settings = store.settings.get();
+    const source = store.sources.get(d.sourceId);
+    const startedAt = now();
+    const round = await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body);
+    const ok = round.classifications.some((c) => c.outcome === 'success');
+    const fresh = store.deliveries.active(d.id) ?? d;
+    // A successful replay settles the delivery; a failed one leaves its state (and schedule) alone.
+    const update: DeliveryUpdate = {
+      id: d.id,
+      state: ok ? 'delivered' : fresh.state,
+      pendingUrls: ok ? [] : fresh.pendingUrls,
+      round: fresh.round + 1,
+      attemptCount: fresh.attemptCount + round.attempts.length,
+      nextAttemptAt: ok ? null : fresh.nextAttemptAt,
+      nextSimOffsetMs: null,
+      simElapsedMs: fresh.simElapsedMs,
+      firstAttemptAt: fresh.firstAttemptAt ?? startedAt,
+      lastAttemptAt: startedAt,
+      lastDurationMs: Math.max(...round.attempts.map((a) => a.durationMs)),
+      deliveredAt: ok ? now() : null,
+      lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
+    };
+    return this.commit(d, update, round.attempts);
+  }
+
+  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts): Promise<Attempt[]> {
+    const { store } = this.deps;
+    const ids = await store.writes.run(() => {
+      store.deliveries.update(update);
+      return attempts.map((a) => store.deliveries.insertAttempt(a));
+    });
+    const first = Math.min(...ids) - 1;
+    const recorded = store.deliveries.attemptsOf(d.id, first);
+    this.deps.onAttempts(d.callId, recorded);
+    return recorded;
+  }
+
+  private async createForReplay(callId: number, sourceId: string | null, normalized: NonNullable<ReturnType<Store['calls']['get']>>['normalized']): Promise<ActiveDelivery> {
+    const { store } = this.deps;
+    const source = sourceId ? store.sources.get(sourceId) : undefined;
+    if (!source) throw new HttpError(409, 'the source of this message no longer exists');
+    const plan = planDelivery(normalized!, { ...source, webhooks: { ...source.webhooks, enabled: true } }, store.settings.get(), { ignoreIntegrations: true });
+    if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
+    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, normalized!.type, plan.urls, plan.body));
+    return store.deliveries.active(id)!;
+  }
+
+  private arm(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    this.disarm();
+    this.timerAt = at;
+    const wait = Math.max(0, Math.min(at - this.deps.now(), 2 ** 31 - 1));
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  private armFromStore(): void {
+    const next = this.deps.store.deliveries.nextDueAt();
+    if (next !== null) this.arm(next);
+  }
+
+  private wake(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    if (this.stopped) return;
+    const due = this.deps.store.deliveries.due(this.deps.now(), 1000).filter((d) => !this.running.has(d.id) && !this.waiting.some((w) => w.id === d.id));
+    this.enqueue(due);
+    // Re-arm once the picked rows say in_flight (their state writes are queued ahead of this job),
+    // so the soonest due is a delivery not yet running.
+    this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), () => undefined);
+  }
+}
+
+type ActiveDeliveryAttempts = Parameters<Store['deliveries']['insertAttempt']>[0][];

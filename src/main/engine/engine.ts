@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiHandlers } from '../../shared/api.contract';
+import type { Engine, EngineOptions } from './engine.types';
+import { Store } from './store/store';
+import { Ingest } from './collector/ingest';
+import { startCollector } from './collector/collector-server';
+import { Dispatcher } from './dispatcher/dispatcher';
+import { HttpSender } from './dispatcher/http-sender';
+import { EventHub } from './event-hub';
+import { coreHandlers } from './api-handlers';
+import { applyConfig } from './apply-config';
+import { systemClock, type Clock } from './clock';
+import { AppClient } from './app-client';
+import { VERSION } from './version';
+
+const RETENTION_EVERY_MS = 30_000;
+
+export async function startEngine(opts: EngineOptions & { clock?: Clock }): Promise<Engine> {
+  const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
+  const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding });
+  let collector: { app: FastifyInstance; url: string } | undefined;
+  try {
+    if (opts.config) applyConfig(store, opts.config, now());
+    if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
+
+    const events = new EventHub((ids) => store.calls.summaries(ids));
+    const sender = new HttpSender({ now });
+    const dispatcher = new Dispatcher({
+      store,
+      sender,
+      now,
+      random: () => clock.random(),
+      onAttempts: (callId, attempts) => {
+        for (const attempt of attempts) events.emit({ type: 'attempt.recorded', callId, attempt });
+        events.touch(callId);
+      },
+    });
+    const ingest = new Ingest(store, now, (stored) => {
+      if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
+      dispatcher.enqueue(stored.deliveries);
+    });
+
+    collector = await startCollector(ingest, { host: opts.collectorHost ?? '127.0.0.1', port: opts.collectorPort ?? 8787 });
+    const collectorUrl = collector.url;
+    dispatcher.start();
+
+    const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
+    const handlers: ApiHandlers = {
+      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION }),
+      ...client.handlers(),
+    };
+
+    const prune = () => {
+      try {
+        const removed = store.prune();
+        if (removed > 0) opts.log?.(`retention: pruned ${removed} old calls`);
+      } catch (err) {
+        opts.log?.(`retention failed: ${(err as Error).message}`);
+      }
+    };
+    const retentionTimer = setInterval(prune, RETENTION_EVERY_MS);
+    retentionTimer.unref();
+    setImmediate(prune);
+
+    let stopping: Promise<void> | undefined;
+    const app = collector.app;
+    return {
+      collectorUrl,
+      dataDir: opts.dataDir,
+      handlers,
+      onEvents: (listener) => events.on(listener),
+      stop: () =>
+        (stopping ??= (async () => {
+          clearInterval(retentionTimer);
+          await app.close(); // stop accepting; requests in progress finish (and commit) first
+          await client.close();
+          await dispatcher.stop();
+          await sender.close();
+          store.close();
+        })()),
+    };
+  } catch (err) {
+    await collector?.app.close().catch(() => undefined);
+    store.close();
+    throw err;
+  }
+}

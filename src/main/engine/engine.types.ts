@@ -1,0 +1,28 @@
+import type { ApiHandlers, EngineEvent } from '../../shared/api.contract';
+import type { Config } from '../../shared/config.schema';
+import type { SettingsPatch } from '../../shared/settings.schema';
+
+export interface EngineOptions {
+  /** Folder for the SQLite database, the generated TLS certificate and other state. */
+  dataDir: string;
+  collectorHost?: string; // default 127.0.0.1
+  collectorPort?: number; // default 8787; 0 picks a free port
+  /** Applied idempotently at start (sources matched by name). */
+  config?: Config;
+  /** Command-line overrides (--strict, --time-scale), applied after the config file. */
+  overrides?: SettingsPatch;
+  /** Path of a better-sqlite3 addon built for this runtime (Electron uses its own ABI). */
+  sqliteNativeBinding?: string;
+  log?: (line: string) => void;
+}
+
+export interface Engine {
+  readonly collectorUrl: string;
+  readonly dataDir: string;
+  /** Every operation of the API contract; input must already be parsed with the op's schema. */
+  readonly handlers: ApiHandlers;
+  /** Engine events in batches (coalesced per tick). Returns an unsubscribe function. */
+  onEvents(listener: (events: EngineEvent[]) => void): () => void;
+  /** Stop accepting, finish or persist in-flight work, close the database. */
+  stop(): Promise<void>;
+}

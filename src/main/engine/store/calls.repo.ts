@@ -1,0 +1,197 @@
+import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus, Json } from '../../../shared/types';
+import type { Db } from './database';
+
+export interface NewCall {
+  sourceId: string | null;
+  receivedAt: number;
+  type: string;
+  userId: string | null;
+  anonymousId: string | null;
+  label: string | null;
+  messageId: string | null;
+  status: CallStatus;
+  dropReason: string | null;
+  /** JSON text of the item as received. */
+  raw: string;
+  request: RequestMeta;
+  normalized: NormalizedCall | null;
+}
+
+export interface CallFilter {
+  sourceId?: string;
+  type?: string;
+  status?: DeliveryState | 'not_forwarded';
+  userId?: string;
+  q?: string;
+  before?: number;
+  limit: number;
+}
+
+interface CallRow {
+  id: number;
+  source_id: string | null;
+  received_at: number;
+  type: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  label: string | null;
+  message_id: string | null;
+  status: CallStatus;
+  drop_reason: string | null;
+  raw: string;
+  request: string;
+  normalized: string | null;
+}
+
+interface SummaryRow extends Omit<CallRow, 'raw' | 'request' | 'normalized'> {
+  d_id: number | null;
+  d_state: DeliveryState | null;
+  d_attempts: number | null;
+  d_next: number | null;
+  d_latency: number | null;
+}
+
+const SUMMARY_COLUMNS = `c.id, c.source_id, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
+  c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
+  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency`;
+
+export class CallsRepo {
+  private readonly insertStmt;
+  private readonly duplicateStmt;
+  private readonly getStmt;
+  private readonly countStmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sourceName: (id: string | null) => string | null,
+  ) {
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, raw, request, normalized)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.duplicateStmt = db.prepare(
+      "SELECT 1 FROM calls WHERE source_id = ? AND message_id = ? AND status = 'accepted' AND received_at >= ? LIMIT 1",
+    );
+    this.getStmt = db.prepare('SELECT * FROM calls WHERE id = ?');
+    this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
+  }
+
+  insert(c: NewCall): number {
+    return Number(
+      this.insertStmt.run(
+        c.sourceId,
+        c.receivedAt,
+        c.type,
+        c.userId,
+        c.anonymousId,
+        c.label,
+        c.messageId,
+        c.status,
+        c.dropReason,
+        c.raw,
+        JSON.stringify(c.request),
+        c.normalized ? JSON.stringify(c.normalized) : null,
+      ).lastInsertRowid,
+    );
+  }
+
+  /** Sees rows inserted earlier in the same transaction, so repeats within one batch are caught too. */
+  isDuplicate(sourceId: string, messageId: string, since: number): boolean {
+    return this.duplicateStmt.get(sourceId, messageId, since) !== undefined;
+  }
+
+  count(): number {
+    return (this.countStmt.get() as { n: number }).n;
+  }
+
+  get(id: number): StoredCall | undefined {
+    const row = this.getStmt.get(id) as CallRow | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      sourceId: row.source_id,
+      sourceName: this.sourceName(row.source_id),
+      receivedAt: new Date(row.received_at).toISOString(),
+      type: row.type,
+      userId: row.user_id,
+      anonymousId: row.anonymous_id,
+      label: row.label,
+      messageId: row.message_id,
+      status: row.status,
+      dropReason: row.drop_reason,
+      raw: safeJson(row.raw),
+      request: JSON.parse(row.request),
+      normalized: row.normalized ? JSON.parse(row.normalized) : null,
+    };
+  }
+
+  list(f: CallFilter): Page<CallSummary> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.sourceId) (where.push('c.source_id = ?'), args.push(f.sourceId));
+    if (f.type) (where.push('c.type = ?'), args.push(f.type));
+    if (f.userId) (where.push('c.user_id = ?'), args.push(f.userId));
+    if (f.status === 'dropped') where.push("c.status = 'dropped'");
+    else if (f.status === 'not_forwarded') where.push("c.status = 'accepted' AND d.id IS NULL");
+    else if (f.status) (where.push('d.state = ?'), args.push(f.status));
+    if (f.q) {
+      where.push('(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE \'\\\')');
+      args.push(f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
+    }
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n ${from} ${filter}`).get(...args) as { n: number }).n;
+    const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} ${from} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
+      .all(...args, ...(f.before ? [f.before] : []), f.limit) as SummaryRow[];
+    const items = rows.map((r) => this.toSummary(r));
+    return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
+  }
+
+  summaries(ids: number[]): CallSummary[] {
+    if (ids.length === 0) return [];
+    const out: CallSummary[] = [];
+    // Chunked to stay under SQLite's bound-parameter limit.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT ${SUMMARY_COLUMNS} FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id WHERE c.id IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as SummaryRow[];
+      for (const r of rows) out.push(this.toSummary(r));
+    }
+    return out;
+  }
+
+  /** Calls for one user, newest first (profiles, deletions). */
+  idsForUser(userId: string): number[] {
+    return (this.db.prepare('SELECT id FROM calls WHERE user_id = ?').all(userId) as { id: number }[]).map((r) => r.id);
+  }
+
+  toSummary(r: SummaryRow): CallSummary {
+    return {
+      id: r.id,
+      receivedAt: new Date(r.received_at).toISOString(),
+      sourceId: r.source_id,
+      sourceName: this.sourceName(r.source_id),
+      type: r.type,
+      userId: r.user_id,
+      anonymousId: r.anonymous_id,
+      label: r.label,
+      messageId: r.message_id,
+      status: r.status,
+      dropReason: r.drop_reason,
+      deliveryState: r.status === 'dropped' ? 'dropped' : r.d_state,
+      deliveryId: r.d_id,
+      attemptCount: r.d_attempts ?? 0,
+      nextAttemptAt: r.d_next != null && r.d_state === 'retrying' ? new Date(r.d_next).toISOString() : null,
+      latencyMs: r.d_latency,
+    };
+  }
+}
+
+function safeJson(text: string): Json {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,38 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MIGRATIONS } from './migrations';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  dataDir: string;
+  /** Addon built for this runtime (Electron); default: the Node build in node_modules. */
+  nativeBinding?: string;
+}
+
+export function openDatabase({ dataDir, nativeBinding }: OpenOptions): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'webhook-lab.db'), nativeBinding ? { nativeBinding } : {});
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
+  // or power loss can lose the last transactions.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = OFF');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`database schema version ${current} is newer than this Webhook Lab (${MIGRATIONS.length}); upgrade the app`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

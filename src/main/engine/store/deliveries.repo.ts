@@ -1,0 +1,276 @@
+import type { Attempt, AttemptOutcome, AttemptTrigger, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { Db } from './database';
+
+/** What the dispatcher needs in memory to run a delivery's next round. */
+export interface ActiveDelivery {
+  id: number;
+  callId: number;
+  sourceId: string;
+  type: OutboundType;
+  state: DeliveryState;
+  urls: WebhookUrl[];
+  pendingUrls: number[];
+  round: number;
+  attemptCount: number;
+  simElapsedMs: number;
+  firstAttemptAt: number | null;
+  nextAttemptAt: number | null;
+  body: Buffer;
+}
+
+export interface NewAttempt {
+  deliveryId: number;
+  round: number;
+  urlIndex: number;
+  url: string;
+  trigger: AttemptTrigger;
+  startedAt: number;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  /** null when identical to the delivery's body. */
+  body: Buffer | null;
+  signature: string | null;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseTruncated: boolean;
+  errorCode: string | null;
+  errorMessage: string | null;
+  timedOut: boolean;
+  outcome: AttemptOutcome;
+}
+
+export interface DeliveryUpdate {
+  id: number;
+  state: DeliveryState;
+  pendingUrls: number[];
+  round: number;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  nextSimOffsetMs: number | null;
+  simElapsedMs: number;
+  firstAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastDurationMs: number | null;
+  deliveredAt: number | null;
+  lastError: string | null;
+}
+
+interface DeliveryRow {
+  id: number;
+  call_id: number;
+  source_id: string;
+  type: OutboundType;
+  state: DeliveryState;
+  urls: string;
+  pending_urls: string;
+  round: number;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  next_sim_offset_ms: number | null;
+  sim_elapsed_ms: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_duration_ms: number | null;
+  delivered_at: number | null;
+  last_error: string | null;
+  body: Buffer;
+}
+
+const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
+
+export class DeliveriesRepo {
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly stateStmt;
+  private readonly attemptStmt;
+  private readonly byCallStmt;
+  private readonly byIdStmt;
+  private readonly attemptsStmt;
+  private readonly dueStmt;
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body) VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+    );
+    this.updateStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, round = @round,
+      attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
+      sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
+      last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError WHERE id = @id`);
+    this.stateStmt = db.prepare('UPDATE deliveries SET state = ? WHERE id = ?');
+    this.attemptStmt = db.prepare(`INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
+      request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
+      error_message, timed_out, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.byCallStmt = db.prepare('SELECT * FROM deliveries WHERE call_id = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
+    this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
+    this.dueStmt = db.prepare("SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?");
+  }
+
+  insert(callId: number, sourceId: string, type: OutboundType, urls: WebhookUrl[], body: Buffer): number {
+    const pending = JSON.stringify(urls.map((_, i) => i));
+    return Number(this.insertStmt.run(callId, sourceId, type, JSON.stringify(urls), pending, body).lastInsertRowid);
+  }
+
+  update(u: DeliveryUpdate): void {
+    this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls) });
+  }
+
+  setState(id: number, state: DeliveryState): void {
+    this.stateStmt.run(state, id);
+  }
+
+  insertAttempt(a: NewAttempt): number {
+    return Number(
+      this.attemptStmt.run(
+        a.deliveryId,
+        a.round,
+        a.urlIndex,
+        a.url,
+        a.trigger,
+        a.startedAt,
+        a.durationMs,
+        JSON.stringify(a.requestHeaders),
+        a.body,
+        a.signature,
+        a.responseStatus,
+        a.responseHeaders ? JSON.stringify(a.responseHeaders) : null,
+        a.responseBody,
+        a.responseTruncated ? 1 : 0,
+        a.errorCode,
+        a.errorMessage,
+        a.timedOut ? 1 : 0,
+        a.outcome,
+      ).lastInsertRowid,
+    );
+  }
+
+  active(id: number): ActiveDelivery | undefined {
+    const row = this.byIdStmt.get(id) as DeliveryRow | undefined;
+    return row && toActive(row);
+  }
+
+  /** Deliveries to resume at start: never finished, including those in flight when the process stopped. */
+  unfinished(): ActiveDelivery[] {
+    return (this.db.prepare("SELECT * FROM deliveries WHERE state IN ('pending', 'in_flight', 'retrying')").all() as DeliveryRow[]).map(toActive);
+  }
+
+  due(now: number, limit: number): ActiveDelivery[] {
+    return (this.dueStmt.all(now, limit) as DeliveryRow[]).map(toActive);
+  }
+
+  nextDueAt(): number | null {
+    const r = this.db.prepare("SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state = 'retrying'").get() as { t: number | null };
+    return r.t;
+  }
+
+  countUnfinished(): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('pending', 'in_flight', 'retrying')").get() as { n: number }).n;
+  }
+
+  /** Time-warp changed: stretch or shrink the real wait of every scheduled retry. */
+  rescale(now: number, factor: number): void {
+    this.db
+      .prepare("UPDATE deliveries SET next_attempt_at = ? + CAST(MAX(0, next_attempt_at - ?) * ? AS INTEGER) WHERE state = 'retrying'")
+      .run(now, now, factor);
+  }
+
+  forCall(callId: number): (Delivery & { attempts: Attempt[] })[] {
+    const row = this.byCallStmt.get(callId) as DeliveryRow | undefined;
+    if (!row) return [];
+    const body = row.body.toString('utf8');
+    const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => toAttempt(a, body));
+    return [{ ...toDelivery(row, body), attempts }];
+  }
+
+  attemptsOf(deliveryId: number, fromId = 0): Attempt[] {
+    const row = this.byIdStmt.get(deliveryId) as DeliveryRow | undefined;
+    if (!row) return [];
+    const body = row.body.toString('utf8');
+    return (this.attemptsStmt.all(deliveryId) as AttemptRow[]).filter((a) => a.id > fromId).map((a) => toAttempt(a, body));
+  }
+}
+
+interface AttemptRow {
+  id: number;
+  delivery_id: number;
+  round: number;
+  url_index: number;
+  url: string;
+  trigger: AttemptTrigger;
+  started_at: number;
+  duration_ms: number;
+  request_headers: string;
+  body: Buffer | null;
+  signature: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  response_truncated: number;
+  error_code: string | null;
+  error_message: string | null;
+  timed_out: number;
+  outcome: AttemptOutcome;
+}
+
+export function toAttempt(a: AttemptRow, deliveryBody: string): Attempt {
+  return {
+    id: a.id,
+    deliveryId: a.delivery_id,
+    round: a.round,
+    urlIndex: a.url_index,
+    url: a.url,
+    trigger: a.trigger,
+    startedAt: new Date(a.started_at).toISOString(),
+    durationMs: a.duration_ms,
+    requestHeaders: JSON.parse(a.request_headers),
+    requestBody: a.body ? a.body.toString('utf8') : deliveryBody,
+    signature: a.signature,
+    responseStatus: a.response_status,
+    responseHeaders: a.response_headers ? JSON.parse(a.response_headers) : null,
+    responseBody: a.response_body,
+    responseTruncated: a.response_truncated === 1,
+    errorCode: a.error_code,
+    errorMessage: a.error_message,
+    timedOut: a.timed_out === 1,
+    outcome: a.outcome,
+  };
+}
+
+function toActive(r: DeliveryRow): ActiveDelivery {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    sourceId: r.source_id,
+    type: r.type,
+    state: r.state,
+    urls: JSON.parse(r.urls),
+    pendingUrls: JSON.parse(r.pending_urls),
+    round: r.round,
+    attemptCount: r.attempt_count,
+    simElapsedMs: r.sim_elapsed_ms,
+    firstAttemptAt: r.first_attempt_at,
+    nextAttemptAt: r.next_attempt_at,
+    body: r.body,
+  };
+}
+
+function toDelivery(r: DeliveryRow, body: string): Delivery {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    sourceId: r.source_id,
+    type: r.type,
+    state: r.state,
+    urls: JSON.parse(r.urls),
+    round: r.round,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.state === 'retrying' ? iso(r.next_attempt_at) : null,
+    nextAttemptSimOffsetMs: r.state === 'retrying' ? r.next_sim_offset_ms : null,
+    firstAttemptAt: iso(r.first_attempt_at),
+    lastAttemptAt: iso(r.last_attempt_at),
+    deliveredAt: iso(r.delivered_at),
+    lastError: r.last_error,
+    body,
+  };
+}

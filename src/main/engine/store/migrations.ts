@@ -1,0 +1,82 @@
+// Versioned schema: migration N brings PRAGMA user_version from N-1 to N. Append only.
+export const MIGRATIONS: string[] = [
+  /* 1 */ `
+  CREATE TABLE sources (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    write_key TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    webhooks TEXT NOT NULL
+  );
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  -- One row per call (a batch item is a call). raw = the item as sent; normalized = what the dispatcher uses.
+  CREATE TABLE calls (
+    id INTEGER PRIMARY KEY,
+    source_id TEXT,
+    received_at INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    user_id TEXT,
+    anonymous_id TEXT,
+    label TEXT,
+    message_id TEXT,
+    status TEXT NOT NULL,
+    drop_reason TEXT,
+    raw TEXT NOT NULL,
+    request TEXT NOT NULL,
+    normalized TEXT
+  );
+  CREATE INDEX calls_message_id ON calls(source_id, message_id);
+  CREATE INDEX calls_user_id ON calls(user_id);
+  -- The Webhooks destination's delivery of one call: at most one per call.
+  CREATE TABLE deliveries (
+    id INTEGER PRIMARY KEY,
+    call_id INTEGER NOT NULL UNIQUE,
+    source_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    state TEXT NOT NULL,
+    urls TEXT NOT NULL,
+    pending_urls TEXT NOT NULL,
+    round INTEGER NOT NULL DEFAULT 0,
+    attempt_count INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    next_sim_offset_ms INTEGER,
+    sim_elapsed_ms INTEGER NOT NULL DEFAULT 0,
+    first_attempt_at INTEGER,
+    last_attempt_at INTEGER,
+    last_duration_ms INTEGER,
+    delivered_at INTEGER,
+    last_error TEXT,
+    body BLOB NOT NULL
+  );
+  CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+  -- Immutable: one row per HTTP attempt. body is NULL when it equals the delivery's body (saves a copy).
+  CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY,
+    delivery_id INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    url_index INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    request_headers TEXT NOT NULL,
+    body BLOB,
+    signature TEXT,
+    response_status INTEGER,
+    response_headers TEXT,
+    response_body TEXT,
+    response_truncated INTEGER NOT NULL DEFAULT 0,
+    error_code TEXT,
+    error_message TEXT,
+    timed_out INTEGER NOT NULL DEFAULT 0,
+    outcome TEXT NOT NULL
+  );
+  CREATE INDEX attempts_delivery ON attempts(delivery_id);
+  -- The app's batching client queue, so a quit before a flush loses nothing.
+  CREATE TABLE client_queue (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    message TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,35 @@
+import type { Db } from './database';
+
+const CHUNK = 5000;
+
+/**
+ * Keeps the newest `keep` calls. Deletes in small chunks (each its own short transaction) so the
+ * collector's group commits are never held up for long. Calls whose delivery is still unfinished
+ * are kept: pruning must not lose work the dispatcher still owes a receiver.
+ */
+export function pruneCalls(db: Db, keep: number): number {
+  const cutoffRow = db.prepare('SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?').get(keep) as { id: number } | undefined;
+  if (!cutoffRow) return 0;
+  const cutoff = cutoffRow.id + 1;
+  const pick = db.prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id
+    WHERE c.id < ? AND (d.id IS NULL OR d.state NOT IN ('pending', 'in_flight', 'retrying')) ORDER BY c.id LIMIT ${CHUNK}`);
+  const delAttempts = db.prepare(
+    `DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))`,
+  );
+  const delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
+  const delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
+  let removed = 0;
+  for (;;) {
+    const ids = (pick.all(cutoff) as { id: number }[]).map((r) => r.id);
+    if (ids.length === 0) break;
+    const list = JSON.stringify(ids);
+    db.transaction(() => {
+      delAttempts.run(list);
+      delDeliveries.run(list);
+      delCalls.run(list);
+    })();
+    removed += ids.length;
+    if (ids.length < CHUNK) break;
+  }
+  return removed;
+}

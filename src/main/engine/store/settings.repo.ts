@@ -1,0 +1,57 @@
+import type { Settings } from '../../../shared/types';
+import { resolveRetrySchedule } from '../../../shared/retry-schedule';
+import type { SettingsPatch } from '../../../shared/settings.schema';
+import type { Db } from './database';
+
+export const DEFAULT_SETTINGS: Settings = {
+  payloadFormat: 'full',
+  userAgentProduct: 'Segment.io',
+  retrySchedule: resolveRetrySchedule({ preset: 'default' }),
+  timeScale: 1,
+  strict: false,
+  retentionCalls: 200_000,
+};
+
+/** Settings live in memory (read on every request) and are written through as key/value rows. */
+export class SettingsRepo {
+  private current: Settings;
+  private readonly upsert;
+
+  constructor(private readonly db: Db) {
+    this.upsert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    // Other features keep their own rows in this table (see getExtra); only Settings keys are read here.
+    const stored = Object.fromEntries(
+      (db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[])
+        .filter((r) => r.key in DEFAULT_SETTINGS)
+        .map((r) => [r.key, JSON.parse(r.value)]),
+    );
+    this.current = { ...DEFAULT_SETTINGS, ...stored };
+  }
+
+  /** A feature's own JSON row (e.g. the app client's settings), outside the Settings object. */
+  getExtra<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(`x:${key}`) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  setExtra(key: string, value: unknown): void {
+    this.upsert.run(`x:${key}`, JSON.stringify(value));
+  }
+
+  get(): Settings {
+    return this.current;
+  }
+
+  apply(patch: SettingsPatch): Settings {
+    const next: Settings = { ...this.current };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      (next as unknown as Record<string, unknown>)[key] = key === 'retrySchedule' ? resolveRetrySchedule(value as never) : value;
+    }
+    this.db.transaction(() => {
+      for (const [key, value] of Object.entries(next)) this.upsert.run(key, JSON.stringify(value));
+    })();
+    this.current = next;
+    return next;
+  }
+}

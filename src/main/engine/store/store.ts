@@ -1,0 +1,39 @@
+import { openDatabase, type Db } from './database';
+import { WriteQueue } from './write-queue';
+import { SourcesRepo } from './sources.repo';
+import { SettingsRepo } from './settings.repo';
+import { CallsRepo } from './calls.repo';
+import { DeliveriesRepo } from './deliveries.repo';
+import { ClientQueueRepo } from './client-queue.repo';
+import { pruneCalls } from './retention';
+
+/** The one SQLite database and its repositories. */
+export class Store {
+  readonly db: Db;
+  readonly writes: WriteQueue;
+  readonly sources: SourcesRepo;
+  readonly settings: SettingsRepo;
+  readonly calls: CallsRepo;
+  readonly deliveries: DeliveriesRepo;
+  readonly clientQueue: ClientQueueRepo;
+
+  constructor(opts: { dataDir: string; nativeBinding?: string }) {
+    this.db = openDatabase(opts);
+    this.writes = new WriteQueue(this.db);
+    this.sources = new SourcesRepo(this.db);
+    this.settings = new SettingsRepo(this.db);
+    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null));
+    this.deliveries = new DeliveriesRepo(this.db);
+    this.clientQueue = new ClientQueueRepo(this.db);
+  }
+
+  prune(): number {
+    return pruneCalls(this.db, this.settings.get().retentionCalls);
+  }
+
+  close(): void {
+    this.writes.close();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.close();
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { api, OP_NAMES, type ApiErrorBody, type OpName } from '../../shared/api.contract';
+import { API_PREFIX } from '../../shared/http-mapping';
+import { fieldErrors, ValidationError } from '../../shared/validation-error';
+import type { Engine } from '../engine/engine.types';
+
+/** One route per operation of the contract: nothing here is written by hand per operation. */
+export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
+  for (const name of OP_NAMES) {
+    const def = api[name];
+    app.route({
+      method: def.method,
+      url: API_PREFIX + def.path,
+      handler: async (req, reply) => {
+        const input = {
+          ...(req.query as object),
+          ...(req.body && typeof req.body === 'object' ? (req.body as object) : {}),
+          ...(req.params as object),
+        };
+        const parsed = def.input.safeParse(input);
+        if (!parsed.success) return sendError(reply, new ValidationError(fieldErrors(parsed.error)));
+        try {
+          const handler = engine.handlers[name] as (i: unknown) => unknown;
+          return reply.send((await handler(parsed.data)) ?? null);
+        } catch (err) {
+          return sendError(reply, err);
+        }
+      },
+    });
+  }
+}
+
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const e = err as { status?: number; statusCode?: number; message?: string; fields?: ApiErrorBody['fields'] };
+  const status = e.status ?? (e.statusCode && e.statusCode < 500 ? e.statusCode : 500);
+  const body: ApiErrorBody = { error: e.message ?? String(err) };
+  if (e.fields?.length) body.fields = e.fields;
+  return reply.code(status).send(body);
+}
+
+export type { OpName };

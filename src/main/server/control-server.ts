@@ -1,0 +1,57 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import { existsSync } from 'node:fs';
+import { API_PREFIX } from '../../shared/http-mapping';
+import type { Engine } from '../engine/engine.types';
+import { registerApiRoutes, sendError } from './api-routes';
+import { hostAllowed, originAllowed, tokenMatches } from './request-guard';
+import { streamEvents } from './sse';
+
+export interface ControlServerOptions {
+  engine: Engine;
+  host: string;
+  port: number;
+  token: string;
+  /** Built renderer (out/renderer); when missing, only the API is served. */
+  staticDir?: string;
+}
+
+/** Web mode: the control API under /api (Bearer token, loopback only) and the renderer. */
+export async function startControlServer(o: ControlServerOptions): Promise<{ app: FastifyInstance; url: string; port: number }> {
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
+  let port = o.port;
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hostAllowed(req.headers.host, port) || !originAllowed(req.headers.origin, port)) {
+      return reply.code(403).send({ error: 'forbidden: the control API answers only same-origin requests to a loopback host' });
+    }
+    if (req.url.startsWith(`${API_PREFIX}/`) && !tokenMatches(req.headers.authorization, o.token)) {
+      return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized: send Authorization: Bearer <token> (printed by webhook-lab serve)' });
+    }
+  });
+
+  app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
+  registerApiRoutes(app, o.engine);
+  app.all(`${API_PREFIX}/*`, async (req, reply) => reply.code(404).send({ error: `no such operation: ${req.method} ${req.url.split('?')[0]}` }));
+
+  if (o.staticDir && existsSync(o.staticDir)) {
+    await app.register(fastifyStatic, { root: o.staticDir, index: 'index.html' });
+    // Strict CSP for the renderer in a browser, as in the desktop window.
+    app.addHook('onSend', async (req, reply) => {
+      if (!req.url.startsWith(API_PREFIX)) {
+        reply.header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'no-referrer');
+      }
+    });
+  } else {
+    app.get('/', async () => ({ service: 'Webhook Lab control API', note: 'the UI is not built: run npm run build' }));
+  }
+
+  app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
+
+  await app.listen({ host: o.host, port: o.port });
+  const address = app.server.address();
+  port = typeof address === 'object' && address ? address.port : o.port;
+  return { app, port, url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}` };
+}

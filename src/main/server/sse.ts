@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EngineEvent } from '../../shared/api.contract';
+import type { Engine } from '../engine/engine.types';
+
+const FLUSH_MS = 100;
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Server-Sent Events: each message's data is a JSON array of engine events, gathered for up to
+ * 100 ms, so a client sees a handful of messages a second however busy the engine is.
+ */
+export function streamEvents(engine: Engine, req: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write(': connected\n\n');
+  let buffer: EngineEvent[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    res.write(`data: ${JSON.stringify(batch)}\n\n`);
+  };
+  const unsubscribe = engine.onEvents((events) => {
+    buffer.push(...events);
+    timer ??= setTimeout(flush, FLUSH_MS);
+  });
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+  const close = () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+    if (timer) clearTimeout(timer);
+  };
+  req.raw.on('close', close);
+  res.on('error', close);
+}
