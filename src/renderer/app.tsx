@@ -1,0 +1,77 @@
+import { useEffect, type ReactNode } from 'react';
+import { ErrorBoundary } from './components/error-boundary';
+import { ClientScreen } from './features/client/client-screen';
+import { ComposeScreen } from './features/compose/compose-screen';
+import { DestinationsScreen } from './features/destinations/destinations-screen';
+import { InspectorScreen } from './features/inspector/inspector-screen';
+import { SettingsScreen } from './features/settings/settings-screen';
+import { useApp, useAppStore } from './store-context';
+import { tabFromHash, type Tab } from './stores/ui.slice';
+
+const NAV: { tab: Tab; label: string; screen: () => ReactNode }[] = [
+  { tab: 'compose', label: 'Compose', screen: () => <ComposeScreen /> },
+  { tab: 'inspector', label: 'Inspector', screen: () => <InspectorScreen /> },
+  { tab: 'destinations', label: 'Destinations', screen: () => <DestinationsScreen /> },
+  { tab: 'client', label: 'Client', screen: () => <ClientScreen /> },
+  { tab: 'settings', label: 'Settings', screen: () => <SettingsScreen /> },
+];
+
+function Toasts() {
+  const toasts = useApp((s) => s.toasts);
+  const store = useAppStore();
+  return (
+    <div className="toasts" aria-live="polite">
+      {toasts.map((t) => (
+        <div key={t.id} className={`toast toast-${t.kind}`} data-testid={`toast-${t.kind}`} onClick={() => store.getState().dismiss(t.id)}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function ConnectionBadge() {
+  const status = useApp((s) => s.connection);
+  const label = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'offline' }[status];
+  return (
+    <span className={`conn conn-${status}`} data-testid="connection" title="Live updates from the engine">
+      {label}
+    </span>
+  );
+}
+
+export function App() {
+  const store = useAppStore();
+  const tab = useApp((s) => s.tab);
+  useEffect(() => {
+    const sync = () => store.getState().setTab(tabFromHash(location.hash));
+    window.addEventListener('hashchange', sync);
+    const s = store.getState();
+    void s.loadSources();
+    void s.loadSettings();
+    void s.loadHealth();
+    void s.loadClient();
+    return () => window.removeEventListener('hashchange', sync);
+  }, [store]);
+  const current = NAV.find((n) => n.tab === tab) ?? NAV[0];
+  return (
+    <div className="app">
+      <nav className="sidebar">
+        <div className="brand">Webhook Lab</div>
+        {NAV.map((n) => (
+          <a key={n.tab} href={`#/${n.tab}`} className={n.tab === tab ? 'active' : ''} data-testid={`nav-${n.tab}`} aria-current={n.tab === tab ? 'page' : undefined}>
+            {n.label}
+          </a>
+        ))}
+        <span className="spacer" />
+        <ConnectionBadge />
+      </nav>
+      <main className="content">
+        <ErrorBoundary area={current.label} key={current.tab}>
+          {current.screen()}
+        </ErrorBoundary>
+      </main>
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+import { useEffect, useMemo, useState } from 'react';
+import { clientRequest, formatHttpRequest } from '../../../shared/preview/client-request';
+import { goCode } from '../../../shared/preview/go-code';
+import { normalizeForPreview, webhookPreview, type WebhookPreview } from '../../../shared/preview/webhook-preview';
+import type { JsonObject } from '../../../shared/types';
+import { useAppShallow } from '../../store-context';
+import type { Draft } from '../../stores/compose-model';
+
+export interface Previews {
+  http: string;
+  go: string;
+  webhook: WebhookPreview | null;
+  webhookUrl: string | null;
+  sourceName: string | null;
+  hasSecret: boolean;
+}
+
+function uuid(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * The three live previews for the draft as it stands, computed with the same pure builders the
+ * tests check. Ids and times are fixed per edit, so the previews do not flicker while typing.
+ */
+export function usePreviews(draft: Draft, message: JsonObject): Previews {
+  const { client, sources, settings, lastSend } = useAppShallow((s) => ({
+    client: s.clientState?.settings ?? null,
+    sources: s.sources,
+    settings: s.settings,
+    lastSend: s.lastSend,
+  }));
+  // A fresh messageId after each send, as the next call the client queues will get a new one.
+  const ids = useMemo(() => ({ messageId: uuid(), batchMessageId: uuid() }), [lastSend]);
+  const source = sources.find((s) => s.id === client?.sourceId) ?? null;
+  const endpoint = client?.endpoint ?? 'http://127.0.0.1:8787';
+  const writeKey = client?.writeKey ?? source?.writeKey ?? '';
+  const nowMs = useMemo(() => Date.now(), [draft]);
+
+  const sync = useMemo(() => {
+    const now = new Date(nowMs).toISOString();
+    const req = clientRequest(draft.type, message, { endpoint, writeKey, ...ids, timestamp: now, sentAt: now });
+    const item = (req.body.batch as JsonObject[])[0];
+    const normalized = normalizeForPreview(item, { context: req.body.context as JsonObject, sentAt: now }, nowMs);
+    return {
+      http: formatHttpRequest({ ...req, body: JSON.stringify(req.body, null, 2) }),
+      go: goCode(draft.type, message, { writeKey, endpoint }),
+      normalized,
+    };
+  }, [draft.type, message, endpoint, writeKey, ids, nowMs]);
+
+  const [webhook, setWebhook] = useState<WebhookPreview | null>(null);
+  const secret = source?.webhooks.sharedSecret || undefined;
+  const firstUrl = source?.webhooks.urls[0] ?? null;
+  useEffect(() => {
+    let live = true;
+    void webhookPreview(sync.normalized, {
+      format: settings?.payloadFormat ?? 'full',
+      userAgentProduct: settings?.userAgentProduct ?? 'Segment.io',
+      sharedSecret: secret,
+      headers: firstUrl?.headers,
+    }).then((p) => live && setWebhook(p));
+    return () => {
+      live = false;
+    };
+  }, [sync.normalized, settings?.payloadFormat, settings?.userAgentProduct, secret, firstUrl]);
+
+  return {
+    http: sync.http,
+    go: sync.go,
+    webhook,
+    webhookUrl: firstUrl?.url ?? null,
+    sourceName: source?.name ?? null,
+    hasSecret: Boolean(secret),
+  };
+}

@@ -1,0 +1,125 @@
+import type { Attempt, CallDetail, Delivery } from '../../../shared/types';
+import { CopyButton } from '../../components/copy-button';
+import { formatDateTime } from '../../components/format';
+import { NextRetry, StatusChip } from '../../components/status-chip';
+import { useApp, useAppStore } from '../../store-context';
+import { AttemptView, attemptCurl } from './attempt-view';
+
+type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
+
+function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; urlIndex: number }) {
+  const store = useAppStore();
+  const replaying = useApp((s) => s.replaying);
+  const attempts = delivery.attempts.filter((a) => a.urlIndex === urlIndex).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
+  const url = delivery.urls[urlIndex]?.url ?? attempts[0]?.url ?? '?';
+  const last = attempts[attempts.length - 1];
+  return (
+    <section className="url-timeline" data-testid="url-timeline" data-url={url} data-attempts={attempts.length}>
+      <header className="row">
+        <span className="mono grow">
+          URL {urlIndex + 1}: {url}
+        </span>
+        <span className="muted">{attempts.length} attempt{attempts.length === 1 ? '' : 's'}</span>
+        <button
+          type="button"
+          className="small"
+          disabled={replaying}
+          data-testid="replay-url"
+          onClick={() => void store.getState().replay(delivery.callId, urlIndex)}
+        >
+          Replay this URL
+        </button>
+      </header>
+      {attempts.length === 0 ? <div className="muted">No attempt yet.</div> : null}
+      {attempts.map((a, i) => (
+        <AttemptView key={a.id} attempt={a} index={i} defaultOpen={a === last} />
+      ))}
+      {delivery.state === 'retrying' && last && last.outcome === 'retryable' && delivery.nextAttemptAt ? (
+        <div className="notice" data-testid="url-next-retry">
+          <NextRetry at={delivery.nextAttemptAt} />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function DeliveryView({ delivery }: { delivery: DeliveryWithAttempts }) {
+  const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
+  return (
+    <section className="delivery" data-testid="delivery" data-state={delivery.state}>
+      <header className="row">
+        <h3 className="grow">Webhooks delivery</h3>
+        <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: delivery.state, nextAttemptAt: delivery.nextAttemptAt }} />
+        {delivery.nextAttemptAt && delivery.state === 'retrying' ? <NextRetry at={delivery.nextAttemptAt} /> : null}
+      </header>
+      {delivery.lastError ? <div className="muted">last error: {delivery.lastError}</div> : null}
+      {Array.from({ length: urlCount }, (_, i) => (
+        <UrlTimeline key={i} delivery={delivery} urlIndex={i} />
+      ))}
+    </section>
+  );
+}
+
+export function CallDetailView({ detail }: { detail: CallDetail }) {
+  const store = useAppStore();
+  const replaying = useApp((s) => s.replaying);
+  const { call, deliveries } = detail;
+  const first = deliveries[0];
+  const firstAttempt = first?.attempts.filter((a) => a.urlIndex === 0).at(-1);
+  return (
+    <div className="call-detail" data-testid="call-detail" data-call-id={call.id}>
+      <header className="detail-header">
+        <div className="grow">
+          <h2>
+            {call.type} {call.label ? <span className="mono">{call.label}</span> : null}
+          </h2>
+          <div className="muted small-text">
+            #{call.id} · {formatDateTime(call.receivedAt)} · source {call.sourceName ?? '(unknown write key)'} · messageId{' '}
+            <span className="mono" data-testid="detail-message-id">
+              {call.messageId ?? '—'}
+            </span>
+          </div>
+        </div>
+        <div className="row">
+          <button
+            type="button"
+            data-testid="replay-button"
+            disabled={!first || replaying}
+            onClick={() => void store.getState().replay(call.id)}
+            title="Send the stored body again to every URL, re-signed with the current secret"
+          >
+            {replaying ? 'Replaying…' : 'Replay'}
+          </button>
+          {first ? <CopyButton text={first.body} label="Copy body" testId="copy-body" className="" /> : null}
+          {firstAttempt ? <CopyButton text={() => attemptCurl(firstAttempt)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
+        </div>
+      </header>
+      {call.status === 'dropped' ? (
+        <div className="notice error" data-testid="drop-reason">
+          Dropped, not forwarded: {call.dropReason}
+        </div>
+      ) : null}
+      {deliveries.length === 0 && call.status !== 'dropped' ? (
+        <div className="notice">Not routed to Webhooks: the source has Webhooks disabled, or the call's integrations turned it off.</div>
+      ) : null}
+      {deliveries.map((d) => (
+        <DeliveryView key={d.id} delivery={d} />
+      ))}
+      <div className="cols-2">
+        <section>
+          <h3>As received</h3>
+          <div className="muted small-text">
+            {call.request.path} · {call.request.contentType ?? 'no content type'} · write key from {call.request.writeKeyFrom}
+            {call.request.batchIndex !== null ? ` · item ${call.request.batchIndex + 1} of ${call.request.batchSize}` : ''}
+            {call.request.userAgent ? ` · ${call.request.userAgent}` : ''}
+          </div>
+          <pre className="body" data-testid="call-raw">{JSON.stringify(call.raw, null, 2)}</pre>
+        </section>
+        <section>
+          <h3>As normalized</h3>
+          <pre className="body" data-testid="call-normalized">{call.normalized ? JSON.stringify(call.normalized, null, 2) : '(not normalized: dropped)'}</pre>
+        </section>
+      </div>
+    </div>
+  );
+}

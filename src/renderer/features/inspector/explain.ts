@@ -1,0 +1,53 @@
+import type { Attempt } from '../../../shared/types';
+
+// Attempt failures in words. Codes are Node/undici/OpenSSL codes as the dispatcher records them.
+const TLS_CODES: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the receiver presented a self-signed certificate, which is not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a self-signed root that is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate could not be verified against a trusted issuer (incomplete chain?)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate was issued by an authority that is not trusted here',
+  CERT_HAS_EXPIRED: 'the receiver’s certificate has expired',
+  CERT_NOT_YET_VALID: 'the receiver’s certificate is not valid yet (check the clock)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not for this host name',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the receiver does not speak TLS on this port (an http server behind an https URL?)',
+  EPROTO: 'the TLS handshake failed',
+};
+
+const NET_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing is listening at that host and port',
+  ECONNRESET: 'the receiver closed the connection before answering',
+  UND_ERR_SOCKET: 'the connection broke before a full answer arrived',
+  ENOTFOUND: 'the host name does not resolve (DNS)',
+  EAI_AGAIN: 'DNS lookup failed temporarily',
+  EHOSTUNREACH: 'the host is unreachable',
+  ETIMEDOUT: 'the connection attempt timed out',
+};
+
+export function isTlsError(code: string | null): boolean {
+  return !!code && (code in TLS_CODES || /CERT|SSL|TLS/.test(code));
+}
+
+/** One sentence on what happened, or null for a plain HTTP answer. */
+export function explainAttempt(a: Attempt): string | null {
+  if (a.timedOut) return 'No answer within 5 s: the receiver must send its response within 5 seconds of the request. Retried on the schedule.';
+  const code = a.errorCode;
+  if (code && isTlsError(code)) {
+    return `TLS error (${code}): ${TLS_CODES[code] ?? 'the secure connection could not be established'}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
+  }
+  if (code && NET_CODES[code]) return `${NET_CODES[code]} (${code}). Retried on the schedule.`;
+  if (code) return `${a.errorMessage ?? 'request failed'} (${code}).`;
+  const s = a.responseStatus;
+  if (s === null) return a.errorMessage;
+  if (s >= 200 && s < 300) return null;
+  if (s >= 300 && s < 400) return `HTTP ${s}: redirects are not followed; a 3xx counts as a failure and is not retried.`;
+  if (s === 408 || s === 429) return `HTTP ${s}: retried${s === 429 ? ', honouring Retry-After' : ''}.`;
+  if (s >= 500) return `HTTP ${s}: server error, retried unless another URL succeeded in the same round.`;
+  return `HTTP ${s}: a 4xx other than 408/429 is not retried (discarded).`;
+}
+
+export function outcomeLabel(a: Attempt): string {
+  if (a.outcome === 'success') return `${a.responseStatus} OK`;
+  if (a.timedOut) return 'timed out';
+  if (a.errorCode) return a.errorCode;
+  return a.responseStatus !== null ? `HTTP ${a.responseStatus}` : 'error';
+}

@@ -1,0 +1,66 @@
+import { useEffect, useState } from 'react';
+import { CALL_TYPES } from '../../../shared/types';
+import { DELIVERY_FILTERS } from '../../../shared/api.contract';
+import { useApp, useAppShallow, useAppStore } from '../../store-context';
+import type { StatusFilter } from '../../stores/inspector-merge';
+
+export function FiltersBar() {
+  const store = useAppStore();
+  const filters = useApp((s) => s.filters);
+  const { paused, missed, total, sources } = useAppShallow((s) => ({
+    paused: s.paused,
+    missed: s.missedWhilePaused,
+    total: s.callsTotal,
+    sources: s.sources,
+  }));
+  const [q, setQ] = useState(filters.q ?? '');
+  // Search as you type, but query the engine once typing pauses.
+  useEffect(() => {
+    if ((filters.q ?? '') === q) return;
+    const t = setTimeout(() => store.getState().setFilters({ q }), 250);
+    return () => clearTimeout(t);
+  }, [q, filters.q, store]);
+  const s = store.getState();
+  return (
+    <div className="filters-bar">
+      <select aria-label="Status" data-testid="filter-status" value={filters.status ?? ''} onChange={(e) => s.setFilters({ status: (e.target.value || undefined) as StatusFilter | undefined })}>
+        <option value="">all statuses</option>
+        {DELIVERY_FILTERS.map((f) => (
+          <option key={f} value={f}>
+            {f.replace('_', ' ')}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Type" data-testid="filter-type" value={filters.type ?? ''} onChange={(e) => s.setFilters({ type: e.target.value || undefined })}>
+        <option value="">all types</option>
+        {[...CALL_TYPES, 'delete'].map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Source" data-testid="filter-source" value={filters.sourceId ?? ''} onChange={(e) => s.setFilters({ sourceId: e.target.value || undefined })}>
+        <option value="">all sources</option>
+        {sources.map((src) => (
+          <option key={src.id} value={src.id}>
+            {src.name}
+          </option>
+        ))}
+      </select>
+      <input
+        type="search"
+        className="grow"
+        placeholder="Search userId, anonymousId, event or messageId"
+        data-testid="filter-search"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+      />
+      <span className="muted small-text" data-testid="calls-total">
+        {total} call{total === 1 ? '' : 's'}
+      </span>
+      <button type="button" data-testid="pause-button" className={paused ? 'primary' : ''} onClick={() => s.setPaused(!paused)}>
+        {paused ? `Resume${missed ? ` (${missed} new)` : ''}` : 'Pause'}
+      </button>
+    </div>
+  );
+}

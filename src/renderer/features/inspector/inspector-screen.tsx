@@ -1,0 +1,88 @@
+import { useEffect } from 'react';
+import { EmptyState } from '../../components/field';
+import { CopyButton } from '../../components/copy-button';
+import { ErrorBoundary } from '../../components/error-boundary';
+import { useApp, useAppShallow, useAppStore } from '../../store-context';
+import { CallDetailView } from './call-detail';
+import { CallList } from './call-list';
+import { FiltersBar } from './filters-bar';
+
+function NoCalls() {
+  const { filtered, collector, hasSources } = useAppShallow((s) => ({
+    filtered: Boolean(s.filters.status || s.filters.type || s.filters.sourceId || s.filters.q),
+    collector: s.health?.collectorUrl ?? null,
+    hasSources: s.sources.length > 0,
+  }));
+  const store = useAppStore();
+  if (filtered) {
+    return (
+      <EmptyState title="No call matches these filters" testId="inspector-empty">
+        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, type: undefined, sourceId: undefined, q: '' })}>
+          Clear filters
+        </button>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No calls yet" testId="inspector-empty">
+      <ol>
+        {hasSources ? null : (
+          <li>
+            Create a source in <a href="#/destinations">Destinations</a> and add your receiver URL.
+          </li>
+        )}
+        <li>
+          Build a call in <a href="#/compose">Compose</a> and press <b>Send now</b>,
+        </li>
+        <li>
+          or point any Segment SDK at the collector{' '}
+          {collector ? (
+            <>
+              <code>{collector}</code> <CopyButton text={collector} />
+            </>
+          ) : null}{' '}
+          with the source's write key.
+        </li>
+      </ol>
+      <p className="muted">Each call appears here live, with every attempt made to each receiver URL.</p>
+    </EmptyState>
+  );
+}
+
+export function InspectorScreen() {
+  const store = useAppStore();
+  const { count, loading, error } = useAppShallow((s) => ({ count: s.calls.length, loading: s.callsLoading, error: s.callsError }));
+  const selected = useApp((s) => s.selectedCallId);
+  const detail = useApp((s) => s.detail);
+  const detailError = useApp((s) => s.detailError);
+  useEffect(() => {
+    void store.getState().loadCalls();
+  }, [store]);
+  return (
+    <div className="screen inspector-screen" data-testid="screen-inspector">
+      <FiltersBar />
+      {error ? (
+        <div className="notice error" role="alert">
+          Could not load calls: {error}{' '}
+          <button type="button" className="small" onClick={() => void store.getState().loadCalls()}>
+            Retry
+          </button>
+        </div>
+      ) : null}
+      <div className={`inspector-split${selected !== null ? ' with-detail' : ''}`}>
+        {count === 0 && !loading ? <NoCalls /> : <CallList />}
+        {selected !== null ? (
+          <aside className="detail-pane" data-testid="detail-pane">
+            <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">
+              ✕
+            </button>
+            <ErrorBoundary area="the call detail" key={selected}>
+              {detailError ? <div className="notice error">{detailError}</div> : null}
+              {detail ? <CallDetailView detail={detail} /> : detailError ? null : <div className="muted">Loading…</div>}
+            </ErrorBoundary>
+          </aside>
+        ) : null}
+      </div>
+    </div>
+  );
+}

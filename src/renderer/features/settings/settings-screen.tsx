@@ -1,0 +1,115 @@
+import { useState } from 'react';
+import { RETRY_PRESETS, plannedOffsets, resolveRetrySchedule } from '../../../shared/retry-schedule';
+import type { Settings } from '../../../shared/types';
+import { Field } from '../../components/field';
+import { formatDuration } from '../../components/format';
+import { useApp, useAppStore } from '../../store-context';
+
+function SettingsForm({ settings }: { settings: Settings }) {
+  const store = useAppStore();
+  const formError = useApp((s) => s.settingsFormError);
+  const [payloadFormat, setPayloadFormat] = useState(settings.payloadFormat);
+  const [ua, setUa] = useState(settings.userAgentProduct);
+  const [preset, setPreset] = useState(settings.retrySchedule.preset);
+  const [delays, setDelays] = useState(settings.retrySchedule.delaysMs.map((d) => d / 1000).join(', '));
+  const [timeScale, setTimeScale] = useState(String(settings.timeScale));
+  const [strict, setStrict] = useState(settings.strict);
+  const [retention, setRetention] = useState(String(settings.retentionCalls));
+  const [delaysError, setDelaysError] = useState<string | null>(null);
+  const err = (p: string) => formError?.fieldMessage(p);
+
+  const customDelays = (): number[] | null => {
+    const parts = delays.split(/[\s,]+/).filter(Boolean).map(Number);
+    return parts.length && parts.every((n) => Number.isFinite(n) && n >= 0) ? parts.map((n) => Math.round(n * 1000)) : null;
+  };
+  const preview = (() => {
+    const d = preset === 'custom' ? customDelays() : null;
+    if (preset === 'custom' && !d) return null;
+    const schedule = resolveRetrySchedule(preset === 'custom' ? { preset, delaysMs: d!, windowMs: settings.retrySchedule.windowMs } : { preset });
+    const offsets = plannedOffsets(schedule);
+    const scale = Number(timeScale) > 0 ? Number(timeScale) : 1;
+    return `${offsets.length} attempts over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
+  })();
+
+  return (
+    <form
+      className="settings-form"
+      data-testid="settings-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        let retrySchedule: { preset: string; delaysMs?: number[] } = { preset };
+        if (preset === 'custom') {
+          const d = customDelays();
+          if (!d) {
+            setDelaysError('seconds separated by commas, e.g. 5, 10, 30');
+            return;
+          }
+          retrySchedule = { preset, delaysMs: d };
+        }
+        setDelaysError(null);
+        await store.getState().saveSettings({
+          payloadFormat,
+          userAgentProduct: ua,
+          retrySchedule,
+          timeScale: Number(timeScale),
+          strict,
+          retentionCalls: Number(retention),
+        });
+      }}
+    >
+      <Field label="Payload format" name="payloadFormat" error={err('payloadFormat')} hint="full adds anonymousId, messageId, integrations and the timestamps; documented sends exactly the documented fields">
+        <select data-testid="set-payload-format" value={payloadFormat} onChange={(e) => setPayloadFormat(e.target.value as Settings['payloadFormat'])}>
+          <option value="full">full</option>
+          <option value="documented">documented</option>
+        </select>
+      </Field>
+      <Field label="User-Agent product" name="userAgentProduct" error={err('userAgentProduct')} hint={`sent as User-Agent: ${ua || '…'}/1.0`}>
+        <input data-testid="set-ua" value={ua} onChange={(e) => setUa(e.target.value)} spellCheck={false} />
+      </Field>
+      <Field label="Retry schedule" name="retrySchedule" error={err('retrySchedule.preset') ?? err('retrySchedule')} hint={preview ?? undefined}>
+        <select data-testid="set-preset" value={preset} onChange={(e) => setPreset(e.target.value)}>
+          {Object.entries(RETRY_PRESETS).map(([k, p]) => (
+            <option key={k} value={k}>
+              {k}: {p.label}
+            </option>
+          ))}
+          <option value="custom">custom…</option>
+        </select>
+      </Field>
+      {preset === 'custom' ? (
+        <Field label="Delays between attempts (seconds)" name="retrySchedule.delaysMs" error={delaysError ?? err('retrySchedule.delaysMs')} hint="the last delay repeats until the window ends" wide>
+          <input data-testid="set-delays" value={delays} onChange={(e) => setDelays(e.target.value)} />
+        </Field>
+      ) : null}
+      <Field label="Time-warp factor" name="timeScale" error={err('timeScale')} hint="divides retry delays only; the 5 s timeout stays real. 1 = real time">
+        <input type="number" step="any" min={0.001} data-testid="set-time-scale" value={timeScale} onChange={(e) => setTimeScale(e.target.value)} />
+      </Field>
+      <Field label="Strict mode" name="strict" error={err('strict')} hint="unknown write key → 401; an invalid call → 400 naming it, and nothing of that request is stored">
+        <input type="checkbox" data-testid="set-strict" checked={strict} onChange={(e) => setStrict(e.target.checked)} />
+      </Field>
+      <Field label="Keep at most (calls)" name="retentionCalls" error={err('retentionCalls')} hint="older calls and their attempts are deleted">
+        <input type="number" min={100} data-testid="set-retention" value={retention} onChange={(e) => setRetention(e.target.value)} />
+      </Field>
+      {formError && !formError.fields.length ? <div className="notice error">{formError.message}</div> : null}
+      <div className="actions">
+        <button type="submit" className="primary" data-testid="settings-save">
+          Save settings
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function SettingsScreen() {
+  const settings = useApp((s) => s.settings);
+  const error = useApp((s) => s.settingsError);
+  return (
+    <div className="screen settings-screen" data-testid="screen-settings">
+      <header className="screen-header">
+        <h1>Settings</h1>
+      </header>
+      {error ? <div className="notice error">Could not load settings: {error}</div> : null}
+      {settings ? <SettingsForm key={JSON.stringify(settings)} settings={settings} /> : error ? null : <div className="muted">Loading…</div>}
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+import { createStore } from 'zustand/vanilla';
+import type { ApiClient } from '../../shared/api.contract';
+import type { AppState } from './app.types';
+import { createClientSlice } from './client.slice';
+import { createComposeSlice } from './compose.slice';
+import { createInspectorSlice } from './inspector.slice';
+import { createSettingsSlice } from './settings.slice';
+import { createSourcesSlice } from './sources.slice';
+import { createUiSlice } from './ui.slice';
+
+export type { AppState } from './app.types';
+
+/** One store made of domain slices; the API client is injected so tests can pass a real transport. */
+export function createAppStore(api: ApiClient) {
+  return createStore<AppState>()((...a) => ({
+    ...createUiSlice(...a),
+    ...createComposeSlice(api)(...a),
+    ...createInspectorSlice(api)(...a),
+    ...createSourcesSlice(api)(...a),
+    ...createClientSlice(api)(...a),
+    ...createSettingsSlice(api)(...a),
+  }));
+}
+
+export type AppStore = ReturnType<typeof createAppStore>;

@@ -1,0 +1,12 @@
+import type { StateCreator } from 'zustand';
+import type { ComposeSlice } from './compose.slice';
+import type { InspectorSlice } from './inspector.slice';
+import type { SourcesSlice } from './sources.slice';
+import type { ClientSlice } from './client.slice';
+import type { SettingsSlice } from './settings.slice';
+import type { UiSlice } from './ui.slice';
+
+export type AppState = ComposeSlice & InspectorSlice & SourcesSlice & ClientSlice & SettingsSlice & UiSlice;
+
+/** Every slice sees the whole state (slices pattern) but owns only its own keys. */
+export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

@@ -1,0 +1,57 @@
+import type { ApiClient, ClientState } from '../../shared/api.contract';
+import type { ApiError } from '../../shared/api-error';
+import type { SliceCreator } from './app.types';
+import { asApiError, errorText } from './errors';
+
+export interface ClientSlice {
+  clientState: ClientState | null;
+  clientError: string | null;
+  clientFormError: ApiError | null;
+  flushing: boolean;
+  loadClient(): Promise<void>;
+  setClientState(state: ClientState): void;
+  updateClientSettings(patch: { flushAt?: number; flushAfter?: number; sourceId?: string; endpoint?: string }): Promise<boolean>;
+  flushClient(): Promise<void>;
+}
+
+export const createClientSlice =
+  (api: ApiClient): SliceCreator<ClientSlice> =>
+  (set, get) => ({
+    clientState: null,
+    clientError: null,
+    clientFormError: null,
+    flushing: false,
+    async loadClient() {
+      try {
+        set({ clientState: await api.call('clientState', {}), clientError: null });
+      } catch (err) {
+        set({ clientError: errorText(err) });
+      }
+    },
+    setClientState(clientState) {
+      set({ clientState });
+    },
+    async updateClientSettings(patch) {
+      try {
+        const settings = await api.call('clientUpdateSettings', patch);
+        const cur = get().clientState;
+        set({ clientFormError: null, clientState: cur ? { ...cur, settings } : cur });
+        return true;
+      } catch (err) {
+        set({ clientFormError: asApiError(err) });
+        return false;
+      }
+    },
+    async flushClient() {
+      set({ flushing: true });
+      try {
+        const r = await api.call('clientFlush', {});
+        get().notify(r.errors.length ? `Flush: ${r.errors.join('; ')}` : `Flushed ${r.sent} message(s) in ${r.batches} batch(es)`, r.errors.length ? 'error' : 'info');
+        await get().loadClient();
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+      } finally {
+        set({ flushing: false });
+      }
+    },
+  });

@@ -1,0 +1,94 @@
+import type { ApiClient } from '../../shared/api.contract';
+import type { ApiError } from '../../shared/api-error';
+import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
+import type { CallType } from '../../shared/types';
+import type { SliceCreator } from './app.types';
+import { buildMessage, draftFromSample, emptyFields, emptyJson, type Draft, type JsonField, type TextField } from './compose-model';
+import { asApiError } from './errors';
+
+export interface ComposeSlice {
+  draft: Draft;
+  /** Set after a send is refused (client-side or by the engine) so every error is shown. */
+  sendError: ApiError | null;
+  sending: 'queue' | 'now' | null;
+  lastSend: { messageId: string; text: string } | null;
+  setComposeType(type: CallType): void;
+  setField(field: TextField, value: string): void;
+  setJson(field: JsonField, text: string): void;
+  setTimestampMode(mode: Draft['timestampMode']): void;
+  setHistoricalTimestamp(value: string): void;
+  applyTemplate(id: string): void;
+  send(mode: 'queue' | 'now'): Promise<boolean>;
+}
+
+function initialDraft(): Draft {
+  const base: Draft = {
+    type: 'track',
+    fields: emptyFields(),
+    json: emptyJson(),
+    timestampMode: 'now',
+    historicalTimestamp: new Date(Date.now() - 24 * 3600_000).toISOString(),
+  };
+  const first = SAMPLE_CALLS.find((s) => s.id === 'signed-up') ?? SAMPLE_CALLS[0];
+  return first ? draftFromSample(first, base) : base;
+}
+
+export const createComposeSlice =
+  (api: ApiClient): SliceCreator<ComposeSlice> =>
+  (set, get) => {
+    const edit = (patch: Partial<Draft>) => set({ draft: { ...get().draft, ...patch }, sendError: null });
+    return {
+      draft: initialDraft(),
+      sendError: null,
+      sending: null,
+      lastSend: null,
+      setComposeType(type) {
+        edit({ type });
+      },
+      setField(field, value) {
+        edit({ fields: { ...get().draft.fields, [field]: value } });
+      },
+      setJson(field, text) {
+        edit({ json: { ...get().draft.json, [field]: text } });
+      },
+      setTimestampMode(timestampMode) {
+        edit({ timestampMode });
+      },
+      setHistoricalTimestamp(historicalTimestamp) {
+        edit({ historicalTimestamp });
+      },
+      applyTemplate(id) {
+        const sample = sampleCall(id);
+        if (sample) set({ draft: draftFromSample(sample, get().draft), sendError: null });
+      },
+      async send(mode) {
+        if (get().sending) return false;
+        const { draft } = get();
+        const built = buildMessage(draft);
+        if (Object.keys(built.errors).length) {
+          get().notify('Fix the highlighted fields first', 'error');
+          return false;
+        }
+        set({ sending: mode, sendError: null });
+        try {
+          const queued = await api.call('clientSend', { type: draft.type, ...built.message });
+          let text = `Queued ${draft.type} (${queued.queued} in the client's queue)`;
+          if (mode === 'now') {
+            const flushed = await api.call('clientFlush', {});
+            text = flushed.errors.length
+              ? `Flush failed: ${flushed.errors.join('; ')}`
+              : `Sent ${flushed.sent} message(s) in ${flushed.batches} batch(es)`;
+          }
+          set({ lastSend: { messageId: queued.messageId, text } });
+          get().notify(text, text.startsWith('Flush failed') ? 'error' : 'info');
+          return true;
+        } catch (err) {
+          set({ sendError: asApiError(err) });
+          get().notify(asApiError(err).message, 'error');
+          return false;
+        } finally {
+          set({ sending: null });
+        }
+      },
+    };
+  };

@@ -1,0 +1,70 @@
+import type { DELIVERY_FILTERS } from '../../shared/api.contract';
+import type { CallSummary } from '../../shared/types';
+
+// Live updates applied to the loaded page of calls without refetching: new calls that match the
+// filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).
+
+export type StatusFilter = (typeof DELIVERY_FILTERS)[number];
+
+export interface InspectorFilters {
+  status?: StatusFilter;
+  type?: string;
+  sourceId?: string;
+  q?: string;
+}
+
+export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean {
+  if (f.type && c.type !== f.type) return false;
+  if (f.sourceId && c.sourceId !== f.sourceId) return false;
+  if (f.status) {
+    if (f.status === 'dropped') {
+      if (c.status !== 'dropped' && c.deliveryState !== 'dropped') return false;
+    } else if (f.status === 'not_forwarded') {
+      if (c.status !== 'accepted' || c.deliveryState !== null) return false;
+    } else if (c.deliveryState !== f.status) return false;
+  }
+  const q = f.q?.trim().toLowerCase();
+  if (q) {
+    const hay = [c.userId, c.anonymousId, c.label, c.messageId];
+    if (!hay.some((h) => h != null && h.toLowerCase().includes(q))) return false;
+  }
+  return true;
+}
+
+export interface MergeInput {
+  items: CallSummary[];
+  total: number;
+  /** Paging cursor: null when every matching call is loaded. */
+  next: number | null;
+  filters: InspectorFilters;
+  /** Kept in the list even when it stops matching, so the open detail does not vanish. */
+  keepId?: number | null;
+}
+
+export function mergeCallEvents(state: MergeInput, stored: CallSummary[], updated: CallSummary[]): { items: CallSummary[]; total: number } {
+  if (stored.length === 0 && updated.length === 0) return { items: state.items, total: state.total };
+  const byId = new Map(state.items.map((c) => [c.id, c]));
+  // Newest version wins: stored then updated, each in arrival order.
+  const incoming = new Map<number, CallSummary>();
+  for (const c of stored) incoming.set(c.id, c);
+  for (const c of updated) incoming.set(c.id, c);
+  const minLoaded = state.items.length ? state.items[state.items.length - 1].id : Infinity;
+  let total = state.total;
+  for (const [id, c] of incoming) {
+    const had = byId.has(id);
+    const matches = matchesFilters(c, state.filters);
+    if (matches) {
+      // A call below the loaded window belongs to a page not fetched yet; paging will bring it.
+      if (!had && state.next !== null && id < minLoaded) continue;
+      if (!had) total++;
+      byId.set(id, c);
+    } else if (had && id !== state.keepId) {
+      byId.delete(id);
+      total--;
+    } else if (had) {
+      byId.set(id, c);
+    }
+  }
+  const items = [...byId.values()].sort((a, b) => b.id - a.id);
+  return { items, total: Math.max(total, items.length) };
+}

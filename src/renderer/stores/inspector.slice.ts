@@ -1,0 +1,148 @@
+import type { ApiClient, ReplayResult } from '../../shared/api.contract';
+import type { CallDetail, CallSummary } from '../../shared/types';
+import type { SliceCreator } from './app.types';
+import { errorText } from './errors';
+import { mergeCallEvents, matchesFilters, type InspectorFilters } from './inspector-merge';
+
+export const PAGE_SIZE = 100;
+
+export interface InspectorSlice {
+  calls: CallSummary[];
+  callsTotal: number;
+  callsNext: number | null;
+  callsLoading: boolean;
+  callsLoadingMore: boolean;
+  callsError: string | null;
+  filters: InspectorFilters;
+  paused: boolean;
+  /** Calls that arrived (matching the filters) while paused. */
+  missedWhilePaused: number;
+  selectedCallId: number | null;
+  detail: CallDetail | null;
+  detailError: string | null;
+  replaying: boolean;
+  loadCalls(): Promise<void>;
+  loadMoreCalls(): Promise<void>;
+  setFilters(patch: Partial<InspectorFilters>): void;
+  setPaused(paused: boolean): void;
+  applyCallEvents(stored: CallSummary[], updated: CallSummary[]): void;
+  selectCall(id: number | null): void;
+  refreshDetail(): Promise<void>;
+  replay(id: number, urlIndex?: number): Promise<ReplayResult | null>;
+}
+
+function query(filters: InspectorFilters) {
+  const q = filters.q?.trim();
+  return {
+    status: filters.status || undefined,
+    type: filters.type || undefined,
+    sourceId: filters.sourceId || undefined,
+    q: q || undefined,
+  };
+}
+
+export const createInspectorSlice =
+  (api: ApiClient): SliceCreator<InspectorSlice> =>
+  (set, get) => {
+    // Each load gets a number; a response to a superseded load (filters changed meanwhile) is ignored.
+    let loadSeq = 0;
+    let detailSeq = 0;
+    return {
+      calls: [],
+      callsTotal: 0,
+      callsNext: null,
+      callsLoading: false,
+      callsLoadingMore: false,
+      callsError: null,
+      filters: {},
+      paused: false,
+      missedWhilePaused: 0,
+      selectedCallId: null,
+      detail: null,
+      detailError: null,
+      replaying: false,
+      async loadCalls() {
+        const seq = ++loadSeq;
+        set({ callsLoading: true, callsError: null });
+        try {
+          const page = await api.call('listMessages', { ...query(get().filters), limit: PAGE_SIZE });
+          if (seq !== loadSeq) return;
+          set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, missedWhilePaused: 0 });
+        } catch (err) {
+          if (seq === loadSeq) set({ callsLoading: false, callsError: errorText(err) });
+        }
+      },
+      async loadMoreCalls() {
+        const { callsNext, callsLoadingMore, callsLoading } = get();
+        if (callsNext === null || callsLoadingMore || callsLoading) return;
+        const seq = loadSeq;
+        set({ callsLoadingMore: true });
+        try {
+          const page = await api.call('listMessages', { ...query(get().filters), before: callsNext, limit: PAGE_SIZE });
+          if (seq !== loadSeq) return;
+          const seen = new Set(get().calls.map((c) => c.id));
+          set({
+            calls: [...get().calls, ...page.items.filter((c) => !seen.has(c.id))],
+            callsNext: page.next,
+            callsTotal: Math.max(page.total, get().callsTotal),
+          });
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        } finally {
+          set({ callsLoadingMore: false });
+        }
+      },
+      setFilters(patch) {
+        set({ filters: { ...get().filters, ...patch } });
+        void get().loadCalls();
+      },
+      setPaused(paused) {
+        set({ paused });
+        if (!paused) void get().loadCalls();
+      },
+      applyCallEvents(stored, updated) {
+        const s = get();
+        if (s.paused) {
+          const missed = stored.filter((c) => matchesFilters(c, s.filters)).length;
+          if (missed) set({ missedWhilePaused: s.missedWhilePaused + missed });
+          return;
+        }
+        if (s.callsLoading) return; // the load in flight returns the newer state anyway
+        const r = mergeCallEvents(
+          { items: s.calls, total: s.callsTotal, next: s.callsNext, filters: s.filters, keepId: s.selectedCallId },
+          stored,
+          updated,
+        );
+        if (r.items !== s.calls) set({ calls: r.items, callsTotal: r.total });
+      },
+      selectCall(id) {
+        set({ selectedCallId: id, detail: null, detailError: null });
+        if (id !== null) void get().refreshDetail();
+      },
+      async refreshDetail() {
+        const id = get().selectedCallId;
+        if (id === null) return;
+        const seq = ++detailSeq;
+        try {
+          const detail = await api.call('getMessage', { id });
+          if (seq === detailSeq && get().selectedCallId === id) set({ detail, detailError: null });
+        } catch (err) {
+          if (seq === detailSeq) set({ detailError: errorText(err) });
+        }
+      },
+      async replay(id, urlIndex) {
+        set({ replaying: true });
+        try {
+          const r = await api.call('replayMessage', urlIndex === undefined ? { id } : { id, urlIndex });
+          get().notify(`Replayed: ${r.attempts.length} new attempt(s)`);
+          await get().refreshDetail();
+          return r;
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+          return null;
+        } finally {
+          set({ replaying: false });
+        }
+      },
+    };
+  };

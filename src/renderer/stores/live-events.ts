@@ -1,0 +1,79 @@
+import type { EngineEvent } from '../../shared/api.contract';
+import type { ClientState } from '../../shared/api.contract';
+import type { CallSummary } from '../../shared/types';
+import type { Transport } from '../api/transport.types';
+import type { AppStore } from './app.store';
+
+// Engine events → store, coalesced: whatever arrives within `intervalMs` is applied in one update,
+// so the inspector renders at most a few times a second however fast calls come in.
+
+export function connectLiveEvents(store: AppStore, transport: Transport, intervalMs = 250): () => void {
+  let stored: CallSummary[] = [];
+  let updated: CallSummary[] = [];
+  let client: ClientState | null = null;
+  let sourcesChanged = false;
+  let detailChanged = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+
+  const flush = () => {
+    timer = null;
+    const s = store.getState();
+    if (stored.length || updated.length) s.applyCallEvents(stored, updated);
+    if (client) s.setClientState(client);
+    if (sourcesChanged) void s.loadSources();
+    if (detailChanged) void s.refreshDetail();
+    stored = [];
+    updated = [];
+    client = null;
+    sourcesChanged = false;
+    detailChanged = false;
+  };
+
+  const onEvents = (events: EngineEvent[]) => {
+    const selected = store.getState().selectedCallId;
+    for (const e of events) {
+      switch (e.type) {
+        case 'calls.stored':
+          stored.push(...e.calls);
+          break;
+        case 'calls.updated':
+          updated.push(...e.calls);
+          if (selected !== null && e.calls.some((c) => c.id === selected)) detailChanged = true;
+          break;
+        case 'attempt.recorded':
+          if (e.callId === selected) detailChanged = true;
+          break;
+        case 'sources.changed':
+          sourcesChanged = true;
+          break;
+        case 'settings.changed':
+          store.getState().setSettings(e.settings);
+          break;
+        case 'client.changed':
+          client = e.state;
+          break;
+      }
+    }
+    timer ??= setTimeout(flush, intervalMs);
+  };
+
+  const unsubscribe = transport.subscribe(onEvents);
+  let wasOpen = false;
+  const unStatus = transport.onStatus((status) => {
+    store.getState().setConnection(status);
+    // Events sent while disconnected are lost: reload what the screens show.
+    if (status === 'open' && wasOpen) {
+      const s = store.getState();
+      void s.loadCalls();
+      void s.loadSources();
+      void s.loadClient();
+      void s.refreshDetail();
+    }
+    if (status === 'open') wasOpen = true;
+  });
+  return () => {
+    unsubscribe();
+    unStatus();
+    if (timer) clearTimeout(timer);
+  };
+}

@@ -1,0 +1,53 @@
+import type { ApiClient, Health } from '../../shared/api.contract';
+import type { ApiError } from '../../shared/api-error';
+import type { SettingsPatch } from '../../shared/settings.schema';
+import type { Settings } from '../../shared/types';
+import type { SliceCreator } from './app.types';
+import { asApiError, errorText } from './errors';
+
+export interface SettingsSlice {
+  settings: Settings | null;
+  health: Health | null;
+  settingsError: string | null;
+  settingsFormError: ApiError | null;
+  loadSettings(): Promise<void>;
+  loadHealth(): Promise<void>;
+  saveSettings(patch: SettingsPatch): Promise<boolean>;
+  setSettings(settings: Settings): void;
+}
+
+export const createSettingsSlice =
+  (api: ApiClient): SliceCreator<SettingsSlice> =>
+  (set, get) => ({
+    settings: null,
+    health: null,
+    settingsError: null,
+    settingsFormError: null,
+    async loadSettings() {
+      try {
+        set({ settings: await api.call('getSettings', {}), settingsError: null });
+      } catch (err) {
+        set({ settingsError: errorText(err) });
+      }
+    },
+    async loadHealth() {
+      try {
+        set({ health: await api.call('health', {}) });
+      } catch {
+        // Health is informational (collector URL in empty states); other loads report failures.
+      }
+    },
+    async saveSettings(patch) {
+      try {
+        set({ settings: await api.call('updateSettings', patch), settingsFormError: null });
+        get().notify('Settings saved');
+        return true;
+      } catch (err) {
+        set({ settingsFormError: asApiError(err) });
+        return false;
+      }
+    },
+    setSettings(settings) {
+      set({ settings });
+    },
+  });

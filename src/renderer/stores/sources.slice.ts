@@ -1,0 +1,107 @@
+import type { ApiClient } from '../../shared/api.contract';
+import type { ApiError } from '../../shared/api-error';
+import type { CallDetail, Source, WebhookSettings } from '../../shared/types';
+import type { SliceCreator } from './app.types';
+import { asApiError, errorText } from './errors';
+
+export interface SourcesSlice {
+  sources: Source[];
+  sourcesLoaded: boolean;
+  sourcesError: string | null;
+  selectedSourceId: string | null;
+  /** The last failed create/update, so forms can put `fields` messages on their inputs. */
+  sourceFormError: ApiError | null;
+  lastTestCall: CallDetail | null;
+  loadSources(): Promise<void>;
+  selectSource(id: string | null): void;
+  createSource(input: { name: string; writeKey?: string }): Promise<Source | null>;
+  saveWebhooks(id: string, webhooks: WebhookSettings): Promise<boolean>;
+  regenerateWriteKey(id: string): Promise<void>;
+  deleteSource(id: string): Promise<void>;
+  sendTestCall(id: string): Promise<CallDetail | null>;
+  clearSourceFormError(): void;
+}
+
+export const createSourcesSlice =
+  (api: ApiClient): SliceCreator<SourcesSlice> =>
+  (set, get) => {
+    const replace = (source: Source) =>
+      set({ sources: get().sources.map((s) => (s.id === source.id ? source : s)) });
+    return {
+      sources: [],
+      sourcesLoaded: false,
+      sourcesError: null,
+      selectedSourceId: null,
+      sourceFormError: null,
+      lastTestCall: null,
+      async loadSources() {
+        try {
+          const sources = await api.call('listSources', {});
+          const selected = get().selectedSourceId;
+          set({
+            sources,
+            sourcesLoaded: true,
+            sourcesError: null,
+            selectedSourceId: selected && sources.some((s) => s.id === selected) ? selected : (sources[0]?.id ?? null),
+          });
+        } catch (err) {
+          set({ sourcesError: errorText(err), sourcesLoaded: true });
+        }
+      },
+      selectSource(id) {
+        set({ selectedSourceId: id, sourceFormError: null, lastTestCall: null });
+      },
+      async createSource(input) {
+        try {
+          const source = await api.call('createSource', input);
+          set({ sources: [...get().sources, source], selectedSourceId: source.id, sourceFormError: null });
+          get().notify(`Source "${source.name}" created`);
+          return source;
+        } catch (err) {
+          set({ sourceFormError: asApiError(err) });
+          return null;
+        }
+      },
+      async saveWebhooks(id, webhooks) {
+        try {
+          replace(await api.call('updateSource', { id, webhooks }));
+          set({ sourceFormError: null });
+          get().notify('Webhooks settings saved');
+          return true;
+        } catch (err) {
+          set({ sourceFormError: asApiError(err) });
+          return false;
+        }
+      },
+      async regenerateWriteKey(id) {
+        try {
+          replace(await api.call('regenerateWriteKey', { id }));
+          get().notify('New write key generated; the old one no longer works');
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        }
+      },
+      async deleteSource(id) {
+        try {
+          await api.call('deleteSource', { id });
+          const sources = get().sources.filter((s) => s.id !== id);
+          set({ sources, selectedSourceId: sources[0]?.id ?? null });
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        }
+      },
+      async sendTestCall(id) {
+        try {
+          const detail = await api.call('sendTestCall', { id });
+          set({ lastTestCall: detail });
+          return detail;
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+          return null;
+        }
+      },
+      clearSourceFormError() {
+        set({ sourceFormError: null });
+      },
+    };
+  };

@@ -1,0 +1,48 @@
+import type { ConnectionStatus } from '../api/transport.types';
+import type { SliceCreator } from './app.types';
+
+export const TABS = ['compose', 'inspector', 'destinations', 'client', 'settings'] as const;
+export type Tab = (typeof TABS)[number];
+
+export interface Toast {
+  id: number;
+  kind: 'info' | 'error';
+  text: string;
+}
+
+export interface UiSlice {
+  tab: Tab;
+  connection: ConnectionStatus;
+  toasts: Toast[];
+  setTab(tab: Tab): void;
+  setConnection(status: ConnectionStatus): void;
+  notify(text: string, kind?: Toast['kind']): void;
+  dismiss(id: number): void;
+}
+
+let nextToast = 1;
+
+export function tabFromHash(hash: string): Tab {
+  const t = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return (TABS as readonly string[]).includes(t) ? (t as Tab) : 'compose';
+}
+
+export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
+  tab: typeof location === 'undefined' ? 'compose' : tabFromHash(location.hash),
+  connection: 'connecting',
+  toasts: [],
+  setTab(tab) {
+    set({ tab });
+  },
+  setConnection(connection) {
+    set({ connection });
+  },
+  notify(text, kind = 'info') {
+    const id = nextToast++;
+    set({ toasts: [...get().toasts.slice(-3), { id, kind, text }] });
+    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 3000);
+  },
+  dismiss(id) {
+    set({ toasts: get().toasts.filter((t) => t.id !== id) });
+  },
+});
