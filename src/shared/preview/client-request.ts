@@ -1,3 +1,4 @@
+import { formatTimestamp, parseTimestamp } from '../timestamp';
 import type { CallType, JsonObject } from '../types';
 
 // The HTTP request the batching client sends for one queued message (SPEC §5, as the Go library
@@ -44,13 +45,18 @@ export function batchUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/batch`;
 }
 
-/** The item as the client puts it in the batch. */
+/**
+ * The item as the client puts it in the batch: the stamp (type, messageId, timestamp) first, then
+ * the caller's keys; a given timestamp is re-written in UTC with milliseconds, as the client does.
+ */
 export function clientItem(type: CallType, message: JsonObject, opts: Pick<ClientRequestOptions, 'messageId' | 'timestamp'>): JsonObject {
+  const { type: _t, messageId, timestamp, ...rest } = message;
+  const given = parseTimestamp(timestamp);
   return {
     type,
-    ...message,
-    messageId: typeof message.messageId === 'string' && message.messageId ? message.messageId : opts.messageId,
-    timestamp: typeof message.timestamp === 'string' && message.timestamp ? message.timestamp : opts.timestamp,
+    messageId: typeof messageId === 'string' && messageId ? messageId : opts.messageId,
+    timestamp: given !== null ? formatTimestamp(given) : typeof timestamp === 'string' && timestamp ? timestamp : opts.timestamp,
+    ...rest,
   };
 }
 

@@ -1,6 +1,7 @@
 import { buildWebhookBody } from '../webhook-body';
 import { applyClockSkew, formatTimestamp, parseTimestamp } from '../timestamp';
 import type { CallType, JsonObject, NormalizedCall, PayloadFormat } from '../types';
+import { RESERVED_HEADERS } from '../source.schema';
 import { hmacSha1Hex } from './signature';
 
 // What a receiver will get for a call the composer is about to send, derived the way the collector
@@ -28,9 +29,21 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+// Plain objects merge at every depth (the collector's rule), so envelope context.library and an
+// item's context.page both survive; otherwise the item's value wins.
+function mergeUnder(base: JsonObject, over: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isObject(v) && isObject(b) ? mergeUnder(b, v) : v;
+  }
+  return out;
+}
+
 function merged(under: JsonObject | undefined, over: unknown): JsonObject | undefined {
-  if (!under && !isObject(over)) return undefined;
-  return { ...(under ?? {}), ...(isObject(over) ? over : {}) };
+  const own = isObject(over) ? over : undefined;
+  if (!under) return own;
+  return mergeUnder(under, own ?? {});
 }
 
 /** The collector's normalized record for one batch item (the item carries its `type`). */
@@ -42,11 +55,11 @@ export function normalizeForPreview(item: Msg, envelope: Envelope, receivedAtMs:
   const call: NormalizedCall = {
     type: item.type as CallType,
     messageId: id(item.messageId) ?? '',
-    userId: id(item.userId) ?? null,
-    anonymousId: id(item.anonymousId) ?? null,
     timestamp: formatTimestamp(skew.timestamp),
     receivedAt: formatTimestamp(receivedAtMs),
   };
+  if (id(item.userId) !== undefined) call.userId = id(item.userId);
+  if (id(item.anonymousId) !== undefined) call.anonymousId = id(item.anonymousId);
   if (str(item.event) !== undefined) call.event = str(item.event);
   if (str(item.name) !== undefined) call.name = str(item.name);
   if (str(item.category) !== undefined) call.category = str(item.category);
@@ -78,10 +91,20 @@ export async function webhookPreview(
   const body = JSON.stringify(buildWebhookBody(call, opts.format));
   const signature = opts.sharedSecret ? await hmacSha1Hex(opts.sharedSecret, body) : null;
   const headers: Record<string, string> = {
-    'User-Agent': `${opts.userAgentProduct}/1.0`,
+    'User-Agent': userAgent(opts.userAgentProduct),
     'Content-Type': 'application/json',
+    'Content-Length': String(new TextEncoder().encode(body).length),
   };
   if (signature) headers['X-Signature'] = signature;
-  Object.assign(headers, opts.headers ?? {});
+  for (const [name, value] of Object.entries(opts.headers ?? {})) {
+    if (!RESERVED_HEADERS.includes(name.toLowerCase())) headers[name] = value;
+  }
   return { normalized: call, body, headers, signature };
+}
+
+/** `Segment.io` → `Segment.io/1.0`; a full product token (`Acme/2.3`) is used as given. */
+export function userAgent(product: string): string {
+  const p = product.trim();
+  if (p === '') return 'Segment.io/1.0';
+  return p.includes('/') ? p : `${p}/1.0`;
 }
