@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEngine } from '../../src/main/engine/engine';
+import type { Engine } from '../../src/main/engine/engine.types';
+import { api, type OpInput, type OpName, type OpOutput, type EngineEvent } from '../../src/shared/api.contract';
+import { configSchema, type Config } from '../../src/shared/config.schema';
+import type { SettingsPatch } from '../../src/shared/settings.schema';
+import { parseOrThrow } from '../../src/shared/validation-error';
+
+export interface TestEngine {
+  engine: Engine;
+  dataDir: string;
+  collectorUrl: string;
+  /** Calls an operation the way the adapters do: input parsed by the op's schema first. */
+  call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>>;
+  events: EngineEvent[];
+  /** POST JSON (or raw text) to a collector route, Basic auth with writeKey when given. */
+  post(path: string, body: unknown, opts?: { writeKey?: string; headers?: Record<string, string> }): Promise<{ status: number; json: { success: boolean; message?: string } }>;
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+export async function startTestEngine(o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string } = {}): Promise<TestEngine> {
+  const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'wl-test-'));
+  const config: Config | undefined = o.config ? configSchema.parse(o.config) : undefined;
+  const engine = await startEngine({ dataDir, collectorPort: 0, config, overrides: o.overrides });
+  const events: EngineEvent[] = [];
+  engine.onEvents((batch) => events.push(...batch));
+  return {
+    engine,
+    dataDir,
+    collectorUrl: engine.collectorUrl,
+    events,
+    call: async (name, input) => {
+      const parsed = parseOrThrow(api[name].input, input);
+      return (engine.handlers[name] as (i: unknown) => unknown)(parsed) as never;
+    },
+    post: async (path, body, opts = {}) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+      if (opts.writeKey !== undefined) headers.authorization = `Basic ${Buffer.from(`${opts.writeKey}:`).toString('base64')}`;
+      const res = await fetch(engine.collectorUrl + path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as { success: boolean; message?: string } };
+    },
+    stop: async ({ keepData = false } = {}) => {
+      await engine.stop();
+      if (!keepData && !o.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until fn returns a truthy value (real time), failing with `what` after timeoutMs. */
+export async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export function webhookSource(name: string, writeKey: string, urls: string[], secret?: string) {
+  return { name, writeKey, webhooks: { enabled: true, sharedSecret: secret, urls: urls.map((url) => ({ url, headers: {} })) } };
+}

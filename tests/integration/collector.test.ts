@@ -1,0 +1,236 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { startTestEngine, type TestEngine } from '../helpers/engine';
+
+// The collector over a real socket and a real SQLite file: every route, every 400, every drop reason.
+let t: TestEngine;
+const KEY = 'wk_collector_test';
+
+beforeAll(async () => {
+  t = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
+});
+afterAll(() => t.stop());
+
+async function lastCall() {
+  const page = await t.call('listMessages', { limit: 1 });
+  return t.call('getMessage', { id: page.items[0].id });
+}
+
+describe('routes', () => {
+  const single: [string, string, Record<string, unknown>][] = [
+    ['/v1/identify', 'identify', { userId: 'u1', traits: { email: 'a@b.c' } }],
+    ['/v1/i', 'identify', { userId: 'u1' }],
+    ['/v1/track', 'track', { userId: 'u1', event: 'E' }],
+    ['/v1/t', 'track', { anonymousId: 'a1', event: 'E' }],
+    ['/v1/page', 'page', { userId: 'u1', name: 'Home' }],
+    ['/v1/p', 'page', { userId: 'u1' }],
+    ['/v1/screen', 'screen', { userId: 'u1', name: 'Main' }],
+    ['/v1/s', 'screen', { userId: 'u1' }],
+    ['/v1/group', 'group', { userId: 'u1', groupId: 'g1' }],
+    ['/v1/g', 'group', { userId: 'u1', groupId: 'g1' }],
+    ['/v1/alias', 'alias', { userId: 'u2', previousId: 'u1' }],
+    ['/v1/a', 'alias', { userId: 'u2', previousId: 'u1' }],
+  ];
+  it.each(single)('%s stores an accepted %s call', async (path, type, body) => {
+    const r = await t.post(path, body, { writeKey: KEY });
+    expect(r).toEqual({ status: 200, json: { success: true } });
+    const d = await lastCall();
+    expect(d.call.type).toBe(type);
+    expect(d.call.status).toBe('accepted');
+    expect(d.call.request.path).toBe(path);
+  });
+
+  it.each(['/v1/batch', '/v1/import', '/v1/b'])('%s accepts a batch', async (path) => {
+    const r = await t.post(path, { batch: [{ type: 'track', userId: 'u', event: 'A' }, { type: 'identify', userId: 'u' }] }, { writeKey: KEY });
+    expect(r.status).toBe(200);
+    const page = await t.call('listMessages', { limit: 2 });
+    expect(page.items.map((c) => c.type)).toEqual(['identify', 'track']);
+  });
+
+  it('the route names the type, whatever the body says', async () => {
+    await t.post('/v1/track', { type: 'identify', userId: 'u', event: 'E' }, { writeKey: KEY });
+    expect((await lastCall()).call.type).toBe('track');
+  });
+
+  it('unknown routes are a JSON 404', async () => {
+    const r = await t.post('/v1/nope', {}, { writeKey: KEY });
+    expect(r.status).toBe(404);
+    expect(r.json.message).toMatch(/no such route/);
+  });
+});
+
+describe('write key and body forms', () => {
+  it('Basic auth with or without the colon', async () => {
+    for (const cred of [`${KEY}:`, KEY]) {
+      const res = await fetch(`${t.collectorUrl}/v1/track`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(cred).toString('base64')}` },
+        body: JSON.stringify({ userId: 'u', event: 'basic' }),
+      });
+      expect(res.status).toBe(200);
+      const d = await lastCall();
+      expect(d.call.status).toBe('accepted');
+      expect(d.call.request.writeKeyFrom).toBe('basic');
+    }
+  });
+
+  it('writeKey in the body, text/plain (as analytics.js sends), Bearer ignored', async () => {
+    const res = await fetch(`${t.collectorUrl}/v1/track`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', authorization: 'Bearer something-else' },
+      body: JSON.stringify({ writeKey: KEY, userId: 'u', event: 'body-key' }),
+    });
+    expect(res.status).toBe(200);
+    const d = await lastCall();
+    expect(d.call.status).toBe('accepted');
+    expect(d.call.request).toMatchObject({ writeKeyFrom: 'body', contentType: 'text/plain' });
+  });
+
+  it('batch envelope: writeKey, context and integrations merged under the item (item wins), sentAt applied', async () => {
+    const r = await t.post('/v1/batch', {
+      writeKey: KEY,
+      sentAt: '2024-01-01T00:00:10.000Z',
+      context: { library: { name: 'lib', version: '1' }, locale: 'en' },
+      integrations: { All: true, Webhooks: true },
+      batch: [{ type: 'track', userId: 'u', event: 'merged', timestamp: '2024-01-01T00:00:00Z', context: { locale: 'fr' }, integrations: { Other: false } }],
+    });
+    expect(r.status).toBe(200);
+    const n = (await lastCall()).call.normalized!;
+    expect(n.context).toEqual({ library: { name: 'lib', version: '1' }, locale: 'fr' });
+    expect(n.integrations).toEqual({ All: true, Webhooks: true, Other: false });
+    expect(n.sentAt).toBe('2024-01-01T00:00:10.000Z');
+    expect(n.originalTimestamp).toBe('2024-01-01T00:00:00.000Z');
+    // Clock skew: timestamp = receivedAt - (sentAt - originalTimestamp) = receivedAt - 10 s.
+    expect(Date.parse(n.receivedAt) - Date.parse(n.timestamp)).toBe(10_000);
+  });
+
+  it('timestamps with -0800 offsets and second precision; none → receivedAt', async () => {
+    await t.post('/v1/track', { userId: 'u', event: 'ts', timestamp: '2015-12-28T23:40:25-0800' }, { writeKey: KEY });
+    expect((await lastCall()).call.normalized!.timestamp).toBe('2015-12-29T07:40:25.000Z');
+    await t.post('/v1/track', { userId: 'u', event: 'now' }, { writeKey: KEY });
+    const n = (await lastCall()).call.normalized!;
+    expect(n.timestamp).toBe(n.receivedAt);
+    expect(n.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+});
+
+describe('400s: nothing stored', () => {
+  const cases: [string, string, string | object, RegExp][] = [
+    ['invalid JSON', '/v1/track', '{"userId": ', /invalid JSON/],
+    ['empty body', '/v1/track', '', /empty/],
+    ['not an object', '/v1/track', '[1,2]', /JSON object/],
+    ['batch not an array', '/v1/batch', { batch: { type: 'track' } }, /"batch" must be an array/],
+    ['too many items', '/v1/batch', { batch: Array.from({ length: 2501 }, () => ({ type: 'track', userId: 'u', event: 'x' })) }, /2501 items; at most 2500/],
+    ['oversize call', '/v1/track', { userId: 'u', event: 'big', properties: { pad: 'x'.repeat(33_000) } }, /32 KB/],
+    ['oversize batch', '/v1/batch', { batch: Array.from({ length: 20 }, () => ({ type: 'track', userId: 'u', event: 'x', properties: { pad: 'y'.repeat(26_000) } })) }, /500 KB/],
+  ];
+  it.each(cases)('%s', async (_name, path, body, message) => {
+    const before = (await t.call('health', {})).calls;
+    const r = await t.post(path, body, { writeKey: KEY });
+    expect(r.status).toBe(400);
+    expect(r.json.success).toBe(false);
+    expect(r.json.message).toMatch(message);
+    expect((await t.call('health', {})).calls).toBe(before);
+  });
+
+  it('missing write key', async () => {
+    const r = await t.post('/v1/track', { userId: 'u', event: 'e' });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toMatch(/missing write key/);
+  });
+
+  it('a call of exactly 32768 bytes is accepted, 32769 refused', async () => {
+    const base = JSON.stringify({ userId: 'u', event: 'edge', properties: { pad: '' } });
+    const exact = JSON.stringify({ userId: 'u', event: 'edge', properties: { pad: 'z'.repeat(32768 - base.length) } });
+    expect(Buffer.byteLength(exact)).toBe(32768);
+    expect((await t.post('/v1/track', exact, { writeKey: KEY })).status).toBe(200);
+    const over = exact.replace('"pad":"z', '"pad":"zz');
+    expect((await t.post('/v1/track', over, { writeKey: KEY })).status).toBe(400);
+  });
+});
+
+describe('dropped calls are stored with their reason and answered 200', () => {
+  const cases: [string, object, string][] = [
+    ['no userId or anonymousId', { type: 'track', event: 'e' }, 'missing userId or anonymousId'],
+    ['track without event', { type: 'track', userId: 'u' }, 'track without event'],
+    ['group without groupId', { type: 'group', userId: 'u' }, 'group without groupId'],
+    ['alias without previousId', { type: 'alias', userId: 'u' }, 'alias without previousId'],
+    ['unknown type', { type: 'purchase', userId: 'u' }, 'unknown type "purchase"'],
+    ['unparseable timestamp', { type: 'track', userId: 'u', event: 'e', timestamp: 'yesterday' }, 'invalid timestamp'],
+    ['over 32 KB inside a batch', { type: 'track', userId: 'u', event: 'e', properties: { pad: 'q'.repeat(33_000) } }, 'over 32 KB'],
+  ];
+  it.each(cases)('%s', async (_name, item, reason) => {
+    const r = await t.post('/v1/batch', { batch: [item] }, { writeKey: KEY });
+    expect(r.status).toBe(200);
+    const d = await lastCall();
+    expect(d.call.status).toBe('dropped');
+    expect(d.call.dropReason).toContain(reason);
+    expect(d.deliveries).toEqual([]);
+  });
+
+  it('unknown write key', async () => {
+    const r = await t.post('/v1/track', { userId: 'u', event: 'e' }, { writeKey: 'wk_nobody' });
+    expect(r.status).toBe(200);
+    const d = await lastCall();
+    expect(d.call).toMatchObject({ status: 'dropped', dropReason: 'unknown write key', sourceId: null });
+  });
+
+  it('duplicate messageId within 24 h, also inside one batch', async () => {
+    const item = { type: 'track', userId: 'u', event: 'dup', messageId: 'm-dup-1' };
+    await t.post('/v1/batch', { batch: [item, item] }, { writeKey: KEY });
+    const page = await t.call('listMessages', { limit: 2 });
+    expect(page.items.map((c) => [c.status, c.dropReason])).toEqual([
+      ['dropped', 'duplicate messageId'],
+      ['accepted', null],
+    ]);
+    await t.post('/v1/track', { userId: 'u', event: 'dup', messageId: 'm-dup-1' }, { writeKey: KEY });
+    expect((await lastCall()).call.dropReason).toBe('duplicate messageId');
+  });
+
+  it('a generated messageId is a UUID v4', async () => {
+    await t.post('/v1/track', { userId: 'u', event: 'id' }, { writeKey: KEY });
+    expect((await lastCall()).call.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('durability', () => {
+  it('a 2xx means the call is committed: a second connection to the file sees it at once', async () => {
+    const r = await t.post('/v1/track', { userId: 'durable-user', event: 'Durable' }, { writeKey: KEY });
+    expect(r.status).toBe(200);
+    const other = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    try {
+      const row = other.prepare("SELECT status FROM calls WHERE user_id = 'durable-user'").get() as { status: string } | undefined;
+      expect(row?.status).toBe('accepted');
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe('strict mode', () => {
+  let s: TestEngine;
+  beforeAll(async () => {
+    s = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] }, overrides: { strict: true } });
+  });
+  afterAll(() => s.stop());
+
+  it('unknown write key → 401, nothing stored', async () => {
+    const r = await s.post('/v1/track', { userId: 'u', event: 'e' }, { writeKey: 'wk_nobody' });
+    expect(r.status).toBe(401);
+    expect(r.json.message).toMatch(/unknown write key/);
+    expect((await s.call('health', {})).calls).toBe(0);
+  });
+
+  it('an invalid call → 400 naming the index and field; the valid ones are not stored either', async () => {
+    const r = await s.post('/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'ok' }, { type: 'track', userId: 'u' }] }, { writeKey: KEY });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe('batch[1].event: required for track (a non-empty string)');
+    expect((await s.call('health', {})).calls).toBe(0);
+  });
+
+  it('valid calls still pass', async () => {
+    expect((await s.post('/v1/track', { userId: 'u', event: 'fine' }, { writeKey: KEY })).status).toBe(200);
+    expect((await s.call('health', {})).calls).toBe(1);
+  });
+});
