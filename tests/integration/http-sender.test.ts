@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { timingSafeEqual } from 'node:crypto';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { HttpSender, RESPONSE_BODY_LIMIT, type SendResult } from '../../src/main/engine/dispatcher/http-sender';
 import { buildRequestHeaders } from '../../src/main/engine/dispatcher/request-headers';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
@@ -131,6 +132,23 @@ describe('HttpSender over loopback', () => {
     expect(atLimit.responseBody).toHaveLength(RESPONSE_BODY_LIMIT);
   });
 
+  it('drains a large response so its keep-alive connection is reused', async () => {
+    const huge = Buffer.alloc(8 * 1024 * 1024, 'z');
+    const r = await receiver((req, res) => res.end(req.url === '/huge' ? huge : 'small'));
+    // One connection per origin: a second one would only appear if the first had been dropped.
+    const one = new HttpSender({ connectionsPerOrigin: 1 });
+    try {
+      const first = await post(`${r.url}/huge`, { via: one });
+      expect(first.responseTruncated).toBe(true);
+      expect(first.responseBody).toHaveLength(RESPONSE_BODY_LIMIT);
+      const second = await post(`${r.url}/small`, { via: one });
+      expect(second.responseBody).toBe('small');
+      expect(r.stats.connections).toBe(1);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('times out at exactly the configured budget (short variant)', async () => {
     const r = await receiver((_req, res) => {
       setTimeout(() => res.end('late'), 2000).unref();
@@ -152,6 +170,43 @@ describe('HttpSender over loopback', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(300);
     expect(result.durationMs).toBeLessThan(400);
     expect(classify(result, Date.now()).outcome).toBe('retryable');
+  });
+
+  it('an attempt that times out while waiting for a connection is never sent', async () => {
+    const r = await receiver((_req, res) => {
+      setTimeout(() => res.end('late'), 1000).unref();
+    });
+    const one = new HttpSender({ connectionsPerOrigin: 1 });
+    try {
+      // /a holds the only connection for 600 ms; /b's 300 ms run out while it waits in the queue.
+      const [a, b] = await Promise.all([post(`${r.url}/a`, { via: one, timeoutMs: 600 }), post(`${r.url}/b`, { via: one, timeoutMs: 300 })]);
+      expect([a.errorMessage, b.errorMessage]).toEqual(['timed out after 600 ms', 'timed out after 300 ms']);
+      expect(b.durationMs).toBeLessThan(400);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(r.requests.map((q) => q.url)).toEqual(['/a']);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('the budget covers connecting: a TLS handshake that never completes times out on time', async () => {
+    // Accepts TCP and then says nothing, so the client's TLS handshake hangs.
+    const sockets = new Set<Socket>();
+    const silent = createTcpServer((s) => sockets.add(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const s = new HttpSender();
+    try {
+      const result = await post(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/`, { via: s, timeoutMs: 300 });
+      expect(result).toMatchObject({ status: null, timedOut: true, errorCode: 'TIMEOUT', errorMessage: 'timed out after 300 ms', tlsError: false });
+      expect(result.durationMs).toBeGreaterThanOrEqual(300);
+      expect(result.durationMs).toBeLessThan(400);
+      const t0 = Date.now();
+      await s.close(); // must not wait for undici's own 10 s connect timeout
+      expect(Date.now() - t0).toBeLessThan(1000);
+    } finally {
+      for (const sock of sockets) sock.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('a receiver that answers after 6 s times out at 5 s by default', async () => {

@@ -20,6 +20,7 @@ export interface SendResult {
   /** Real elapsed time, whatever the injected clock says. */
   durationMs: number;
   status: number | null;
+  /** Names lowercased; repeated headers joined with ", ". */
   responseHeaders: Record<string, string> | null;
   /** UTF-8, at most RESPONSE_BODY_LIMIT bytes of it. */
   responseBody: string | null;
