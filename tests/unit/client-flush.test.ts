@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Analytics, ManualClock, MemoryPersistence, systemClock, type AnalyticsOptions, type Clock } from '../../src/main/engine/client';
+import type { ClientState } from '../../src/shared/api.contract';
 
 // A real collector stand-in on loopback: records every request; `hold` keeps answers back until released.
 interface Received {
@@ -242,5 +243,42 @@ describe('persistence seam', () => {
     expect(events(collector.received[0])).toEqual(['old0', 'old1', 'old2', 'new']);
     expect(persistence.size).toBe(0);
     expect(second.stats().queued).toBe(0);
+  });
+});
+
+describe('live settings and state', () => {
+  it('configure() moves queued messages to a new endpoint, write key and flushAt', async () => {
+    collector = await startCollector();
+    const other = await startCollector();
+    try {
+      const clock = new ManualClock();
+      const a = client({ flushAt: 10, clock });
+      a.track({ userId: 'u1', event: 'E0' });
+      a.track({ userId: 'u1', event: 'E1' });
+      a.configure({ endpoint: other.endpoint, writeKey: 'wk_other', flushAt: 2, flushAfter: undefined });
+      expect(a.options).toMatchObject({ endpoint: other.endpoint, flushAt: 2, flushAfter: 5000 });
+      await other.waitForRequests(1);
+      expect(events(other.received[0])).toEqual(['E0', 'E1']);
+      expect(other.received[0].headers.authorization).toBe(`Basic ${Buffer.from('wk_other:').toString('base64')}`);
+      expect(collector.received).toHaveLength(0);
+      expect(() => a.configure({ flushAt: 0 })).toThrow(/flushAt/);
+    } finally {
+      await Promise.all(clients.splice(0).map((c) => c.close()));
+      await other.close();
+    }
+  });
+
+  it('stats() has what the app shows (ClientState without settings and log)', async () => {
+    collector = await startCollector();
+    const clock = new ManualClock(Date.UTC(2024, 0, 1));
+    const a = client({ flushAt: 100, clock });
+    a.track({ userId: 'u1', event: 'E0' });
+    const before: Omit<ClientState, 'settings' | 'log'> = a.stats();
+    expect(before).toMatchObject({ queued: 1, inFlight: 0, lastFlushAt: null, lastFlushResult: null, nextFlushAt: '2024-01-01T00:00:05.000Z', batchesSent: 0, retries: 0, drops: 0, recentBatches: [] });
+    expect(before.queuedBytes).toBeGreaterThan(50);
+    await a.flush();
+    const after = a.stats();
+    expect(after).toMatchObject({ queued: 0, queuedBytes: 0, lastFlushAt: '2024-01-01T00:00:00.000Z', lastFlushResult: '1 sent in 1 batch (HTTP 200)', nextFlushAt: null, batchesSent: 1, messagesSent: 1 });
+    expect(after.recentBatches).toEqual([expect.objectContaining({ count: 1, status: 200, ok: true, retries: 0, error: null, at: '2024-01-01T00:00:00.000Z' })]);
   });
 });

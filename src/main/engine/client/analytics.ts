@@ -18,7 +18,7 @@ import type { Persistence, QueuedMessage } from './persistence';
 import { splitBatches } from './batches';
 import { ClientStatsTracker } from './stats';
 import { createFetchTransport, createUndiciTransport, type Transport } from './transport';
-import type { AnalyticsEvents, AnalyticsOptions, ClientStats, FlushResult, FlushTrigger, ResolvedOptions } from './types';
+import type { AnalyticsEvents, AnalyticsOptions, ClientStats, ConfigurePatch, FlushResult, FlushTrigger, ResolvedOptions } from './types';
 
 const emptyResult = (): FlushResult => ({ sent: 0, dropped: 0, batches: [], errors: [] });
 
@@ -31,7 +31,7 @@ function mergeResults(a: FlushResult, b: FlushResult): FlushResult {
  * and queued synchronously, then sent in the background as `POST {endpoint}/v1/batch`.
  */
 export class Analytics extends TypedEmitter<AnalyticsEvents> {
-  readonly options: Readonly<ResolvedOptions>;
+  private resolved: Readonly<ResolvedOptions>;
   private readonly clock: Clock;
   /** null: the queue itself is the only store (nothing to mirror). */
   private readonly persistence: Persistence | null;
@@ -41,7 +41,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private readonly logger: Logger | null;
   /** Listener failures are always reported: to the caller's logger, else stderr. */
   private readonly warnLogger: Logger;
-  private readonly delivery: DeliveryContext;
+  private delivery: DeliveryContext;
   private readonly tracker = new ClientStatsTracker();
 
   private pending: QueuedMessage[] = [];
@@ -55,35 +55,20 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   /** Base of the flushAfter interval: the start of the last flush, or construction. */
   private lastFlushStart: number;
   private closing: Promise<FlushResult> | null = null;
+  private writeKey = '';
 
   constructor(writeKey: string, options: AnalyticsOptions = {}) {
     super((err, event) => this.warn(`analytics: a listener of "${String(event)}" threw: ${(err as Error)?.stack ?? String(err)}`));
     if (typeof writeKey !== 'string' || writeKey === '') throw new TypeError('analytics: writeKey must be a non-empty string');
-    this.options = Object.freeze(resolveOptions(options));
+    this.resolved = Object.freeze(resolveOptions(options));
     this.clock = options.clock ?? systemClock;
     this.persistence = options.persistence ?? null;
     this.ownsTransport = !options.transport;
     this.transport =
-      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.options.concurrency }));
+      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.resolved.concurrency }));
     this.warnLogger = options.logger ?? stderrLogger;
-    this.logger = this.options.debug ? this.warnLogger : null;
-    this.delivery = {
-      transport: this.transport,
-      url: `${this.options.endpoint}/v1/batch`,
-      headers: {
-        authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
-        'content-type': 'application/json',
-        'user-agent': `${LIBRARY_NAME}/${LIBRARY_VERSION} (node ${process.version})`,
-      },
-      clock: this.clock,
-      maxRetries: this.options.maxRetries,
-      httpTimeout: this.options.httpTimeout,
-      onRetry: (e) => {
-        this.tracker.retries++;
-        this.logger?.log(`analytics: retry ${e.retry}/${e.maxRetries} of ${e.count} messages (${e.bytes} bytes) in ${e.delayMs} ms after ${e.reason}`);
-        this.emit('retry', e);
-      },
-    };
+    this.logger = this.resolved.debug ? this.warnLogger : null;
+    this.delivery = this.deliveryContext(writeKey);
     this.lastFlushStart = this.clock.now();
 
     // A crash loses nothing: what the last run left is sent first, as soon as listeners can be attached.
@@ -91,11 +76,35 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     if (restored.length > 0) {
       this.pending = restored.slice();
       for (const m of restored) this.pendingBytes += m.bytes;
-      this.logger?.log(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
+      this.debug(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
       queueMicrotask(() => {
         if (!this.current && !this.closing && this.pending.length > 0) void this.startFlush('load');
       });
     }
+  }
+
+  /** The options in force, defaults applied. */
+  get options(): Readonly<ResolvedOptions> {
+    return this.resolved;
+  }
+
+  /**
+   * Change settings of a live client (the app's settings panel). Queued messages stay queued and go
+   * to the new endpoint/write key; requests already in flight finish as they started.
+   */
+  configure(patch: ConfigurePatch): void {
+    if (patch.writeKey !== undefined && (typeof patch.writeKey !== 'string' || patch.writeKey === '')) {
+      throw new TypeError('analytics: writeKey must be a non-empty string');
+    }
+    const { writeKey, ...rest } = patch;
+    // An explicit `undefined` means "unchanged", not "back to the default".
+    const changes = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    this.resolved = Object.freeze(resolveOptions({ ...this.resolved, ...changes, debug: this.resolved.debug }));
+    this.delivery = this.deliveryContext(writeKey ?? this.writeKey);
+    this.clearTimer();
+    if (this.closing || this.current) return;
+    if (this.pending.length >= this.resolved.flushAt) void this.startFlush('count');
+    else this.armTimer();
   }
 
   identify(message: IdentifyMessage): string {
@@ -125,7 +134,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   enqueue(type: string, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
     const queued = prepareMessage(type, message, this.clock.now());
-    if (this.pending.length + this.inFlight >= this.options.maxQueueSize) throw new QueueFullError(this.options.maxQueueSize);
+    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
     try {
       this.persistence?.add([queued]);
     } catch (err) {
@@ -136,7 +145,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     if (this.listenerCount('enqueue') > 0) {
       this.emit('enqueue', { type, messageId: queued.messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
     }
-    if (this.pending.length >= this.options.flushAt) {
+    if (this.pending.length >= this.resolved.flushAt) {
       if (!this.current) void this.startFlush('count');
     } else {
       this.armTimer();
@@ -212,7 +221,12 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       .then((result) => {
         this.current = null;
         this.tracker.finishFlush(result);
-        this.afterFlush();
+        try {
+          this.afterFlush();
+        } catch (err) {
+          // Only an injected clock that throws gets here; report it rather than reject a settled flush.
+          this.emit('error', err instanceof Error ? err : new Error(String(err)));
+        }
         return result;
       });
     this.current = run;
@@ -221,7 +235,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
 
   private async sendAll(taken: QueuedMessage[], trigger: FlushTrigger): Promise<FlushResult> {
     const batches = splitBatches(taken, {
-      maxMessages: Math.min(this.options.flushAt, MAX_BATCH_MESSAGES),
+      maxMessages: Math.min(this.resolved.flushAt, MAX_BATCH_MESSAGES),
       maxBytes: MAX_BATCH_BYTES,
     });
     const result = emptyResult();
@@ -232,7 +246,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
         this.settle(delivered, trigger, result);
       }
     };
-    const workers = Math.min(this.options.concurrency, batches.length);
+    const workers = Math.min(this.resolved.concurrency, batches.length);
     await Promise.all(Array.from({ length: workers }, worker));
     return result;
   }
@@ -254,7 +268,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     result.batches.push(batch);
     this.tracker.recordBatch(batch);
     const status = batch.status ?? 'no response';
-    this.logger?.log(
+    this.debug(
       `analytics: flush ${batch.count} messages, ${batch.bytes} bytes → ${status} in ${batch.durationMs} ms (${trigger}${batch.retries ? `, ${batch.retries} retries` : ''})`,
     );
     this.emit('flush', { ...batch, trigger });
@@ -266,7 +280,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     const reason = batch.error ?? 'dropped';
     const error = new DeliveryError(`dropped ${batch.count} messages: ${reason}`, batch.status, batch.count, batch.retries, { cause });
     result.errors.push(error);
-    this.logger?.log(`analytics: drop ${batch.count} messages: ${reason}`);
+    this.debug(`analytics: drop ${batch.count} messages: ${reason}`);
     this.emit('drop', { batchId: batch.batchId, count: batch.count, messageIds: messages.map((m) => m.messageId), status: batch.status, reason });
     this.emit('error', error);
   }
@@ -274,14 +288,14 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private afterFlush(): void {
     // A waiting flush()/close() runs next and takes what queued meanwhile.
     if (this.followUp || this.pending.length === 0) return;
-    if (this.pending.length >= this.options.flushAt) void this.startFlush('count');
+    if (this.pending.length >= this.resolved.flushAt) void this.startFlush('count');
     else this.armTimer();
   }
 
   private armTimer(): void {
     if (this.timer !== null || this.closing || this.current || this.pending.length === 0) return;
     // flushAfter counts from the last flush (SPEC §5), so an idle client sends a first message at once.
-    const due = this.lastFlushStart + this.options.flushAfter;
+    const due = this.lastFlushStart + this.resolved.flushAfter;
     this.timerDue = due;
     this.timer = this.clock.setTimeout(
       () => {
@@ -301,7 +315,41 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.timerDue = null;
   }
 
+  private deliveryContext(writeKey: string): DeliveryContext {
+    this.writeKey = writeKey;
+    return {
+      transport: this.transport,
+      url: `${this.resolved.endpoint}/v1/batch`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
+        'content-type': 'application/json',
+        'user-agent': `${LIBRARY_NAME}/${LIBRARY_VERSION} (node ${process.version})`,
+      },
+      clock: this.clock,
+      maxRetries: this.resolved.maxRetries,
+      httpTimeout: this.resolved.httpTimeout,
+      onRetry: (e) => {
+        this.tracker.retries++;
+        this.debug(`analytics: retry ${e.retry}/${e.maxRetries} of ${e.count} messages (${e.bytes} bytes) in ${e.delayMs} ms after ${e.reason}`);
+        this.emit('retry', e);
+      },
+    };
+  }
+
+  private debug(line: string): void {
+    if (!this.logger) return;
+    try {
+      this.logger.log(line);
+    } catch {
+      // A broken logger must not break delivery.
+    }
+  }
+
   private warn(line: string): void {
-    this.warnLogger.log(line);
+    try {
+      this.warnLogger.log(line);
+    } catch {
+      // Nowhere left to report it.
+    }
   }
 }

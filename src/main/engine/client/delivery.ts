@@ -66,8 +66,8 @@ export async function deliverBatch(ctx: DeliveryContext, messages: QueuedMessage
     const outcome = await attempt(ctx, body);
     const base = { batchId, count: messages.length, bytes, retries, messages };
     if (outcome.kind === 'ok') {
-      const at = ctx.clock.now();
-      return { ...base, status: outcome.status, ok: true, durationMs: at - started, error: null, at };
+      const end = ctx.clock.now();
+      return { ...base, status: outcome.status, ok: true, durationMs: end - started, error: null, at: new Date(end).toISOString() };
     }
     if (outcome.kind === 'retry' && retries < ctx.maxRetries) {
       retries++;
@@ -85,12 +85,12 @@ export async function deliverBatch(ctx: DeliveryContext, messages: QueuedMessage
       await sleep(ctx.clock, delayMs);
       continue;
     }
-    const at = ctx.clock.now();
+    const end = ctx.clock.now();
     const error =
       outcome.kind === 'drop'
         ? `${outcome.reason} (not retried)`
         : `${outcome.reason} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`;
     const cause = outcome.kind === 'retry' ? outcome.cause : undefined;
-    return { ...base, status: outcome.status, ok: false, durationMs: at - started, error, at, cause };
+    return { ...base, status: outcome.status, ok: false, durationMs: end - started, error, at: new Date(end).toISOString(), cause };
   }
 }

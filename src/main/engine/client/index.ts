@@ -50,6 +50,7 @@ export type {
   AnalyticsOptions,
   BatchResult,
   ClientStats,
+  ConfigurePatch,
   DropEvent,
   EnqueueEvent,
   FlushEvent,

@@ -36,6 +36,11 @@ export interface AnalyticsOptions {
   fetch?: typeof fetch;
 }
 
+/** What Analytics.configure() may change on a live client. */
+export type ConfigurePatch = Partial<
+  Pick<AnalyticsOptions, 'endpoint' | 'flushAt' | 'flushAfter' | 'maxRetries' | 'httpTimeout' | 'maxQueueSize' | 'concurrency'>
+> & { writeKey?: string };
+
 export interface ResolvedOptions {
   endpoint: string;
   flushAt: number;
@@ -61,8 +66,8 @@ export interface BatchResult {
   durationMs: number;
   /** Why the batch was dropped; null when accepted. */
   error: string | null;
-  /** Epoch ms when the batch finished. */
-  at: number;
+  /** When the batch settled (ISO 8601 UTC). */
+  at: string;
 }
 
 export interface FlushResult {
