@@ -1,0 +1,242 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { selfSignedCert } from '../helpers/tls';
+
+// The dispatcher end to end: collector → SQLite → signed POST to real local receivers.
+const KEY = 'wk_delivery';
+const SECRET = 's3cret';
+let engine: TestEngine | undefined;
+const receivers: TestReceiver[] = [];
+
+afterEach(async () => {
+  await engine?.stop();
+  engine = undefined;
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+async function receiver(handler?: Parameters<typeof startReceiver>[0]) {
+  const r = await startReceiver(handler);
+  receivers.push(r);
+  return r;
+}
+
+async function setup(urls: string[], settings: object = {}) {
+  engine = await startTestEngine({ config: { sources: [webhookSource('app', KEY, urls, SECRET)], settings } });
+  return engine;
+}
+
+const hmac = (body: Buffer) => createHmac('sha1', SECRET).update(body).digest('hex');
+
+async function deliveryOf(t: TestEngine, state?: string) {
+  return waitFor(async () => {
+    const page = await t.call('listMessages', { limit: 1 });
+    const c = page.items[0];
+    if (!c || (state && c.deliveryState !== state)) return undefined;
+    return t.call('getMessage', { id: c.id });
+  }, `delivery state ${state}`, 20_000);
+}
+
+/** A schedule that retries quickly: 200 ms, no jitter. */
+const FAST = { retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 60_000 } };
+
+describe('each call type reaches the receiver signed, with the SPEC §4 body', () => {
+  const calls: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['identify', { userId: 'u1', traits: { email: 'a@b.c' } }, { traits: { email: 'a@b.c' } }],
+    ['track', { userId: 'u1', event: 'Order Completed', properties: { total: 1 } }, { event: 'Order Completed', properties: { total: 1 } }],
+    ['page', { userId: 'u1', name: 'Home', category: 'Docs', properties: { path: '/', url: 'http://x/' } }, { name: 'Home', category: 'Docs', properties: { path: '/', url: 'http://x/' } }],
+    ['screen', { userId: 'u1', name: 'Main', properties: { a: 1 }, context: { device: { model: 'iPhone', type: 'ios' } } }, { name: 'Main', properties: { a: 1 }, context: { device: { model: 'iPhone', type: 'ios' } } }],
+    ['group', { userId: 'u1', groupId: 'g1', traits: { plan: 'pro' } }, { groupId: 'g1', traits: { plan: 'pro' } }],
+    ['alias', { userId: 'u2', previousId: 'u1' }, { previousId: 'u1', userId: 'u2', 'Previous ID': 'u1', 'User ID': 'u2' }],
+  ];
+  it.each(calls)('%s', async (type, message, expected) => {
+    const r = await receiver();
+    const t = await setup([`${r.url}/hook`]);
+    expect((await t.post(`/v1/${type}`, message, { writeKey: KEY })).status).toBe(200);
+    const [req] = await r.waitForRequests(1);
+    expect(req.headers['user-agent']).toBe('Segment.io/1.0');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['x-signature']).toBe(hmac(req.body));
+    const body = JSON.parse(req.body.toString());
+    expect(body).toMatchObject({ version: 1, type, ...expected });
+    expect(body.timestamp).toMatch(/Z$/);
+    const d = await deliveryOf(t, 'delivered');
+    // What the inspector shows is exactly what was sent.
+    expect(d.deliveries[0].attempts[0].requestBody).toBe(req.body.toString());
+    expect(d.deliveries[0].attempts[0].signature).toBe(req.headers['x-signature']);
+  });
+
+  it('documented format has exactly the documented fields; static headers are sent', async () => {
+    const r = await receiver();
+    engine = await startTestEngine({
+      config: {
+        sources: [{ name: 'app', writeKey: KEY, webhooks: { enabled: true, urls: [{ url: `${r.url}/h`, headers: { 'X-Env': 'qa' } }] } }],
+        settings: { payloadFormat: 'documented', userAgentProduct: 'WebhookLab' },
+      },
+    });
+    await engine.post('/v1/track', { userId: 'u', event: 'E', anonymousId: 'a' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(Object.keys(JSON.parse(req.body.toString())).sort()).toEqual(['context', 'event', 'properties', 'timestamp', 'type', 'userId', 'version']);
+    expect(req.headers['x-env']).toBe('qa');
+    expect(req.headers['user-agent']).toBe('WebhookLab/1.0');
+    expect(req.headers['x-signature']).toBeUndefined();
+  });
+
+  it('integrations routing: All:false blocks, All:false + Webhooks:true passes', async () => {
+    const r = await receiver();
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u', event: 'blocked', integrations: { All: false } }, { writeKey: KEY });
+    await t.post('/v1/track', { userId: 'u', event: 'allowed', integrations: { All: false, Webhooks: true } }, { writeKey: KEY });
+    await t.post('/v1/track', { userId: 'u', event: 'off', integrations: { Webhooks: false } }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(JSON.parse(req.body.toString()).event).toBe('allowed');
+    const notForwarded = await t.call('listMessages', { status: 'not_forwarded' });
+    expect(notForwarded.items.map((c) => c.label).sort()).toEqual(['blocked', 'off']);
+  });
+});
+
+describe('retries', () => {
+  it('500 then 200 → retried with the same bytes and signature, then delivered', async () => {
+    let n = 0;
+    const r = await receiver((_req, res) => res.writeHead(n++ === 0 ? 500 : 200).end());
+    const t = await setup([`${r.url}/h`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'retry me' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'delivered');
+    const [a1, a2] = d.deliveries[0].attempts;
+    expect([a1.responseStatus, a1.outcome, a2.responseStatus, a2.outcome]).toEqual([500, 'retryable', 200, 'success']);
+    expect(r.requests[0].body.equals(r.requests[1].body)).toBe(true);
+    expect(r.requests[1].headers['x-signature']).toBe(r.requests[0].headers['x-signature']);
+    expect(Date.parse(a2.startedAt) - Date.parse(a1.startedAt)).toBeGreaterThanOrEqual(190);
+  });
+
+  it('a receiver that waits 6 s → "timed out after 5000 ms" recorded, retry scheduled', async () => {
+    const r = await receiver((_req, res) => void setTimeout(() => res.writeHead(200).end(), 6000));
+    const t = await setup([`${r.url}/slow`]);
+    await t.post('/v1/track', { userId: 'u', event: 'slow' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'retrying');
+    const a = d.deliveries[0].attempts[0];
+    expect(a).toMatchObject({ timedOut: true, errorCode: 'TIMEOUT', errorMessage: 'timed out after 5000 ms', outcome: 'retryable' });
+    expect(a.durationMs).toBeGreaterThanOrEqual(5000);
+    expect(a.durationMs).toBeLessThan(5400);
+    // Default schedule: 5 s ± 20 % after the round ended.
+    const wait = Date.parse(d.deliveries[0].nextAttemptAt!) - Date.parse(a.startedAt) - a.durationMs;
+    expect(wait).toBeGreaterThanOrEqual(3900);
+    expect(wait).toBeLessThanOrEqual(6100);
+  }, 20_000);
+
+  it('a self-signed https receiver → TLS error, not retried, and it saw no request', async () => {
+    const r = await startHttpsReceiver(await selfSignedCert());
+    receivers.push(r);
+    const t = await setup([`${r.url}/tls`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'tls' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    const a = d.deliveries[0].attempts[0];
+    expect(a.errorCode).toMatch(/SELF_SIGNED|DEPTH_ZERO/);
+    expect(a.outcome).toBe('failed');
+    expect(a.responseStatus).toBeNull();
+    expect(r.stats.requestEvents).toBe(0);
+    expect(r.requests).toHaveLength(0);
+    await new Promise((res) => setTimeout(res, 500));
+    expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].attempts).toHaveLength(1);
+  });
+
+  it('two URLs, one fails and one succeeds → delivered, the failing one is not retried', async () => {
+    const good = await receiver();
+    const bad = await receiver((_req, res) => res.writeHead(500).end('no'));
+    const t = await setup([`${good.url}/ok`, `${bad.url}/fail`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'fanout' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'delivered');
+    expect(d.deliveries[0].attempts.map((a) => [a.urlIndex, a.responseStatus]).sort()).toEqual([[0, 200], [1, 500]]);
+    await new Promise((res) => setTimeout(res, 600)); // three FAST retry delays
+    expect(bad.requests).toHaveLength(1);
+    expect(good.requests[0].body.equals(bad.requests[0].body)).toBe(true);
+  });
+
+  it('no URL succeeds → the next round goes only to the retryable ones', async () => {
+    const notFound = await receiver((_req, res) => res.writeHead(404).end());
+    let n = 0;
+    const flaky = await receiver((_req, res) => res.writeHead(n++ < 2 ? 503 : 200).end());
+    const t = await setup([`${notFound.url}/gone`, `${flaky.url}/flaky`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'rounds' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'delivered');
+    expect(notFound.requests).toHaveLength(1);
+    expect(flaky.requests).toHaveLength(3);
+    expect(d.deliveries[0].attempts.map((a) => `${a.round}:${a.urlIndex}:${a.responseStatus}`)).toEqual(['1:0:404', '1:1:503', '2:1:503', '3:1:200']);
+  });
+
+  it('3xx is a failure and is not followed; 4xx is discarded', async () => {
+    const r = await receiver((req, res) => (req.url === '/moved' ? res.writeHead(302, { location: '/target' }).end() : res.writeHead(200).end()));
+    const t = await setup([`${r.url}/moved`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'redirect' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    expect(d.deliveries[0].attempts[0].responseStatus).toBe(302);
+    expect(r.requests.map((q) => q.url)).toEqual(['/moved']);
+  });
+
+  it('429 with Retry-After waits at least that long', async () => {
+    let n = 0;
+    const r = await receiver((_req, res) => (n++ === 0 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end()));
+    const t = await setup([`${r.url}/limited`], FAST);
+    await t.post('/v1/track', { userId: 'u', event: 'limited' }, { writeKey: KEY });
+    await deliveryOf(t, 'delivered');
+    expect(r.requests[1].receivedAt - r.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
+  });
+
+  it('time-warp: the default 4 h schedule at speed 1000 ends expired after 16 attempts', async () => {
+    const r = await receiver((_req, res) => res.writeHead(500).end());
+    const t = await setup([`${r.url}/down`], { timeScale: 1000, retrySchedule: { preset: 'default', jitter: 0 } });
+    const started = Date.now();
+    await t.post('/v1/track', { userId: 'u', event: 'storm' }, { writeKey: KEY });
+    const d = await waitFor(async () => {
+      const c = (await t.call('listMessages', { limit: 1 })).items[0];
+      return c?.deliveryState === 'expired' ? t.call('getMessage', { id: c.id }) : undefined;
+    }, 'expiry', 30_000);
+    // 1 + 9 doubling retries (5 s … 1280 s) + 6 capped at 30 min: the 17th would start after 4 h.
+    expect(d.deliveries[0].attempts).toHaveLength(16);
+    expect(r.requests).toHaveLength(16);
+    expect(d.deliveries[0].lastError).toMatch(/retry window of 4 h is over/);
+    // Simulated 13,355 s ≈ 13.4 s real at speed 1000.
+    expect(Date.now() - started).toBeGreaterThan(13_000);
+  }, 40_000);
+});
+
+describe('replay', () => {
+  it('appends attempts marked replay, re-signed with the current secret; earlier attempts unchanged', async () => {
+    const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u', event: 'replay me' }, { writeKey: KEY });
+    const before = await deliveryOf(t, 'failed');
+    const source = (await t.call('listSources', {}))[0];
+    await t.call('updateSource', { id: source.id, webhooks: { ...source.webhooks, sharedSecret: 'new-secret' } });
+    const result = await t.call('replayMessage', { id: before.call.id });
+    expect(result.attempts).toHaveLength(1);
+    expect(result.attempts[0].trigger).toBe('replay');
+    expect(r.requests[1].body.equals(r.requests[0].body)).toBe(true);
+    expect(r.requests[1].headers['x-signature']).toBe(createHmac('sha1', 'new-secret').update(r.requests[1].body).digest('hex'));
+    const after = await t.call('getMessage', { id: before.call.id });
+    expect(after.deliveries[0].attempts[0]).toEqual(before.deliveries[0].attempts[0]);
+    expect(after.deliveries[0].attempts).toHaveLength(2);
+  });
+
+  it('an edited body is sent and stored on the attempt; a successful replay settles the delivery', async () => {
+    let n = 0;
+    const r = await receiver((_req, res) => res.writeHead(n++ === 0 ? 422 : 200).end());
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u', event: 'edit' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    const edited = JSON.stringify({ ...JSON.parse(d.deliveries[0].body), event: 'edited' });
+    const result = await t.call('replayMessage', { id: d.call.id, body: edited });
+    expect(result.attempts[0].requestBody).toBe(edited);
+    expect(r.requests[1].body.toString()).toBe(edited);
+    expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].state).toBe('delivered');
+  });
+
+  it('a dropped call cannot be replayed (409)', async () => {
+    const r = await receiver();
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u' }, { writeKey: KEY });
+    const c = (await t.call('listMessages', { limit: 1 })).items[0];
+    await expect(t.call('replayMessage', { id: c.id })).rejects.toMatchObject({ status: 409 });
+  });
+});
