@@ -67,8 +67,9 @@ export class AppClient {
         if (patch.flushAt !== undefined) next.flushAt = patch.flushAt;
         if (patch.flushAfter !== undefined) next.flushAfter = patch.flushAfter;
         if (patch.endpoint !== undefined) next.endpoint = patch.endpoint.replace(/\/+$/, '') || null;
-        if (patch.sourceId !== undefined) (next.sourceId = patch.sourceId), (next.writeKey = null);
-        if (patch.writeKey !== undefined) (next.writeKey = patch.writeKey), (next.sourceId = null);
+        // A source and a raw write key are alternatives: setting one clears the other.
+        if (patch.sourceId !== undefined) Object.assign(next, { sourceId: patch.sourceId, writeKey: null });
+        if (patch.writeKey !== undefined) Object.assign(next, { writeKey: patch.writeKey, sourceId: null });
         this.settings = next;
         this.store.settings.setExtra('client', next);
         await this.replaceInstance();

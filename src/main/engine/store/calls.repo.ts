@@ -126,15 +126,18 @@ export class CallsRepo {
   list(f: CallFilter): Page<CallSummary> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.sourceId) (where.push('c.source_id = ?'), args.push(f.sourceId));
-    if (f.type) (where.push('c.type = ?'), args.push(f.type));
-    if (f.userId) (where.push('c.user_id = ?'), args.push(f.userId));
+    const add = (clause: string, ...values: unknown[]) => {
+      where.push(clause);
+      args.push(...values);
+    };
+    if (f.sourceId) add('c.source_id = ?', f.sourceId);
+    if (f.type) add('c.type = ?', f.type);
+    if (f.userId) add('c.user_id = ?', f.userId);
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
     else if (f.status === 'not_forwarded') where.push("c.status = 'accepted' AND d.id IS NULL");
-    else if (f.status) (where.push('d.state = ?'), args.push(f.status));
+    else if (f.status) add('d.state = ?', f.status);
     if (f.q) {
-      where.push('(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE \'\\\')');
-      args.push(f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
+      add("(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE '\\')", f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';

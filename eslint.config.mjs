@@ -1,0 +1,52 @@
+import tseslint from 'typescript-eslint';
+
+// Layering (DESIGN.md lesson 1), enforced rather than hoped for:
+// - src/shared: no Node built-ins, no Electron, no React: it runs in the renderer and the engine.
+// - src/main/engine: never Electron or React: it runs under plain Node (headless, tests).
+// - src/renderer: never src/main or Node built-ins: it runs in a browser too.
+const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process', 'net', 'tls', 'stream', 'events', 'util', 'zlib', 'url', 'buffer'];
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'bench/results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: NODE_BUILTINS, message: 'src/shared runs in the browser too: no Node built-ins.' },
+        { group: ['electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**'], message: 'src/shared depends on nothing but itself and zod.' },
+      ] }],
+    },
+  },
+  {
+    files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['electron', 'electron/*'], message: 'The engine runs under plain Node: only src/main/index.ts and src/main/electron may import electron.' },
+        { group: ['react', 'react-dom', '**/renderer/**'], message: 'The engine knows nothing of the UI.' },
+      ] }],
+    },
+  },
+  {
+    files: ['src/main/engine/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['electron', 'react', '../store/*', '../collector/*', '../dispatcher/*', '../*.ts', '../engine*', '../app-*'], message: 'The client is published on its own (webhook-lab/client): it may import only itself and src/shared.' },
+      ] }],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['**/main/**', 'electron', ...NODE_BUILTINS], message: 'The renderer runs in a browser: talk to the engine through the API client only.' },
+      ] }],
+    },
+  },
+);

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// `npm test`: build, typecheck, lint, unit + integration (Vitest), end-to-end (Playwright in Chromium).
+// Ends with one line `N passed, N failed, N skipped` summing both runners.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const require = createRequire(import.meta.url);
+const results = join(root, 'test-results');
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
+
+function run(title, cmd, args, env = {}) {
+  process.stdout.write(`\n=== ${title}\n`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status === 0;
+}
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+/** Playwright's own Chromium where installed, else the system one; null when there is none. */
+function findChromium() {
+  if (process.env.CHROMIUM_PATH && existsSync(process.env.CHROMIUM_PATH)) return process.env.CHROMIUM_PATH;
+  try {
+    const own = require('@playwright/test').chromium.executablePath();
+    if (own && existsSync(own)) return own;
+  } catch {
+    // no Playwright browser downloaded
+  }
+  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome']) {
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+let failedSteps = [];
+if (!run('build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'])) failedSteps.push('build');
+if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failedSteps.push('typecheck');
+if (!run('lint', bin('eslint'), ['.'])) failedSteps.push('lint');
+
+const vitestJson = join(results, 'vitest.json');
+run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+
+const pwJson = join(results, 'playwright.json');
+const chromium = findChromium();
+let e2eMissing = false;
+if (chromium) {
+  run('end-to-end (playwright, ' + chromium + ')', bin('playwright'), ['test', '--reporter=list,json'], { CHROMIUM_PATH: chromium, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+} else {
+  e2eMissing = true;
+  process.stdout.write(
+    '\n=== end-to-end: no Chromium found.\n' +
+      'Install one: `npx playwright install chromium` (needs internet), or on Debian/Ubuntu `sudo apt-get install -y chromium`,\n' +
+      'or point CHROMIUM_PATH at a Chrome/Chromium binary. The end-to-end tests count as failed until then.\n',
+  );
+}
+
+let passed = 0, failed = 0, skipped = 0;
+if (existsSync(vitestJson)) {
+  const v = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  passed += v.numPassedTests;
+  failed += v.numFailedTests + (v.numTotalTestSuites > 0 && v.success === false && v.numFailedTests === 0 ? 1 : 0);
+  skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+} else failedSteps.push('vitest (no report)');
+if (existsSync(pwJson)) {
+  const p = JSON.parse(readFileSync(pwJson, 'utf8')).stats;
+  passed += p.expected + (p.flaky ?? 0);
+  failed += p.unexpected;
+  skipped += p.skipped;
+} else if (chromium) failedSteps.push('playwright (no report)');
+if (e2eMissing) failedSteps.push('end-to-end (no browser)');
+
+process.stdout.write('\n');
+if (failedSteps.length) process.stdout.write(`failed steps: ${failedSteps.join(', ')}\n`);
+process.stdout.write(`${passed} passed, ${failed + failedSteps.length} failed, ${skipped} skipped\n`);
+process.exit(failed === 0 && failedSteps.length === 0 ? 0 : 1);
