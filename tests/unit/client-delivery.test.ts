@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Analytics,
   backoffDelay,
@@ -281,5 +281,20 @@ describe('DEBUG logging', () => {
     off.a.track({ userId: 'u1', event: 'E' });
     await off.a.flush();
     expect(off.lines).toEqual([]);
+  });
+
+  it('writes to stderr by default', async () => {
+    const { collector } = await setup([200]);
+    const written: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((line: string) => void written.push(line));
+    try {
+      const a = new Analytics('k', { endpoint: collector.endpoint, env: { DEBUG: 'analytics' } });
+      closers.push(() => a.close());
+      a.track({ userId: 'u1', event: 'E' });
+      await a.flush();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual([expect.stringMatching(/^analytics: flush 1 messages, \d+ bytes → 200 in \d+ ms \(manual\)$/)]);
   });
 });
