@@ -102,7 +102,7 @@ export function findNodeGyp() {
  * Produces the addon for `runtime`/`target` in a temporary copy of better-sqlite3 and returns the
  * built file's path (inside `work`). Throws with every attempt's reason when nothing worked.
  */
-export function buildAddon({ work, runtime, target, abi, distUrl, nodedir, arch = process.arch, verbose = false }) {
+export function buildAddon({ work, runtime, target, distUrl, nodedir, arch = process.arch, verbose = false }) {
   const src = dirname(require.resolve('better-sqlite3/package.json'));
   const pkgDir = join(work, 'better-sqlite3');
   // The package's own files only: its `build/` holds the Node-ABI addon, which must not leak in.
@@ -152,7 +152,7 @@ export function ensureElectronNative({ electronPath, force = false, verbose = fa
   log(`Building better-sqlite3 ${want.betterSqlite3} for Electron ${want.electron} (first run after install; this can take a minute)…`);
   const work = mkdtempSync(join(tmpdir(), 'webhook-lab-native-'));
   try {
-    const { file, method } = buildAddon({ work, runtime: 'electron', target: want.electron, abi: want.abi, distUrl: ELECTRON_HEADERS, nodedir, verbose });
+    const { file, method } = buildAddon({ work, runtime: 'electron', target: want.electron, distUrl: ELECTRON_HEADERS, nodedir, verbose });
     if (electronPath) {
       const check = verifyWithElectron(electronPath, file);
       if (!check.ok) throw new Error(`the built addon does not load in Electron: ${check.why}`);
