@@ -20,6 +20,7 @@ function FlushSettings({ state }: { state: ClientState }) {
   return (
     <form
       className="row wrap"
+      noValidate
       data-testid="client-settings"
       onSubmit={(e) => {
         e.preventDefault();

@@ -22,6 +22,25 @@ const JSON_HINTS: Record<JsonField, string> = {
   integrations: 'JSON object of booleans, e.g. {"All": false, "Webhooks": true}',
 };
 
+export function TemplatePicker() {
+  const store = useAppStore();
+  return (
+    <select
+      aria-label="Template"
+      data-testid="template-select"
+      value=""
+      onChange={(e) => e.target.value && store.getState().applyTemplate(e.target.value)}
+    >
+      <option value="">Templates…</option>
+      {SAMPLE_CALLS.map((c) => (
+        <option key={c.id} value={c.id}>
+          {c.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 export function ComposeForm({ errors }: { errors: Record<string, string> }) {
   const store = useAppStore();
   const draft = useApp((s) => s.draft);
@@ -29,7 +48,7 @@ export function ComposeForm({ errors }: { errors: Record<string, string> }) {
   const s = store.getState();
   return (
     <div className="compose-form">
-      <div className="row">
+      <div className="row type-row">
         <div className="segmented" role="tablist" aria-label="Call type" data-testid="type-picker">
           {CALL_TYPES.map((t) => (
             <button
@@ -45,19 +64,6 @@ export function ComposeForm({ errors }: { errors: Record<string, string> }) {
             </button>
           ))}
         </div>
-        <select
-          aria-label="Template"
-          data-testid="template-select"
-          value=""
-          onChange={(e) => e.target.value && s.applyTemplate(e.target.value)}
-        >
-          <option value="">Templates…</option>
-          {SAMPLE_CALLS.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.label}
-            </option>
-          ))}
-        </select>
       </div>
       <div className="grid-2">
         {spec.text.map((f) => (

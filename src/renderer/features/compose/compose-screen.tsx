@@ -2,7 +2,7 @@ import { useEffect, useMemo } from 'react';
 import { EmptyState } from '../../components/field';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { buildMessage } from '../../stores/compose-model';
-import { ComposeForm } from './compose-form';
+import { ComposeForm, TemplatePicker } from './compose-form';
 import { PreviewPanes } from './previews';
 import { usePreviews } from './use-previews';
 
@@ -65,6 +65,7 @@ export function ComposeScreen() {
         <header className="screen-header">
           <h1>Compose</h1>
           <span className="spacer" />
+          <TemplatePicker />
           <ClientSource />
         </header>
         {sourcesLoaded && noSources ? (

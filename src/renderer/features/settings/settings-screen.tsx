@@ -34,6 +34,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   return (
     <form
       className="settings-form"
+      noValidate
       data-testid="settings-form"
       onSubmit={async (e) => {
         e.preventDefault();

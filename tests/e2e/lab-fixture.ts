@@ -1,0 +1,113 @@
+import { test as base, expect } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { startReceiver, type TestReceiver } from '../helpers/receiver';
+
+// Web mode under test: the real `webhook-lab serve` as a child process with a temporary data dir
+// and any free ports, plus three real receivers on loopback: one answers 200, one 500, one waits
+// 6 s (longer than the dispatcher's 5 s limit) before answering.
+
+const ROOT = resolve(__dirname, '../..');
+
+export interface Lab {
+  uiUrl: string;
+  collectorUrl: string;
+  apiBase: string;
+  token: string;
+  dataDir: string;
+  /** Control API call with the token, for setup and assertions the UI cannot make. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  stderr(): string;
+}
+
+export interface Receivers {
+  ok: TestReceiver;
+  failing: TestReceiver;
+  slow: TestReceiver;
+}
+
+async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'webhook-lab-e2e-'));
+  const token = randomBytes(18).toString('base64url');
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/webhook-lab.js'), 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0', '--token', token],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  proc.stderr!.on('data', (c) => (stderr += c));
+  const urls = await new Promise<{ ui: string; collector: string }>((resolvePromise, reject) => {
+    const found: { ui?: string; collector?: string } = {};
+    const timer = setTimeout(() => reject(new Error(`webhook-lab serve printed no ui:/collector: lines in 30 s\n${stderr}`)), 30_000);
+    proc.once('exit', (code) => reject(new Error(`webhook-lab serve exited with ${code}\n${stderr}`)));
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      if (line.startsWith('collector: ')) found.collector = line.slice('collector: '.length).trim();
+      if (line.startsWith('ui: ')) found.ui = line.slice('ui: '.length).trim();
+      if (found.ui && found.collector) {
+        clearTimeout(timer);
+        resolvePromise({ ui: found.ui, collector: found.collector });
+      }
+    });
+  });
+  const apiBase = new URL(urls.ui).origin;
+  const lab: Lab = {
+    uiUrl: urls.ui,
+    collectorUrl: urls.collector,
+    apiBase,
+    token,
+    dataDir,
+    stderr: () => stderr,
+    async api<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${apiBase}/api${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+      return (text ? JSON.parse(text) : null) as T;
+    },
+  };
+  return {
+    lab,
+    async stop() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const test = base.extend<object, { lab: Lab; receivers: Receivers }>({
+  lab: [
+    async ({}, use) => {
+      const { lab, stop } = await startLab();
+      await use(lab);
+      await stop();
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+  receivers: [
+    async ({}, use) => {
+      const ok = await startReceiver((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+      const failing = await startReceiver((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded'));
+      const slow = await startReceiver((_req, res) => {
+        const t = setTimeout(() => res.writeHead(200).end('late'), 6000);
+        res.on('close', () => clearTimeout(t));
+      });
+      await use({ ok, failing, slow });
+      await Promise.all([ok.close(), failing.close(), slow.close()]);
+    },
+    { scope: 'worker' },
+  ],
+});
+
+export { expect };

@@ -1,0 +1,202 @@
+import { createHmac } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test } from './lab-fixture';
+import { composeTrack, configureWebhooks, createSource, openApp, row, timeline, useSourceInCompose } from './ui-steps';
+
+// The issue's "done when", in a browser against web mode: configure two receivers and a secret,
+// send a call built in the composer, and see exactly what each receiver got, why one failed, and
+// when a timed-out one will be retried.
+
+const SHOTS = resolve(__dirname, '../../docs/screenshots');
+mkdirSync(SHOTS, { recursive: true });
+const SECRET = 'e2e-shared-secret';
+
+test.describe.configure({ mode: 'serial' });
+
+test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page, lab, receivers }) => {
+  await openApp(page, lab, 'destinations');
+  await expect(page.getByTestId('destinations-empty')).toBeVisible();
+  await createSource(page, 'shop');
+  await configureWebhooks(page, {
+    urls: [{ url: `${receivers.ok.url}/hook`, headers: { 'X-Env': 'qa' } }, { url: 'ftp://not-http.example/hook' }],
+    secret: SECRET,
+  });
+  // The engine refuses the second URL; the message sits on that row, not somewhere else.
+  const urlError = page.getByTestId('error-webhooks.urls[1].url');
+  await expect(urlError).toContainText('http');
+  await expect(page.getByTestId('error-webhooks.urls[0].url')).toHaveCount(0);
+  await page.getByTestId('wh-url-1').fill(`${receivers.failing.url}/hook`);
+  await page.getByTestId('wh-save').click();
+  await expect(page.getByTestId('toast-info').filter({ hasText: 'Webhooks settings saved' })).toBeVisible();
+  await expect(urlError).toHaveCount(0);
+
+  const [source] = await lab.api<{ name: string; webhooks: unknown }[]>('GET', '/sources');
+  expect(source.webhooks).toEqual({
+    enabled: true,
+    sharedSecret: SECRET,
+    urls: [
+      { url: `${receivers.ok.url}/hook`, headers: { 'X-Env': 'qa' } },
+      { url: `${receivers.failing.url}/hook`, headers: {} },
+    ],
+  });
+  await page.getByTestId('wh-secret-toggle').click();
+  await page.screenshot({ path: `${SHOTS}/destinations.png` });
+});
+
+test('compose: inline validation on the right field, live previews, send now', async ({ page, lab }) => {
+  await openApp(page, lab, 'compose');
+  await useSourceInCompose(page, 'shop');
+  await composeTrack(page, 'e2e_user_1', 'E2E Order');
+
+  await page.getByTestId('field-event').fill('');
+  await expect(page.getByTestId('error-event')).toHaveText('required for track (a non-empty string)');
+  await expect(page.getByTestId('error-userId')).toHaveCount(0);
+  await page.getByTestId('field-event').fill('E2E Order');
+  await expect(page.getByTestId('error-event')).toHaveCount(0);
+
+  // A JSON syntax error is reported on its editor with the position.
+  const props = page.getByTestId('json-properties').locator('.cm-content');
+  await props.click();
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.type(',');
+  await expect(page.getByTestId('error-properties')).toContainText(/line \d+, column \d+/);
+  await page.keyboard.press('Backspace');
+  await expect(page.getByTestId('error-properties')).toHaveCount(0);
+
+  await expect(page.getByTestId('preview-go')).toContainText('client.Track(&analytics.Track{');
+  await expect(page.getByTestId('preview-http')).toContainText('POST /v1/batch HTTP/1.1');
+  await expect(page.getByTestId('preview-http')).toContainText('Authorization: Basic ');
+  await expect(page.getByTestId('preview-signature')).toContainText(/X-Signature [0-9a-f]{40}/);
+  await expect(page.getByTestId('preview-webhook')).toContainText('"event": "E2E Order"');
+  await page.screenshot({ path: `${SHOTS}/compose.png` });
+
+  await page.getByTestId('send-button').click();
+  await expect(page.getByTestId('send-result')).toContainText('Sent 1 message(s)');
+});
+
+test('inspector: delivered with the right body and a valid signature; the 500 is shown and not retried; replay appends', async ({ page, lab, receivers }) => {
+  await openApp(page, lab, 'inspector');
+  const r = row(page, 'E2E Order');
+  await expect(r).toHaveAttribute('data-status', 'delivered');
+  await r.click();
+  const okTimeline = timeline(page, `${receivers.ok.url}/hook`);
+  const failTimeline = timeline(page, `${receivers.failing.url}/hook`);
+  await expect(okTimeline).toHaveAttribute('data-attempts', '1');
+  await expect(failTimeline).toHaveAttribute('data-attempts', '1');
+  await expect(failTimeline.getByTestId('attempt-outcome')).toHaveText('HTTP 500');
+  await expect(failTimeline.getByTestId('attempt-explain')).toContainText('retried unless another URL succeeded');
+
+  // What the receiver got is what the inspector shows, byte for byte, and it is signed.
+  const [got] = await receivers.ok.waitForRequests(1);
+  const body = got.body.toString('utf8');
+  expect(got.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(got.body).digest('hex'));
+  expect(got.headers['x-env']).toBe('qa');
+  expect(got.headers['user-agent']).toBe('Segment.io/1.0');
+  expect(JSON.parse(body)).toMatchObject({ version: 1, type: 'track', userId: 'e2e_user_1', event: 'E2E Order', properties: { total: 27.5 } });
+  await okTimeline.getByTestId('toggle-raw').click();
+  await expect(okTimeline.getByTestId('attempt-body')).toHaveText(body);
+  await expect(okTimeline.getByTestId('attempt-signature')).toHaveText(got.headers['x-signature'] as string);
+
+  await okTimeline.getByTestId('verify-secret').fill(`${SECRET}x`);
+  await okTimeline.getByTestId('verify-button').click();
+  await expect(okTimeline.getByTestId('verify-result')).toHaveAttribute('data-status', 'mismatch');
+  await okTimeline.getByTestId('verify-secret').fill(SECRET);
+  await okTimeline.getByTestId('verify-button').click();
+  await expect(okTimeline.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
+  await page.screenshot({ path: `${SHOTS}/inspector.png` });
+
+  // The round succeeded on URL 1, so the 500 on URL 2 is not retried (default first retry: 5 s ±20 %).
+  await page.waitForTimeout(7000);
+  expect(receivers.failing.requests).toHaveLength(1);
+  await expect(failTimeline).toHaveAttribute('data-attempts', '1');
+
+  await page.getByTestId('replay-button').click();
+  await expect(okTimeline).toHaveAttribute('data-attempts', '2');
+  await expect(okTimeline.locator('[data-testid="attempt"][data-trigger="replay"]')).toHaveCount(1);
+  const [, again] = await receivers.ok.waitForRequests(2);
+  // Replays send the stored bytes.
+  expect(again.body.toString('utf8')).toBe(body);
+});
+
+test('a receiver that answers after 6 s: timeout shown and a retry scheduled with a countdown', async ({ page, lab, receivers }) => {
+  await openApp(page, lab, 'destinations');
+  await createSource(page, 'slow-shop');
+  await configureWebhooks(page, { urls: [{ url: `${receivers.slow.url}/hook` }] });
+  await expect(page.getByTestId('toast-info').filter({ hasText: 'Webhooks settings saved' })).toBeVisible();
+  await useSourceInCompose(page, 'slow-shop');
+  await composeTrack(page, 'e2e_user_2', 'E2E Slow');
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await expect(page.getByTestId('send-result')).toContainText('Sent 1 message(s)');
+
+  await page.getByTestId('nav-inspector').click();
+  const r = row(page, 'E2E Slow');
+  await expect(r).toHaveAttribute('data-status', 'retrying', { timeout: 20_000 });
+  await expect(r.locator('.countdown')).toHaveText(/ in \d+s| now/);
+  await r.click();
+  const t = timeline(page, `${receivers.slow.url}/hook`);
+  await expect(t.getByTestId('attempt-outcome').first()).toHaveText('timed out');
+  await expect(t.getByTestId('attempt-explain').first()).toContainText('No answer within 5 s');
+  await expect(t.getByTestId('url-next-retry')).toContainText(/next retry \d\d:\d\d:\d\d( in \d+s| now)/);
+  await page.screenshot({ path: `${SHOTS}/inspector-timeout.png` });
+});
+
+test('filters and search narrow the list through the engine', async ({ page, lab }) => {
+  await openApp(page, lab, 'inspector');
+  const order = row(page, 'E2E Order');
+  const slow = row(page, 'E2E Slow');
+  await expect(order).toBeVisible();
+  await expect(slow).toBeVisible();
+
+  await page.getByTestId('filter-status').selectOption('delivered');
+  await expect(slow).toHaveCount(0);
+  await expect(order).toBeVisible();
+  await page.getByTestId('filter-status').selectOption('retrying');
+  await expect(order).toHaveCount(0);
+  await expect(slow).toBeVisible();
+  await page.getByTestId('filter-status').selectOption('');
+
+  await page.getByTestId('filter-type').selectOption('identify');
+  await expect(page.getByTestId('inspector-empty')).toContainText('No call matches');
+  await page.getByTestId('filter-type').selectOption('track');
+  await expect(order).toBeVisible();
+
+  const sources = await lab.api<{ id: string; name: string }[]>('GET', '/sources');
+  await page.getByTestId('filter-source').selectOption({ label: 'slow-shop' });
+  await expect(order).toHaveCount(0);
+  await expect(slow).toBeVisible();
+  await page.getByTestId('filter-source').selectOption('');
+  expect(sources.map((s) => s.name).sort()).toEqual(['shop', 'slow-shop']);
+
+  await page.getByTestId('filter-search').fill('e2e_user_1');
+  await expect(slow).toHaveCount(0);
+  await expect(order).toBeVisible();
+  await page.getByTestId('filter-search').fill('');
+  await expect(slow).toBeVisible();
+
+  await slow.click();
+  const messageId = (await page.getByTestId('detail-message-id').textContent())!.trim();
+  await page.getByTestId('filter-search').fill(messageId);
+  await expect(page.getByTestId('call-row')).toHaveCount(1);
+  await expect(slow).toBeVisible();
+});
+
+test('client and settings screens', async ({ page, lab }) => {
+  await openApp(page, lab, 'client');
+  await expect(page.getByTestId('client-batches')).toBeVisible();
+  await expect(page.getByTestId('client-queued')).toHaveText('0');
+  await page.screenshot({ path: `${SHOTS}/client.png` });
+
+  await page.getByTestId('nav-settings').click();
+  await page.getByTestId('set-time-scale').fill('0');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('error-timeScale')).toBeVisible();
+  await page.getByTestId('set-time-scale').fill('60');
+  await page.getByTestId('set-preset').selectOption('fast');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('toast-info').filter({ hasText: 'Settings saved' })).toBeVisible();
+  const settings = await lab.api<{ timeScale: number; retrySchedule: { preset: string } }>('GET', '/settings');
+  expect(settings.timeScale).toBe(60);
+  expect(settings.retrySchedule.preset).toBe('fast');
+  await page.screenshot({ path: `${SHOTS}/settings.png` });
+});
