@@ -1,6 +1,7 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
 import { join, resolve } from 'node:path';
 import { startEngine } from './engine/engine';
+import { defaultDataDir } from './data-dir';
 import type { Engine } from './engine/engine.types';
 import { IPC_EVENTS_CHANNEL } from '../shared/bridge';
 import { createEventForwarder, type RendererLocation } from './ipc/ipc-core';
@@ -38,9 +39,10 @@ try {
 }
 
 app.setName(APP_NAME);
-// Pin the folder name to the product name (package.json's `name` is `webhook-lab`), before anything
-// reads it: the platform's app-data folder, or --data-dir / WEBHOOK_LAB_DATA_DIR.
-app.setPath('userData', resolve(options.dataDir ?? join(app.getPath('appData'), APP_NAME)));
+// The display name must not move the data: userData stays the platform's app-data folder +
+// `webhook-lab`, the folder `webhook-lab serve` uses too (one database for both faces), unless
+// --data-dir / WEBHOOK_LAB_DATA_DIR says otherwise. Set before anything reads it.
+app.setPath('userData', resolve(options.dataDir ?? defaultDataDir()));
 app.enableSandbox();
 
 const renderer: RendererLocation = {
@@ -112,8 +114,12 @@ async function startApp(): Promise<void> {
 
   const w = openWindow();
   if (portNotice) {
-    log(portNotice);
-    void dialog.showMessageBox(w, { type: 'warning', title: APP_NAME, message: 'Collector port in use', detail: portNotice });
+    const notice = portNotice;
+    log(notice);
+    // After the window is shown: a sheet on a hidden window would appear detached or not at all.
+    w.once('ready-to-show', () => {
+      void dialog.showMessageBox(w, { type: 'warning', title: APP_NAME, message: 'Collector port in use', detail: notice });
+    });
   }
 }
 
