@@ -38,6 +38,14 @@ function port(value: string | undefined, name: string, fallback: number): number
   return n;
 }
 
+// Both servers can hit EADDRINUSE; say which one and which flag moves it (only for that port, so
+// another listener failing inside the engine is not blamed on the collector).
+function failIfPortInUse(err: unknown, what: string, flag: string, host: string, n: number): void {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e.code !== 'EADDRINUSE' || e.port !== n) return;
+  fail(`the ${what} port ${n} on ${host} is already in use (another program, or another Webhook Lab, listens there); pick another with --${flag} N, or --${flag} 0 for any free port`);
+}
+
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -69,19 +77,28 @@ async function serve(argv: string[]): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? randomBytes(24).toString('base64url');
 
-  const engine = await startEngine({
-    dataDir,
-    collectorHost: host,
-    collectorPort: port(values['collector-port'], 'collector-port', 8787),
-    config,
-    overrides,
-    log: (line) => process.stderr.write(`${line}\n`),
-  });
+  const collectorPort = port(values['collector-port'], 'collector-port', 8787);
+  const uiPort = port(values['ui-port'], 'ui-port', 8788);
+  let engine;
+  try {
+    engine = await startEngine({
+      dataDir,
+      collectorHost: host,
+      collectorPort,
+      config,
+      overrides,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    failIfPortInUse(err, 'collector', 'collector-port', host, collectorPort);
+    throw err;
+  }
   let server;
   try {
-    server = await startControlServer({ engine, host, port: port(values['ui-port'], 'ui-port', 8788), token, staticDir: join(__dirname, '../renderer') });
+    server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });
   } catch (err) {
     await engine.stop();
+    failIfPortInUse(err, 'control API/UI', 'ui-port', host, uiPort);
     throw err;
   }
   process.stdout.write(`collector: ${engine.collectorUrl}\n`);
