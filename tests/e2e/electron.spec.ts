@@ -39,6 +39,8 @@ test.describe('desktop app (Electron)', () => {
   let dataDir: string;
 
   test.beforeAll(() => {
+    // Building better-sqlite3 for Electron the first time can take minutes (a compile).
+    test.setTimeout(10 * 60_000);
     if (!existsSync(join(ROOT, 'out', 'main', 'index.js'))) {
       const b = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: ROOT, encoding: 'utf8' });
       expect(b.status, `electron-vite build failed:\n${b.stderr}`).toBe(0);
