@@ -200,3 +200,30 @@ test('client and settings screens', async ({ page, lab }) => {
   expect(settings.retrySchedule.preset).toBe('fast');
   await page.screenshot({ path: `${SHOTS}/settings.png` });
 });
+
+test('a call the collector drops shows why; dark theme follows the system', async ({ page, lab }) => {
+  const [source] = await lab.api<{ writeKey: string }[]>('GET', '/sources');
+  const res = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`, 'Content-Type': 'text/plain' },
+    body: JSON.stringify({ event: 'E2E Nobody' }),
+  });
+  expect(res.status).toBe(200); // real behaviour: accepted at the HTTP level, dropped in the pipeline
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await openApp(page, lab, 'inspector');
+  await page.getByTestId('filter-status').selectOption('dropped');
+  const dropped = row(page, 'E2E Nobody');
+  await expect(dropped).toHaveAttribute('data-status', 'dropped');
+  await expect(dropped.locator('.chip')).toContainText('missing userId or anonymousId');
+  await dropped.click();
+  await expect(page.getByTestId('drop-reason')).toContainText('missing userId or anonymousId');
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(bg).toBe('rgb(22, 24, 29)');
+  await page.getByTestId('filter-status').selectOption('');
+  await page.screenshot({ path: `${SHOTS}/inspector-dark.png` });
+});
+
+test('without a token the page says how to get one instead of showing a blank screen', async ({ page, lab }) => {
+  await page.goto(lab.apiBase + '/');
+  await expect(page.getByTestId('fatal-error')).toContainText('No access token');
+});
