@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { audienceConfigSchema, audienceInputSchema, Audience, AudienceMember, AudienceRule, ComputedTraitDef, SyncResult } from '../../../../shared/simulation.contract';
+import { ValidationError, type FieldError } from '../../../../shared/validation-error';
+import { conflict, HttpError, notFound } from '../../store/sources.repo';
+import type { Feature, SimulationDeps } from '../simulation-deps';
+import { AudiencesRepo, toAudience } from './audiences.repo';
+import { currentMembers, isSyncing, syncAudience } from './audience-sync';
+import { audienceKey, type Definition } from './rules';
+
+type Ops = 'listAudiences' | 'createAudience' | 'deleteAudience' | 'previewAudience' | 'syncAudience';
+type AudienceInput = z.output<typeof audienceInputSchema>;
+export type AudienceConfigEntry = z.output<typeof audienceConfigSchema>;
+
+const PREVIEW_LIMIT = 1000;
+/** How often due interval syncs are looked for; intervals are at least 1 s. */
+const TICK_MS = 200;
+
+/** A 404 that names the offending input field, like a validation error does. */
+class FieldNotFound extends HttpError {
+  readonly fields: FieldError[];
+  constructor(path: string, message: string) {
+    super(404, `${path}: ${message}`);
+    this.fields = [{ path, message }];
+  }
+}
+
+/**
+ * Audiences and computed traits (SPEC §6). Interval syncs are driven from the table (one ticker
+ * looks for due audiences), so audiences created or changed by a config import need no wiring here.
+ */
+export class Audiences implements Feature<Ops> {
+  private ticker: NodeJS.Timeout | null = null;
+  private readonly running = new Set<Promise<unknown>>();
+  /** After a failed interval sync, wait a full interval before trying again (no log storm). */
+  private readonly backoffUntil = new Map<string, number>();
+  private readonly repo: AudiencesRepo;
+
+  constructor(private readonly deps: SimulationDeps) {
+    this.repo = new AudiencesRepo(deps.store.db);
+  }
+
+  start(): void {
+    this.ticker ??= setInterval(() => this.tick(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    await Promise.allSettled([...this.running]);
+  }
+
+  handlers() {
+    const { deps, repo } = this;
+    return {
+      listAudiences: (): Audience[] => repo.list().map(toAudience),
+      createAudience: async (input: AudienceInput) => {
+        input.sourceIds.forEach((id, i) => {
+          if (!deps.store.sources.get(id)) throw new FieldNotFound(`sourceIds[${i}]`, `no source with id "${id}"`);
+        });
+        const id = await createStored(deps, { name: input.name, definition: definitionOf(input), sourceIds: input.sourceIds, syncIntervalMs: input.syncIntervalMs ?? null });
+        const sync = await syncAudience(deps, id);
+        return { ...toAudience(repo.get(id)!), sync };
+      },
+      deleteAudience: async ({ id }: { id: string }) => {
+        const removed = await deps.store.writes.run(() => repo.delete(id));
+        if (!removed) throw notFound(`audience ${id}`);
+        deps.events.emit({ type: 'audiences.changed' });
+        return { ok: true as const };
+      },
+      previewAudience: (input: { type: 'audience' | 'computed_trait'; rule?: AudienceRule; compute?: ComputedTraitDef }) => {
+        const members = currentMembers(deps.store, definitionOf(input), deps.now());
+        const ids = [...members.keys()].sort();
+        const list: AudienceMember[] = ids.slice(0, PREVIEW_LIMIT).map((userId) => ({ userId, value: members.get(userId) as AudienceMember['value'] }));
+        return { members: list, total: ids.length };
+      },
+      syncAudience: ({ id }: { id: string }): Promise<SyncResult> => syncAudience(deps, id),
+    };
+  }
+
+  private tick(): void {
+    const now = this.deps.now();
+    let due: string[];
+    try {
+      due = this.repo.due(now);
+    } catch {
+      return; // the store closed under us at shutdown
+    }
+    for (const id of due) {
+      if (isSyncing(this.deps.store, id) || (this.backoffUntil.get(id) ?? 0) > now) continue;
+      const p = syncAudience(this.deps, id)
+        .then(() => this.backoffUntil.delete(id))
+        .catch((err: unknown) => {
+          const interval = this.repo.get(id)?.syncIntervalMs ?? 60_000;
+          this.backoffUntil.set(id, this.deps.now() + interval);
+          this.deps.log(`audience sync failed (${id}): ${(err as Error).message}`);
+        })
+        .finally(() => this.running.delete(p));
+      this.running.add(p);
+    }
+  }
+}
+
+function definitionOf(input: { type: 'audience' | 'computed_trait'; rule?: AudienceRule; compute?: ComputedTraitDef }, prefix = ''): Definition {
+  if (input.type === 'audience') {
+    if (!input.rule) throw new ValidationError([{ path: `${prefix}rule`, message: 'an audience needs a rule' }]);
+    return { type: 'audience', rule: input.rule };
+  }
+  if (!input.compute) throw new ValidationError([{ path: `${prefix}compute`, message: 'a computed trait needs a computation' }]);
+  return { type: 'computed_trait', compute: input.compute };
+}
+
+interface NewAudience {
+  name: string;
+  definition: Definition;
+  sourceIds: string[];
+  syncIntervalMs: number | null;
+}
+
+/** Inserts (checks and insert in one write job, so two creates cannot both pass the checks). */
+async function createStored(deps: SimulationDeps, a: NewAudience): Promise<string> {
+  const repo = new AudiencesRepo(deps.store.db);
+  const id = randomUUID();
+  const key = audienceKey(a.name);
+  await deps.store.writes.run(() => {
+    if (repo.byName(a.name)) throw conflict(`name: an audience named "${a.name}" already exists`);
+    const sameKey = repo.byKey(key);
+    // Two audiences writing the same trait key would overwrite each other at the receiver.
+    if (sameKey) throw conflict(`name: its key "${key}" is already used by "${sameKey.name}"`);
+    repo.insert({ ...a, id, key }, deps.now());
+  });
+  deps.events.emit({ type: 'audiences.changed' });
+  return id;
+}
+
+/**
+ * The config file's `audiences` (SPEC §8 style: idempotent, matched by name). A missing audience
+ * is created and synced at once; an existing one whose definition, sources or interval differ is
+ * updated (its next sync sends the differences). Sources are named; every unknown name is
+ * reported before anything changes.
+ */
+export async function applyAudiencesConfig(deps: SimulationDeps, entries: AudienceConfigEntry[]): Promise<{ created: number; updated: number; unchanged: number }> {
+  const errors: FieldError[] = [];
+  const resolved = entries.map((e, i) => {
+    const sourceIds = e.sources.map((name, j) => {
+      const s = deps.store.sources.byName(name);
+      if (!s) errors.push({ path: `audiences[${i}].sources[${j}]`, message: `no source named "${name}"` });
+      return s?.id ?? '';
+    });
+    let definition: Definition | undefined;
+    try {
+      definition = definitionOf(e, `audiences[${i}].`);
+    } catch (err) {
+      errors.push(...(err as ValidationError).fields);
+    }
+    return { name: e.name, definition: definition!, sourceIds, syncIntervalMs: e.syncIntervalMs ?? null };
+  });
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const repo = new AudiencesRepo(deps.store.db);
+  const counts = { created: 0, updated: 0, unchanged: 0 };
+  for (const [i, a] of resolved.entries()) {
+    const existing = repo.byName(a.name);
+    if (!existing) {
+      let id: string;
+      try {
+        id = await createStored(deps, a);
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 409) throw new ValidationError([{ path: `audiences[${i}].name`, message: err.message.replace(/^name: /, '') }]);
+        throw err;
+      }
+      await syncAudience(deps, id);
+      counts.created++;
+      continue;
+    }
+    const same = JSON.stringify([existing.definition, existing.sourceIds, existing.syncIntervalMs]) === JSON.stringify([a.definition, a.sourceIds, a.syncIntervalMs]);
+    if (same) {
+      counts.unchanged++;
+      continue;
+    }
+    await deps.store.writes.run(() => repo.updateDefinition(existing.id, a));
+    deps.events.emit({ type: 'audiences.changed' });
+    counts.updated++;
+  }
+  return counts;
+}
