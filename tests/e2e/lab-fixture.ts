@@ -30,7 +30,7 @@ export interface Receivers {
   slow: TestReceiver;
 }
 
-async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
+export async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'webhook-lab-e2e-'));
   const token = randomBytes(18).toString('base64url');
   const proc: ChildProcess = spawn(
