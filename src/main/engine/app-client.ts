@@ -2,6 +2,7 @@ import type { ApiHandlers, ClientSettings, ClientState } from '../../shared/api.
 import { Analytics } from './client/analytics';
 import { AnalyticsError, AnalyticsValidationError } from './client/errors';
 import type { Logger } from './client/logger';
+import type { Persistence } from './client/persistence';
 import type { Store } from './store/store';
 import { HttpError } from './store/sources.repo';
 import { ValidationError } from '../../shared/validation-error';
@@ -29,6 +30,21 @@ export class AppClient {
   private settings: StoredClientSettings;
   private readonly log: { at: string; line: string }[] = [];
   private notifyTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /**
+   * The SQLite queue, cut off at close: a flush still retrying after shutdown must not touch the
+   * closed database. What it held stays queued there and is sent at the next start (at least once).
+   */
+  private readonly persistence: Persistence = {
+    load: () => this.store.clientQueue.load(),
+    add: (m) => {
+      if (this.closed) throw new Error('Webhook Lab is shutting down');
+      this.store.clientQueue.add(m);
+    },
+    remove: (ids) => {
+      if (!this.closed) this.store.clientQueue.remove(ids);
+    },
+  };
 
   constructor(
     private readonly store: Store,
@@ -85,6 +101,7 @@ export class AppClient {
     this.client = null;
     // Whatever is not sent by now stays in SQLite for the next start; do not hold shutdown on retries.
     if (c) await Promise.race([c.close(), new Promise((r) => setTimeout(r, 1000).unref())]);
+    this.closed = true;
   }
 
   private instance(): Analytics {
@@ -96,7 +113,7 @@ export class AppClient {
       endpoint: this.settings.endpoint ?? this.collectorUrl(),
       flushAt: this.settings.flushAt,
       flushAfter: this.settings.flushAfter,
-      persistence: this.store.clientQueue,
+      persistence: this.persistence,
       logger,
       debug: true,
     });
@@ -106,11 +123,16 @@ export class AppClient {
     return c;
   }
 
-  /** Settings changed: a new instance takes over the queue (it is in SQLite, shared by both). */
+  /** Settings changed: the live client takes them over, its queue untouched. */
   private async replaceInstance(): Promise<void> {
-    const old = this.client;
-    this.client = null;
-    if (old) await old.close();
+    const writeKey = this.resolveKey();
+    if (!this.client || !writeKey) return;
+    this.client.configure({
+      endpoint: this.settings.endpoint ?? this.collectorUrl(),
+      flushAt: this.settings.flushAt,
+      flushAfter: this.settings.flushAfter,
+      writeKey,
+    });
   }
 
   private resolveKey(): string | null {
@@ -132,10 +154,9 @@ export class AppClient {
 
   private state(): ClientState {
     const s = this.client?.stats();
-    const queuedFromStore = s ? 0 : this.store.clientQueue.load();
     return {
       settings: this.publicSettings(),
-      queued: s ? s.queued : (queuedFromStore as unknown[]).length,
+      queued: s ? s.queued : this.store.clientQueue.count(),
       queuedBytes: s ? s.queuedBytes : 0,
       lastFlushAt: s?.lastFlushAt ?? null,
       lastFlushResult: s?.lastFlushResult ?? null,

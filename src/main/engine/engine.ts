@@ -73,10 +73,11 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       stop: () =>
         (stopping ??= (async () => {
           clearInterval(retentionTimer);
+          await client.close(); // its last flush may still reach the embedded collector
           await app.close(); // stop accepting; requests in progress finish (and commit) first
-          await client.close();
           await dispatcher.stop();
-          await sender.close();
+          // Past the grace, rounds still waiting on a receiver are abandoned (re-sent at the next start).
+          await sender.close({ force: true });
           store.close();
         })()),
     };

@@ -1,4 +1,4 @@
-import type { CallSummary, CallType, NormalizedCall, RequestMeta, Source } from '../../../shared/types';
+import type { CallSummary, CallType, NormalizedCall, RequestMeta, Settings, Source } from '../../../shared/types';
 import { validateMessage } from '../../../shared/message-rules';
 import { normalizeCall, type Envelope } from './normalize';
 import { findWriteKey } from './write-key';
@@ -130,54 +130,88 @@ export class Ingest {
       if (!dropReason && source && n && this.store.calls.isDuplicate(source.id, n.messageId, dedupSince)) {
         dropReason = 'duplicate messageId';
       }
-      const accepted = dropReason === null && n !== null;
-      const userId = n?.userId ?? idOf(p.item?.userId);
-      const anonymousId = n?.anonymousId ?? idOf(p.item?.anonymousId);
-      const label = n?.event ?? n?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
-      const messageId = n?.messageId ?? idOf(p.item?.messageId);
-      const callId = this.store.calls.insert({
-        sourceId: source?.id ?? null,
-        receivedAt,
-        type: p.type,
-        userId,
-        anonymousId,
-        label,
-        messageId,
-        status: accepted ? 'accepted' : 'dropped',
-        dropReason,
-        raw: p.raw,
-        request: p.meta,
-        normalized: n,
-      });
-      let deliveryId: number | null = null;
-      if (accepted && source) {
-        const plan = planDelivery(n, source, settings);
-        if (plan) {
-          deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
-          result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan.urls, plan.body));
-        }
-      }
-      result.calls.push({
-        id: callId,
-        receivedAt: new Date(receivedAt).toISOString(),
-        sourceId: source?.id ?? null,
-        sourceName: source?.name ?? null,
-        type: p.type,
-        userId,
-        anonymousId,
-        label,
-        messageId,
-        status: accepted ? 'accepted' : 'dropped',
-        dropReason,
-        deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
-        deliveryId,
-        attemptCount: 0,
-        nextAttemptAt: null,
-        latencyMs: null,
-      });
+      this.storeOne(p, dropReason, source, receivedAt, settings, result);
     }
     return result;
   }
+
+  /**
+   * Calls the app makes itself (deletion notices, audience syncs, test calls): stored and forwarded
+   * exactly like received ones, so the inspector shows them and the dispatcher treats them the same.
+   */
+  async inject(items: InternalCall[]): Promise<StoredResult> {
+    const receivedAt = this.now();
+    const stored = await this.store.writes.run(() => {
+      const settings = this.store.settings.get();
+      const result: StoredResult = { calls: [], deliveries: [] };
+      for (const it of items) {
+        const raw = JSON.stringify(it.call);
+        const meta: RequestMeta = { path: it.path, contentType: null, userAgent: it.userAgent, writeKeyFrom: 'none', batchIndex: null, batchSize: null };
+        this.storeOne({ raw, meta, type: it.call.type, normalized: it.call, item: null, dropReason: null }, null, it.source, receivedAt, settings, result);
+      }
+      return result;
+    });
+    this.onStored(stored);
+    return stored;
+  }
+
+  private storeOne(p: Prepared, dropReason: string | null, source: Source | undefined, receivedAt: number, settings: Settings, result: StoredResult): void {
+    const n = p.normalized;
+    const accepted = dropReason === null && n !== null && source !== undefined;
+    const userId = n?.userId ?? idOf(p.item?.userId);
+    const anonymousId = n?.anonymousId ?? idOf(p.item?.anonymousId);
+    const label = n?.event ?? n?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
+    const messageId = n?.messageId ?? idOf(p.item?.messageId);
+    const status = accepted ? 'accepted' : 'dropped';
+    const callId = this.store.calls.insert({
+      sourceId: source?.id ?? null,
+      receivedAt,
+      type: p.type,
+      userId,
+      anonymousId,
+      label,
+      messageId,
+      status,
+      dropReason,
+      raw: p.raw,
+      request: p.meta,
+      normalized: n,
+    });
+    let deliveryId: number | null = null;
+    if (accepted) {
+      const plan = planDelivery(n, source, settings);
+      if (plan) {
+        deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
+        result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan.urls, plan.body));
+      }
+    }
+    result.calls.push({
+      id: callId,
+      receivedAt: new Date(receivedAt).toISOString(),
+      sourceId: source?.id ?? null,
+      sourceName: source?.name ?? null,
+      type: p.type,
+      userId,
+      anonymousId,
+      label,
+      messageId,
+      status,
+      dropReason,
+      deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
+      deliveryId,
+      attemptCount: 0,
+      nextAttemptAt: null,
+      latencyMs: null,
+    });
+  }
+}
+
+export interface InternalCall {
+  source: Source;
+  call: NormalizedCall;
+  /** Shown as the call's route in the inspector, e.g. /internal/deletion. */
+  path: string;
+  userAgent: string;
 }
 
 function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, urls: Source['webhooks']['urls'], body: Buffer): ActiveDelivery {

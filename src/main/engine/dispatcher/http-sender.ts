@@ -104,10 +104,13 @@ export class HttpSender {
     });
   }
 
-  /** Waits for attempts in flight (each ends within its timeout), then drops every connection. */
-  async close(): Promise<void> {
+  /**
+   * Waits for attempts in flight (each ends within its timeout), then drops every connection.
+   * With `force`, drops them at once: attempts in flight end with an error (shutdown after its grace).
+   */
+  async close(opts: { force?: boolean } = {}): Promise<void> {
     this.#closed = true;
-    if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#onIdle = resolve));
+    if (this.#inFlight > 0 && !opts.force) await new Promise<void>((resolve) => (this.#onIdle = resolve));
     await this.#agent.destroy();
   }
 

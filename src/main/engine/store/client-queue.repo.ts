@@ -17,6 +17,10 @@ export class ClientQueueRepo implements Persistence {
     );
   }
 
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM client_queue').get() as { n: number }).n;
+  }
+
   add(messages: QueuedMessage[]): void {
     this.db.transaction(() => {
       for (const m of messages) this.insertStmt.run(m.id, JSON.stringify(m));
