@@ -51,10 +51,19 @@ export class Audiences implements Feature<Ops> {
     await Promise.allSettled([...this.running]);
   }
 
+  list(): Audience[] {
+    return this.repo.list().map(toAudience);
+  }
+
+  /** The config file's `audiences` (see applyAudiencesConfig). */
+  applyConfig(entries: AudienceConfigEntry[]): Promise<{ created: number; updated: number; unchanged: number }> {
+    return applyAudiencesConfig(this.deps, entries);
+  }
+
   handlers() {
     const { deps, repo } = this;
     return {
-      listAudiences: (): Audience[] => repo.list().map(toAudience),
+      listAudiences: (): Audience[] => this.list(),
       createAudience: async (input: AudienceInput) => {
         input.sourceIds.forEach((id, i) => {
           if (!deps.store.sources.get(id)) throw new FieldNotFound(`sourceIds[${i}]`, `no source with id "${id}"`);
