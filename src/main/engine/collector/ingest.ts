@@ -1,4 +1,4 @@
-import type { CallSummary, CallType, NormalizedCall, RequestMeta, Settings, Source } from '../../../shared/types';
+import type { CallStatus, CallSummary, CallType, NormalizedCall, RequestMeta, Settings, Source } from '../../../shared/types';
 import { validateMessage } from '../../../shared/message-rules';
 import { normalizeCall, type Envelope } from './normalize';
 import { findWriteKey } from './write-key';
@@ -162,21 +162,10 @@ export class Ingest {
     const anonymousId = n?.anonymousId ?? idOf(p.item?.anonymousId);
     const label = n?.event ?? n?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
     const messageId = n?.messageId ?? idOf(p.item?.messageId);
-    const status = accepted ? 'accepted' : 'dropped';
-    const callId = this.store.calls.insert({
-      sourceId: source?.id ?? null,
-      receivedAt,
-      type: p.type,
-      userId,
-      anonymousId,
-      label,
-      messageId,
-      status,
-      dropReason,
-      raw: p.raw,
-      request: p.meta,
-      normalized: n,
-    });
+    const status: CallStatus = accepted ? 'accepted' : 'dropped';
+    // The columns the stored row and the inspector's summary share.
+    const fields = { sourceId: source?.id ?? null, type: p.type, userId, anonymousId, label, messageId, status, dropReason };
+    const callId = this.store.calls.insert({ ...fields, receivedAt, raw: p.raw, request: p.meta, normalized: n });
     let deliveryId: number | null = null;
     if (accepted) {
       const plan = planDelivery(n, source, settings);
@@ -186,17 +175,10 @@ export class Ingest {
       }
     }
     result.calls.push({
+      ...fields,
       id: callId,
       receivedAt: new Date(receivedAt).toISOString(),
-      sourceId: source?.id ?? null,
       sourceName: source?.name ?? null,
-      type: p.type,
-      userId,
-      anonymousId,
-      label,
-      messageId,
-      status,
-      dropReason,
       deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
       deliveryId,
       attemptCount: 0,
