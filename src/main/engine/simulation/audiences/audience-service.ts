@@ -56,8 +56,8 @@ export class Audiences implements Feature<Ops> {
   }
 
   /** The config file's `audiences` (see applyAudiencesConfig). */
-  applyConfig(entries: AudienceConfigEntry[]): Promise<{ created: number; updated: number; unchanged: number }> {
-    return applyAudiencesConfig(this.deps, entries);
+  async applyConfig(entries: AudienceConfigEntry[]): Promise<void> {
+    await applyAudiencesConfig(this.deps, entries);
   }
 
   handlers() {
