@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Attempt, CallDetail } from '../../../shared/types';
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per webhook attempt, so a
@@ -97,7 +98,7 @@ export function harEntry(detail: CallDetail, a: Attempt): HarEntry {
     response: {
       // HAR has no "no response": status 0 with the error as statusText, as browsers export failed requests.
       status: a.responseStatus ?? 0,
-      statusText: answered ? '' : (a.errorMessage ?? a.errorCode ?? 'no response'),
+      statusText: answered ? (STATUS_CODES[a.responseStatus!] ?? '') : (a.errorMessage ?? a.errorCode ?? 'no response'),
       httpVersion: answered ? 'HTTP/1.1' : '',
       cookies: [],
       headers: headerList(a.responseHeaders),
