@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { startReceiver, type TestReceiver } from '../helpers/receiver';
+
+// Deletion requests end to end (SPEC §6): collector → notices through ingest.inject → signed POSTs.
+const SECRET = 'del-s3cret';
+let engine: TestEngine | undefined;
+const receivers: TestReceiver[] = [];
+
+afterEach(async () => {
+  await engine?.stop();
+  engine = undefined;
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+async function receiver(status = 200) {
+  const r = await startReceiver((_req, res) => res.writeHead(status).end());
+  receivers.push(r);
+  return r;
+}
+
+const hmac = (body: Buffer) => createHmac('sha1', SECRET).update(body).digest('hex');
+const json = (b: Buffer) => JSON.parse(b.toString()) as Record<string, unknown>;
+
+async function settled(t: TestEngine) {
+  await waitFor(async () => {
+    const page = await t.call('listMessages', { limit: 200 });
+    return page.items.every((c) => c.deliveryState === null || ['delivered', 'failed', 'expired', 'dropped'].includes(c.deliveryState));
+  }, 'every delivery to finish');
+}
+
+async function doneDeletion(t: TestEngine, id: string, status = 'done') {
+  return waitFor(async () => (await t.call('listDeletions', {})).find((d) => d.id === id && d.status === status), `deletion ${status}`);
+}
+
+describe('deletion requests', () => {
+  it('fans out one signed delete per affected source, purges history, and reports done', async () => {
+    const [ra, rb, rc] = [await receiver(), await receiver(), await receiver()];
+    engine = await startTestEngine({
+      config: {
+        sources: [
+          webhookSource('web', 'wk_web', [`${ra.url}/a`], SECRET),
+          webhookSource('ios', 'wk_ios', [`${rb.url}/b`], SECRET),
+          webhookSource('backend', 'wk_backend', [`${rc.url}/c`], SECRET),
+        ],
+        settings: { payloadFormat: 'documented' },
+      },
+    });
+    const t = engine;
+    await t.post('/v1/identify', { userId: 'u-del', traits: { email: 'gone@example.com' } }, { writeKey: 'wk_web' });
+    await t.post('/v1/track', { userId: 'u-del', event: 'Viewed' }, { writeKey: 'wk_web' });
+    await t.post('/v1/track', { userId: 'u-del', event: 'Opened' }, { writeKey: 'wk_ios' });
+    await t.post('/v1/track', { userId: 'u-keep', event: 'Viewed' }, { writeKey: 'wk_web' });
+    await t.post('/v1/track', { userId: 'u-keep', event: 'Called' }, { writeKey: 'wk_backend' });
+    await settled(t);
+    expect([ra.requests.length, rb.requests.length, rc.requests.length]).toEqual([3, 1, 1]);
+
+    const before = Date.now();
+    const del = await t.call('createDeletion', { userId: 'u-del', purge: true });
+    expect(del).toMatchObject({ userId: 'u-del', purge: true, purgedCalls: 3 });
+    expect(del.notifications.map((n) => n.sourceName).sort()).toEqual(['ios', 'web']);
+
+    await ra.waitForRequests(4);
+    await rb.waitForRequests(2);
+    for (const req of [ra.requests[3], rb.requests[1]]) {
+      const body = json(req.body);
+      expect(Object.keys(body).sort()).toEqual(['timestamp', 'type', 'userId']);
+      expect(body).toMatchObject({ type: 'delete', userId: 'u-del' });
+      expect(Date.parse(body.timestamp as string)).toBeGreaterThanOrEqual(before - 5);
+      expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(req.headers['x-signature']).toBe(hmac(req.body));
+    }
+
+    const done = await doneDeletion(t, del.id);
+    expect(done.notifications.every((n) => n.deliveryState === 'delivered')).toBe(true);
+    // The source without the user's calls got nothing.
+    expect(rc.requests.length).toBe(1);
+
+    // Purged: only the new notices remain for that user; others' history is untouched.
+    const left = await t.call('listMessages', { userId: 'u-del', limit: 50 });
+    expect(left.items.map((c) => c.type)).toEqual(['delete', 'delete']);
+    expect(left.items.map((c) => c.id).sort()).toEqual(del.notifications.map((n) => n.callId).sort());
+    const notice = await t.call('getMessage', { id: del.notifications[0].callId });
+    expect(notice.call.request.path).toBe('/internal/deletion');
+    expect(notice.deliveries[0].attempts[0].requestBody).toBe((notice.call.sourceName === 'web' ? ra.requests[3] : rb.requests[1]).body.toString());
+    expect((await t.call('listMessages', { userId: 'u-keep', limit: 50 })).total).toBe(2);
+    expect(t.events.some((e) => e.type === 'deletions.changed')).toBe(true);
+  });
+
+  it('keeps history without purge; skips sources with Webhooks off; no_sources and failed states; newest first', async () => {
+    const [ok, refusing] = [await receiver(), await receiver(400)];
+    engine = await startTestEngine({
+      config: {
+        sources: [
+          webhookSource('web', 'wk_web', [`${ok.url}/ok`]),
+          webhookSource('legacy', 'wk_legacy', [`${refusing.url}/no`]),
+          { name: 'off', writeKey: 'wk_off', webhooks: { enabled: false, urls: [{ url: `${ok.url}/off`, headers: {} }] } },
+        ],
+      },
+    });
+    const t = engine;
+    await t.post('/v1/track', { userId: 'u1', event: 'A' }, { writeKey: 'wk_web' });
+    await t.post('/v1/track', { userId: 'u1', event: 'B' }, { writeKey: 'wk_off' });
+    await t.post('/v1/track', { userId: 'u2', event: 'C' }, { writeKey: 'wk_legacy' });
+    await settled(t);
+
+    const first = await t.call('createDeletion', { userId: 'u1', purge: false });
+    expect(first.purgedCalls).toBe(0);
+    expect(first.notifications.map((n) => n.sourceName)).toEqual(['web']);
+    await doneDeletion(t, first.id);
+    expect(ok.requests.map((r) => json(r.body).type)).toEqual(['track', 'delete']);
+    expect((await t.call('listMessages', { userId: 'u1', limit: 50 })).total).toBe(3);
+
+    const failed = await t.call('createDeletion', { userId: 'u2', purge: false });
+    // 400 is not retried: the notice ends failed, and so does the request.
+    const f = await doneDeletion(t, failed.id, 'failed');
+    expect(f.notifications[0].deliveryState).toBe('failed');
+
+    const none = await t.call('createDeletion', { userId: 'nobody', purge: true });
+    expect(none).toMatchObject({ status: 'no_sources', notifications: [], purgedCalls: 0 });
+
+    const list = await t.call('listDeletions', {});
+    expect(list.map((d) => d.userId)).toEqual(['nobody', 'u2', 'u1']);
+    expect(list.map((d) => d.status)).toEqual(['no_sources', 'failed', 'done']);
+  });
+
+  it('a second deletion for the same user keeps the first one\'s notices', async () => {
+    const r = await receiver();
+    engine = await startTestEngine({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
+    const t = engine;
+    await t.post('/v1/track', { userId: 'u', event: 'A' }, { writeKey: 'wk_web' });
+    await settled(t);
+    const one = await t.call('createDeletion', { userId: 'u', purge: true });
+    await doneDeletion(t, one.id);
+    // The user's only remaining calls are delete notices: no source has received calls from them.
+    const two = await t.call('createDeletion', { userId: 'u', purge: true });
+    expect(two).toMatchObject({ status: 'no_sources', purgedCalls: 0 });
+    const d1 = (await t.call('listDeletions', {})).find((d) => d.id === one.id)!;
+    expect(d1).toMatchObject({ status: 'done', purgedCalls: 1 });
+    expect(d1.notifications[0].deliveryState).toBe('delivered');
+  });
+});
