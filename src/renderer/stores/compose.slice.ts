@@ -77,7 +77,11 @@ export const createComposeSlice =
             const flushed = await api.call('clientFlush', {});
             text = flushed.errors.length
               ? `Flush failed: ${flushed.errors.join('; ')}`
-              : `Sent ${flushed.sent} message(s) in ${flushed.batches} batch(es)`;
+              : flushed.sent === 0
+                ? // An idle client sends a first message at once (flushAfter counts from the last flush),
+                  // so its own flush can beat ours to it.
+                  'Sent by the client’s background flush before the manual flush'
+                : `Sent ${flushed.sent} message(s) in ${flushed.batches} batch(es)`;
           }
           set({ lastSend: { messageId: queued.messageId, text } });
           get().notify(text, text.startsWith('Flush failed') ? 'error' : 'info');
