@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
-const results = join(root, 'test-results');
+// Not test-results/: Playwright empties that folder when it starts.
+const results = join(root, 'test-reports');
 rmSync(results, { recursive: true, force: true });
 mkdirSync(results, { recursive: true });
 

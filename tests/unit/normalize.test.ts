@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeCall } from '../../src/main/engine/collector/normalize';
+import { normalizeCall } from '../../src/shared/normalize';
 
 const receivedAt = Date.UTC(2024, 5, 1, 12, 0, 0, 500);
 const RECEIVED = '2024-06-01T12:00:00.500Z';
@@ -187,5 +187,14 @@ describe('normalizeCall: envelope merge', () => {
     expect(dropped({ type: 'identify', userId: 'u', context: 'bad' }, { ...opts, envelope: { context: { a: 1 } } })).toBe(
       'context must be an object',
     );
+  });
+});
+
+describe('lenient (composer previews)', () => {
+  it('builds the record of a call the collector would drop, leaving out a bad timestamp', () => {
+    const item = { type: 'track', userId: 'u', timestamp: 'soon' };
+    expect(normalizeCall(item, { receivedAt: 0 })).toMatchObject({ ok: false, reason: 'track without event' });
+    const r = normalizeCall(item, { receivedAt: 0, lenient: true });
+    expect(r).toMatchObject({ ok: true, call: { type: 'track', userId: 'u', timestamp: '1970-01-01T00:00:00.000Z' } });
   });
 });

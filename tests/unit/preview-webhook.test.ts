@@ -5,7 +5,7 @@ import { hmacSha1Hex, verifySignature } from '../../src/shared/preview/signature
 import { normalizeForPreview, userAgent, webhookPreview } from '../../src/shared/preview/webhook-preview';
 import { clientRequest } from '../../src/shared/preview/client-request';
 import { curlCommand } from '../../src/shared/preview/curl';
-import { normalizeCall } from '../../src/main/engine/collector/normalize';
+import { normalizeCall } from '../../src/shared/normalize';
 import type { JsonObject } from '../../src/shared/types';
 
 interface Vector {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_CALLS, sampleCall } from '../../src/shared/sample-calls';
 import { collectorDropReason, validateMessage } from '../../src/shared/message-rules';
-import { normalizeCall } from '../../src/main/engine/collector/normalize';
+import { normalizeCall } from '../../src/shared/normalize';
 import { buildWebhookBody } from '../../src/shared/webhook-body';
 import { CALL_TYPES } from '../../src/shared/types';
 

@@ -1,6 +1,6 @@
 import type { CallStatus, CallSummary, CallType, NormalizedCall, RequestMeta, Settings, Source } from '../../../shared/types';
 import { validateMessage } from '../../../shared/message-rules';
-import { normalizeCall, type Envelope } from './normalize';
+import { normalizeCall, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
 import { DEDUP_WINDOW_MS, MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
 import { planDelivery } from '../dispatcher/delivery-plan';

@@ -1,6 +1,6 @@
-import type { CallType, JsonObject, NormalizedCall } from '../../../shared/types';
-import { collectorDropReason, isId, isPlainObject } from '../../../shared/message-rules';
-import { applyClockSkew, checkTimestamp, formatTimestamp } from '../../../shared/timestamp';
+import type { CallType, JsonObject, NormalizedCall } from './types';
+import { collectorDropReason, isId, isPlainObject } from './message-rules';
+import { applyClockSkew, checkTimestamp, formatTimestamp } from './timestamp';
 
 // One inbound item → the record the store keeps and the dispatcher builds bodies from (SPEC §3).
 // Pure apart from id generation: no I/O, no de-duplication (the store owns that, it needs history).
@@ -18,6 +18,11 @@ export interface NormalizeOptions {
   receivedAt: number;
   /** messageId generator for items without one; UUID v4 by default. */
   newId?: () => string;
+  /**
+   * Previews: build the record even for a call the collector would drop (missing fields, a bad
+   * timestamp is left out), so the composer can show the body while the user is still typing.
+   */
+  lenient?: boolean;
 }
 
 export type NormalizeResult = { ok: true; call: NormalizedCall } | { ok: false; reason: string };
@@ -56,15 +61,15 @@ function parseTime(field: string, value: unknown): { ms?: number; reason?: strin
 
 export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeResult {
   const reason = collectorDropReason(item);
-  if (reason !== null) return { ok: false, reason };
+  if (reason !== null && !(opts.lenient && isPlainObject(item))) return { ok: false, reason };
   // collectorDropReason guarantees a plain object with a known call type.
   const m = item as Record<string, unknown>;
   const envelope = opts.envelope ?? {};
 
   const ts = parseTime('timestamp', m.timestamp);
-  if (ts.reason) return { ok: false, reason: ts.reason };
+  if (ts.reason && !opts.lenient) return { ok: false, reason: ts.reason };
   const sent = parseTime('sentAt', present(m.sentAt) ? m.sentAt : envelope.sentAt);
-  if (sent.reason) return { ok: false, reason: sent.reason };
+  if (sent.reason && !opts.lenient) return { ok: false, reason: sent.reason };
   const skew = applyClockSkew({ receivedAt: opts.receivedAt, timestamp: ts.ms, sentAt: sent.ms });
 
   const messageId = idText(m.messageId);
