@@ -7,6 +7,11 @@ import { createInspectorSlice } from './inspector.slice';
 import { createSettingsSlice } from './settings.slice';
 import { createSourcesSlice } from './sources.slice';
 import { createUiSlice } from './ui.slice';
+import { createReceiversSlice } from './receivers.slice';
+import { createDeletionsSlice } from './deletions.slice';
+import { createAudiencesSlice } from './audiences.slice';
+import { createLoadSlice } from './load.slice';
+import { createSimToolsSlice } from './sim-tools.slice';
 
 export type { AppState } from './app.types';
 
@@ -19,6 +24,11 @@ export function createAppStore(api: ApiClient) {
     ...createSourcesSlice(api)(...a),
     ...createClientSlice(api)(...a),
     ...createSettingsSlice(api)(...a),
+    ...createReceiversSlice(api)(...a),
+    ...createDeletionsSlice(api)(...a),
+    ...createAudiencesSlice(api)(...a),
+    ...createLoadSlice(api)(...a),
+    ...createSimToolsSlice(api)(...a),
   }));
 }
 

@@ -5,8 +5,23 @@ import type { SourcesSlice } from './sources.slice';
 import type { ClientSlice } from './client.slice';
 import type { SettingsSlice } from './settings.slice';
 import type { UiSlice } from './ui.slice';
+import type { ReceiversSlice } from './receivers.slice';
+import type { DeletionsSlice } from './deletions.slice';
+import type { AudiencesSlice } from './audiences.slice';
+import type { LoadSlice } from './load.slice';
+import type { SimToolsSlice } from './sim-tools.slice';
 
-export type AppState = ComposeSlice & InspectorSlice & SourcesSlice & ClientSlice & SettingsSlice & UiSlice;
+export type AppState = ComposeSlice &
+  InspectorSlice &
+  SourcesSlice &
+  ClientSlice &
+  SettingsSlice &
+  UiSlice &
+  ReceiversSlice &
+  DeletionsSlice &
+  AudiencesSlice &
+  LoadSlice &
+  SimToolsSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

@@ -1,7 +1,7 @@
 import type { ConnectionStatus } from '../api/transport.types';
 import type { SliceCreator } from './app.types';
 
-export const TABS = ['compose', 'inspector', 'destinations', 'client', 'settings'] as const;
+export const TABS = ['compose', 'inspector', 'destinations', 'receivers', 'audiences', 'deletions', 'load', 'client', 'settings'] as const;
 export type Tab = (typeof TABS)[number];
 
 export interface Toast {

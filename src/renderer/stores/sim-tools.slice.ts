@@ -1,0 +1,98 @@
+import type { ApiClient } from '../../shared/api.contract';
+import type { ApiError } from '../../shared/api-error';
+import type { ExportFile } from '../../shared/simulation.contract';
+import type { SliceCreator } from './app.types';
+import { asApiError, errorText } from './errors';
+import { connectSimulationEvents } from './sim-events';
+
+// Time-warp, export of deliveries, config export/import: small actions shared by several screens.
+
+export const TIME_SCALE_PRESETS = [1, 10, 100, 1000] as const;
+
+export interface SimToolsSlice {
+  timeScaleError: string | null;
+  exporting: boolean;
+  configImportError: ApiError | null;
+  /** Applies at once: retries already scheduled move to the new speed. */
+  setTimeScale(scale: number): Promise<boolean>;
+  /** Deliveries matching the inspector's current filters. */
+  exportDeliveries(format: 'jsonl' | 'har'): Promise<ExportFile | null>;
+  exportConfig(): Promise<string | null>;
+  /** `text` is the config file's JSON; the engine validates it. */
+  importConfig(text: string): Promise<boolean>;
+  /** Subscribes the simulation screens to engine events; returns the unsubscribe. */
+  watchSimulation(): () => void;
+}
+
+export const createSimToolsSlice =
+  (api: ApiClient): SliceCreator<SimToolsSlice> =>
+  (set, get, store) => ({
+    timeScaleError: null,
+    exporting: false,
+    configImportError: null,
+    async setTimeScale(timeScale) {
+      try {
+        const settings = await api.call('updateSettings', { timeScale });
+        get().setSettings(settings);
+        set({ timeScaleError: null });
+        get().notify(timeScale === 1 ? 'Time-warp off: retries run in real time' : `Time-warp ×${timeScale}: retry delays run ${timeScale} times faster`);
+        return true;
+      } catch (err) {
+        const e = asApiError(err);
+        set({ timeScaleError: e.fieldMessage('timeScale') ?? errorText(err) });
+        return false;
+      }
+    },
+    async exportDeliveries(format) {
+      const f = get().filters;
+      set({ exporting: true });
+      try {
+        return await api.call('exportDeliveries', {
+          format,
+          sourceId: f.sourceId || undefined,
+          type: f.type || undefined,
+          status: f.status || undefined,
+          q: f.q?.trim() || undefined,
+        });
+      } catch (err) {
+        get().notify(`Export failed: ${errorText(err)}`, 'error');
+        return null;
+      } finally {
+        set({ exporting: false });
+      }
+    },
+    async exportConfig() {
+      try {
+        return JSON.stringify(await api.call('getConfig', {}), null, 2) + '\n';
+      } catch (err) {
+        get().notify(`Config export failed: ${errorText(err)}`, 'error');
+        return null;
+      }
+    },
+    async importConfig(text) {
+      let config: unknown;
+      try {
+        config = JSON.parse(text);
+      } catch (err) {
+        set({ configImportError: asApiError(new Error(`The file is not JSON: ${(err as Error).message}`)) });
+        return false;
+      }
+      try {
+        const r = await api.call('importConfig', config as never);
+        set({ configImportError: null });
+        get().notify(`Config imported: ${r.sources} source(s), ${r.mockReceivers} mock receiver(s), ${r.audiences} audience(s)`);
+        const s = get();
+        void s.loadSources();
+        void s.loadSettings();
+        void s.loadReceivers();
+        void s.loadAudiences();
+        return true;
+      } catch (err) {
+        set({ configImportError: asApiError(err) });
+        return false;
+      }
+    },
+    watchSimulation() {
+      return connectSimulationEvents(store, api);
+    },
+  });
