@@ -5,6 +5,10 @@ import { ComposeScreen } from './features/compose/compose-screen';
 import { DestinationsScreen } from './features/destinations/destinations-screen';
 import { InspectorScreen } from './features/inspector/inspector-screen';
 import { SettingsScreen } from './features/settings/settings-screen';
+import { ReceiversScreen } from './features/receivers/receivers-screen';
+import { AudiencesScreen } from './features/audiences/audiences-screen';
+import { DeletionsScreen } from './features/deletions/deletions-screen';
+import { LoadScreen } from './features/load/load-screen';
 import { useApp, useAppStore } from './store-context';
 import { tabFromHash, type Tab } from './stores/ui.slice';
 
@@ -12,6 +16,10 @@ const NAV: { tab: Tab; label: string; screen: () => ReactNode }[] = [
   { tab: 'compose', label: 'Compose', screen: () => <ComposeScreen /> },
   { tab: 'inspector', label: 'Inspector', screen: () => <InspectorScreen /> },
   { tab: 'destinations', label: 'Destinations', screen: () => <DestinationsScreen /> },
+  { tab: 'receivers', label: 'Mock receivers', screen: () => <ReceiversScreen /> },
+  { tab: 'audiences', label: 'Audiences', screen: () => <AudiencesScreen /> },
+  { tab: 'deletions', label: 'Deletions', screen: () => <DeletionsScreen /> },
+  { tab: 'load', label: 'Load', screen: () => <LoadScreen /> },
   { tab: 'client', label: 'Client', screen: () => <ClientScreen /> },
   { tab: 'settings', label: 'Settings', screen: () => <SettingsScreen /> },
 ];
@@ -51,7 +59,12 @@ export function App() {
     void s.loadSettings();
     void s.loadHealth();
     void s.loadClient();
-    return () => window.removeEventListener('hashchange', sync);
+    void s.loadDeletions();
+    const unwatch = s.watchSimulation();
+    return () => {
+      unwatch();
+      window.removeEventListener('hashchange', sync);
+    };
   }, [store]);
   const current = NAV.find((n) => n.tab === tab) ?? NAV[0];
   return (

@@ -1,9 +1,10 @@
 import type { Attempt, CallDetail, Delivery } from '../../../shared/types';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime } from '../../components/format';
-import { NextRetry, StatusChip } from '../../components/status-chip';
+import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { AttemptView, attemptCurl } from './attempt-view';
+import { RetryTimes } from '../receivers/time-warp';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 
@@ -36,7 +37,7 @@ function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; u
       ))}
       {delivery.state === 'retrying' && last && last.outcome === 'retryable' && delivery.nextAttemptAt ? (
         <div className="notice" data-testid="url-next-retry">
-          <NextRetry at={delivery.nextAttemptAt} />
+          <RetryTimes delivery={delivery} />
         </div>
       ) : null}
     </section>
@@ -47,12 +48,15 @@ function DeliveryView({ delivery }: { delivery: DeliveryWithAttempts }) {
   const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
   return (
     <section className="delivery" data-testid="delivery" data-state={delivery.state}>
-      <header className="row">
-        <h3 className="grow">Webhooks delivery</h3>
+      <header className="row wrap">
+        <h3 className="grow">{delivery.type === 'delete' ? 'Webhooks delivery (delete notification)' : 'Webhooks delivery'}</h3>
         <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: delivery.state, nextAttemptAt: delivery.nextAttemptAt }} />
-        {delivery.nextAttemptAt && delivery.state === 'retrying' ? <NextRetry at={delivery.nextAttemptAt} /> : null}
+        {delivery.nextAttemptAt && delivery.state === 'retrying' ? <RetryTimes delivery={delivery} /> : null}
       </header>
-      {delivery.lastError ? <div className="muted">last error: {delivery.lastError}</div> : null}
+      <div className="muted small-text" data-testid="delivery-attempts" data-count={delivery.attemptCount}>
+        {delivery.attemptCount} attempt{delivery.attemptCount === 1 ? '' : 's'}
+        {delivery.lastError ? ` · last error: ${delivery.lastError}` : ''}
+      </div>
       {Array.from({ length: urlCount }, (_, i) => (
         <UrlTimeline key={i} delivery={delivery} urlIndex={i} />
       ))}

@@ -6,6 +6,8 @@ import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { CallDetailView } from './call-detail';
 import { CallList } from './call-list';
 import { FiltersBar } from './filters-bar';
+import { ExportMenu } from '../load/export-menu';
+import { TimeWarpControl } from '../receivers/time-warp';
 
 function NoCalls() {
   const { filtered, collector, hasSources } = useAppShallow((s) => ({
@@ -60,7 +62,11 @@ export function InspectorScreen() {
   }, [store]);
   return (
     <div className="screen inspector-screen" data-testid="screen-inspector">
-      <FiltersBar />
+      <div className="inspector-head">
+        <FiltersBar />
+        <TimeWarpControl compact testId="inspector-time-warp" />
+        <ExportMenu />
+      </div>
       {error ? (
         <div className="notice error" role="alert">
           Could not load calls: {error}{' '}

@@ -4,6 +4,8 @@ import type { Settings } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
+import { ConfigIo } from '../load/config-io';
+import { TimeWarpControl } from '../receivers/time-warp';
 
 function SettingsForm({ settings }: { settings: Settings }) {
   const store = useAppStore();
@@ -110,7 +112,14 @@ export function SettingsScreen() {
         <h1>Settings</h1>
       </header>
       {error ? <div className="notice error">Could not load settings: {error}</div> : null}
+      {settings ? (
+        <section className="settings-live">
+          <h3>Time-warp (applies at once)</h3>
+          <TimeWarpControl testId="settings-time-warp" />
+        </section>
+      ) : null}
       {settings ? <SettingsForm key={JSON.stringify(settings)} settings={settings} /> : error ? null : <div className="muted">Loading…</div>}
+      <ConfigIo />
     </div>
   );
 }

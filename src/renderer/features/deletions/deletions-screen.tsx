@@ -1,0 +1,141 @@
+import { useEffect, useState } from 'react';
+import type { DeletionRequest } from '../../../shared/simulation.contract';
+import { EmptyState, Field } from '../../components/field';
+import { formatDateTime } from '../../components/format';
+import { StatusChip } from '../../components/status-chip';
+import { useApp, useAppShallow, useAppStore } from '../../store-context';
+
+// Deletion requests (SPEC §6): one `delete` notification per source with Webhooks enabled.
+
+const STATUS_CLASS: Record<DeletionRequest['status'], string> = {
+  pending: 'chip-pending',
+  done: 'chip-delivered',
+  failed: 'chip-failed',
+  no_sources: 'chip-none',
+};
+
+function DeletionForm() {
+  const store = useAppStore();
+  const { formError, creating } = useAppShallow((s) => ({ formError: s.deletionFormError, creating: s.creatingDeletion }));
+  const [userId, setUserId] = useState('');
+  const [purge, setPurge] = useState(false);
+  const other = (formError?.fields ?? []).filter((f) => f.path !== 'userId' && f.path !== 'purge');
+  return (
+    <form
+      className="deletion-form"
+      data-testid="deletion-form"
+      noValidate
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await store.getState().createDeletion({ userId, purge })) {
+          setUserId('');
+          setPurge(false);
+        }
+      }}
+    >
+      <div className="row wrap">
+        <Field label="userId to delete" name="userId" error={formError?.fieldMessage('userId')}>
+          <input data-testid="deletion-user" className="mono" value={userId} spellCheck={false} placeholder="user_1234" onChange={(e) => setUserId(e.target.value)} />
+        </Field>
+        <Field label="Also purge this user's calls from local history" name="purge" error={formError?.fieldMessage('purge')}>
+          <input type="checkbox" data-testid="deletion-purge" checked={purge} onChange={(e) => setPurge(e.target.checked)} />
+        </Field>
+        <button type="submit" className="primary" data-testid="deletion-submit" disabled={creating}>
+          {creating ? 'Requesting…' : 'Request deletion'}
+        </button>
+      </div>
+      {other.length ? (
+        <div className="notice error" role="alert">
+          {other.map((f) => `${f.path}: ${f.message}`).join('; ')}
+        </div>
+      ) : formError && !formError.fields.length ? (
+        <div className="notice error" role="alert">
+          {formError.message}
+        </div>
+      ) : null}
+    </form>
+  );
+}
+
+function DeletionRow({ d }: { d: DeletionRequest }) {
+  const store = useAppStore();
+  return (
+    <tr data-testid="deletion-row" data-user={d.userId} data-status={d.status}>
+      <td className="mono">{d.userId}</td>
+      <td className="small-text">{formatDateTime(d.createdAt)}</td>
+      <td>
+        <span className={`chip ${STATUS_CLASS[d.status]}`} data-testid="deletion-status">
+          {d.status.replace('_', ' ')}
+        </span>
+      </td>
+      <td className="small-text">{d.purge ? `${d.purgedCalls} call(s) purged` : 'kept'}</td>
+      <td>
+        {d.notifications.length === 0 ? (
+          <span className="muted small-text">no source with Webhooks enabled</span>
+        ) : (
+          <ul className="plain-list">
+            {d.notifications.map((n) => (
+              <li key={`${n.sourceId}:${n.callId}`} className="row" data-testid="deletion-notification">
+                <span>{n.sourceName}</span>
+                <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: n.deliveryState, nextAttemptAt: null }} />
+                <a href="#/inspector" data-testid="deletion-open-call" onClick={() => store.getState().selectCall(n.callId)}>
+                  delete call #{n.callId}
+                </a>
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function DeletionsScreen() {
+  const store = useAppStore();
+  const { deletions, loaded, error } = useAppShallow((s) => ({ deletions: s.deletions, loaded: s.deletionsLoaded, error: s.deletionsError }));
+  const hasWebhooks = useApp((s) => s.sources.some((x) => x.webhooks.enabled));
+  useEffect(() => {
+    void store.getState().loadDeletions();
+  }, [store]);
+  return (
+    <div className="screen deletions-screen" data-testid="screen-deletions">
+      <header className="screen-header">
+        <h1>Deletion requests</h1>
+      </header>
+      <p className="muted">
+        Asks every source with Webhooks enabled to delete a user: each gets one signed <code>delete</code> call (like Segment's user
+        deletion), delivered and retried like any other call and visible in the Inspector.
+      </p>
+      {!hasWebhooks ? (
+        <div className="notice warn">
+          No source has Webhooks enabled yet, so a request would notify no one. Enable Webhooks in <a href="#/destinations">Destinations</a> first.
+        </div>
+      ) : null}
+      <DeletionForm />
+      {error ? <div className="notice error">Could not load deletion requests: {error}</div> : null}
+      {deletions.length ? (
+        <table className="table" data-testid="deletion-list">
+          <thead>
+            <tr>
+              <th>userId</th>
+              <th>requested</th>
+              <th>status</th>
+              <th>local history</th>
+              <th>notifications</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deletions.map((d) => (
+              <DeletionRow key={d.id} d={d} />
+            ))}
+          </tbody>
+        </table>
+      ) : loaded && !error ? (
+        <EmptyState title="No deletion requests yet" testId="deletions-empty">
+          Enter a <code>userId</code> above and press <b>Request deletion</b>. Tick <i>purge</i> to also remove that user's calls from this
+          app's history.
+        </EmptyState>
+      ) : null}
+    </div>
+  );
+}

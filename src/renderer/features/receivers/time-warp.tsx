@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import type { Delivery } from '../../../shared/types';
+import { formatDuration } from '../../components/format';
+import { NextRetry } from '../../components/status-chip';
+import { useApp, useAppStore } from '../../store-context';
+import { TIME_SCALE_PRESETS } from '../../stores/sim-tools.slice';
+
+// Time-warp (SPEC §4): retry delays are divided by the factor, applied live to scheduled retries.
+
+export function TimeWarpControl({ compact = false, testId = 'time-warp' }: { compact?: boolean; testId?: string }) {
+  const store = useAppStore();
+  const scale = useApp((s) => s.settings?.timeScale ?? null);
+  const error = useApp((s) => s.timeScaleError);
+  const [custom, setCustom] = useState('');
+  const [busy, setBusy] = useState(false);
+  const apply = async (n: number) => {
+    setBusy(true);
+    if (await store.getState().setTimeScale(n)) setCustom('');
+    setBusy(false);
+  };
+  const isPreset = scale !== null && (TIME_SCALE_PRESETS as readonly number[]).includes(scale);
+  return (
+    <div className={`time-warp${compact ? ' compact' : ''}`} data-testid={testId} data-scale={scale ?? ''}>
+      <div className="row wrap">
+        <span className="field-label" title="Divides retry delays only; the 5 s request timeout stays real">
+          Time-warp
+        </span>
+        <span className="segmented" role="group" aria-label="Time-warp factor">
+          {TIME_SCALE_PRESETS.map((n) => (
+            <button
+              key={n}
+              type="button"
+              className={scale === n ? 'active' : ''}
+              aria-pressed={scale === n}
+              disabled={busy}
+              data-testid={`${testId}-${n}`}
+              onClick={() => void apply(n)}
+            >
+              ×{n}
+            </button>
+          ))}
+        </span>
+        <form
+          className="inline"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const n = Number(custom);
+            if (custom.trim() && Number.isFinite(n)) void apply(n);
+            else store.setState({ timeScaleError: 'a number, e.g. 60 (0.001 to 1000000)' });
+          }}
+        >
+          <input
+            type="number"
+            step="any"
+            min={0.001}
+            className="time-warp-custom"
+            aria-label="Custom time-warp factor"
+            placeholder={scale !== null && !isPreset ? `×${scale}` : 'custom'}
+            value={custom}
+            data-testid={`${testId}-custom`}
+            onChange={(e) => setCustom(e.target.value)}
+          />
+          <button type="submit" className="small" disabled={busy} data-testid={`${testId}-apply`}>
+            Set
+          </button>
+        </form>
+        {!compact && scale !== null ? (
+          <span className="muted small-text" data-testid={`${testId}-current`}>
+            now ×{scale}
+            {scale === 1 ? ' (real time)' : `: 30 min of retry delay takes ${formatDuration((30 * 60_000) / scale)}`}
+          </span>
+        ) : null}
+      </div>
+      {error ? (
+        <div className="field-error" role="alert" data-testid={`${testId}-error`}>
+          {error}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** "+30m 00s simulated" for an offset since the first attempt. */
+export function formatSimOffset(ms: number): string {
+  return `+${formatDuration(ms)} simulated`;
+}
+
+/** The next retry in simulated time (offset since the first attempt) and in real time with a countdown. */
+export function RetryTimes({ delivery }: { delivery: Pick<Delivery, 'nextAttemptAt' | 'nextAttemptSimOffsetMs' | 'attemptCount'> }) {
+  const scale = useApp((s) => s.settings?.timeScale ?? 1);
+  if (!delivery.nextAttemptAt) return null;
+  return (
+    <span className="retry-times" data-testid="retry-times">
+      {delivery.nextAttemptSimOffsetMs !== null ? (
+        <span data-testid="next-retry-sim" title="Scheduled offset since the first attempt, in the schedule's own (simulated) time">
+          {formatSimOffset(delivery.nextAttemptSimOffsetMs)}
+          {scale !== 1 ? ` (×${scale})` : ''} ·{' '}
+        </span>
+      ) : null}
+      <NextRetry at={delivery.nextAttemptAt} />
+    </span>
+  );
+}
