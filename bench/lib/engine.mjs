@@ -1,0 +1,44 @@
+// The engine under test: `node out/main/cli.js serve` as a child process with a temp data dir.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exited, spawnNode } from './proc.mjs';
+
+const TOKEN = 'bench-token';
+
+export async function startEngine({ root, dataDir, config, nodeFlags = [] }) {
+  const configFile = join(dataDir, '..', 'bench-config.json');
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const { child, lines, stderr } = await spawnNode(
+    [join(root, 'out/main/cli.js'), 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0', '--token', TOKEN, '--config', configFile],
+    { wait: ['collector: ', 'ui: '], nodeFlags },
+  );
+  const collector = lines['collector: '];
+  const ui = new URL(lines['ui: ']).origin;
+
+  async function api(path) {
+    const res = await fetch(`${ui}/api${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    if (!res.ok) throw new Error(`GET /api${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  }
+
+  return {
+    pid: child.pid,
+    collector,
+    api,
+    stderr,
+    sources: async () => Object.fromEntries((await api('/sources')).map((s) => [s.name, s])),
+    /** Calls stored for a source (accepted and dropped); `status` narrows it, e.g. 'dropped' or 'delivered'. */
+    async count(sourceId, status) {
+      const q = new URLSearchParams({ sourceId, limit: '1', ...(status ? { status } : {}) });
+      return (await api(`/messages?${q}`)).total;
+    },
+    health: () => api('/health'),
+    /** SIGTERM: the engine finishes requests in progress, checkpoints the WAL and exits. */
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await exited(child, 30_000);
+      if (code !== 0) throw new Error(`engine exited with ${code}\n${stderr()}`);
+    },
+    kill: () => child.kill('SIGKILL'),
+  };
+}

@@ -1,0 +1,381 @@
+// `npm run bench`: the figures of issues 2 and 3, each against a baseline measured in this run.
+// The engine and the bare baseline server run as child processes so their RSS and CPU are their
+// own; the load generators and the webhook receiver run here. See bench/README.md.
+import { mkdtempSync, rmSync, statSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir, cpus, loadavg } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
+import { spawnNode, exited, peakRss, currentRss, CpuMeter, machineCpuSeconds } from './lib/proc.mjs';
+import { saturate, constantRate, percentile } from './lib/load.mjs';
+import { trackBody, batchBody, basicAuth } from './lib/bodies.mjs';
+import { startReceiver } from './lib/receiver.mjs';
+import { startEngine } from './lib/engine.mjs';
+import { Report, fmt } from './lib/report.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(ROOT, 'package.json'));
+const env = process.env;
+const num = (name, fallback) => (env[name] !== undefined ? Number(env[name]) : fallback);
+
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const DURATION_S = num('BENCH_DURATION', 10);
+const BATCH_SIZE = 100;
+const BATCH_CONNECTIONS = num('BENCH_BATCH_CONNECTIONS', 10);
+const LATENCY_RATE = 500;
+const LATENCY_MS = num('BENCH_LATENCY_MS', 10_000);
+const ENQUEUE_N = num('BENCH_ENQUEUE_N', 100_000);
+const CLIENT_N = num('BENCH_CLIENT_N', 20_000);
+const CLIENT_FLUSH_AT = num('BENCH_CLIENT_FLUSH_AT', 100);
+const CLIENT_ROUNDS = num('BENCH_CLIENT_ROUNDS', 3);
+const SECRET = 'bench-shared-secret';
+const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
+
+const log = (line) => process.stdout.write(`${line}\n`);
+const json = { 'content-type': 'application/json' };
+const gc = () => globalThis.gc?.();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Peak VmRSS of a child within one phase (VmHWM only gives the peak of the whole run). */
+function rssSampler(pid) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, currentRss(pid));
+    } catch {
+      // exited
+    }
+  }, 100);
+  return { stop: () => (clearInterval(timer), peak) };
+}
+
+/** The most CPU (in cores) other programs used during any phase: a busy machine skews every figure. */
+let noisiest = 0;
+/** The phase in which the engine's sampled RSS was highest. */
+const rssPeak = { bytes: 0, phase: '' };
+
+async function phase(name, pids, fn, { childCpu = () => 0 } = {}) {
+  const meters = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, new CpuMeter(pid)]));
+  const rss = pids.engine ? rssSampler(pids.engine) : null;
+  gc();
+  const machine0 = machineCpuSeconds();
+  const t0 = performance.now();
+  const out = await fn();
+  const secs = (performance.now() - t0) / 1000;
+  const cores = Object.fromEntries(Object.entries(meters).map(([k, m]) => [k, m.cores()]));
+  // Whatever the machine did beyond our processes (short-lived client children are added by the caller).
+  const ours = Object.values(cores).reduce((a, b) => a + b, 0) + childCpu() / secs;
+  const others = Math.max(0, (machineCpuSeconds() - machine0) / secs - ours);
+  noisiest = Math.max(noisiest, others);
+  const cpu = Object.entries(cores).map(([k, c]) => `${k} ${c.toFixed(2)}`).join(', ');
+  let mem = '';
+  if (rss) {
+    const peak = rss.stop();
+    if (peak > rssPeak.bytes) Object.assign(rssPeak, { bytes: peak, phase: name });
+    mem = `; engine RSS peak ${fmt.mb(peak)}`;
+  }
+  log(`  ${name}: ${out.summary} [${secs.toFixed(1)} s; CPU cores: ${cpu}, other programs ${others.toFixed(2)}${mem}]`);
+  return out;
+}
+
+/** BENCH_WAIT_IDLE=seconds: wait (up to that long) until other programs use under 0.2 cores for 3 s. */
+async function waitIdle(maxSeconds) {
+  const end = Date.now() + maxSeconds * 1000;
+  for (;;) {
+    const c0 = machineCpuSeconds();
+    const me0 = new CpuMeter(process.pid);
+    await sleep(3000);
+    const busy = (machineCpuSeconds() - c0) / 3 - me0.cores();
+    if (busy < 0.2 || Date.now() > end) return busy;
+    log(`waiting for an idle machine: other programs use ${busy.toFixed(2)} cores`);
+  }
+}
+
+async function main() {
+  if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
+  const started = new Date();
+  log(`Webhook Lab benchmark — ${started.toISOString()}`);
+  log(`machine: ${cpus().length} cores (${cpus()[0]?.model?.trim()}), Node ${process.version}, ${process.platform}; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`load: ${CONNECTIONS} connections × ${DURATION_S} s (autocannon); batches of ${BATCH_SIZE} over ${BATCH_CONNECTIONS} connections; latency at ${LATENCY_RATE} calls/s offered`);
+  const report = new Report();
+  const self = process.pid;
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  const dataDir = join(tmp, 'data');
+  mkdirSync(dataDir);
+  let engine;
+  let bare;
+  let receiver;
+  try {
+    // 1. Baseline: the bare http server, the same generators and bodies.
+    log('\n1. baseline: bare Node http server (child process)');
+    bare = await spawnNode([join(ROOT, 'bench/bare-server.mjs')], { wait: ['listening: '] });
+    const bareUrl = bare.lines['listening: '];
+    const barePids = { server: bare.child.pid, generator: self };
+    const bareHeaders = { ...json, authorization: basicAuth('wk_collector') };
+    const bareSingle = await phase('single calls', barePids, async () => {
+      const r = await saturate({ url: `${bareUrl}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: bareHeaders, makeBody: (n) => trackBody(`s-${n}`) });
+      return { ...r, summary: `${fmt.int(r.perSecond)} req/s, p99 ${r.latencyP99} ms, errors ${r.errors + r.non2xx}` };
+    });
+    const bareBatch = await phase('batches of 100', barePids, async () => {
+      const r = await saturate({ url: `${bareUrl}/v1/batch`, connections: BATCH_CONNECTIONS, duration: Math.min(5, DURATION_S), headers: bareHeaders, makeBody: (n) => batchBody(`b-${n}`, BATCH_SIZE) });
+      return { ...r, summary: `${fmt.int(r.perSecond)} req/s = ${fmt.int(r.perSecond * BATCH_SIZE)} events/s` };
+    });
+    const bareLatency = await phase(`${LATENCY_RATE} req/s offered`, barePids, async () => {
+      const r = await constantRate({ origin: bareUrl, path: '/v1/track', headers: bareHeaders, rate: LATENCY_RATE, durationMs: Math.min(5000, LATENCY_MS), makeBody: (n) => trackBody(`l-${n}`) });
+      r.p50 = percentile(r.rtts, 50);
+      r.p99 = percentile(r.rtts, 99);
+      return { ...r, summary: `${fmt.int(r.offeredPerSecond)} req/s, round trip p50 ${fmt.ms(r.p50)}, p99 ${fmt.ms(r.p99)}` };
+    });
+    const bareRss = peakRss(bare.child.pid);
+    log(`  peak RSS ${fmt.mb(bareRss)}`);
+    bare.child.kill('SIGTERM');
+    await exited(bare.child);
+    bare = undefined;
+
+    // 2. The engine, with a local signing-checked receiver for the Webhooks source.
+    receiver = await startReceiver({ secret: SECRET });
+    engine = await startEngine({
+      root: ROOT,
+      dataDir,
+      nodeFlags: ENGINE_FLAGS,
+      config: {
+        sources: [
+          { name: 'bench-collector', writeKey: 'wk_collector' },
+          { name: 'bench-webhooks', writeKey: 'wk_webhooks', webhooks: { enabled: true, sharedSecret: SECRET, urls: [{ url: receiver.url, headers: {} }] } },
+          { name: 'bench-client', writeKey: 'wk_client' },
+          { name: 'bench-client-ours', writeKey: 'wk_ours' },
+          { name: 'bench-client-segment', writeKey: 'wk_segment' },
+        ],
+        // Pruning would delete calls the durability checks look for.
+        settings: { retentionCalls: 100_000_000 },
+      },
+    });
+    const src = await engine.sources();
+    const pids = { engine: engine.pid, generator: self };
+    const collectorHeaders = { ...json, authorization: basicAuth('wk_collector') };
+
+    log(`\n2. collector, single calls (POST /v1/track, ${trackBody('s-0').length}-byte body)`);
+    const ackSingle = new Set();
+    const single = await phase('single calls', pids, async () => {
+      const r = await saturate({ url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, makeBody: (n) => trackBody(`s-${n}`), onAck: (n) => ackSingle.add(n) });
+      r.stored = await engine.count(src['bench-collector'].id);
+      r.dropped = await engine.count(src['bench-collector'].id, 'dropped');
+      return { ...r, summary: `${fmt.int(r.perSecond)} calls/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} (${r.dropped} dropped), sent ${fmt.int(r.built)}` };
+    });
+
+    log(`\n3. collector, batches of ${BATCH_SIZE} (POST /v1/batch, ${batchBody('b-0', BATCH_SIZE).length}-byte body)`);
+    const ackBatch = new Set();
+    const batch = await phase('batches', pids, async () => {
+      const r = await saturate({ url: `${engine.collector}/v1/batch`, connections: BATCH_CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, makeBody: (n) => batchBody(`b-${n}`, BATCH_SIZE), onAck: (n) => ackBatch.add(n) });
+      r.stored = (await engine.count(src['bench-collector'].id)) - single.stored;
+      r.dropped = (await engine.count(src['bench-collector'].id, 'dropped')) - single.dropped;
+      r.events = r.acked * BATCH_SIZE;
+      return { ...r, summary: `${fmt.int(r.perSecond * BATCH_SIZE)} events/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} events (${r.dropped} dropped)` };
+    });
+
+    log('\n4. end to end: collector → dispatcher → local receiver, signed (HMAC-SHA1 checked on every arrival)');
+    const hookId = src['bench-webhooks'].id;
+    const hookHeaders = { ...json, authorization: basicAuth('wk_webhooks') };
+    const e2e = await phase('saturation', pids, async () => {
+      const a0 = receiver.stats.arrivals;
+      const t0 = performance.now();
+      const r = await saturate({ url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: hookHeaders, makeBody: (n) => trackBody(`e-${n}`) });
+      const t1 = performance.now();
+      r.duringLoad = receiver.stats.arrivals - a0;
+      r.loadSeconds = (t1 - t0) / 1000;
+      r.deliveriesPerSecond = r.duringLoad / r.loadSeconds;
+      r.stored = await engine.count(hookId);
+      r.backlog = r.stored - r.duringLoad;
+      const last = await receiver.waitFor(a0 + r.stored, 120_000);
+      r.drainSeconds = last === null ? NaN : Math.max(0, (last - t1) / 1000);
+      r.drainPerSecond = r.backlog / r.drainSeconds;
+      r.overallPerSecond = r.stored / ((last - t0) / 1000);
+      for (let i = 0; i < 100 && (await engine.health()).pendingDeliveries > 0; i++) await sleep(100);
+      r.delivered = await engine.count(hookId, 'delivered');
+      return { ...r, summary: `collector ${fmt.int(r.perSecond)} calls/s; receiver ${fmt.int(r.deliveriesPerSecond)} deliveries/s while loaded; backlog ${fmt.int(r.backlog)} drained in ${fmt.s(r.drainSeconds)} (${fmt.int(r.drainPerSecond)}/s); delivered ${fmt.int(r.delivered)}/${fmt.int(r.stored)}, bad signatures ${receiver.stats.badSignatures}` };
+    });
+    const latency = await phase(`latency at ${LATENCY_RATE} calls/s`, pids, async () => {
+      const total = Math.floor((LATENCY_MS * LATENCY_RATE) / 1000);
+      const respondedAt = new Float64Array(total).fill(NaN);
+      receiver.record(true);
+      const r = await constantRate({
+        origin: engine.collector, path: '/v1/track', headers: hookHeaders, rate: LATENCY_RATE, durationMs: LATENCY_MS,
+        makeBody: (n) => trackBody(`l-${n}`),
+        onResponse: (n, status, at) => { if (status === 200) respondedAt[n] = at; },
+      });
+      for (let i = 0; i < 300 && receiver.arrivals.size < r.ok; i++) await sleep(100);
+      receiver.record(false);
+      const lat = [];
+      for (let n = 0; n < total; n++) {
+        const arrived = receiver.arrivals.get(`l-${n}`);
+        if (arrived !== undefined && !Number.isNaN(respondedAt[n])) lat.push(arrived - respondedAt[n]);
+      }
+      r.missing = r.ok - lat.length;
+      r.p50 = percentile(lat, 50);
+      r.p99 = percentile(lat, 99);
+      r.max = percentile(lat, 100);
+      r.collectorP99 = percentile(r.rtts, 99);
+      return { ...r, summary: `${fmt.int(r.offeredPerSecond)} calls/s offered, ${fmt.int(r.ok)} × 200; 200 → arrival p50 ${fmt.ms(r.p50)}, p99 ${fmt.ms(r.p99)}, max ${fmt.ms(r.max)}; collector round trip p99 ${fmt.ms(r.collectorP99)}; ${r.missing} not arrived` };
+    });
+
+    // The engine's own phases; the client phases below add load shaped by the clients (the official
+    // one sends every full batch at once, with no concurrency limit).
+    const engineRssOwn = peakRss(engine.pid);
+
+    log('\n5. batching client (issue 3)');
+    const clientResult = await phase('enqueue + flush in-process', pids, () => clientInProcess(engine));
+    const clientCount = await engine.count(src['bench-client'].id);
+    const sideBySide = { ours: [], segment: [] };
+    const childCpu = () => [...sideBySide.ours, ...sideBySide.segment].reduce((a, r) => a + r.cpuSeconds, 0);
+    await phase(`side by side, ${fmt.int(CLIENT_N)} track calls, flushAt ${CLIENT_FLUSH_AT}, ${CLIENT_ROUNDS} rounds each (child processes)`, { engine: engine.pid }, async () => {
+      for (let round = 0; round < CLIENT_ROUNDS; round++) {
+        for (const which of round % 2 === 0 ? ['ours', 'segment'] : ['segment', 'ours']) {
+          const key = which === 'ours' ? 'wk_ours' : 'wk_segment';
+          const { child, lines } = await spawnNode([join(ROOT, 'bench/client-child.mjs'), which, String(CLIENT_N), engine.collector, key, String(CLIENT_FLUSH_AT)], { wait: ['{'], timeoutMs: 180_000 });
+          await exited(child);
+          const r = JSON.parse(`{${lines['{']}`);
+          sideBySide[which].push(r);
+          log(`    ${which.padEnd(7)} ${fmt.int(r.perSecond)} msgs/s (enqueue ${fmt.ms(r.enqueueMs)}, total ${fmt.ms(r.totalMs)}), peak RSS ${fmt.mb(r.peakRss)}, errors ${r.errors}`);
+        }
+      }
+      return { summary: 'done' };
+    }, { childCpu });
+    const oursStored = await engine.count(src['bench-client-ours'].id);
+    const segmentStored = await engine.count(src['bench-client-segment'].id);
+
+    // 6. Memory, then stop (the engine checkpoints the WAL on SIGTERM) and inspect the file.
+    const engineRss = peakRss(engine.pid);
+    const health = await engine.health();
+    await engine.stop();
+    engine = undefined;
+    const disk = inspectDatabase(dataDir, { collectorId: src['bench-collector'].id, ackSingle, ackBatch, batchBuilt: batch.built });
+
+    // The table.
+    const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+    report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
+    report.check({ figure: 'single calls durable', ok: disk.missingSingle === 0 && single.stored >= single.acked && single.dropped === 0, detail: `stored ${fmt.int(single.stored)} ≥ 2xx ${fmt.int(single.acked)}; ${disk.missingSingle} 2xx ids missing in DB` });
+    report.add({ figure: 'collector batch events/s', value: batch.perSecond * BATCH_SIZE, baselineName: 'bare http, same batches', baseline: bareBatch.perSecond * BATCH_SIZE, target: { text: '≥ 50,000/s', pass: (v) => v >= 50_000 } });
+    report.check({ figure: 'batch events durable', ok: disk.missingBatch === 0 && batch.stored >= batch.events && batch.dropped === 0, detail: `stored ${fmt.int(batch.stored)} ≥ 2xx×100 ${fmt.int(batch.events)}; ${disk.missingBatch} events of 2xx batches missing in DB` });
+    report.add({ figure: 'e2e deliveries/s while loaded', value: e2e.deliveriesPerSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, target: { text: '≥ 2,000/s', pass: (v) => v >= 2000 } });
+    report.add({ figure: `e2e backlog drain/s (${fmt.int(e2e.backlog)} in ${fmt.s(e2e.drainSeconds)})`, value: e2e.drainPerSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond });
+    report.check({ figure: 'e2e delivered, signatures valid', ok: e2e.delivered === e2e.stored && receiver.stats.badSignatures === 0, detail: `${fmt.int(e2e.delivered)}/${fmt.int(e2e.stored)} delivered, ${receiver.stats.badSignatures} bad signatures` });
+    report.add({ figure: `200 → receiver p50 @${LATENCY_RATE}/s`, value: latency.p50, show: fmt.ms, baselineName: 'bare round trip p50', baseline: bareLatency.p50 });
+    report.add({ figure: `200 → receiver p99 @${LATENCY_RATE}/s`, value: latency.p99, show: fmt.ms, baselineName: 'bare round trip p99', baseline: bareLatency.p99, target: { text: '< 50 ms', pass: (v) => v < 50 } });
+    report.add({ figure: 'engine peak RSS, collector + e2e phases', value: engineRssOwn, show: fmt.mb, baselineName: 'bare server', baseline: bareRss, target: { text: '< 300 MB', pass: (v) => v < 300 * 1048576 } });
+    report.add({ figure: `engine peak RSS, whole run (max in: ${rssPeak.phase.split(',')[0]})`, value: engineRss, show: fmt.mb, baselineName: 'bare server', baseline: bareRss, target: { text: '< 300 MB', pass: (v) => v < 300 * 1048576 } });
+    report.add({ figure: `DB bytes per stored call (${fmt.int(disk.calls)} calls)`, value: disk.bytesPerCall, baselineName: 'call body bytes', baseline: trackBody('s-100000').length });
+    report.add({ figure: 'client enqueue msgs/s', value: clientResult.enqueuePerSecond, baselineName: 'naive stamp+stringify+push', baseline: clientResult.barePerSecond, target: { text: '≥ 200,000/s', pass: (v) => v >= 200_000 } });
+    report.add({ figure: 'client → collector msgs/s', value: clientResult.e2ePerSecond, baselineName: 'collector batch events/s', baseline: batch.perSecond * BATCH_SIZE });
+    report.check({ figure: 'client messages durable', ok: clientResult.sent === ENQUEUE_N && clientCount === ENQUEUE_N, detail: `${fmt.int(clientResult.sent)} sent, ${fmt.int(clientCount)} stored of ${fmt.int(ENQUEUE_N)}` });
+    report.add({ figure: `this client msgs/s (median of ${CLIENT_ROUNDS})`, value: median(sideBySide.ours, 'perSecond'), baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'perSecond'), target: { text: 'ratio ≥ 1.0', pass: (_, r) => r >= 1 } });
+    report.add({ figure: 'this client peak RSS (median)', value: median(sideBySide.ours, 'peakRss'), show: fmt.mb, baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'peakRss'), target: { text: 'ratio ≤ 1.0', pass: (_, r) => r <= 1 } });
+    const want = CLIENT_N * CLIENT_ROUNDS;
+    report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} stored of ${fmt.int(want)} each` });
+
+    log(`\nengine at the end: ${fmt.int(health.calls)} calls stored, ${health.pendingDeliveries} deliveries pending; database ${fmt.mb(disk.fileBytes)}${disk.breakdown ? ` (${disk.breakdown})` : ''}`);
+    log(`\nResults (${started.toISOString().slice(0, 10)}, ${cpus().length} cores, Node ${process.version}):\n`);
+    log(report.table());
+    log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase${noisiest > 0.25 ? ' — the machine was not idle: figures are lower than this machine can do; rerun on an idle machine' : ''}`);
+    log(`\ntotal bench time ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
+  } finally {
+    receiver?.close();
+    if (engine) engine.kill();
+    if (bare) bare.child.kill('SIGKILL');
+    if (!env.BENCH_KEEP) rmSync(tmp, { recursive: true, force: true });
+    else log(`kept ${tmp}`);
+  }
+}
+
+/** Enqueue rate (flushAt huge: nothing is sent while enqueueing), then close() sends it all. */
+async function clientInProcess(engine) {
+  const { Analytics } = require('./out/main/client.js');
+  const message = {
+    userId: 'user-4c1f0a9e',
+    event: 'Order Completed',
+    properties: { orderId: 'ord-20261121-0042', revenue: 42.5, currency: 'USD', products: [{ sku: 'sku-1337', name: 'Lab Widget', price: 21.25, quantity: 2 }] },
+    context: { ip: '203.0.113.7' },
+  };
+  const quiet = { send: async () => ({ status: 200, body: '{"success":true}' }) };
+  const options = { flushAt: 1_000_000_000, flushAfter: 3_600_000, maxQueueSize: ENQUEUE_N };
+
+  // Timed in 5 slices; the median slice rate is reported, so one GC pause or a neighbour's burst
+  // does not decide the figure (the whole loop's rate is printed next to it).
+  const SLICES = 5;
+  const sliced = (n, enqueueOne) => {
+    const per = Math.floor(n / SLICES);
+    const rates = [];
+    for (let s = 0; s < SLICES; s++) {
+      const t = performance.now();
+      for (let i = 0; i < per; i++) enqueueOne();
+      rates.push(per / ((performance.now() - t) / 1000));
+    }
+    return rates.sort((a, b) => a - b)[Math.floor(SLICES / 2)];
+  };
+  // Baseline: the least any client must do per call: stamp it, serialize it, queue it.
+  const bareQueue = [];
+  const bareOne = () => bareQueue.push(JSON.stringify({ ...message, type: 'track', messageId: randomUUID(), timestamp: new Date().toISOString() }));
+  sliced(ENQUEUE_N, bareOne); // warm-up (JIT)
+  bareQueue.length = 0;
+  gc();
+  const barePerSecond = sliced(ENQUEUE_N, bareOne);
+  bareQueue.length = 0;
+
+  const warm = new Analytics('wk_client', { ...options, transport: quiet });
+  for (let i = 0; i < ENQUEUE_N; i++) warm.track(message); // warm-up (JIT), as long as the measured loop
+  await warm.close();
+  gc();
+
+  const client = new Analytics('wk_client', { ...options, endpoint: engine.collector });
+  const t0 = performance.now();
+  const enqueuePerSecond = sliced(ENQUEUE_N, () => client.track(message));
+  const t1 = performance.now();
+  const result = await client.close();
+  const t2 = performance.now();
+  const r = {
+    barePerSecond,
+    enqueuePerSecond,
+    enqueueWholePerSecond: ENQUEUE_N / ((t1 - t0) / 1000),
+    flushPerSecond: ENQUEUE_N / ((t2 - t1) / 1000),
+    e2ePerSecond: ENQUEUE_N / ((t2 - t0) / 1000),
+    sent: result.sent,
+    batches: result.batches.length,
+  };
+  return { ...r, summary: `enqueue ${fmt.int(r.enqueuePerSecond)} msgs/s median of ${SLICES} slices, ${fmt.int(r.enqueueWholePerSecond)} over the whole loop (baseline ${fmt.int(r.barePerSecond)}); flush ${fmt.int(ENQUEUE_N)} in ${r.batches} batches at ${fmt.int(r.flushPerSecond)} msgs/s; end to end ${fmt.int(r.e2ePerSecond)} msgs/s, ${fmt.int(r.sent)} accepted` };
+}
+
+/** After the engine's shutdown checkpoint: file size, bytes per call, and every 2xx id present. */
+function inspectDatabase(dataDir, { collectorId, ackSingle, ackBatch, batchBuilt }) {
+  const file = join(dataDir, 'webhook-lab.db');
+  const fileBytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+  const Database = require('better-sqlite3');
+  const db = new Database(file, { readonly: true });
+  try {
+    const calls = db.prepare('SELECT COUNT(*) AS n FROM calls').get().n;
+    const foundSingle = new Set();
+    const foundBatch = new Uint8Array(batchBuilt);
+    for (const [id] of db.prepare("SELECT message_id FROM calls WHERE source_id = ? AND status = 'accepted'").raw().iterate(collectorId)) {
+      if (id.startsWith('s-')) foundSingle.add(Number(id.slice(2)));
+      else if (id.startsWith('b-')) foundBatch[Number(id.slice(2, id.indexOf('-', 2)))]++;
+    }
+    let missingSingle = 0;
+    for (const n of ackSingle) if (!foundSingle.has(n)) missingSingle++;
+    let missingBatch = 0;
+    for (const n of ackBatch) missingBatch += BATCH_SIZE - foundBatch[n];
+    let breakdown = null;
+    try {
+      const rows = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 6').all();
+      breakdown = rows.map((r) => `${r.name} ${fmt.mb(r.bytes)}`).join(', ');
+    } catch {
+      // dbstat not compiled in: the total is still right.
+    }
+    return { fileBytes, calls, bytesPerCall: fileBytes / calls, missingSingle, missingBatch, breakdown };
+  } finally {
+    db.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err}\n`);
+  process.exit(1);
+});
