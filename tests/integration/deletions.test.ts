@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 
@@ -139,5 +141,45 @@ describe('deletion requests', () => {
     const d1 = (await t.call('listDeletions', {})).find((d) => d.id === one.id)!;
     expect(d1).toMatchObject({ status: 'done', purgedCalls: 1 });
     expect(d1.notifications[0].deliveryState).toBe('delivered');
+  });
+
+  it('purge waits for a round in flight, cancels retries, and leaves no stray rows', async () => {
+    let trackRequests = 0;
+    // The user's track: first answer slow (in flight during the purge), the others 500 (retrying).
+    const r = await startReceiver(async (req, res) => {
+      if (json(req.body).type !== 'track') return res.writeHead(200).end();
+      trackRequests++;
+      if (trackRequests === 1) await new Promise((ok) => setTimeout(ok, 700));
+      res.writeHead(500).end();
+    });
+    receivers.push(r);
+    engine = await startTestEngine({
+      config: {
+        sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
+        settings: { retrySchedule: { preset: 'custom', delaysMs: [300], jitter: 0, windowMs: 60_000 } },
+      },
+    });
+    const t = engine;
+    await t.post('/v1/track', { userId: 'u', event: 'Slow' }, { writeKey: 'wk_web' });
+    await t.post('/v1/track', { userId: 'other', event: 'Kept' }, { writeKey: 'wk_web' });
+    await waitFor(() => trackRequests >= 1, 'the slow round to start');
+    const del = await t.call('createDeletion', { userId: 'u', purge: true });
+    expect(del.purgedCalls).toBe(1);
+    await doneDeletion(t, del.id);
+    const afterPurge = trackRequests;
+    await new Promise((ok) => setTimeout(ok, 1000));
+    // "other" keeps retrying every 300 ms; "u" is never sent again.
+    const userTracks = r.requests.filter((q) => json(q.body).type === 'track' && json(q.body).userId === 'u').length;
+    expect(userTracks).toBe(1);
+    expect(trackRequests).toBeGreaterThan(afterPurge);
+
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    try {
+      const stray = db.prepare('SELECT COUNT(*) AS n FROM attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)').get() as { n: number };
+      const strayDeliveries = db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE call_id NOT IN (SELECT id FROM calls)').get() as { n: number };
+      expect([stray.n, strayDeliveries.n]).toEqual([0, 0]);
+    } finally {
+      db.close();
+    }
   });
 });

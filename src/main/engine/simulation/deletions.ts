@@ -42,6 +42,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
       .map((id) => store.sources.get(id))
       .filter((s): s is Source => s !== undefined && s.webhooks.enabled && s.webhooks.urls.length > 0);
     // Purge first, then send: the new notices are never part of what is purged.
+    if (purge) await settleRounds(store.db, userId);
     const purgedCalls = purge ? await store.writes.run(() => purgeUser(store.db, userId)) : 0;
 
     const at = formatTimestamp(now());
@@ -99,6 +100,21 @@ function affectedSources(db: Db, userId: string): string[] {
     .prepare("SELECT DISTINCT source_id FROM calls WHERE user_id = ? AND source_id IS NOT NULL AND type != 'delete'")
     .all(userId) as { source_id: string }[];
   return rows.map((r) => r.source_id);
+}
+
+/** A round in flight ends within the 5 s timeout; rows removed under it would leave stray attempts. */
+const SETTLE_MS = 8000;
+
+/**
+ * Waits (bounded) until none of the user's deliveries is pending or in flight, so the purge does
+ * not pull rows from under a round the dispatcher is running. Retrying ones are simply removed:
+ * their next round is read from the table, so removing them cancels it.
+ */
+async function settleRounds(db: Db, userId: string): Promise<void> {
+  const busy = db.prepare(`SELECT 1 FROM deliveries d JOIN calls c ON c.id = d.call_id
+    WHERE c.user_id = ? AND d.state IN ('pending', 'in_flight') LIMIT 1`);
+  const until = Date.now() + SETTLE_MS;
+  while (busy.get(userId) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
 }
 
 /**
