@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { audienceInputOf, definitionOf, describeRule, emptyAudienceDraft, formatValue, newEvent, newGroup, parseValue, type AudienceDraft } from '../../src/renderer/features/audiences/audience-model';
 import { createAppStore } from '../../src/renderer/stores/app.store';
 import { previewKey, syncText } from '../../src/renderer/stores/audiences.slice';
-import { audienceInputSchema, type Audience } from '../../src/shared/simulation.contract';
+import { audienceInputSchema, type Audience, type AudienceRule } from '../../src/shared/simulation.contract';
 import { FakeApi, invalid } from './renderer-sim-fake-api';
 
 function draft(): AudienceDraft {
@@ -37,7 +37,7 @@ describe('audience form model', () => {
       },
     });
     expect(audienceInputSchema.safeParse(input).success).toBe(true);
-    expect(describeRule(input.rule!)).toBe('plan equals "pro" and (Order Completed at least 3× in 30 d or vip exists)');
+    expect(describeRule(input.rule as AudienceRule)).toBe('plan equals "pro" and (Order Completed at least 3× in 30 d or vip exists)');
   });
 
   it('names bad numbers on the engine paths of their conditions', () => {

@@ -32,7 +32,7 @@ describe('simulation events', () => {
         receiverLoads++;
         return [{ id: 'r1', name: 'r1', path: '/r1', tls: false, behavior: {}, url: 'u', requestCount: 0, lastRequestAt: null }];
       })
-      .on('listDeletions', () => [{ ...deletion, status: 'done' }]);
+      .on('listDeletions', () => [{ ...deletion, status: 'done' as const }]);
     const store = createAppStore(api);
     await store.getState().loadReceivers();
     receiverLoads = 0;

@@ -47,7 +47,7 @@ export const createDeletionsSlice =
           const n = d.notifications.length;
           get().notify(
             n === 0
-              ? `Deletion of "${d.userId}" recorded; no source has Webhooks enabled, so nothing was sent`
+              ? `Deletion of "${d.userId}" recorded; no source with Webhooks enabled has calls of this user, so nothing was sent`
               : `Deletion of "${d.userId}": ${n} delete notification${n === 1 ? '' : 's'} queued${d.purge ? `, ${d.purgedCalls} local call(s) purged` : ''}`,
           );
           return d;

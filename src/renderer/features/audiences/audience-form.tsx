@@ -51,7 +51,11 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
   const sources = useApp((s) => s.sources);
   const apiError = useApp((s) => s.audienceFormError);
   const previewError = useApp((s) => s.audiencePreviewError);
-  const [draft, setDraft] = useState<AudienceDraft>(() => emptyAudienceDraft(sources.filter((s) => s.webhooks.enabled).map((s) => s.id)));
+  // With one source sending webhooks the choice is obvious; with several, the user picks.
+  const [draft, setDraft] = useState<AudienceDraft>(() => {
+    const enabled = sources.filter((s) => s.webhooks.enabled);
+    return emptyAudienceDraft(enabled.length === 1 ? [enabled[0].id] : []);
+  });
   const [local, setLocal] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const set = (patch: Partial<AudienceDraft>) => setDraft({ ...draft, ...patch });

@@ -71,7 +71,7 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
       <td className="small-text">{d.purge ? `${d.purgedCalls} call(s) purged` : 'kept'}</td>
       <td>
         {d.notifications.length === 0 ? (
-          <span className="muted small-text">no source with Webhooks enabled</span>
+          <span className="muted small-text">no source with Webhooks enabled had calls of this user</span>
         ) : (
           <ul className="plain-list">
             {d.notifications.map((n) => (
@@ -103,8 +103,8 @@ export function DeletionsScreen() {
         <h1>Deletion requests</h1>
       </header>
       <p className="muted">
-        Asks every source with Webhooks enabled to delete a user: each gets one signed <code>delete</code> call (like Segment's user
-        deletion), delivered and retried like any other call and visible in the Inspector.
+        Asks every source that received calls for a user, and has Webhooks enabled, to delete that user: each gets one signed{' '}
+        <code>delete</code> call, delivered and retried like any other call and visible in the Inspector.
       </p>
       {!hasWebhooks ? (
         <div className="notice warn">
