@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestEngine, webhookSource, type TestEngine } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 
@@ -218,5 +221,35 @@ describe('audiences', () => {
     expect((await t.call('listAudiences', {})).length).toBe(1);
     await new Promise((r) => setTimeout(r, 200));
     expect(crm.requests.length).toBe(1);
+  });
+
+  it('a config file\'s audiences are created at start; after a restart nothing is re-sent and the interval resumes', async () => {
+    const crm = await startReceiver();
+    receivers.push(crm);
+    const dataDir = mkdtempSync(join(tmpdir(), 'wl-aud-'));
+    const rule = { combine: 'and', conditions: [{ kind: 'trait', trait: 'plan', op: 'eq', value: 'pro' }] };
+    const config = {
+      sources: [{ name: 'app', writeKey: 'wk_app' }, webhookSource('crm', 'wk_crm', [`${crm.url}/crm`])],
+      audiences: [{ name: 'Pro', rule, sources: ['crm'], syncIntervalMs: 1000 }],
+    };
+    try {
+      engine = await startTestEngine({ config, dataDir });
+      await engine.post('/v1/identify', { userId: 'u1', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
+      await crm.waitForRequests(1, 5000); // the first interval sync picks u1 up
+      await engine.stop();
+
+      engine = await startTestEngine({ config, dataDir });
+      const [a] = await engine.call('listAudiences', {});
+      expect(a).toMatchObject({ name: 'Pro', memberCount: 1, syncIntervalMs: 1000 });
+      await engine.post('/v1/identify', { userId: 'u2', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
+      await crm.waitForRequests(2, 5000);
+      expect(values(crm, 'pro')).toEqual({ u1: true, u2: true });
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(crm.requests.length).toBe(2);
+    } finally {
+      await engine?.stop();
+      engine = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
