@@ -8,11 +8,13 @@ import { ConfigError, loadConfigFile } from './load-config';
 import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.schema';
 import { describeErrors, fieldErrors } from '../shared/validation-error';
 import { VERSION } from './engine/version';
+import { runLoadCommand } from './cli-load';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
 
 Usage:
   webhook-lab serve [options]
+  webhook-lab load --rate N (--duration S | --total N) [options]   (see webhook-lab load --help)
 
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'serve') return serve(rest);
+  if (command === 'load') return runLoadCommand(rest);
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }
 

@@ -2,25 +2,14 @@ import { z } from 'zod';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
+import { op, type OpDef } from './api-op';
+import { simulationOps, type SimulationEvent } from './simulation.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
 // preload bridge and the renderer's client are all generated from this object, so adding an
 // operation is one edit here plus its handler, and drift fails to compile.
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-export interface OpDef<I extends z.ZodType = z.ZodType, O = unknown> {
-  method: HttpMethod;
-  /** Path under /api; `:name` segments are filled from the input field of that name. */
-  path: string;
-  input: I;
-  /** Phantom: carries the output type only. */
-  readonly __output?: O;
-}
-
-const op =
-  <O>() =>
-  <I extends z.ZodType>(method: HttpMethod, path: string, input: I): OpDef<I, O> => ({ method, path, input });
+export type { HttpMethod, OpDef } from './api-op';
 
 const id = z.string().min(1);
 // Query strings arrive as text; numbers are coerced so GET and IPC accept the same input.
@@ -139,6 +128,8 @@ export const api = {
 
   getSettings: op<Settings>()('GET', '/settings', z.strictObject({})),
   updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema),
+
+  ...simulationOps,
 } as const;
 
 export type Api = typeof api;
@@ -171,6 +162,7 @@ export type EngineEvent =
   | { type: 'attempt.recorded'; callId: number; attempt: Attempt }
   | { type: 'sources.changed' }
   | { type: 'settings.changed'; settings: Settings }
-  | { type: 'client.changed'; state: ClientState };
+  | { type: 'client.changed'; state: ClientState }
+  | SimulationEvent;
 
 export const OP_NAMES = Object.keys(api) as OpName[];

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { sourceNameSchema, webhookSettingsSchema, writeKeySchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
+import { mockReceiversSchema } from './mock-receiver.schema';
+import { audienceConfigSchema } from './audience.schema';
 
 // The config file (SPEC §8). Strict objects everywhere: an unknown key is refused with its path.
 export const configSourceSchema = z.strictObject({
@@ -24,9 +26,8 @@ export const configSchema = z.strictObject({
     });
   }),
   settings: settingsPatchSchema.default({}),
-  // Owned by the simulation features; validated by their own schemas when they land.
-  mockReceivers: z.array(z.unknown()).default([]),
-  audiences: z.array(z.unknown()).default([]),
+  mockReceivers: mockReceiversSchema.default([]),
+  audiences: z.array(audienceConfigSchema).default([]),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -23,7 +23,7 @@ export interface TestEngine {
 export async function startTestEngine(o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string } = {}): Promise<TestEngine> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'wl-test-'));
   const config: Config | undefined = o.config ? configSchema.parse(o.config) : undefined;
-  const engine = await startEngine({ dataDir, collectorPort: 0, config, overrides: o.overrides });
+  const engine = await startEngine({ dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: { http: 0, https: 0 } });
   const events: EngineEvent[] = [];
   engine.onEvents((batch) => events.push(...batch));
   return {

@@ -1,4 +1,5 @@
 import type { ApiHandlers } from '../../shared/api.contract';
+import type { simulationOps } from '../../shared/simulation.contract';
 import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import { webhookSettingsSchema } from '../../shared/source.schema';
 import type { Store } from './store/store';
@@ -7,7 +8,7 @@ import type { Dispatcher } from './dispatcher/dispatcher';
 import type { Ingest } from './collector/ingest';
 import type { EventHub } from './event-hub';
 
-export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings'>;
+export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps>;
 
 export interface HandlerDeps {
   store: Store;

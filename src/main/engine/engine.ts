@@ -12,6 +12,7 @@ import { applyConfig } from './apply-config';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
+import { startSimulation, type Simulation } from './simulation';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -20,6 +21,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   const now = () => clock.now();
   const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding });
   let collector: { app: FastifyInstance; url: string } | undefined;
+  let simulation: Simulation | undefined;
   try {
     if (opts.config) applyConfig(store, opts.config, now());
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
@@ -46,9 +48,16 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
+    const log = opts.log ?? (() => undefined);
+    simulation = await startSimulation(
+      { store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log },
+      { receiverPorts: opts.mockReceiverPorts },
+    );
+    if (opts.config) await simulation.applyConfig(opts.config);
     const handlers: ApiHandlers = {
       ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION }),
       ...client.handlers(),
+      ...simulation.handlers,
     };
 
     const prune = () => {
@@ -65,6 +74,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
 
     let stopping: Promise<void> | undefined;
     const app = collector.app;
+    const sim = simulation;
     return {
       collectorUrl,
       dataDir: opts.dataDir,
@@ -75,6 +85,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
           clearInterval(retentionTimer);
           await client.close(); // its last flush may still reach the embedded collector
           await app.close(); // stop accepting; requests in progress finish (and commit) first
+          await sim.stop();
           await dispatcher.stop();
           // Past the grace, rounds still waiting on a receiver are abandoned (re-sent at the next start).
           await sender.close({ force: true });
@@ -83,6 +94,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     };
   } catch (err) {
     await collector?.app.close().catch(() => undefined);
+    await simulation?.stop().catch(() => undefined);
     store.close();
     throw err;
   }

@@ -14,6 +14,8 @@ export interface EngineOptions {
   /** Path of a better-sqlite3 addon built for this runtime (Electron uses its own ABI). */
   sqliteNativeBinding?: string;
   log?: (line: string) => void;
+  /** Mock receiver listeners; default: 8789/8790 at first start, then the ports chosen then. */
+  mockReceiverPorts?: { http: number; https: number };
 }
 
 export interface Engine {

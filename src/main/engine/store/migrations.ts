@@ -79,4 +79,45 @@ export const MIGRATIONS: string[] = [
     message TEXT NOT NULL
   );
   `,
+  /* 2: simulation (SPEC §6–§7) */ `
+  CREATE TABLE mock_receivers (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE receiver_requests (
+    id TEXT PRIMARY KEY,
+    receiver_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX receiver_requests_receiver ON receiver_requests(receiver_id, at);
+  CREATE TABLE deletions (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    purge INTEGER NOT NULL,
+    purged_calls INTEGER NOT NULL DEFAULT 0,
+    call_ids TEXT NOT NULL
+  );
+  CREATE TABLE audiences (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL,
+    type TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    source_ids TEXT NOT NULL,
+    sync_interval_ms INTEGER,
+    created_at INTEGER NOT NULL,
+    last_sync_at INTEGER,
+    member_count INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE audience_members (
+    audience_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (audience_id, user_id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,0 +1,55 @@
+import type { Config } from '../../../shared/config.schema';
+import type { Audience } from '../../../shared/simulation.contract';
+import { applyConfig } from '../apply-config';
+import type { Feature, SimulationDeps } from './simulation-deps';
+import type { ReceiversService } from './receivers-service';
+
+type Ops = 'getConfig' | 'importConfig';
+
+/** Export the whole setup as a config file, and import one (idempotent, as at start). */
+export class ConfigIo implements Feature<Ops> {
+  constructor(
+    private readonly deps: SimulationDeps,
+    private readonly receivers: ReceiversService,
+    private readonly audiences: { list(): Audience[]; applyConfig(entries: Config['audiences']): Promise<void> | void },
+  ) {}
+
+  handlers() {
+    return {
+      getConfig: (): Config => this.current(),
+      importConfig: async (config: Config) => {
+        await this.apply(config);
+        this.deps.events.emit({ type: 'sources.changed' });
+        this.deps.events.emit({ type: 'receivers.changed' });
+        this.deps.events.emit({ type: 'settings.changed', settings: this.deps.store.settings.get() });
+        return { ok: true as const, sources: config.sources.length, mockReceivers: config.mockReceivers.length, audiences: config.audiences.length };
+      },
+    };
+  }
+
+  async apply(config: Config): Promise<void> {
+    applyConfig(this.deps.store, config, this.deps.now());
+    this.receivers.applyConfig(config.mockReceivers);
+    await this.audiences.applyConfig(config.audiences);
+  }
+
+  current(): Config {
+    const { store } = this.deps;
+    const sources = store.sources.list();
+    const name = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
+    const { retrySchedule, ...settings } = store.settings.get();
+    return {
+      sources: sources.map((s) => ({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks })),
+      settings: { ...settings, retrySchedule: { ...retrySchedule } },
+      mockReceivers: this.receivers.definitions().map((r) => ({ ...r })),
+      audiences: this.audiences.list().map((a) => ({
+        name: a.name,
+        type: a.type,
+        ...(a.rule ? { rule: a.rule } : {}),
+        ...(a.compute ? { compute: a.compute } : {}),
+        sources: a.sourceIds.map(name),
+        ...(a.syncIntervalMs ? { syncIntervalMs: a.syncIntervalMs } : {}),
+      })),
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import type { ApiHandlers } from '../../../shared/api.contract';
+import type { simulationOps } from '../../../shared/simulation.contract';
+import type { Config } from '../../../shared/config.schema';
+import type { SimulationDeps } from './simulation-deps';
+import { ReceiversService } from './receivers-service';
+import { Deletions } from './deletions';
+import { Audiences } from './audiences/audience-service';
+import { LoadGenerator } from './load-generator';
+import { Exporter } from './export';
+import { ConfigIo } from './config-io';
+
+export type SimulationHandlers = Pick<ApiHandlers, keyof typeof simulationOps>;
+
+export interface Simulation {
+  handlers: SimulationHandlers;
+  /** Applies a config file's mock receivers and audiences (sources and settings too). */
+  applyConfig(config: Config): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Mock receivers, deletions, audiences, load and export (SPEC §6–§7), started with the engine. */
+export async function startSimulation(deps: SimulationDeps, opts: { receiverPorts?: { http: number; https: number } } = {}): Promise<Simulation> {
+  const receivers = new ReceiversService(deps, opts.receiverPorts);
+  const deletions = new Deletions(deps);
+  const audiences = new Audiences(deps);
+  const load = new LoadGenerator(deps);
+  const exporter = new Exporter(deps);
+  const configIo = new ConfigIo(deps, receivers, audiences);
+  await receivers.start();
+  await audiences.start();
+  return {
+    handlers: {
+      ...receivers.handlers(),
+      ...deletions.handlers(),
+      ...audiences.handlers(),
+      ...load.handlers(),
+      ...exporter.handlers(),
+      ...configIo.handlers(),
+    },
+    applyConfig: (config) => configIo.apply(config),
+    stop: async () => {
+      await load.stop();
+      await audiences.stop();
+      await receivers.stop();
+    },
+  };
+}

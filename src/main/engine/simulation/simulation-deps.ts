@@ -1,0 +1,24 @@
+import type { ApiHandlers, OpName } from '../../../shared/api.contract';
+import type { Store } from '../store/store';
+import type { Ingest } from '../collector/ingest';
+import type { EventHub } from '../event-hub';
+
+/** What every simulation feature may use. */
+export interface SimulationDeps {
+  store: Store;
+  /** `ingest.inject([...])` stores calls the app makes itself and forwards them like received ones. */
+  ingest: Ingest;
+  events: EventHub;
+  now: () => number;
+  random: () => number;
+  dataDir: string;
+  collectorUrl: () => string;
+  log: (line: string) => void;
+}
+
+/** A feature implements some operations of the contract, and may own timers or servers. */
+export interface Feature<K extends OpName> {
+  handlers(): Pick<ApiHandlers, K>;
+  start?(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}

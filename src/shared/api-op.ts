@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface OpDef<I extends z.ZodType = z.ZodType, O = unknown> {
+  method: HttpMethod;
+  /** Path under /api; `:name` segments are filled from the input field of that name. */
+  path: string;
+  input: I;
+  /** Phantom: carries the output type only. */
+  readonly __output?: O;
+}
+
+/** `op<Output>()(method, path, inputSchema)`: the output type is given, the input type inferred. */
+export const op =
+  <O>() =>
+  <I extends z.ZodType>(method: HttpMethod, path: string, input: I): OpDef<I, O> => ({ method, path, input });
