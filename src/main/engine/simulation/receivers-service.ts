@@ -102,14 +102,15 @@ export class ReceiversService implements Feature<Ops> {
         const source = store.sources.get(sourceId);
         if (!source) throw notFound(`source ${sourceId}`);
         const url = this.host.urlFor(r);
-        const urls = source.webhooks.urls;
+        // A new array: the stored source object is shared with the in-memory cache.
+        const urls = [...source.webhooks.urls];
         if (!urls.some((u) => u.url === url)) {
           if (urls.length >= 5) throw new HttpError(409, `webhooks.urls: source "${source.name}" already has 5 URLs; remove one first`);
           urls.push({ url, headers: {} });
         }
         // The receiver checks signatures against its own secret: give the source that secret when it has none.
         const sharedSecret = source.webhooks.sharedSecret || r.secret;
-        const updated = store.sources.update(source.id, { webhooks: { ...source.webhooks, enabled: true, urls: [...urls], sharedSecret } });
+        const updated = store.sources.update(source.id, { webhooks: { ...source.webhooks, enabled: true, urls, sharedSecret } });
         events.emit({ type: 'sources.changed' });
         return updated;
       },

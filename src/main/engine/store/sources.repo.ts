@@ -14,7 +14,7 @@ export function newWriteKey(): string {
   return `wk_${randomBytes(18).toString('base64url')}`;
 }
 
-const NO_WEBHOOKS: WebhookSettings = { enabled: false, urls: [] };
+const noWebhooks = (): WebhookSettings => ({ enabled: false, urls: [] });
 
 /** Sources are few and read on every request: kept in memory, written through to SQLite. */
 export class SourcesRepo {
@@ -60,7 +60,7 @@ export class SourcesRepo {
       name: input.name,
       writeKey,
       createdAt: new Date(now).toISOString(),
-      webhooks: input.webhooks ?? NO_WEBHOOKS,
+      webhooks: input.webhooks ?? noWebhooks(),
     };
     this.insertStmt.run(toRow(source));
     this.index(source);
