@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { plannedOffsets, resolveRetrySchedule } from '../../src/shared/retry-schedule';
@@ -122,7 +122,28 @@ test('a 500 mock receiver under time-warp ×1000: the whole default schedule run
   const requests = await lab.api<RequestRecord[]>('GET', `/receivers/${receiver.id}/requests`);
   expect(requests).toHaveLength(expected);
 
+  // Export with the inspector's filters: HAR has one entry per attempt of the matching calls.
+  await page.getByTestId('nav-inspector').click();
+  await page.getByTestId('filter-search').fill('warp_user');
+  await expect(page.getByTestId('calls-total')).toHaveText('1 call');
+  await page.getByTestId('export-menu').locator('summary').click();
+  const [har] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-har').click()]);
+  expect(har.suggestedFilename()).toMatch(/\.har$/);
+  const harDoc = JSON.parse(readFileSync(await har.path(), 'utf8')) as { log: { entries: { response: { status: number } }[] } };
+  expect(harDoc.log.entries).toHaveLength(expected);
+  expect(harDoc.log.entries.every((e) => e.response.status === 500)).toBe(true);
+
   await page.getByTestId('nav-settings').click();
+  const [cfg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('config-export').click()]);
+  const config = JSON.parse(readFileSync(await cfg.path(), 'utf8')) as { mockReceivers: { name: string; behavior: unknown }[] };
+  expect(config.mockReceivers.find((r) => r.name === 'always-500')?.behavior).toEqual({ status: 500 });
+  // A config with a typo is refused whole, with the path of the problem.
+  await page.getByTestId('config-file').setInputFiles({
+    name: 'bad.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ mockReceivers: [{ name: 'typo', path: '/typo', behavior: { failfirst: 2 } }] })),
+  });
+  await expect(page.getByTestId('config-import-error')).toContainText('mockReceivers[0].behavior.failfirst');
   await page.getByTestId('settings-time-warp-1').click();
   await expect(page.getByTestId('settings-time-warp-current')).toContainText('real time');
 });
@@ -178,7 +199,8 @@ test('an audience over users who identified with a trait: members get identify c
   // The identify calls are visible at the receiver, with the trait in the body.
   await page.getByTestId('nav-receivers').click();
   await page.getByTestId('receiver-row').filter({ hasText: 'audience-sink' }).click();
-  await expect(page.getByTestId('request-row')).toHaveCount(6);
+  // 4 identify calls sent to the collector (aud_3 twice) and 3 audience syncs.
+  await expect(page.getByTestId('request-row')).toHaveCount(7);
   await page.getByTestId('request-row').first().click();
   await expect(page.getByTestId('request-compare')).toContainText('"pro_users": true');
 });
@@ -194,6 +216,9 @@ test('deletion request: one delete notification per source with Webhooks, linked
   // aud_1 only ever sent through aud-src: that is the one source to notify.
   await expect(d.getByTestId('deletion-notification')).toHaveCount(1);
   await expect(d.getByTestId('deletion-notification')).toContainText('aud-src');
+  // The status follows the notification's delivery, live.
+  await expect(d.getByTestId('deletion-status')).toHaveText('done');
+  await expect(d.getByTestId('deletion-notification').locator('[data-status="delivered"]')).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/deletions.png` });
   await d.getByTestId('deletion-notification').filter({ hasText: 'aud-src' }).getByTestId('deletion-open-call').click();
   await expect(page.getByTestId('screen-inspector')).toBeVisible();

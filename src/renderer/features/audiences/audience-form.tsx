@@ -97,7 +97,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
         </Field>
       </div>
       {draft.type === 'audience' ? (
-        <div className="field" data-field="rule">
+        <div className="rule-field" data-field="rule">
           <span className="field-label">Rule over profiles (traits from identify calls, counts of track events)</span>
           <RuleGroup group={draft.rule} path="rule" err={err} onChange={(rule) => set({ rule })} />
           {err('rule') ? <div className="field-error" data-testid="error-rule">{err('rule')}</div> : null}
@@ -124,7 +124,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
           )}
         </div>
       )}
-      <div className="field" data-field="sourceIds">
+      <div className="rule-field" data-field="sourceIds">
         <span className="field-label">Send the identify calls through the Webhooks destination of</span>
         {sources.length === 0 ? (
           <div className="muted">

@@ -19,10 +19,10 @@ export function ExportMenu() {
       </summary>
       <div className="menu-items">
         <button type="button" data-testid="export-jsonl" disabled={exporting} onClick={() => void run('jsonl')}>
-          JSON Lines (one delivery per line)
+          JSON Lines (one call per line, with its attempts)
         </button>
         <button type="button" data-testid="export-har" disabled={exporting} onClick={() => void run('har')}>
-          HAR 1.2 (open in browser dev tools)
+          HAR 1.2 (one entry per attempt)
         </button>
       </div>
     </details>

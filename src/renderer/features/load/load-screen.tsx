@@ -50,7 +50,7 @@ function LoadForm({ running }: { running: boolean }) {
           hint={Number.isFinite(planned) && planned > 0 ? (d.stopBy === 'duration' ? `≈ ${Math.round(planned)} calls` : `≈ ${formatDuration(planned * 1000)}`) : undefined}
         >
           <div className="row">
-            <select aria-label="Stop after" data-testid="load-stop-by" value={d.stopBy} onChange={(e) => set({ stopBy: e.target.value as LoadDraft['stopBy'] })}>
+            <select className="auto" aria-label="Stop after" data-testid="load-stop-by" value={d.stopBy} onChange={(e) => set({ stopBy: e.target.value as LoadDraft['stopBy'] })}>
               <option value="duration">seconds</option>
               <option value="total">calls in total</option>
             </select>

@@ -79,7 +79,7 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
         </Field>
         <Field label="Delay" name="behavior.delayMode" error={draft.delayMode === 'fixed' ? err('behavior.delayMs') : err('behavior.delay')} hint="over 5 s the dispatcher times out">
           <div className="row">
-            <select data-testid={t('delay-mode')} value={draft.delayMode} onChange={(e) => set({ delayMode: e.target.value as ReceiverDraft['delayMode'] })}>
+            <select className="auto" data-testid={t('delay-mode')} value={draft.delayMode} onChange={(e) => set({ delayMode: e.target.value as ReceiverDraft['delayMode'] })}>
               <option value="none">none</option>
               <option value="fixed">fixed</option>
               <option value="random">random range</option>

@@ -99,7 +99,9 @@ function ReceiverTable() {
             className={`receiver-row${r.id === selected ? ' selected' : ''}`}
             data-testid="receiver-row"
             data-name={r.name}
-            onClick={() => store.getState().selectReceiver(r.id === selected ? null : r.id)}
+            onClick={() => {
+              if (r.id !== selected) store.getState().selectReceiver(r.id);
+            }}
           >
             <td>{r.name}</td>
             <td className="mono" onClick={(e) => e.stopPropagation()}>
