@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { plannedOffsets, resolveRetrySchedule } from '../../src/shared/retry-schedule';
-import { expect, test, type Lab } from './lab-fixture';
+import { expect, startLab, test, type Lab } from './lab-fixture';
 import { composeTrack, createSource, openApp, row, useSourceInCompose } from './ui-steps';
 
 type Screen = 'receivers' | 'audiences' | 'deletions' | 'load';
@@ -21,6 +21,17 @@ const SHOTS = resolve(__dirname, '../../docs/screenshots');
 mkdirSync(SHOTS, { recursive: true });
 
 test.describe.configure({ mode: 'serial' });
+
+// Its own server: the sources, receivers and settings made here must not leak into other specs
+// that share the worker's lab and expect a fresh one.
+let lab: Lab;
+let stopLab: () => Promise<void>;
+test.beforeAll(async () => {
+  ({ lab, stop: stopLab } = await startLab());
+});
+test.afterAll(async () => {
+  await stopLab();
+});
 
 interface ReceiverView {
   id: string;
@@ -66,7 +77,7 @@ async function identify(lab: Lab, writeKey: string, userId: string, traits: Reco
   expect(res.status).toBe(200);
 }
 
-test('a 500 mock receiver under time-warp ×1000: the whole default schedule runs to expired', async ({ page, lab }) => {
+test('a 500 mock receiver under time-warp ×1000: the whole default schedule runs to expired', async ({ page }) => {
   // The default schedule without jitter, so the attempt count is exact (16 for 5 s doubling, 30 min cap, 4 h).
   await lab.api('PATCH', '/settings', { retrySchedule: { preset: 'default', jitter: 0 }, timeScale: 1 });
   const expected = plannedOffsets(resolveRetrySchedule({ preset: 'default', jitter: 0 })).length;
@@ -148,7 +159,7 @@ test('a 500 mock receiver under time-warp ×1000: the whole default schedule run
   await expect(page.getByTestId('settings-time-warp-current')).toContainText('real time');
 });
 
-test('an audience over users who identified with a trait: members get identify calls at a mock receiver', async ({ page, lab }) => {
+test('an audience over users who identified with a trait: members get identify calls at a mock receiver', async ({ page }) => {
   await openScreen(page, lab, 'audiences');
   await createSource(page, 'aud-src');
   await createReceiver(page, { name: 'audience-sink', path: '/audience-sink' });
@@ -205,7 +216,7 @@ test('an audience over users who identified with a trait: members get identify c
   await expect(page.getByTestId('request-compare')).toContainText('"pro_users": true');
 });
 
-test('deletion request: one delete notification per source with Webhooks, linked to the inspector', async ({ page, lab }) => {
+test('deletion request: one delete notification per source with Webhooks, linked to the inspector', async ({ page }) => {
   await openScreen(page, lab, 'deletions');
   await page.getByTestId('deletion-submit').click();
   await expect(page.getByTestId('error-userId')).toBeVisible();
@@ -226,7 +237,7 @@ test('deletion request: one delete notification per source with Webhooks, linked
   await expect(page.getByTestId('delivery')).toHaveAttribute('data-state', 'delivered');
 });
 
-test('load generator: progress, live counters and charts, then done', async ({ page, lab }) => {
+test('load generator: progress, live counters and charts, then done', async ({ page }) => {
   await openScreen(page, lab, 'load');
   await expect(page.getByTestId('load-empty')).toBeVisible();
   await page.getByTestId('load-rate').fill('40');
