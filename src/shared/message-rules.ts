@@ -143,14 +143,17 @@ export function validateMessage(type: string, message: unknown): RuleViolation[]
   }
   if (!isPlainObject(message)) return [{ field: '', message: 'must be an object' }];
   // One violation per field: the first (most specific) one, which is what an inline error can show.
-  const seen = new Set<string>();
-  const out: RuleViolation[] = [];
-  for (const { field, message: text } of CLIENT_CHECKS.flatMap((c) => c(message, type))) {
-    if (seen.has(field)) continue;
-    seen.add(field);
-    out.push({ field, message: text });
+  // Plain loops: this runs on every enqueue of the batching client (hot path, no allocation when valid).
+  let out: RuleViolation[] | null = null;
+  for (const check of CLIENT_CHECKS) {
+    const found = check(message, type);
+    for (let i = 0; i < found.length; i++) {
+      const { field, message: text } = found[i];
+      out ??= [];
+      if (!out.some((v) => v.field === field)) out.push({ field, message: text });
+    }
   }
-  return out;
+  return out ?? [];
 }
 
 /** Why the collector must drop this item, or null when it may be accepted (SPEC §3). */

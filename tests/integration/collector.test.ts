@@ -234,3 +234,19 @@ describe('strict mode', () => {
     expect((await s.call('health', {})).calls).toBe(1);
   });
 });
+
+describe('de-duplication survives a restart', () => {
+  it('a messageId accepted before a restart is still a duplicate after it', async () => {
+    const first = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
+    await first.post('/v1/track', { userId: 'u', event: 'once', messageId: 'restart-dup' }, { writeKey: KEY });
+    await first.stop({ keepData: true });
+    const second = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] }, dataDir: first.dataDir });
+    try {
+      await second.post('/v1/track', { userId: 'u', event: 'once', messageId: 'restart-dup' }, { writeKey: KEY });
+      const page = await second.call('listMessages', { limit: 2 });
+      expect(page.items.map((c) => c.dropReason)).toEqual(['duplicate messageId', null]);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import type { CallStatus, CallSummary, CallType, NormalizedCall, RequestMeta, Se
 import { validateMessage } from '../../../shared/message-rules';
 import { normalizeCall, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
-import { DEDUP_WINDOW_MS, MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
+import { MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
 import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/deliveries.repo';
@@ -36,6 +36,8 @@ interface Prepared {
   type: string;
   item: Record<string, unknown> | null;
   dropReason: string | null;
+  /** Its messageId was added to the de-duplication window by this request. */
+  remembered?: boolean;
 }
 
 const OK: IngestResponse = { status: 200, body: { success: true } };
@@ -92,7 +94,14 @@ export class Ingest {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);
       if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
     }
-    const stored = await this.store.writes.run(() => this.persist(prepared, source, receivedAt));
+    let stored: StoredResult;
+    try {
+      stored = await this.store.writes.run(() => this.persist(prepared, source, receivedAt));
+    } catch (err) {
+      // Rolled back: forget the ids, or the client's retry of this request would be taken for duplicates.
+      if (source) for (const p of prepared) if (p.remembered && p.normalized) this.store.calls.dedup.remove(source.id, p.normalized.messageId);
+      throw err;
+    }
     // After COMMIT: the dispatcher may start, and the 2xx may go out.
     this.onStored(stored);
     return { ...OK, stored };
@@ -122,13 +131,21 @@ export class Ingest {
   private persist(prepared: Prepared[], source: Source | undefined, receivedAt: number): StoredResult {
     const settings = this.store.settings.get();
     const result: StoredResult = { calls: [], deliveries: [] };
-    const dedupSince = receivedAt - DEDUP_WINDOW_MS;
+    const { dedup } = this.store.calls;
+    // The write queue may run this job again after a rollback: start from a clean window.
+    if (source) for (const p of prepared) if (p.remembered && p.normalized) dedup.remove(source.id, p.normalized.messageId);
     for (const p of prepared) {
+      p.remembered = false;
       p.meta.batchSize = p.meta.batchIndex === null ? null : prepared.length;
       let dropReason = source ? p.dropReason : 'unknown write key';
       const n = p.normalized;
-      if (!dropReason && source && n && this.store.calls.isDuplicate(source.id, n.messageId, dedupSince)) {
-        dropReason = 'duplicate messageId';
+      if (!dropReason && source && n) {
+        // Added here, inside the job, so a repeat later in the same batch is caught too.
+        if (dedup.has(source.id, n.messageId, receivedAt)) dropReason = 'duplicate messageId';
+        else {
+          dedup.add(source.id, n.messageId, receivedAt);
+          p.remembered = true;
+        }
       }
       this.storeOne(p, dropReason, source, receivedAt, settings, result);
     }

@@ -2,5 +2,3 @@
 export const MAX_CALL_BYTES = 32 * 1024;
 export const MAX_BATCH_BYTES = 500 * 1024;
 export const MAX_BATCH_ITEMS = 2500;
-/** De-duplication window for messageIds per source. */
-export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;

@@ -6,6 +6,7 @@ import type { ActiveDelivery, DeliveryUpdate } from '../store/deliveries.repo';
 import type { HttpSender } from './http-sender';
 import { planDelivery } from './delivery-plan';
 import { afterRound, sendRound } from './round';
+import { recordedAttempt } from '../store/deliveries.repo';
 
 export interface DispatcherDeps {
   store: Store;
@@ -118,7 +119,9 @@ export class Dispatcher {
     const settings = store.settings.get();
     const source = store.sources.get(d.sourceId);
     const startedAt = now();
-    void store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch(() => undefined);
+    // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
+    // retries (rarer, and found by the due-query) are worth a write to say they are in flight.
+    if (d.round > 0) void store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch(() => undefined);
     const round = await sendRound(sender, d, d.pendingUrls, source, settings, d.round + 1, 'scheduled', now);
     // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
     // receiver's. Leave the row in_flight; the next start sends it again (at least once).
@@ -161,8 +164,8 @@ export class Dispatcher {
       store.deliveries.update(update);
       return attempts.map((a) => store.deliveries.insertAttempt(a));
     });
-    const first = Math.min(...ids) - 1;
-    const recorded = store.deliveries.attemptsOf(d.id, first);
+    // Built from what was written, not read back: one query fewer per round.
+    const recorded = attempts.map((a, i) => recordedAttempt(a, ids[i], d.body));
     this.deps.onAttempts(d.callId, recorded);
     return recorded;
   }

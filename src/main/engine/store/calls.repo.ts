@@ -1,5 +1,10 @@
 import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus, Json } from '../../../shared/types';
 import type { Db } from './database';
+import { DedupWindow } from './dedup-window';
+
+/** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
+export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
+export const DEDUP_CAPACITY = 500_000;
 
 export interface NewCall {
   sourceId: string | null;
@@ -57,7 +62,7 @@ const SUMMARY_COLUMNS = `c.id, c.source_id, c.received_at, c.type, c.user_id, c.
 
 export class CallsRepo {
   private readonly insertStmt;
-  private readonly duplicateStmt;
+  readonly dedup: DedupWindow;
   private readonly getStmt;
   private readonly countStmt;
 
@@ -67,9 +72,13 @@ export class CallsRepo {
   ) {
     this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, raw, request, normalized)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.duplicateStmt = db.prepare(
-      "SELECT 1 FROM calls WHERE source_id = ? AND message_id = ? AND status = 'accepted' AND received_at >= ? LIMIT 1",
-    );
+    this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
+    const since = Date.now() - DEDUP_WINDOW_MS;
+    for (const r of db
+      .prepare("SELECT source_id, message_id, received_at FROM calls WHERE status = 'accepted' AND received_at >= ? AND source_id IS NOT NULL ORDER BY id")
+      .iterate(since) as Iterable<{ source_id: string; message_id: string; received_at: number }>) {
+      this.dedup.add(r.source_id, r.message_id, r.received_at);
+    }
     this.getStmt = db.prepare('SELECT * FROM calls WHERE id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
   }
@@ -93,10 +102,6 @@ export class CallsRepo {
     );
   }
 
-  /** Sees rows inserted earlier in the same transaction, so repeats within one batch are caught too. */
-  isDuplicate(sourceId: string, messageId: string, since: number): boolean {
-    return this.duplicateStmt.get(sourceId, messageId, since) !== undefined;
-  }
 
   count(): number {
     return (this.countStmt.get() as { n: number }).n;

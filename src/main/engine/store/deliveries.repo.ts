@@ -183,12 +183,7 @@ export class DeliveriesRepo {
     return [{ ...toDelivery(row, body), attempts }];
   }
 
-  attemptsOf(deliveryId: number, fromId = 0): Attempt[] {
-    const row = this.byIdStmt.get(deliveryId) as DeliveryRow | undefined;
-    if (!row) return [];
-    const body = row.body.toString('utf8');
-    return (this.attemptsStmt.all(deliveryId) as AttemptRow[]).filter((a) => a.id > fromId).map((a) => toAttempt(a, body));
-  }
+
 }
 
 interface AttemptRow {
@@ -211,6 +206,31 @@ interface AttemptRow {
   error_message: string | null;
   timed_out: number;
   outcome: AttemptOutcome;
+}
+
+/** The API shape of an attempt just written (same as toAttempt of its row). */
+export function recordedAttempt(a: NewAttempt, id: number, deliveryBody: Buffer): Attempt {
+  return {
+    id,
+    deliveryId: a.deliveryId,
+    round: a.round,
+    urlIndex: a.urlIndex,
+    url: a.url,
+    trigger: a.trigger,
+    startedAt: new Date(a.startedAt).toISOString(),
+    durationMs: a.durationMs,
+    requestHeaders: a.requestHeaders,
+    requestBody: (a.body ?? deliveryBody).toString('utf8'),
+    signature: a.signature,
+    responseStatus: a.responseStatus,
+    responseHeaders: a.responseHeaders,
+    responseBody: a.responseBody,
+    responseTruncated: a.responseTruncated,
+    errorCode: a.errorCode,
+    errorMessage: a.errorMessage,
+    timedOut: a.timedOut,
+    outcome: a.outcome,
+  };
 }
 
 export function toAttempt(a: AttemptRow, deliveryBody: string): Attempt {

@@ -120,4 +120,9 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (audience_id, user_id)
   ) WITHOUT ROWID;
   `,
+  /* 3: no secondary indexes on calls. De-duplication moved to memory (dedup-window.ts); user lookups
+     (deletions, filters) are rare and scan fine at the retention size. Each index made inserts dearer. */ `
+  DROP INDEX IF EXISTS calls_message_id;
+  DROP INDEX IF EXISTS calls_user_id;
+  `,
 ];

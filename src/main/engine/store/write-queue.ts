@@ -25,32 +25,34 @@ export class WriteQueue {
     });
   }
 
-  /** Runs everything queued now, synchronously (also used at shutdown). */
+  /**
+   * Runs everything queued now, synchronously (also used at shutdown). The common case is one
+   * transaction for all jobs, with no savepoint per job. If any job throws, that transaction is rolled
+   * back and every job runs again in a transaction of its own, so one failure cannot take the others
+   * down. Jobs must therefore be safe to run again after a rollback (all of ours only write SQL and
+   * build their results inside the job).
+   */
   flush(): void {
     this.scheduled = false;
     const jobs = this.jobs;
     if (jobs.length === 0) return;
     this.jobs = [];
-    const results: unknown[] = new Array(jobs.length);
-    const errors: unknown[] = new Array(jobs.length);
+    let results: unknown[] | null = null;
     try {
-      this.db.transaction(() => {
-        for (let i = 0; i < jobs.length; i++) {
-          // A failing job must not take the others down: savepoint each one.
-          try {
-            results[i] = this.db.transaction(jobs[i].run)();
-          } catch (err) {
-            errors[i] = err ?? new Error('write failed');
-          }
-        }
-      })();
-    } catch (err) {
-      for (const job of jobs) job.reject(err);
+      results = this.db.transaction(() => jobs.map((job) => job.run()))();
+    } catch {
+      results = null;
+    }
+    if (results) {
+      for (let i = 0; i < jobs.length; i++) jobs[i].resolve(results[i]);
       return;
     }
-    for (let i = 0; i < jobs.length; i++) {
-      if (errors[i] !== undefined) jobs[i].reject(errors[i]);
-      else jobs[i].resolve(results[i]);
+    for (const job of jobs) {
+      try {
+        job.resolve(this.db.transaction(job.run)());
+      } catch (err) {
+        job.reject(err ?? new Error('write failed'));
+      }
     }
   }
 
