@@ -4,7 +4,7 @@ import { DedupWindow } from './dedup-window';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
-export const DEDUP_CAPACITY = 500_000;
+export const DEDUP_CAPACITY = 200_000;
 
 export interface NewCall {
   sourceId: string | null;
