@@ -17,7 +17,8 @@ async function openScreen(page: Page, lab: Lab, screen: Screen) {
 // the whole retry schedule end in expired under time-warp; an audience syncs its members as identify
 // calls that arrive at a mock receiver. Deletions and the load generator get a short pass too.
 
-const SHOTS = resolve(__dirname, '../../docs/screenshots');
+// The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1), so npm test leaves the tree clean.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
 mkdirSync(SHOTS, { recursive: true });
 
 test.describe.configure({ mode: 'serial' });
