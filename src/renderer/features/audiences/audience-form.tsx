@@ -4,6 +4,7 @@ import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { previewKey } from '../../stores/audiences.slice';
 import { audienceInputOf, definitionOf, emptyAudienceDraft, type AudienceDraft, type ComputeDraft } from './audience-model';
 import { RuleGroup } from './rule-builder';
+import { FormErrors } from '../../components/form-errors';
 
 const KNOWN = /^(name|type|sourceIds.*|syncIntervalMs|rule.*|compute.*)$/;
 
@@ -155,15 +156,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
       <Field label="Sync every (minutes)" name="syncIntervalMs" error={err('syncIntervalMs')} hint="empty: only on creation and when you press Sync now">
         <input type="number" min={0} step="any" data-testid="aud-interval" value={draft.syncMinutes} onChange={(e) => set({ syncMinutes: e.target.value })} />
       </Field>
-      {other.length ? (
-        <div className="notice error" role="alert">
-          {other.map((f) => `${f.path}: ${f.message}`).join('; ')}
-        </div>
-      ) : apiError && !apiError.fields.length ? (
-        <div className="notice error" role="alert">
-          {apiError.message}
-        </div>
-      ) : null}
+      <FormErrors fields={other} error={apiError} />
       <div className="actions">
         <button
           type="button"

@@ -4,7 +4,7 @@ import { EmptyState } from '../../components/field';
 import { formatDateTime, formatDuration } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { syncText } from '../../stores/audiences.slice';
-import { ConfirmButton } from '../receivers/confirm-button';
+import { ConfirmButton } from '../../components/confirm-button';
 import { AudienceForm } from './audience-form';
 import { describeCompute, describeRule } from './audience-model';
 

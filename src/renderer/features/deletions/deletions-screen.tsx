@@ -4,6 +4,7 @@ import { EmptyState, Field } from '../../components/field';
 import { formatDateTime } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
+import { FormErrors } from '../../components/form-errors';
 
 // Deletion requests (SPEC §6): one `delete` notification per source with Webhooks enabled.
 
@@ -44,15 +45,7 @@ function DeletionForm() {
           {creating ? 'Requesting…' : 'Request deletion'}
         </button>
       </div>
-      {other.length ? (
-        <div className="notice error" role="alert">
-          {other.map((f) => `${f.path}: ${f.message}`).join('; ')}
-        </div>
-      ) : formError && !formError.fields.length ? (
-        <div className="notice error" role="alert">
-          {formError.message}
-        </div>
-      ) : null}
+      <FormErrors fields={other} error={formError} />
     </form>
   );
 }

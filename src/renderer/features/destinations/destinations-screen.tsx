@@ -1,30 +1,12 @@
 import { useState } from 'react';
 import type { Source } from '../../../shared/types';
+import { ConfirmButton } from '../../components/confirm-button';
 import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/field';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { SourceList } from './source-list';
 import { WebhooksForm } from './webhooks-form';
-
-/** A button that asks once more in place (no modal dialogs to get lost behind). */
-function ConfirmButton(props: { label: string; confirm: string; onConfirm(): void; testId: string }) {
-  const [asking, setAsking] = useState(false);
-  return asking ? (
-    <span className="row">
-      <button type="button" className="small danger" data-testid={`${props.testId}-confirm`} onClick={() => { setAsking(false); props.onConfirm(); }}>
-        {props.confirm}
-      </button>
-      <button type="button" className="small" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </span>
-  ) : (
-    <button type="button" className="small" data-testid={props.testId} onClick={() => setAsking(true)}>
-      {props.label}
-    </button>
-  );
-}
 
 function openInInspector(_id: number) {
   location.hash = '#/inspector';

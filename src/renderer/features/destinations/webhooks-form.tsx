@@ -3,6 +3,7 @@ import type { Source, WebhookSettings } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { useApp, useAppStore } from '../../store-context';
 import { HeaderEditor, type HeaderRow } from './header-editor';
+import { FormErrors } from '../../components/form-errors';
 
 const MAX_URLS = 5;
 
@@ -132,15 +133,7 @@ export function WebhooksForm({ source }: { source: Source }) {
           </button>
         </div>
       </Field>
-      {otherErrors.length ? (
-        <div className="notice error" role="alert">
-          {otherErrors.map((f) => `${f.path}: ${f.message}`).join('; ')}
-        </div>
-      ) : formError && !formError.fields.length ? (
-        <div className="notice error" role="alert">
-          {formError.message}
-        </div>
-      ) : null}
+      <FormErrors fields={otherErrors} error={formError} />
       <div className="actions">
         <button type="submit" className="primary" data-testid="wh-save" disabled={saving}>
           {saving ? 'Saving…' : 'Save'}

@@ -5,22 +5,7 @@ import { CopyButton } from '../../components/copy-button';
 import { formatDateTime, formatMs, prettyJson } from '../../components/format';
 import { explainAttempt, outcomeLabel } from './explain';
 import { VerifyBox } from './verify-box';
-
-function Headers({ headers }: { headers: Record<string, string> | null }) {
-  if (!headers || Object.keys(headers).length === 0) return <div className="muted">none</div>;
-  return (
-    <table className="kv">
-      <tbody>
-        {Object.entries(headers).map(([k, v]) => (
-          <tr key={k}>
-            <th>{k}</th>
-            <td>{v}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+import { HeadersTable as Headers } from '../../components/headers-table';
 
 export function attemptCurl(a: Attempt): string {
   return curlCommand({ url: a.url, headers: a.requestHeaders, body: a.requestBody });

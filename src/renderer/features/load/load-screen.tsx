@@ -7,6 +7,7 @@ import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { buildMessage } from '../../stores/compose-model';
 import { LoadCharts } from './load-chart';
 import { COMPOSE_TEMPLATE, defaultLoadDraft, loadInputOf, progressOf, templateOf, type LoadDraft } from './load-model';
+import { FormErrors } from '../../components/form-errors';
 
 const KNOWN = /^(rate|durationS|total|users|sourceId|template.*)$/;
 
@@ -94,15 +95,7 @@ function LoadForm({ running }: { running: boolean }) {
           <pre>{JSON.stringify(template, null, 2)}</pre>
         </details>
       ) : null}
-      {other.length ? (
-        <div className="notice error" role="alert">
-          {other.map((f) => `${f.path}: ${f.message}`).join('; ')}
-        </div>
-      ) : apiError && !apiError.fields.length ? (
-        <div className="notice error" role="alert">
-          {apiError.message}
-        </div>
-      ) : null}
+      <FormErrors fields={other} error={apiError} />
       <div className="actions">
         <button type="submit" className="primary" data-testid="load-start" disabled={starting || running}>
           {starting ? 'Starting…' : 'Start'}

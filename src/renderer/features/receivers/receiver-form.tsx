@@ -4,6 +4,7 @@ import { Field } from '../../components/field';
 import { useApp, useAppStore } from '../../store-context';
 import { HeaderEditor } from '../destinations/header-editor';
 import { draftFromReceiver, draftToInput, emptyDraft, type ReceiverDraft } from './receiver-model';
+import { FormErrors } from '../../components/form-errors';
 
 // Create or edit one mock receiver: every behavior of the engine's schema, with the engine's
 // messages shown on the field they are about.
@@ -122,15 +123,7 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
           errorFor={(name) => err(`behavior.headers.${name}`) ?? (name === '' ? err('behavior.headers.') : undefined)}
         />
       </div>
-      {other.length ? (
-        <div className="notice error" role="alert">
-          {other.map((f) => `${f.path}: ${f.message}`).join('; ')}
-        </div>
-      ) : apiError && !apiError.fields.length ? (
-        <div className="notice error" role="alert">
-          {apiError.message}
-        </div>
-      ) : null}
+      <FormErrors fields={other} error={apiError} />
       <div className="actions">
         <button type="submit" className="primary" data-testid="receiver-save" disabled={saving}>
           {saving ? 'Saving…' : receiver ? 'Save' : 'Create receiver'}

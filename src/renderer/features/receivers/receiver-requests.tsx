@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/field';
 import { formatMs, formatTime, prettyJson } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
+import { HeadersTable as Headers } from '../../components/headers-table';
 
 // What a mock receiver got, next to what the dispatcher recorded for the same message.
 
@@ -42,21 +43,6 @@ export function matchAttempt(detail: CallDetail, record: MockRequestRecord): { a
     }
   }
   return best ? { attempt: best.attempt, index: best.index, of: best.of } : null;
-}
-
-function Headers({ headers }: { headers: Record<string, string> }) {
-  return (
-    <table className="kv">
-      <tbody>
-        {Object.entries(headers).map(([k, v]) => (
-          <tr key={k}>
-            <th>{k}</th>
-            <td>{v}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
 }
 
 function DispatcherSide({ record }: { record: MockRequestRecord }) {

@@ -4,7 +4,7 @@ import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/field';
 import { formatTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-import { ConfirmButton } from './confirm-button';
+import { ConfirmButton } from '../../components/confirm-button';
 import { ReceiverForm } from './receiver-form';
 import { ReceiverRequests } from './receiver-requests';
 import { behaviorSummary } from './receiver-model';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 
-/** A button that asks once more in place (the Destinations screen's pattern; no modal dialogs). */
+/** A button that asks once more in place (no modal dialogs to get lost behind). */
 export function ConfirmButton(props: { label: string; confirm: string; onConfirm(): void; testId: string; disabled?: boolean }) {
   const [asking, setAsking] = useState(false);
   return asking ? (
