@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { op } from './api-op';
-import { mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
+import { mockBehaviorSchema, mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
 import { configSchema, type Config } from './config.schema';
 import { audienceInputSchema, audienceRuleSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
 export * from './audience.schema';
@@ -139,7 +139,18 @@ export interface ExportFile {
 export const simulationOps = {
   listReceivers: op<MockReceiverView[]>()('GET', '/receivers', z.strictObject({})),
   createReceiver: op<MockReceiverView>()('POST', '/receivers', mockReceiverSchema),
-  updateReceiver: op<MockReceiverView>()('PATCH', '/receivers/:id', mockReceiverSchema.partial().extend({ id })),
+  /** Fields given replace the stored ones; `secret: null` stops checking signatures. */
+  updateReceiver: op<MockReceiverView>()(
+    'PATCH',
+    '/receivers/:id',
+    // Without the create defaults: a field left out keeps its stored value (zod keeps defaults under partial()).
+    mockReceiverSchema.partial().extend({
+      id,
+      secret: z.string().min(1).max(1024).nullable().optional(),
+      tls: z.boolean().optional(),
+      behavior: mockBehaviorSchema.optional(),
+    }),
+  ),
   deleteReceiver: op<{ ok: true }>()('DELETE', '/receivers/:id', z.strictObject({ id })),
   listReceiverRequests: op<MockRequestRecord[]>()(
     'GET',

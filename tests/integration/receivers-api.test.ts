@@ -97,3 +97,16 @@ describe('config export and import', () => {
     expect(await t.call('getConfig', {})).toEqual(exported);
   });
 });
+
+describe('updating a receiver', () => {
+  it('secret: null stops the signature check; other fields are kept', async () => {
+    t = await startTestEngine();
+    const r = await t.call('createReceiver', { name: 'sig', path: '/sig', secret: 's', behavior: { status: 202 } });
+    const updated = await t.call('updateReceiver', { id: r.id, secret: null });
+    expect(updated.tls).toBe(false);
+    expect((await t.call('updateReceiver', { id: r.id, name: 'renamed' })).behavior).toEqual({ status: 202 });
+    expect(updated.secret).toBeUndefined();
+    expect(updated.behavior).toEqual({ status: 202 });
+    expect((await t.call('updateReceiver', { id: r.id, secret: 'again' })).secret).toBe('again');
+  });
+});

@@ -85,7 +85,7 @@ export const createReceiversSlice =
       },
       async saveReceiver(input, id) {
         try {
-          const r = id ? await api.call('updateReceiver', { ...input, id }) : await api.call('createReceiver', input);
+          const r = id ? await api.call('updateReceiver', { ...input, id, secret: input.secret ?? null }) : await api.call('createReceiver', input);
           if (get().receivers.some((x) => x.id === r.id)) replace(r);
           else set({ receivers: [...get().receivers, r] });
           set({ receiverFormError: null });

@@ -61,10 +61,14 @@ export class ReceiversService implements Feature<Ops> {
         changed();
         return this.view(r);
       },
-      updateReceiver: (input: Partial<MockReceiverInput> & { id: string }) => {
+      updateReceiver: (input: Omit<Partial<MockReceiverInput>, 'secret'> & { id: string; secret?: string | null }) => {
         const current = this.host.get(input.id);
         if (!current) throw notFound(`receiver ${input.id}`);
-        const merged = parseOrThrow(mockReceiverSchema, { ...current, ...input });
+        const { secret, ...rest } = input;
+        const next: Record<string, unknown> = { ...current, ...rest };
+        if (secret === null) delete next.secret;
+        else if (secret !== undefined) next.secret = secret;
+        const merged = parseOrThrow(mockReceiverSchema, next);
         const r = this.save({ ...merged, id: current.id }, false);
         changed();
         return this.view(r);

@@ -55,7 +55,7 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
           label="Secret (checks X-Signature)"
           name="secret"
           error={err('secret')}
-          hint={receiver?.secret ? 'clearing it keeps the current secret; delete and recreate the receiver to stop checking' : 'empty: signatures are not checked'}
+          hint={receiver?.secret ? 'clear it to stop checking signatures' : 'empty: signatures are not checked'}
         >
           <input data-testid={t('secret')} className="mono" value={draft.secret} autoComplete="off" spellCheck={false} onChange={(e) => set({ secret: e.target.value })} />
         </Field>
