@@ -1,14 +1,17 @@
-import { useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { ErrorBoundary } from './components/error-boundary';
-import { ClientScreen } from './features/client/client-screen';
-import { ComposeScreen } from './features/compose/compose-screen';
-import { DestinationsScreen } from './features/destinations/destinations-screen';
 import { InspectorScreen } from './features/inspector/inspector-screen';
-import { SettingsScreen } from './features/settings/settings-screen';
-import { ReceiversScreen } from './features/receivers/receivers-screen';
-import { AudiencesScreen } from './features/audiences/audiences-screen';
-import { DeletionsScreen } from './features/deletions/deletions-screen';
-import { LoadScreen } from './features/load/load-screen';
+
+// The Inspector is in the first bundle; every other screen (Compose brings CodeMirror) loads when
+// first opened, so the inspector's first page is not waiting on code it does not use.
+const ComposeScreen = lazy(() => import('./features/compose/compose-screen').then((m) => ({ default: m.ComposeScreen })));
+const DestinationsScreen = lazy(() => import('./features/destinations/destinations-screen').then((m) => ({ default: m.DestinationsScreen })));
+const ReceiversScreen = lazy(() => import('./features/receivers/receivers-screen').then((m) => ({ default: m.ReceiversScreen })));
+const AudiencesScreen = lazy(() => import('./features/audiences/audiences-screen').then((m) => ({ default: m.AudiencesScreen })));
+const DeletionsScreen = lazy(() => import('./features/deletions/deletions-screen').then((m) => ({ default: m.DeletionsScreen })));
+const LoadScreen = lazy(() => import('./features/load/load-screen').then((m) => ({ default: m.LoadScreen })));
+const ClientScreen = lazy(() => import('./features/client/client-screen').then((m) => ({ default: m.ClientScreen })));
+const SettingsScreen = lazy(() => import('./features/settings/settings-screen').then((m) => ({ default: m.SettingsScreen })));
 import { useApp, useAppStore } from './store-context';
 import { tabFromHash, type Tab } from './stores/ui.slice';
 
@@ -81,7 +84,7 @@ export function App() {
       </nav>
       <main className="content">
         <ErrorBoundary area={current.label} key={current.tab}>
-          {current.screen()}
+          <Suspense fallback={<div className="muted">Loading…</div>}>{current.screen()}</Suspense>
         </ErrorBoundary>
       </main>
       <Toasts />
