@@ -146,7 +146,10 @@ export class CallsRepo {
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n ${from} ${filter}`).get(...args) as { n: number }).n;
+    // The total needs the join only when filtering on delivery state; without it, counting 100,000
+    // calls for the inspector's first page is several times cheaper.
+    const joinForCount = f.status !== undefined && f.status !== 'dropped';
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n ${joinForCount ? from : 'FROM calls c'} ${filter}`).get(...args) as { n: number }).n;
     const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} ${from} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
