@@ -136,13 +136,17 @@ export class AppClient {
   }
 
   private resolveKey(): string | null {
-    if (this.settings.writeKey) return this.settings.writeKey;
-    const source = (this.settings.sourceId && this.store.sources.get(this.settings.sourceId)) || this.store.sources.list()[0];
-    return source?.writeKey ?? null;
+    return this.settings.writeKey ?? this.currentSource()?.writeKey ?? null;
+  }
+
+  /** The chosen source, else the first one; none when a raw write key was set. */
+  private currentSource() {
+    if (this.settings.writeKey) return undefined;
+    return (this.settings.sourceId && this.store.sources.get(this.settings.sourceId)) || this.store.sources.list()[0];
   }
 
   private publicSettings(): ClientSettings {
-    const source = this.settings.writeKey ? undefined : (this.settings.sourceId && this.store.sources.get(this.settings.sourceId)) || this.store.sources.list()[0];
+    const source = this.currentSource();
     return {
       flushAt: this.settings.flushAt,
       flushAfter: this.settings.flushAfter,

@@ -1,6 +1,5 @@
 import type { Config } from '../../shared/config.schema';
 import type { Store } from './store/store';
-import { webhookSettingsSchema } from '../../shared/source.schema';
 
 /**
  * Idempotent: sources are matched by name; a write key or webhook settings given in the file
@@ -8,10 +7,10 @@ import { webhookSettingsSchema } from '../../shared/source.schema';
  */
 export function applyConfig(store: Store, config: Config, now: number): void {
   for (const s of config.sources) {
-    const webhooks = s.webhooks ? webhookSettingsSchema.parse(s.webhooks) : undefined;
+    // Already parsed by the config schema (defaults applied), as the Config type says.
     const existing = store.sources.byName(s.name);
-    if (existing) store.sources.update(existing.id, { writeKey: s.writeKey, webhooks });
-    else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks }, now);
+    if (existing) store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: s.webhooks });
+    else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks }, now);
   }
   if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
 }

@@ -80,7 +80,8 @@ export class Ingest {
       items = envelopeBody.batch;
       envelope = { context: envelopeBody.context, integrations: envelopeBody.integrations, sentAt: envelopeBody.sentAt };
     } else {
-      if (Buffer.byteLength(text) > MAX_CALL_BYTES) return bad(`call is ${Buffer.byteLength(text)} bytes; at most ${MAX_CALL_BYTES} (32 KB) are allowed`);
+      const bytes = Buffer.byteLength(text);
+      if (bytes > MAX_CALL_BYTES) return bad(`call is ${bytes} bytes; at most ${MAX_CALL_BYTES} (32 KB) are allowed`);
       // The route names the type (as the real API does), whatever the body says.
       items = [{ ...envelopeBody, type: req.route }];
     }

@@ -68,8 +68,7 @@ export class Dispatcher {
     if (call.status === 'dropped' || !call.normalized) {
       throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
     }
-    const existing = store.deliveries.forCall(callId)[0];
-    let d = existing ? store.deliveries.active(existing.id) : undefined;
+    let d = store.deliveries.activeForCall(callId);
     if (!d) d = await this.createForReplay(callId, call.sourceId, call.normalized);
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
       throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);

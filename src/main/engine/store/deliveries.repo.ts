@@ -145,6 +145,11 @@ export class DeliveriesRepo {
     );
   }
 
+  activeForCall(callId: number): ActiveDelivery | undefined {
+    const row = this.byCallStmt.get(callId) as DeliveryRow | undefined;
+    return row && toActive(row);
+  }
+
   active(id: number): ActiveDelivery | undefined {
     const row = this.byIdStmt.get(id) as DeliveryRow | undefined;
     return row && toActive(row);
