@@ -77,7 +77,7 @@ async function serve(argv: string[]): Promise<void> {
   const config = values.config ? loadConfigFile(values.config) : undefined;
   const dataDir = values['data-dir'] ?? defaultDataDir();
   const host = values.host ?? '127.0.0.1';
-  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? randomBytes(24).toString('base64url');
+  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? randomBytes(24).toString('hex'); // hex: never starts with '-', so it can be passed back as --token
 
   const collectorPort = port(values['collector-port'], 'collector-port', 8787);
   const uiPort = port(values['ui-port'], 'ui-port', 8788);

@@ -35,7 +35,8 @@ export async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
   const token = randomBytes(18).toString('base64url');
   const proc: ChildProcess = spawn(
     process.execPath,
-    [join(ROOT, 'bin/webhook-lab.js'), 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0', '--token', token],
+    // `--token=…`: a random base64url token may start with '-', which would read as an option.
+    [join(ROOT, 'bin/webhook-lab.js'), 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0', `--token=${token}`],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
