@@ -35,9 +35,17 @@ const present = (v: unknown) => v !== undefined && v !== null;
  * `integrations.Webhooks: {...}` options merge with the envelope's. Anything else: the item's value.
  */
 export function mergeUnder(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? mergeUnder(out[k] as Record<string, unknown>, v) : v;
+  // Spread both (V8's fastest copy; the item's values win, the key order is the same as assigning
+  // them one by one), then merge the few keys where both sides hold objects. Hot: every batch event.
+  const out: Record<string, unknown> = { ...base, ...over };
+  for (const k of Object.keys(base)) {
+    const under = base[k];
+    const v = Object.hasOwn(over, k) ? over[k] : undefined;
+    if (!isPlainObject(v) || !isPlainObject(under)) continue;
+    const value = mergeUnder(under, v);
+    // A JSON "__proto__" key is data, not the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
   }
   return out;
 }

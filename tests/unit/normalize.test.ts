@@ -183,6 +183,17 @@ describe('normalizeCall: envelope merge', () => {
     expect(call).not.toHaveProperty('integrations');
   });
 
+  it('keys keep their order (envelope keys first) and a JSON "__proto__" key stays data', () => {
+    const item = JSON.parse('{"type":"identify","userId":"u","context":{"z":1,"__proto__":{"b":2},"library":{"version":"2"}}}');
+    const envelope = { context: JSON.parse('{"library":{"name":"go","version":"1"},"__proto__":{"a":1}}') };
+    const call = accepted(item, { ...opts, envelope });
+    expect(Object.keys(call.context!)).toEqual(['library', '__proto__', 'z']);
+    expect(Object.getPrototypeOf(call.context)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(call.context, '__proto__')?.value).toEqual({ a: 1, b: 2 });
+    expect(call.context!.library).toEqual({ name: 'go', version: '2' });
+    expect(({} as Record<string, unknown>).a).toBeUndefined();
+  });
+
   it('the envelope cannot rescue an invalid item', () => {
     expect(dropped({ type: 'identify', userId: 'u', context: 'bad' }, { ...opts, envelope: { context: { a: 1 } } })).toBe(
       'context must be an object',

@@ -134,3 +134,41 @@ describe('applyClockSkew (SPEC §3)', () => {
     expect(applyClockSkew({ receivedAt, sentAt: receivedAt - 5000 })).toEqual({ timestamp: receivedAt });
   });
 });
+
+// The collector's timestamp code is integer calendar math (hot path); Date is the reference.
+describe('calendar arithmetic agrees with Date over the whole 0000–9999 range', () => {
+  const lo = new Date('0000-01-01T00:00:00.000Z').getTime();
+  const hi = new Date('9999-12-31T23:59:59.999Z').getTime();
+  // A fixed pseudo-random sequence (reproducible), plus the edges and the leap-day neighbourhoods.
+  let seed = 42;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const samples = [lo, hi, 0, -1, 1, 951782400000 /* 2000-02-29 */, 4107542400000 /* 2100-03-01 */];
+  for (let i = 0; i < 5_000; i++) samples.push(Math.floor(lo + next() * (hi - lo)));
+
+  it('formatTimestamp matches toISOString', () => {
+    for (const ms of samples) expect(formatTimestamp(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('checkTimestamp reads back what toISOString wrote, and agrees with Date on offsets', () => {
+    for (const ms of samples) {
+      const text = new Date(ms).toISOString();
+      expect(parseTimestamp(text)).toBe(ms);
+      // The same instant written with a -08:00 offset.
+      const local = new Date(ms - 8 * 3600_000).toISOString().replace('Z', '-08:00');
+      if (ms - 8 * 3600_000 >= lo) expect(parseTimestamp(local)).toBe(ms);
+    }
+  });
+
+  it('falls back to Date outside the 4-digit range and still throws on NaN', () => {
+    expect(formatTimestamp(hi + 1)).toBe('+010000-01-01T00:00:00.000Z');
+    expect(formatTimestamp(lo - 1)).toBe('-000001-12-31T23:59:59.999Z');
+    expect(() => formatTimestamp(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('a repeated string gives the same answer as a fresh one (one-entry cache)', () => {
+    expect(checkTimestamp('2015-12-28T23:40:25Z')).toEqual({ ok: true, ms: 1451346025000 });
+    expect(checkTimestamp('2015-12-28T23:40:25Z')).toEqual({ ok: true, ms: 1451346025000 });
+    expect(checkTimestamp('2015-13-28T23:40:25Z')).toEqual({ ok: false, problem: 'month out of range' });
+    expect(checkTimestamp('2015-13-28T23:40:25Z')).toEqual({ ok: false, problem: 'month out of range' });
+  });
+});
