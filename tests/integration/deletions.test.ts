@@ -182,4 +182,36 @@ describe('deletion requests', () => {
       db.close();
     }
   });
+
+  it('purge erases the user from the stored request bodies: batch items become null, single calls go', async () => {
+    engine = await startTestEngine({ config: { sources: [{ name: 'quiet', writeKey: 'wk_quiet' }] } });
+    const t = engine;
+    const batch = [
+      { type: 'track', userId: 'u-keep', event: 'First' },
+      { type: 'track', userId: 'u-gone', event: 'Secret', properties: { email: 'gone@example.com' } },
+      { type: 'track', userId: 'u-keep', event: 'Third' },
+    ];
+    expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_quiet' })).status).toBe(200);
+    await t.post('/v1/identify', { userId: 'u-gone', traits: { email: 'gone@example.com' } }, { writeKey: 'wk_quiet' });
+    const del = await t.call('createDeletion', { userId: 'u-gone', purge: true });
+    expect(del).toMatchObject({ purgedCalls: 2, status: 'no_sources' });
+
+    const kept = (await t.call('listMessages', { userId: 'u-keep', limit: 10 })).items;
+    const raws = await Promise.all(kept.map(async (c) => (await t.call('getMessage', { id: c.id })).call));
+    // The other items of the batch still read back as received, at their index.
+    expect(raws.map((c) => [c.raw, c.request.batchIndex, c.request.batchSize])).toEqual([
+      [batch[2], 2, 3],
+      [batch[0], 0, 3],
+    ]);
+    await t.stop({ keepData: true });
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    try {
+      const bodies = (db.prepare('SELECT body FROM requests').all() as { body: string }[]).map((r) => r.body);
+      expect(bodies).toHaveLength(1);
+      expect(bodies.join('\n')).not.toContain('gone@example.com');
+      expect(JSON.parse(bodies[0]).batch).toEqual([batch[0], null, batch[2]]);
+    } finally {
+      db.close();
+    }
+  });
 });

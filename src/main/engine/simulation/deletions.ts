@@ -4,6 +4,7 @@ import type { DeliveryState, Source } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import type { InternalCall } from '../collector/ingest';
 import type { Db } from '../store/database';
+import type { Store } from '../store/store';
 import type { Feature, SimulationDeps } from './simulation-deps';
 
 export const DELETION_PATH = '/internal/deletion';
@@ -43,7 +44,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
       .filter((s): s is Source => s !== undefined && s.webhooks.enabled && s.webhooks.urls.length > 0);
     // Purge first, then send: the new notices are never part of what is purged.
     if (purge) await settleRounds(store.db, userId);
-    const purgedCalls = purge ? await store.writes.run(() => purgeUser(store.db, userId)) : 0;
+    const purgedCalls = purge ? await store.writes.run(() => purgeUser(store, userId)) : 0;
 
     const at = formatTimestamp(now());
     const calls: InternalCall[] = affected.map((source) => ({
@@ -118,11 +119,17 @@ async function settleRounds(db: Db, userId: string): Promise<void> {
 }
 
 /**
- * Removes the user's calls with their deliveries and attempts. Earlier deletion notices stay: they
- * are the record of what was asked of receivers. Runs inside one write-queue job (one transaction).
+ * Removes the user's calls with their deliveries and attempts, and their items from the stored
+ * request bodies. Earlier deletion notices stay: they are the record of what was asked of receivers.
+ * Runs inside one write-queue job (one transaction).
  */
-function purgeUser(db: Db, userId: string): number {
-  const ids = JSON.stringify((db.prepare("SELECT id FROM calls WHERE user_id = ? AND type != 'delete'").all(userId) as { id: number }[]).map((r) => r.id));
+function purgeUser(store: Store, userId: string): number {
+  const { db } = store;
+  const rows = db
+    .prepare("SELECT id, request_id AS requestId, batch_index AS batchIndex FROM calls WHERE user_id = ? AND type != 'delete'")
+    .all(userId) as { id: number; requestId: number; batchIndex: number | null }[];
+  store.requests.redact(rows);
+  const ids = JSON.stringify(rows.map((r) => r.id));
   db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))').run(ids);
   db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))').run(ids);
   return db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))').run(ids).changes;

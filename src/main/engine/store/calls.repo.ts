@@ -1,6 +1,8 @@
-import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus, Json } from '../../../shared/types';
+import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus } from '../../../shared/types';
+import { formatTimestamp } from '../../../shared/timestamp';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
+import type { RequestsRepo } from './requests.repo';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -16,9 +18,9 @@ export interface NewCall {
   messageId: string | null;
   status: CallStatus;
   dropReason: string | null;
-  /** JSON text of the item as received. */
-  raw: string;
-  request: RequestMeta;
+  /** The request row holding the body it arrived in (requests.repo.ts), and its index in a batch. */
+  requestId: number;
+  batchIndex: number | null;
   normalized: NormalizedCall | null;
 }
 
@@ -43,12 +45,13 @@ interface CallRow {
   message_id: string | null;
   status: CallStatus;
   drop_reason: string | null;
-  raw: string;
-  request: string;
+  request_id: number;
+  batch_index: number | null;
   normalized: string | null;
+  meta: string;
 }
 
-interface SummaryRow extends Omit<CallRow, 'raw' | 'request' | 'normalized'> {
+interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'normalized' | 'meta'> {
   d_id: number | null;
   d_state: DeliveryState | null;
   d_attempts: number | null;
@@ -69,8 +72,9 @@ export class CallsRepo {
   constructor(
     private readonly db: Db,
     private readonly sourceName: (id: string | null) => string | null,
+    private readonly requests: RequestsRepo,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, raw, request, normalized)
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, normalized)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     const since = Date.now() - DEDUP_WINDOW_MS;
@@ -79,7 +83,7 @@ export class CallsRepo {
       .iterate(since) as Iterable<{ source_id: string; message_id: string; received_at: number }>) {
       this.dedup.add(r.source_id, r.message_id, r.received_at);
     }
-    this.getStmt = db.prepare('SELECT * FROM calls WHERE id = ?');
+    this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
   }
 
@@ -95,8 +99,8 @@ export class CallsRepo {
         c.messageId,
         c.status,
         c.dropReason,
-        c.raw,
-        JSON.stringify(c.request),
+        c.requestId,
+        c.batchIndex,
         c.normalized ? JSON.stringify(c.normalized) : null,
       ).lastInsertRowid,
     );
@@ -114,7 +118,7 @@ export class CallsRepo {
       id: row.id,
       sourceId: row.source_id,
       sourceName: this.sourceName(row.source_id),
-      receivedAt: new Date(row.received_at).toISOString(),
+      receivedAt: formatTimestamp(row.received_at),
       type: row.type,
       userId: row.user_id,
       anonymousId: row.anonymous_id,
@@ -122,8 +126,8 @@ export class CallsRepo {
       messageId: row.message_id,
       status: row.status,
       dropReason: row.drop_reason,
-      raw: safeJson(row.raw),
-      request: JSON.parse(row.request),
+      raw: this.requests.item(row.request_id, row.batch_index),
+      request: requestMeta(row),
       normalized: row.normalized ? JSON.parse(row.normalized) : null,
     };
   }
@@ -180,7 +184,7 @@ export class CallsRepo {
   toSummary(r: SummaryRow): CallSummary {
     return {
       id: r.id,
-      receivedAt: new Date(r.received_at).toISOString(),
+      receivedAt: formatTimestamp(r.received_at),
       sourceId: r.source_id,
       sourceName: this.sourceName(r.source_id),
       type: r.type,
@@ -199,10 +203,8 @@ export class CallsRepo {
   }
 }
 
-function safeJson(text: string): Json {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+function requestMeta(row: CallRow): RequestMeta {
+  const meta = JSON.parse(row.meta) as RequestMeta;
+  // Calls stored before schema v4 have their batch position in the meta, not on the row.
+  return { ...meta, batchIndex: row.batch_index ?? meta.batchIndex ?? null, batchSize: meta.batchSize ?? null };
 }

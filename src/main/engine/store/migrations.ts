@@ -125,4 +125,34 @@ export const MIGRATIONS: string[] = [
   DROP INDEX IF EXISTS calls_message_id;
   DROP INDEX IF EXISTS calls_user_id;
   `,
+  /* 4: request bodies stored once (requests.repo.ts). A call row keeps its request's id and its index
+     in the batch instead of its own copy of the item and of the request details. Calls stored before
+     this version become one request each, their item as its body (batch position kept in meta). */ `
+  CREATE TABLE requests (
+    id INTEGER PRIMARY KEY,
+    received_at INTEGER NOT NULL,
+    meta TEXT NOT NULL,
+    body TEXT NOT NULL
+  );
+  INSERT INTO requests (id, received_at, meta, body) SELECT id, received_at, request, raw FROM calls;
+  CREATE TABLE calls_v4 (
+    id INTEGER PRIMARY KEY,
+    source_id TEXT,
+    received_at INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    user_id TEXT,
+    anonymous_id TEXT,
+    label TEXT,
+    message_id TEXT,
+    status TEXT NOT NULL,
+    drop_reason TEXT,
+    request_id INTEGER NOT NULL,
+    batch_index INTEGER,
+    normalized TEXT
+  );
+  INSERT INTO calls_v4 (id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, normalized)
+    SELECT id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, id, NULL, normalized FROM calls;
+  DROP TABLE calls;
+  ALTER TABLE calls_v4 RENAME TO calls;
+  `,
 ];

@@ -6,6 +6,10 @@ const CHUNK = 5000;
  * Keeps the newest `keep` calls. Deletes in small chunks (each its own short transaction) so the
  * collector's group commits are never held up for long. Calls whose delivery is still unfinished
  * are kept: pruning must not lose work the dispatcher still owes a receiver.
+ *
+ * Request rows go with their calls. Calls are written in request order, so every request older than
+ * the oldest remaining call's is unreferenced; a request newer than that one whose calls are all gone
+ * waits until that older call is pruned too.
  */
 export function pruneCalls(db: Db, keep: number): number {
   const cutoffRow = db.prepare('SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?').get(keep) as { id: number } | undefined;
@@ -18,6 +22,9 @@ export function pruneCalls(db: Db, keep: number): number {
   );
   const delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
   const delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
+  const delRequests = db.prepare(
+    'DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))',
+  );
   let removed = 0;
   for (;;) {
     const ids = (pick.all(cutoff) as { id: number }[]).map((r) => r.id);
@@ -27,6 +34,7 @@ export function pruneCalls(db: Db, keep: number): number {
       delAttempts.run(list);
       delDeliveries.run(list);
       delCalls.run(list);
+      delRequests.run();
     })();
     removed += ids.length;
     if (ids.length < CHUNK) break;

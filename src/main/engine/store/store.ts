@@ -3,6 +3,7 @@ import { WriteQueue } from './write-queue';
 import { SourcesRepo } from './sources.repo';
 import { SettingsRepo } from './settings.repo';
 import { CallsRepo } from './calls.repo';
+import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
 import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
@@ -13,6 +14,7 @@ export class Store {
   readonly writes: WriteQueue;
   readonly sources: SourcesRepo;
   readonly settings: SettingsRepo;
+  readonly requests: RequestsRepo;
   readonly calls: CallsRepo;
   readonly deliveries: DeliveriesRepo;
   readonly clientQueue: ClientQueueRepo;
@@ -22,7 +24,8 @@ export class Store {
     this.writes = new WriteQueue(this.db);
     this.sources = new SourcesRepo(this.db);
     this.settings = new SettingsRepo(this.db);
-    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null));
+    this.requests = new RequestsRepo(this.db);
+    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests);
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
   }

@@ -23,13 +23,13 @@ interface Row {
 export function loadProfiles(db: Db, opts: { propertiesOf?: string } = {}): Map<string, Profile> {
   const rows = db
     .prepare(
-      `SELECT user_id, type, label, received_at, json_extract(normalized, '$.timestamp') AS ts,
-         CASE WHEN type = 'identify' THEN json_extract(normalized, '$.traits') END AS traits,
-         CASE WHEN type = 'track' AND label = @event THEN json_extract(normalized, '$.properties') END AS props
-       FROM calls
-       WHERE status = 'accepted' AND user_id IS NOT NULL AND type IN ('identify', 'track')
-         AND json_extract(request, '$.path') NOT LIKE '/internal/%'
-       ORDER BY id`,
+      `SELECT c.user_id, c.type, c.label, c.received_at, json_extract(c.normalized, '$.timestamp') AS ts,
+         CASE WHEN c.type = 'identify' THEN json_extract(c.normalized, '$.traits') END AS traits,
+         CASE WHEN c.type = 'track' AND c.label = @event THEN json_extract(c.normalized, '$.properties') END AS props
+       FROM calls c JOIN requests r ON r.id = c.request_id
+       WHERE c.status = 'accepted' AND c.user_id IS NOT NULL AND c.type IN ('identify', 'track')
+         AND json_extract(r.meta, '$.path') NOT LIKE '/internal/%'
+       ORDER BY c.id`,
     )
     .iterate({ event: opts.propertiesOf ?? null }) as IterableIterator<Row>;
 

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Store } from '../../src/main/engine/store/store';
+import { MIGRATIONS } from '../../src/main/engine/store/migrations';
+import { Ingest, type IngestRequest } from '../../src/main/engine/collector/ingest';
+
+// Request bodies are stored once (schema v4): calls read their item back from them, retention and
+// purges keep them in step, and databases from before v4 keep every call readable.
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'wl-requests-'));
+  dirs.push(d);
+  return d;
+};
+
+function open(dataDir = tempDir()) {
+  const store = new Store({ dataDir });
+  const source = store.sources.create({ name: 'src', writeKey: 'wk_src' }, Date.now());
+  const ingest = new Ingest(store, () => Date.now(), () => {});
+  const send = (route: IngestRequest['route'], body: unknown) =>
+    ingest.handle({ path: route === 'batch' ? '/v1/batch' : `/v1/${route}`, route, authorization: `Basic ${Buffer.from('wk_src:').toString('base64')}`, body: Buffer.from(JSON.stringify(body)) });
+  const count = (table: string) => (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return { store, source, send, count, dataDir };
+}
+
+const track = (i: number, extra: Record<string, unknown> = {}) => ({ type: 'track', userId: `u${i}`, event: `E${i}`, properties: { i }, ...extra });
+
+describe('request bodies stored once', () => {
+  it('one request row per batch; each call reads its own item and position back', async () => {
+    const { store, send, count } = open();
+    const batch = [track(0), track(1, { context: { 'é': '東京 😀' } }), { type: 'bogus' }];
+    expect((await send('batch', { batch, sentAt: '2026-01-01T00:00:00Z' })).status).toBe(200);
+    expect((await send('track', track(9))).status).toBe(200);
+    expect((await send('batch', { batch: [] })).status).toBe(200);
+    expect(count('requests')).toBe(2);
+    const page = store.calls.list({ limit: 10 });
+    const calls = page.items.map((c) => store.calls.get(c.id)!).reverse();
+    expect(calls.map((c) => c.raw)).toEqual([...batch, { ...track(9), type: 'track' }]);
+    expect(calls.map((c) => [c.request.path, c.request.batchIndex, c.request.batchSize])).toEqual([
+      ['/v1/batch', 0, 3],
+      ['/v1/batch', 1, 3],
+      ['/v1/batch', 2, 3],
+      ['/v1/track', null, null],
+    ]);
+    expect(calls[2].status).toBe('dropped');
+    store.close();
+  });
+
+  it('retention removes requests with their calls and keeps those a kept call still needs', async () => {
+    const { store, source, send, count } = open();
+    for (let r = 0; r < 10; r++) await send('batch', { batch: [track(r * 2), track(r * 2 + 1)] });
+    // An unfinished delivery on the oldest call: retention keeps that call, so its request stays.
+    const oldest = store.calls.list({ limit: 100 }).items.at(-1)!;
+    await store.writes.run(() => store.deliveries.insert(oldest.id, source.id, 'track', [{ url: 'http://127.0.0.1:9/', headers: {} }], Buffer.from('{}')));
+    store.settings.apply({ retentionCalls: 6 });
+    expect(store.prune()).toBe(13);
+    expect(count('calls')).toBe(7);
+    // Requests 1 (the kept call's) and 8–10 (the newest six calls) are needed; 2–7 are not, but
+    // they are newer than the kept call's, so they wait for it.
+    expect(count('requests')).toBe(10);
+    const kept = store.calls.list({ limit: 100 }).items.map((c) => store.calls.get(c.id)!.raw);
+    expect(kept).toEqual([track(19), track(18), track(17), track(16), track(15), track(14), track(0)]);
+
+    store.db.prepare("UPDATE deliveries SET state = 'delivered'").run();
+    expect(store.prune()).toBe(1);
+    expect(count('requests')).toBe(3);
+    expect(store.calls.list({ limit: 100 }).items.map((c) => store.calls.get(c.id)!.raw)).toEqual(kept.slice(0, 6));
+    store.close();
+  });
+
+  it('a database from schema v3 migrates: old calls keep their item, meta and batch position', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'webhook-lab.db'));
+    for (let v = 0; v < 3; v++) old.exec(MIGRATIONS[v]);
+    old.pragma('user_version = 3');
+    const insert = old.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, raw, request, normalized)
+      VALUES ('s', 1000, 'track', 'u1', NULL, 'E', 'm1', 'accepted', NULL, ?, ?, ?)`);
+    insert.run(JSON.stringify(track(1)), JSON.stringify({ path: '/v1/batch', contentType: 'application/json', userAgent: 'go', writeKeyFrom: 'basic', batchIndex: 4, batchSize: 7 }), JSON.stringify({ type: 'track', messageId: 'm1' }));
+    insert.run('not json', JSON.stringify({ path: '/v1/track', contentType: null, userAgent: null, writeKeyFrom: 'body', batchIndex: null, batchSize: null }), null);
+    old.close();
+
+    const store = new Store({ dataDir });
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    const [first, second] = [store.calls.get(1)!, store.calls.get(2)!];
+    expect(first.raw).toEqual(track(1));
+    expect(first.request).toEqual({ path: '/v1/batch', contentType: 'application/json', userAgent: 'go', writeKeyFrom: 'basic', batchIndex: 4, batchSize: 7 });
+    expect(first.normalized).toEqual({ type: 'track', messageId: 'm1' });
+    expect(second.raw).toBe('not json');
+    expect(second.request.writeKeyFrom).toBe('body');
+    store.close();
+  });
+});
