@@ -58,6 +58,24 @@ describe('routes', () => {
     expect(r.status).toBe(404);
     expect(r.json.message).toMatch(/no such route/);
   });
+
+  it('answers browsers cross-origin: preflight, success, 400 and 404 all carry the CORS header', async () => {
+    const url = t.collectorUrl;
+    const auth = { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}`, origin: 'https://shop.example' };
+    const pre = await fetch(`${url}/v1/track`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-headers')).toContain('authorization');
+    const ok = await fetch(`${url}/v1/track`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: JSON.stringify({ userId: 'u', event: 'E' }) });
+    expect([ok.status, ok.headers.get('access-control-allow-origin'), ok.headers.get('content-type')]).toEqual([200, '*', 'application/json; charset=utf-8']);
+    expect(await ok.json()).toEqual({ success: true });
+    const bad = await fetch(`${url}/v1/track`, { method: 'POST', headers: auth, body: '{' });
+    expect([bad.status, bad.headers.get('access-control-allow-origin')]).toEqual([400, '*']);
+    const big = await fetch(`${url}/v1/track`, { method: 'POST', headers: auth, body: 'x'.repeat(40_000) });
+    expect([big.status, big.headers.get('access-control-allow-origin')]).toEqual([400, '*']);
+    const missing = await fetch(`${url}/v1/nope`, { method: 'POST', headers: auth, body: '{}' });
+    expect([missing.status, missing.headers.get('access-control-allow-origin')]).toEqual([404, '*']);
+  });
 });
 
 describe('write key and body forms', () => {
