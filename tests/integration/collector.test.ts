@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
+import { INGEST_BYTES_IN_FLIGHT } from '../../src/main/engine/collector/ingest';
 
 // The collector over a real socket and a real SQLite file: every route, every 400, every drop reason.
 let t: TestEngine;
@@ -213,6 +214,23 @@ describe('dropped calls are stored with their reason and answered 200', () => {
 });
 
 describe('durability', () => {
+  it('a flood of concurrent batches beyond the in-flight byte bound: every one answered 200 and stored', async () => {
+    const batches = Array.from({ length: 80 }, (_, b) => ({
+      batch: Array.from({ length: 500 }, (_, i) => ({ type: 'track', userId: `flood-${b}`, event: 'Flood', messageId: `flood-${b}-${i}`, properties: { pad: 'x'.repeat(20) } })),
+    }));
+    // Sent at once: about twice what may be parsed at a time, so most of them wait at the gate.
+    expect(batches.reduce((n, b) => n + JSON.stringify(b).length, 0)).toBeGreaterThan(2 * INGEST_BYTES_IN_FLIGHT);
+    const results = await Promise.all(batches.map((body) => t.post('/v1/batch', body, { writeKey: KEY })));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const other = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    try {
+      const n = other.prepare("SELECT COUNT(*) AS n FROM calls WHERE label = 'Flood' AND status = 'accepted'").get() as { n: number };
+      expect(n.n).toBe(40_000);
+    } finally {
+      other.close();
+    }
+  });
+
   it('a 2xx means the call is committed: a second connection to the file sees it at once', async () => {
     const r = await t.post('/v1/track', { userId: 'durable-user', event: 'Durable' }, { writeKey: KEY });
     expect(r.status).toBe(200);

@@ -4,6 +4,7 @@ import { validateMessage } from '../../../shared/message-rules';
 import { normalizeCall, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
 import { batchItemSizes } from './batch-item-sizes';
+import { ByteGate } from './byte-gate';
 import { MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
 import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
@@ -43,6 +44,12 @@ interface Prepared {
   remembered?: boolean;
 }
 
+/**
+ * Request bytes parsed and not yet committed, at most (one request is always admitted). About 5,000
+ * typical events: enough for group commit to batch well, small enough to bound memory under floods.
+ */
+export const INGEST_BYTES_IN_FLIGHT = 2 * 1024 * 1024;
+
 const OK: IngestResponse = { status: 200, body: { success: true } };
 const bad = (message: string, status = 400): IngestResponse => ({ status, body: { success: false, message } });
 
@@ -52,6 +59,8 @@ const bad = (message: string, status = 400): IngestResponse => ({ status, body: 
  * and creates the delivery rows. The promise settles after COMMIT: only then is 2xx answered.
  */
 export class Ingest {
+  private readonly gate = new ByteGate(INGEST_BYTES_IN_FLIGHT);
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
@@ -60,6 +69,17 @@ export class Ingest {
 
   async handle(req: IngestRequest): Promise<IngestResponse> {
     const receivedAt = this.now();
+    const bytes = req.body?.length ?? 0;
+    const wait = this.gate.acquire(bytes);
+    if (wait) await wait;
+    try {
+      return await this.process(req, receivedAt);
+    } finally {
+      this.gate.release(bytes);
+    }
+  }
+
+  private async process(req: IngestRequest, receivedAt: number): Promise<IngestResponse> {
     const text = req.body?.toString('utf8') ?? '';
     if (text.trim() === '') return bad('request body is empty: send a JSON object');
     let body: unknown;
