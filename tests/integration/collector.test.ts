@@ -188,6 +188,24 @@ describe('dropped calls are stored with their reason and answered 200', () => {
     expect(d.deliveries).toEqual([]);
   });
 
+  it('a batch item of exactly 32768 bytes as sent is accepted, 32769 dropped; whitespace between tokens does not count', async () => {
+    const sized = (bytes: number, id: string) => {
+      const base = { type: 'track', userId: 'u', event: 'size', messageId: id, properties: { pad: '' } };
+      return { ...base, properties: { pad: 'é'.repeat(Math.floor((bytes - Buffer.byteLength(JSON.stringify(base))) / 2)) + 'x'.repeat((bytes - Buffer.byteLength(JSON.stringify(base))) % 2) } };
+    };
+    const exact = sized(32_768, 'size-exact');
+    const over = sized(32_769, 'size-over');
+    expect([Buffer.byteLength(JSON.stringify(exact)), Buffer.byteLength(JSON.stringify(over))]).toEqual([32_768, 32_769]);
+    // Pretty-printed: the exact item spans more than 32768 bytes of the request, yet is 32768 as a client sends it.
+    const r = await t.post('/v1/batch', JSON.stringify({ batch: [exact, over] }, null, 2), { writeKey: KEY });
+    expect(r.status).toBe(200);
+    const page = await t.call('listMessages', { limit: 2 });
+    expect(page.items.map((c) => [c.messageId, c.status, c.dropReason])).toEqual([
+      ['size-over', 'dropped', 'call is over 32 KB (32769 bytes)'],
+      ['size-exact', 'accepted', null],
+    ]);
+  });
+
   it('unknown write key', async () => {
     const r = await t.post('/v1/track', { userId: 'u', event: 'e' }, { writeKey: 'wk_nobody' });
     expect(r.status).toBe(200);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchItemSizes } from '../../src/main/engine/collector/batch-item-sizes';
+import { batchItemSizes as sizesOf } from '../../src/main/engine/collector/batch-item-sizes';
+
+const batchItemSizes = (text: string) => sizesOf(Buffer.from(text));
 
 // Reference: the UTF-8 length of the item serialized compactly (what a client sends).
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
@@ -25,8 +27,9 @@ describe('batchItemSizes', () => {
     expect(batchItemSizes(`{ "batch" : [ ${JSON.stringify(batch[0])} ,\n\n ${JSON.stringify(batch[1])} ] }`)).toEqual(batch.map(bytes));
   });
 
-  it('counts escapes as sent and lone surrogates as the 3 bytes UTF-8 gives them', () => {
+  it('counts escapes as sent, and multi-byte characters by their UTF-8 bytes', () => {
     expect(batchItemSizes('{"batch":["\\u00e9"]}')).toEqual([8]);
+    expect(batchItemSizes('{"batch":["a\\\\","b\\"c",{"k\\\\":"\\\\\\""}]}')).toEqual([5, 6, 14]);
     expect(batchItemSizes(`{"batch":["\ud800"]}`)).toEqual([Buffer.byteLength('"\ud800"')]);
     expect(batchItemSizes(`{"batch":["\ud83d\ude00x"]}`)).toEqual([7]);
   });

@@ -1,7 +1,7 @@
 // The 32 KB limit applies to each call of a batch (SPEC §3). Measuring an item by serializing it
-// again costs more than everything else the collector does with it, so the request text is scanned
-// once instead: each item's size is its UTF-8 bytes as sent, without the whitespace between tokens
-// (a pretty-printed batch is measured like the compact one a client would send).
+// again costs more than everything else the collector does with it, so the request bytes are scanned
+// once instead: each item's size is its bytes as sent, without the whitespace between tokens (a
+// pretty-printed batch is measured like the compact one a client would send).
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -13,12 +13,25 @@ const CLOSE_ARRAY = 0x5d;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
+/** Index of the quote that closes the string opened at `start`. */
+function stringEnd(body: Buffer, start: number): number {
+  let end = start;
+  for (;;) {
+    end = body.indexOf(QUOTE, end + 1);
+    if (end === -1) return body.length - 1;
+    // Escaped when preceded by an odd run of backslashes.
+    let slashes = 0;
+    while (body[end - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return end;
+  }
+}
+
 /**
- * Sizes in bytes of the items of the top-level `"batch"` array, in order. `text` must be valid JSON
+ * Sizes in bytes of the items of the top-level `"batch"` array, in order. `body` must be valid JSON
  * whose top level is an object (the caller parsed it already). When the key repeats, the last one
  * counts, as with JSON.parse. Returns null when there is no top-level "batch" array.
  */
-export function batchItemSizes(text: string): number[] | null {
+export function batchItemSizes(body: Buffer): number[] | null {
   let depth = 0;
   let expectKey = false;
   let key: string | null = null;
@@ -26,33 +39,19 @@ export function batchItemSizes(text: string): number[] | null {
   let sizes: number[] | null = null;
   let current: number[] = [];
   let item = 0;
-  const n = text.length;
+  const n = body.length;
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = body[i];
     if (isSpace(c)) continue;
     if (c === QUOTE) {
-      const start = i;
-      let bytes = 2;
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === QUOTE) break;
-        if (d === BACKSLASH) {
-          // An escape is ASCII: `\n` is two bytes, `\u00e9` six (the hex digits count below).
-          bytes += 2;
-          i++;
-        } else if (d < 0x80) bytes += 1;
-        else if (d < 0x800) bytes += 2;
-        else if (d >= 0xd800 && d < 0xdc00 && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-          bytes += 4;
-          i++;
-        } else bytes += 3;
-      }
-      if (inBatch) item += bytes;
+      const end = stringEnd(body, i);
+      if (inBatch) item += end - i + 1;
       else if (depth === 1 && expectKey) {
-        const raw = text.slice(start + 1, i);
-        key = raw.includes('\\') ? (JSON.parse(text.slice(start, i + 1)) as string) : raw;
+        const raw = body.toString('utf8', i, end + 1);
+        key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         expectKey = false;
       }
+      i = end;
       continue;
     }
     if (inBatch) {

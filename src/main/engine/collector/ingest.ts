@@ -114,7 +114,7 @@ export class Ingest {
     if (!source && strict) return bad(`unknown write key "${found.key}"`, 401);
 
     // Only a batch over 32 KB can hold an item over 32 KB.
-    const sizes = req.route === 'batch' && (req.body?.length ?? 0) > MAX_CALL_BYTES ? batchItemSizes(text) : null;
+    const sizes = req.route === 'batch' && req.body && req.body.length > MAX_CALL_BYTES ? batchItemSizes(req.body) : null;
     const prepared = items.map((item, i) => this.prepare(item, req.route === 'batch' ? i : null, sizes?.[i] ?? 0, envelope, receivedAt));
     const info: RequestInfo = {
       path: req.path,
