@@ -50,6 +50,16 @@ export function isCallType(t: unknown): t is CallType {
 
 const one = (field: string, message: string, reason: string): Finding[] => [{ field, message, reason }];
 
+// Each rule's condition is a predicate on one value, shared by the Check that reports it and by the
+// fast path (passesClientChecks), which differ only in where they apply it (a unit test compares them).
+
+/** A present id field must be usable as an id: `userId: {}` is not "absent". Blank strings are left to the requirement checks. */
+const badIdShape = (v: unknown) => present(v) && typeof v !== 'string' && !isId(v);
+const badString = (v: unknown) => present(v) && typeof v !== 'string';
+const badObject = (v: unknown) => present(v) && !isPlainObject(v);
+const badIntegration = (v: unknown) => typeof v !== 'boolean' && !isPlainObject(v);
+const isEventName = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+
 const identity =
   (types: readonly CallType[]): Check =>
   (m, type) =>
@@ -63,32 +73,29 @@ const requiredId =
     t === type && !isId(m[field]) ? one(field, `required for ${type}`, `${type} without ${field}`) : [];
 
 const trackEvent: Check = (m, t) =>
-  t === 'track' && !(typeof m.event === 'string' && m.event.trim() !== '')
+  t === 'track' && !isEventName(m.event)
     ? one('event', 'required for track (a non-empty string)', 'track without event')
     : [];
 
-/** A present id field must be usable as an id: `userId: {}` is not "absent". Blank strings are left to the requirement checks. */
 const idShape =
   (field: string): Check =>
   (m) =>
-    present(m[field]) && typeof m[field] !== 'string' && !isId(m[field])
-      ? one(field, 'must be a string or a number', `${field} must be a string or a number`)
-      : [];
+    badIdShape(m[field]) ? one(field, 'must be a string or a number', `${field} must be a string or a number`) : [];
 
 const stringShape =
   (field: string): Check =>
   (m) =>
-    present(m[field]) && typeof m[field] !== 'string' ? one(field, 'must be a string', `${field} must be a string`) : [];
+    badString(m[field]) ? one(field, 'must be a string', `${field} must be a string`) : [];
 
 const objectShape =
   (field: string): Check =>
   (m) =>
-    present(m[field]) && !isPlainObject(m[field]) ? one(field, 'must be an object', `${field} must be an object`) : [];
+    badObject(m[field]) ? one(field, 'must be an object', `${field} must be an object`) : [];
 
 const integrationValues: Check = (m) => {
   if (!isPlainObject(m.integrations)) return [];
   return Object.entries(m.integrations)
-    .filter(([, v]) => typeof v !== 'boolean' && !isPlainObject(v))
+    .filter(([, v]) => badIntegration(v))
     .map(([k]) => ({
       field: `integrations.${k}`,
       message: 'must be true, false or an options object',
@@ -96,13 +103,14 @@ const integrationValues: Check = (m) => {
     }));
 };
 
-const timestampShape: Check = (m) => {
-  const v = m.timestamp;
-  if (!present(v)) return [];
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? one('timestamp', 'is an invalid Date', 'invalid timestamp') : [];
+/** The problem with a present timestamp, or null when it is a valid Date or an accepted string. */
+function timestampProblem(v: unknown): Finding[] | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? one('timestamp', 'is an invalid Date', 'invalid timestamp') : null;
   const r = checkTimestamp(v);
-  return r.ok ? [] : one('timestamp', r.problem, `invalid timestamp: ${r.problem}`);
-};
+  return r.ok ? null : one('timestamp', r.problem, `invalid timestamp: ${r.problem}`);
+}
+
+const timestampShape: Check = (m) => (present(m.timestamp) ? (timestampProblem(m.timestamp) ?? []) : []);
 
 const ALL_TYPES = CALL_TYPES;
 const IDENTIFIED_TYPES: readonly CallType[] = ['identify', 'track', 'page', 'screen', 'group'];
@@ -130,6 +138,30 @@ const CLIENT_CHECKS: Check[] = [
 // Timestamps are not here: the collector parses them while normalizing (normalize.ts) and drops there.
 const COLLECTOR_CHECKS: Check[] = [...VALUE_SHAPES, identity(ALL_TYPES), ...REQUIREMENTS, ...OBJECT_SHAPES];
 
+/**
+ * True exactly when CLIENT_CHECKS find nothing. The batching client validates every enqueue, and a
+ * valid message is the common case: this answers it with static property reads and no allocation,
+ * leaving the ordered list of violations to the checks themselves.
+ */
+export function passesClientChecks(m: Msg, type: CallType): boolean {
+  if (badIdShape(m.userId) || badIdShape(m.anonymousId) || badIdShape(m.groupId) || badIdShape(m.previousId) || badIdShape(m.messageId)) {
+    return false;
+  }
+  if (badString(m.event) || badString(m.name) || badString(m.category)) return false;
+  if (type === 'alias') {
+    if (!isId(m.userId) || !isId(m.previousId)) return false;
+  } else if (!isId(m.userId) && !isId(m.anonymousId)) {
+    return false;
+  }
+  if (type === 'track' && !isEventName(m.event)) return false;
+  if (type === 'group' && !isId(m.groupId)) return false;
+  if (badObject(m.context) || badObject(m.properties) || badObject(m.traits) || badObject(m.integrations)) return false;
+  if (present(m.integrations)) {
+    for (const v of Object.values(m.integrations as Msg)) if (badIntegration(v)) return false;
+  }
+  return !present(m.timestamp) || timestampProblem(m.timestamp) === null;
+}
+
 function unknownType(type: unknown): string {
   if (!present(type)) return 'missing type';
   const shown = JSON.stringify(type) ?? String(type);
@@ -142,18 +174,18 @@ export function validateMessage(type: string, message: unknown): RuleViolation[]
     return [{ field: 'type', message: `${unknownType(type)} (expected one of ${CALL_TYPES.join(', ')})` }];
   }
   if (!isPlainObject(message)) return [{ field: '', message: 'must be an object' }];
-  // One violation per field: the first (most specific) one, which is what an inline error can show.
-  // Plain loops: this runs on every enqueue of the batching client (hot path, no allocation when valid).
-  let out: RuleViolation[] | null = null;
+  return passesClientChecks(message, type) ? [] : clientViolations(message, type);
+}
+
+/** What CLIENT_CHECKS find, one violation per field: the first (most specific), which is what an inline error can show. */
+export function clientViolations(m: Msg, type: CallType): RuleViolation[] {
+  const out: RuleViolation[] = [];
   for (const check of CLIENT_CHECKS) {
-    const found = check(message, type);
-    for (let i = 0; i < found.length; i++) {
-      const { field, message: text } = found[i];
-      out ??= [];
-      if (!out.some((v) => v.field === field)) out.push({ field, message: text });
+    for (const { field, message } of check(m, type)) {
+      if (!out.some((v) => v.field === field)) out.push({ field, message });
     }
   }
-  return out ?? [];
+  return out;
 }
 
 /** Why the collector must drop this item, or null when it may be accepted (SPEC §3). */

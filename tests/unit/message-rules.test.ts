@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectorDropReason, validateMessage } from '../../src/shared/message-rules';
+import { clientViolations, collectorDropReason, passesClientChecks, validateMessage } from '../../src/shared/message-rules';
+import { CALL_TYPES } from '../../src/shared/types';
 
 const fields = (type: string, message: unknown) => validateMessage(type, message).map((v) => v.field);
 
@@ -104,6 +105,44 @@ describe('validateMessage (client and UI rules, SPEC §5)', () => {
     expect(fields('delete', { userId: 'u' })).toEqual(['type']);
     expect(validateMessage('track', 'hello')).toEqual([{ field: '', message: 'must be an object' }]);
     expect(validateMessage('track', [])).toEqual([{ field: '', message: 'must be an object' }]);
+  });
+});
+
+describe('passesClientChecks (the no-allocation answer for valid messages)', () => {
+  // Values that sit on either side of every rule: ids, strings, objects, integrations, timestamps.
+  const VALUES: unknown[] = [
+    null, '', '  ', 'u1', 0, 42, Number.NaN, Number.POSITIVE_INFINITY, true, {}, [], Object.create(null), new Map(),
+    { a: true }, { a: { x: 1 } }, { a: 1 }, { a: 'yes' }, new Date(0), new Date(Number.NaN),
+    '2015-12-28T23:40:25-0800', '2015-12-28T23:40:25', '2015-02-30T00:00:00Z', 1451374825,
+  ];
+  const FIELDS = ['userId', 'anonymousId', 'groupId', 'previousId', 'messageId', 'event', 'name', 'category', 'context', 'properties', 'traits', 'integrations', 'timestamp', 'other'];
+
+  // Seeded, so a failure reproduces.
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
+  const message = (): Record<string, unknown> => {
+    // Mostly valid ids and events, so that both answers come up often.
+    const m: Record<string, unknown> = { userId: 'u1', anonymousId: 'a1', previousId: 'p1', groupId: 'g1', event: 'E' };
+    for (const f of FIELDS) if (random() < 0.25) m[f] = pick(VALUES);
+    for (const f of FIELDS) if (random() < 0.1) delete m[f];
+    return m;
+  };
+
+  it('is true exactly when the checks report no violation, for every type', () => {
+    let valid = 0;
+    let invalid = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const m = message();
+      const type = pick(CALL_TYPES);
+      const fast = passesClientChecks(m, type);
+      expect({ type, m, fast }).toEqual({ type, m, fast: clientViolations(m, type).length === 0 });
+      if (fast) valid++;
+      else invalid++;
+    }
+    // Both sides well covered, or the comparison proves little.
+    expect(valid).toBeGreaterThan(2000);
+    expect(invalid).toBeGreaterThan(2000);
   });
 });
 
