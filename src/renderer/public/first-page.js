@@ -12,6 +12,6 @@
   window.__webhookLabEarly = {
     op: 'listMessages',
     input: { limit: 100 },
-    answer: fetch('/api/messages?limit=100', { method: 'GET', headers }).then(async (res) => ({ status: res.status, body: await res.text() })),
+    answer: fetch('/api/messages?limit=100', { method: 'GET', headers, priority: 'high' }).then(async (res) => ({ status: res.status, body: await res.text() })),
   };
 })();
