@@ -57,15 +57,21 @@ export function App() {
   useEffect(() => {
     const sync = () => store.getState().setTab(tabFromHash(location.hash));
     window.addEventListener('hashchange', sync);
-    const s = store.getState();
-    void s.loadSources();
-    void s.loadSettings();
-    void s.loadHealth();
-    void s.loadClient();
-    void s.loadDeletions();
-    const unwatch = s.watchSimulation();
+    // The shell's own data in a task of its own: run here, these requests (and loading the API
+    // contract they need) would delay the first screen's rows by the length of this effect.
+    let unwatch: (() => void) | null = null;
+    const timer = setTimeout(() => {
+      const s = store.getState();
+      void s.loadSources();
+      void s.loadSettings();
+      void s.loadHealth();
+      void s.loadClient();
+      void s.loadDeletions();
+      unwatch = s.watchSimulation();
+    }, 0);
     return () => {
-      unwatch();
+      clearTimeout(timer);
+      unwatch?.();
       window.removeEventListener('hashchange', sync);
     };
   }, [store]);

@@ -24,7 +24,12 @@ function Fatal({ message }: { message: string }) {
 try {
   const transport = createTransport();
   const store = createAppStore(transport);
-  connectLiveEvents(store, transport);
+  // Starting on the inspector: its first page is what the first render waits on, so ask now
+  // (public/first-page.js may already have), not from an effect after that render.
+  if (store.getState().tab === 'inspector') void store.getState().loadCalls();
+  // Live events from the next task, so opening the stream does not hold up the first render; a page
+  // loaded before they flow is loaded again once they do (inspector slice, resyncCalls).
+  setTimeout(() => connectLiveEvents(store, transport), 0);
   root.render(
     <StrictMode>
       <ErrorBoundary area="the app">

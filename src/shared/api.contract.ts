@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DELIVERY_FILTERS } from './delivery-filters';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
@@ -15,7 +16,7 @@ const id = z.string().min(1);
 // Query strings arrive as text; numbers are coerced so GET and IPC accept the same input.
 const intParam = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-export const DELIVERY_FILTERS = ['delivered', 'retrying', 'failed', 'expired', 'dropped', 'pending', 'in_flight', 'not_forwarded'] as const;
+export { DELIVERY_FILTERS };
 
 export const listMessagesSchema = z.strictObject({
   sourceId: z.string().optional(),

@@ -1,4 +1,5 @@
 import '../../shared/bridge';
+import { takeEarlyRequest } from './early-request';
 import { createHttpTransport } from './http-transport';
 import { createIpcTransport } from './ipc-transport';
 import { takeToken } from './token';
@@ -21,5 +22,5 @@ export function createTransport(): Transport {
   if (window.webhookLab) return createIpcTransport(window.webhookLab);
   const token = takeToken();
   if (!token) throw new MissingTokenError();
-  return createHttpTransport({ token });
+  return createHttpTransport({ token, early: takeEarlyRequest() });
 }

@@ -16,11 +16,18 @@ export function formatMs(ms: number | null | undefined): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/**
+ * Local time as 24-hour HH:MM:SS.mmm. Built by hand rather than with toLocaleTimeString: the first
+ * Intl formatter a page creates loads locale data (tens of ms), which the inspector's first
+ * render would otherwise pay for before its rows appear.
+ */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleTimeString(undefined, { hour12: false }) + '.' + String(d.getMilliseconds()).padStart(3, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
 export function formatDateTime(iso: string | null | undefined): string {

@@ -1,4 +1,4 @@
-import type { DELIVERY_FILTERS } from '../../shared/api.contract';
+import type { DELIVERY_FILTERS } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the

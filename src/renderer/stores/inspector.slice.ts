@@ -22,6 +22,8 @@ export interface InspectorSlice {
   detailError: string | null;
   replaying: boolean;
   loadCalls(): Promise<void>;
+  /** Live events just started flowing: reload the first page if it was read before they did. */
+  resyncCalls(): Promise<void>;
   loadMoreCalls(): Promise<void>;
   setFilters(patch: Partial<InspectorFilters>): void;
   setPaused(paused: boolean): void;
@@ -47,6 +49,10 @@ export const createInspectorSlice =
     // Each load gets a number; a response to a superseded load (filters changed meanwhile) is ignored.
     let loadSeq = 0;
     let detailSeq = 0;
+    // A page read before the live connection was open can miss calls stored before events flowed
+    // (the first page may even be read by public/first-page.js before the app runs).
+    let loadedBeforeLive = false;
+    let lastLoad: Promise<void> = Promise.resolve();
     return {
       calls: [],
       callsTotal: 0,
@@ -61,16 +67,27 @@ export const createInspectorSlice =
       detail: null,
       detailError: null,
       replaying: false,
-      async loadCalls() {
+      loadCalls() {
         const seq = ++loadSeq;
+        if (get().connection !== 'open') loadedBeforeLive = true;
         set({ callsLoading: true, callsError: null });
-        try {
-          const page = await api.call('listMessages', { ...query(get().filters), limit: PAGE_SIZE });
-          if (seq !== loadSeq) return;
-          set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, missedWhilePaused: 0 });
-        } catch (err) {
-          if (seq === loadSeq) set({ callsLoading: false, callsError: errorText(err) });
-        }
+        lastLoad = (async () => {
+          try {
+            const page = await api.call('listMessages', { ...query(get().filters), limit: PAGE_SIZE });
+            if (seq !== loadSeq) return;
+            set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, missedWhilePaused: 0 });
+          } catch (err) {
+            if (seq === loadSeq) set({ callsLoading: false, callsError: errorText(err) });
+          }
+        })();
+        return lastLoad;
+      },
+      async resyncCalls() {
+        if (!loadedBeforeLive) return;
+        loadedBeforeLive = false;
+        // After the load in flight, so its rows are shown first rather than superseded.
+        await lastLoad;
+        await get().loadCalls();
       },
       async loadMoreCalls() {
         const { callsNext, callsLoadingMore, callsLoading } = get();

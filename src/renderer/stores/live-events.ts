@@ -61,15 +61,18 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
   let wasOpen = false;
   const unStatus = transport.onStatus((status) => {
     store.getState().setConnection(status);
-    // Events sent while disconnected are lost: reload what the screens show.
-    if (status === 'open' && wasOpen) {
-      const s = store.getState();
+    if (status !== 'open') return;
+    const s = store.getState();
+    if (wasOpen) {
+      // Events sent while disconnected are lost: reload what the screens show.
       void s.loadCalls();
       void s.loadSources();
       void s.loadClient();
       void s.refreshDetail();
+    } else {
+      void s.resyncCalls();
     }
-    if (status === 'open') wasOpen = true;
+    wasOpen = true;
   });
   return () => {
     unsubscribe();

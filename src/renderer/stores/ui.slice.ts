@@ -32,7 +32,10 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   connection: 'connecting',
   toasts: [],
   setTab(tab) {
+    const was = get().tab;
     set({ tab });
+    // Opening the inspector shows fresh calls (main.tsx loads them when the app starts on it).
+    if (tab === 'inspector' && was !== 'inspector') void get().loadCalls();
   },
   setConnection(connection) {
     set({ connection });

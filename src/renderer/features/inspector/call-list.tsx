@@ -45,6 +45,9 @@ export function CallList() {
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
     getItemKey: (i) => calls[i].id,
+    // Until the list is measured (in a layout effect, after the first commit) assume it is as tall as
+    // the window, which it never exceeds: the first commit already has the rows, not an empty list.
+    initialRect: { width: 0, height: window.innerHeight },
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.length ? items[items.length - 1].index : -1;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { CALL_TYPES } from '../../../shared/types';
-import { DELIVERY_FILTERS } from '../../../shared/api.contract';
+import { DELIVERY_FILTERS } from '../../../shared/delivery-filters';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import type { StatusFilter } from '../../stores/inspector-merge';
 

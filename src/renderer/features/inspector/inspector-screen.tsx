@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { EmptyState } from '../../components/field';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorBoundary } from '../../components/error-boundary';
@@ -57,9 +56,6 @@ export function InspectorScreen() {
   const selected = useApp((s) => s.selectedCallId);
   const detail = useApp((s) => s.detail);
   const detailError = useApp((s) => s.detailError);
-  useEffect(() => {
-    void store.getState().loadCalls();
-  }, [store]);
   return (
     <div className="screen inspector-screen" data-testid="screen-inspector">
       <div className="inspector-head">

@@ -1,0 +1,41 @@
+import type { OpName } from '../../shared/api.contract';
+
+// Web mode: public/first-page.js (loaded ahead of the bundle) may already have asked for the
+// inspector's first page, and read its body while the bundle was still loading. The HTTP transport
+// answers its first call of that operation with that input from it.
+
+export interface EarlyAnswer {
+  status: number;
+  body: string;
+}
+
+export interface EarlyRequest {
+  op: OpName;
+  input: Record<string, unknown>;
+  /** Rejects on a network error: the transport then asks again itself. */
+  answer: Promise<EarlyAnswer>;
+}
+
+declare global {
+  interface Window {
+    __webhookLabEarly?: EarlyRequest;
+  }
+}
+
+/** Takes the early request, once; null when there is none (desktop app, other first screen, no token). */
+export function takeEarlyRequest(win: Pick<Window, '__webhookLabEarly'> = window): EarlyRequest | null {
+  const early = win.__webhookLabEarly ?? null;
+  delete win.__webhookLabEarly;
+  return early;
+}
+
+/** Same query as far as HTTP is concerned: absent, undefined and null fields are all left out. */
+export function sameQuery(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const fields = (o: Record<string, unknown>) =>
+    Object.entries(o)
+      .filter(([, v]) => v !== undefined && v !== null)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join('&');
+  return fields(a) === fields(b);
+}

@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { sameQuery, takeEarlyRequest, type EarlyRequest } from '../../src/renderer/api/early-request';
+import { createHttpTransport } from '../../src/renderer/api/http-transport';
+import type { ConnectionStatus, Transport } from '../../src/renderer/api/transport.types';
+import { createAppStore } from '../../src/renderer/stores/app.store';
+import { connectLiveEvents } from '../../src/renderer/stores/live-events';
+import { api, type OpName } from '../../src/shared/api.contract';
+import { toHttpRequest } from '../../src/shared/http-mapping';
+import type { CallSummary, Page } from '../../src/shared/types';
+
+// public/first-page.js asks for the inspector's first page before the bundle runs; the HTTP
+// transport must answer the slice's first load from it, and only that load. The script is plain JS
+// served as is, so it is run here as the browser would, against the transport's own code.
+
+const SCRIPT = readFileSync(resolve(__dirname, '../../src/renderer/public/first-page.js'), 'utf8');
+
+interface Sent {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+}
+
+const page = (ids: number[], total = ids.length): Page<CallSummary> => ({
+  items: ids.map((id) => ({ id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`, anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null, deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null })),
+  total,
+  next: null,
+});
+
+function fakeFetch(answer: (url: string) => Response | Promise<Response>) {
+  const sent: Sent[] = [];
+  const fn = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    sent.push({ url, method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) } });
+    return answer(url);
+  };
+  return { sent, fetch: fn as typeof fetch };
+}
+
+/** Runs first-page.js as a page at `href` would; returns what it left for the bundle. */
+function runScript(href: string, opts: { stored?: string; desktop?: boolean; fetch: typeof fetch }): EarlyRequest | undefined {
+  const win: { webhookLab?: object; __webhookLabEarly?: EarlyRequest } = opts.desktop ? { webhookLab: {} } : {};
+  const storage = new Map(opts.stored ? [['webhook-lab.token', opts.stored]] : []);
+  runInNewContext(SCRIPT, { window: win, location: new URL(href), sessionStorage: { getItem: (k: string) => storage.get(k) ?? null }, fetch: opts.fetch, URL });
+  return win.__webhookLabEarly;
+}
+
+describe('early first page (public/first-page.js)', () => {
+  it('sends the request the transport would send for the slice’s first load, which then uses it', async () => {
+    const early = fakeFetch(() => new Response(JSON.stringify(page([3, 2, 1], 100_000))));
+    const req = runScript('http://127.0.0.1:5000/?token=tok-1#/inspector', { fetch: early.fetch });
+    expect(req).toBeDefined();
+    expect(early.sent).toHaveLength(1);
+
+    const later = fakeFetch(() => new Response(JSON.stringify(page([3]))));
+    const transport = createHttpTransport({ token: 'tok-1', fetch: later.fetch, early: req });
+    const store = createAppStore(transport);
+    await store.getState().loadCalls();
+    expect(later.sent).toHaveLength(0);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([3, 2, 1]);
+    expect(store.getState().callsTotal).toBe(100_000);
+
+    // Same URL, method and headers as the transport itself sends for that load.
+    await store.getState().loadCalls();
+    expect(later.sent).toHaveLength(1);
+    expect(early.sent[0]).toEqual(later.sent[0]);
+    expect(later.sent[0].url).toBe(toHttpRequest(api[req!.op], req!.input).url);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([3]);
+  });
+
+  it('reads the token kept in sessionStorage after the address lost it', () => {
+    const early = fakeFetch(() => new Response('{}'));
+    expect(runScript('http://127.0.0.1:5000/#/inspector', { stored: 'tok-2', fetch: early.fetch })).toBeDefined();
+    expect(early.sent[0].headers.Authorization).toBe('Bearer tok-2');
+  });
+
+  it('does nothing in the desktop app, on another screen, or without a token', () => {
+    const early = fakeFetch(() => new Response('{}'));
+    expect(runScript('http://127.0.0.1:5000/?token=t#/inspector', { desktop: true, fetch: early.fetch })).toBeUndefined();
+    expect(runScript('http://127.0.0.1:5000/?token=t#/compose', { fetch: early.fetch })).toBeUndefined();
+    expect(runScript('http://127.0.0.1:5000/?token=t', { fetch: early.fetch })).toBeUndefined();
+    expect(runScript('http://127.0.0.1:5000/#/inspector', { fetch: early.fetch })).toBeUndefined();
+    expect(runScript('file:///app/index.html#/inspector', { stored: 't', fetch: early.fetch })).toBeUndefined();
+    expect(early.sent).toHaveLength(0);
+  });
+
+  it('is taken once, answers only its own operation and input, and is asked again when it failed', async () => {
+    const failed: EarlyRequest = { op: 'listMessages', input: { limit: 100 }, answer: Promise.reject(new TypeError('Failed to fetch')) };
+    const win = { __webhookLabEarly: failed };
+    expect(takeEarlyRequest(win)).toBe(failed);
+    expect(takeEarlyRequest(win)).toBeNull();
+
+    const own = fakeFetch(() => new Response(JSON.stringify(page([7]))));
+    const transport = createHttpTransport({ token: 't', fetch: own.fetch, early: failed });
+    expect(await transport.call('listMessages', { limit: 100 })).toEqual(page([7]));
+    expect(own.sent.map((s) => s.url)).toEqual(['/api/messages?limit=100']);
+
+    const filtered: EarlyRequest = { op: 'listMessages', input: { limit: 100 }, answer: Promise.resolve({ status: 200, body: JSON.stringify(page([1])) }) };
+    const t2 = createHttpTransport({ token: 't', fetch: own.fetch, early: filtered });
+    expect(await t2.call('listMessages', { status: 'failed', limit: 100 })).toEqual(page([7]));
+    expect(own.sent.at(-1)!.url).toBe('/api/messages?status=failed&limit=100');
+  });
+
+  it('compares queries as HTTP sees them', () => {
+    expect(sameQuery({ limit: 100 }, { status: undefined, q: undefined, limit: 100 })).toBe(true);
+    expect(sameQuery({ limit: 100, type: 'track' }, { type: 'track', limit: 100 })).toBe(true);
+    expect(sameQuery({ limit: 100 }, { limit: 100, q: 'x' })).toBe(false);
+    expect(sameQuery({ limit: 100 }, { limit: 50 })).toBe(false);
+  });
+});
+
+describe('first page read before live events flow', () => {
+  function fakeTransport(pages: Page<CallSummary>[]) {
+    const calls: { name: OpName; input: unknown }[] = [];
+    let statusListener: (s: ConnectionStatus) => void = () => {};
+    const transport: Transport = {
+      kind: 'http',
+      async call(name, input) {
+        calls.push({ name, input });
+        if (name !== 'listMessages') throw new Error(`unexpected ${name}`);
+        return pages.shift() as never;
+      },
+      subscribe: () => () => {},
+      onStatus(l) {
+        statusListener = l;
+        l('connecting');
+        return () => {};
+      },
+    };
+    return { transport, calls, setStatus: (s: ConnectionStatus) => statusListener(s) };
+  }
+
+  it('is read again once the stream opens, after the first read is shown', async () => {
+    const f = fakeTransport([page([2, 1]), page([3, 2, 1])]);
+    const store = createAppStore(f.transport);
+    const first = store.getState().loadCalls();
+    connectLiveEvents(store, f.transport);
+    f.setStatus('open');
+    await first;
+    expect(store.getState().calls.map((c) => c.id)).toEqual([2, 1]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(f.calls.filter((c) => c.name === 'listMessages')).toHaveLength(2);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([3, 2, 1]);
+  });
+
+  it('is not read again when it was read with the stream already open', async () => {
+    const f = fakeTransport([page([2, 1]), page([9])]);
+    const store = createAppStore(f.transport);
+    connectLiveEvents(store, f.transport);
+    f.setStatus('open');
+    await store.getState().loadCalls();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(f.calls.filter((c) => c.name === 'listMessages')).toHaveLength(1);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([2, 1]);
+  });
+});
+
+describe('opening the inspector', () => {
+  it('loads its first page when the tab changes to it, not when it stays on it', async () => {
+    const own = fakeFetch(() => new Response(JSON.stringify(page([5]))));
+    const store = createAppStore(createHttpTransport({ token: 't', fetch: own.fetch }));
+    store.getState().setTab('compose');
+    store.getState().setTab('inspector');
+    store.getState().setTab('inspector');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(own.sent.map((s) => s.url)).toEqual(['/api/messages?limit=100']);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([5]);
+  });
+});
