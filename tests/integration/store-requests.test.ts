@@ -95,4 +95,30 @@ describe('request bodies stored once', () => {
     expect(second.request.writeKeyFrom).toBe('body');
     store.close();
   });
+
+  it('the unfiltered total is kept in memory and stays equal to COUNT(*) through inserts, retention, purges and rollbacks', async () => {
+    const { store, send } = open();
+    const truth = () => (store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n;
+    const shown = () => store.calls.list({ limit: 1 }).total;
+    expect(shown()).toBe(0);
+    for (let r = 0; r < 5; r++) await send('batch', { batch: [track(r * 2), track(r * 2 + 1)] });
+    await send('track', track(99));
+    expect([shown(), truth()]).toEqual([11, 11]);
+
+    store.settings.apply({ retentionCalls: 4 });
+    store.prune();
+    expect([shown(), truth()]).toEqual([4, 4]);
+
+    // A job that inserts and then fails: the transaction rolls back, so must the running total.
+    const failing = store.writes.run(() => {
+      store.calls.insert({ sourceId: null, receivedAt: 1, type: 'track', userId: 'x', anonymousId: null, label: null, messageId: null, status: 'dropped', dropReason: 'test', requestId: 1, batchIndex: null, normalized: null });
+      throw new Error('boom');
+    });
+    await expect(failing).rejects.toThrow('boom');
+    expect([shown(), truth()]).toEqual([4, 4]);
+
+    // Filtered lists still count in SQL.
+    expect(store.calls.list({ limit: 1, userId: 'u9' }).total).toBe(1);
+    store.close();
+  });
 });

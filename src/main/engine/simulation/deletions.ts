@@ -132,7 +132,9 @@ function purgeUser(store: Store, userId: string): number {
   const ids = JSON.stringify(rows.map((r) => r.id));
   db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))').run(ids);
   db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))').run(ids);
-  return db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))').run(ids).changes;
+  const removed = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))').run(ids).changes;
+  store.calls.removed(removed);
+  return removed;
 }
 
 function deliveryStates(db: Db, callIds: number[]): Map<number, DeliveryState> {

@@ -21,7 +21,7 @@ export class Store {
 
   constructor(opts: { dataDir: string; nativeBinding?: string }) {
     this.db = openDatabase(opts);
-    this.writes = new WriteQueue(this.db);
+    this.writes = new WriteQueue(this.db, () => this.calls.forgetCount());
     this.sources = new SourcesRepo(this.db);
     this.settings = new SettingsRepo(this.db);
     this.requests = new RequestsRepo(this.db);
@@ -31,7 +31,14 @@ export class Store {
   }
 
   prune(): number {
-    return pruneCalls(this.db, this.settings.get().retentionCalls);
+    try {
+      const removed = pruneCalls(this.db, this.settings.get().retentionCalls);
+      this.calls.removed(removed);
+      return removed;
+    } catch (err) {
+      this.calls.forgetCount();
+      throw err;
+    }
   }
 
   close(): void {

@@ -12,7 +12,11 @@ export class WriteQueue {
   private scheduled = false;
   private closed = false;
 
-  constructor(private readonly db: Db) {}
+  /** onRollback: in-memory state that mirrors the tables (a running count) must be rebuilt. */
+  constructor(
+    private readonly db: Db,
+    private readonly onRollback: () => void = () => {},
+  ) {}
 
   run<T>(fn: () => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
@@ -42,6 +46,7 @@ export class WriteQueue {
       results = this.db.transaction(() => jobs.map((job) => job.run()))();
     } catch {
       results = null;
+      this.onRollback();
     }
     if (results) {
       for (let i = 0; i < jobs.length; i++) jobs[i].resolve(results[i]);
@@ -51,6 +56,7 @@ export class WriteQueue {
       try {
         job.resolve(this.db.transaction(job.run)());
       } catch (err) {
+        this.onRollback();
         job.reject(err ?? new Error('write failed'));
       }
     }
