@@ -26,4 +26,30 @@ describe('DedupWindow', () => {
     w.remove('s', 'm');
     expect(w.has('s', 'm', 1)).toBe(false);
   });
+
+  it('keeps exactly the newest ids under sustained load, through removals and re-adds', () => {
+    const cap = 1000;
+    const w = new DedupWindow(1e12, cap);
+    for (let i = 0; i < 20_000; i++) {
+      w.add('s', `m${i}`, i);
+      // Now and then a rolled-back id, and an old id seen again (moved to the newest end).
+      if (i % 97 === 0) w.remove('s', `m${i - 5}`);
+      expect(w.size).toBeLessThanOrEqual(cap);
+    }
+    expect(w.size).toBe(cap);
+    const present = Array.from({ length: 20_000 }, (_, i) => w.has('s', `m${i}`, 20_000));
+    const removed = new Set(Array.from({ length: 20_000 }, (_, i) => (i % 97 === 0 ? i - 5 : -1)));
+    // The newest ids are all there except the rolled-back ones; nothing older is.
+    const newest = Array.from({ length: 20_000 }, (_, i) => i).filter((i) => present[i]);
+    expect(newest.length).toBe(cap);
+    expect(newest.every((i) => !removed.has(i))).toBe(true);
+    const oldestKept = newest[0];
+    for (let i = oldestKept; i < 20_000; i++) if (!removed.has(i)) expect(present[i]).toBe(true);
+
+    // A re-added old id counts as new and survives the next evictions.
+    w.add('s', `m${oldestKept}`, 20_001);
+    for (let i = 0; i < cap - 1; i++) w.add('s', `n${i}`, 20_002 + i);
+    expect(w.has('s', `m${oldestKept}`, 30_000)).toBe(true);
+    expect(w.size).toBe(cap);
+  });
 });

@@ -7,6 +7,11 @@
 export class DedupWindow {
   // Insertion order is arrival order, so the oldest entries are first.
   private readonly seen = new Map<string, number>();
+  // Eviction walks the map from the oldest entry with one long-lived iterator. Starting a new walk at
+  // every add would step over every entry deleted since V8 last compacted the map: tens of thousands
+  // per call once the window is full.
+  private cursor: MapIterator<[string, number]> | null = null;
+  private head: [string, number] | undefined;
 
   constructor(
     private readonly windowMs: number,
@@ -35,9 +40,26 @@ export class DedupWindow {
   }
 
   private evict(now: number): void {
-    for (const [k, at] of this.seen) {
-      if (this.seen.size <= this.capacity && at >= now - this.windowMs) break;
+    for (;;) {
+      if (this.head === undefined) {
+        this.cursor ??= this.seen.entries();
+        const next = this.cursor.next();
+        // A finished iterator stays finished: start a new walk next time.
+        if (next.done) {
+          this.cursor = null;
+          return;
+        }
+        this.head = next.value;
+      }
+      const [k, at] = this.head;
+      // Removed or re-added since it was read (a re-added id sits later in the order): not the oldest.
+      if (this.seen.get(k) !== at) {
+        this.head = undefined;
+        continue;
+      }
+      if (this.seen.size <= this.capacity && at >= now - this.windowMs) return;
       this.seen.delete(k);
+      this.head = undefined;
     }
   }
 }
