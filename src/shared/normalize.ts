@@ -25,7 +25,8 @@ export interface NormalizeOptions {
   lenient?: boolean;
 }
 
-export type NormalizeResult = { ok: true; call: NormalizedCall } | { ok: false; reason: string };
+/** `timestampMs`: the call's `timestamp` as epoch ms (after clock-skew correction). */
+export type NormalizeResult = { ok: true; call: NormalizedCall; timestampMs: number } | { ok: false; reason: string };
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
@@ -116,7 +117,18 @@ export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeR
   if (integrations) call.integrations = integrations;
   if (skew.originalTimestamp !== undefined) call.originalTimestamp = formatTimestamp(skew.originalTimestamp);
   if (sent.ms !== undefined) call.sentAt = formatTimestamp(sent.ms);
-  return { ok: true, call };
+  return { ok: true, call, timestampMs: skew.timestamp };
+}
+
+/**
+ * How the collector reads a parsed request body into items and an envelope. Used when a request
+ * arrives and again when a stored call is read back (its normalized form is rebuilt from the stored
+ * body rather than stored twice), so the two can never disagree. A single-call route names the type,
+ * whatever the body says. The caller has checked that a batch body has a `batch` array.
+ */
+export function requestItems(body: Record<string, unknown>, route: CallType | 'batch'): { items: unknown[]; envelope: Envelope } {
+  if (route !== 'batch') return { items: [{ ...body, type: route }], envelope: {} };
+  return { items: body.batch as unknown[], envelope: { context: body.context, integrations: body.integrations, sentAt: body.sentAt } };
 }
 
 function defaultId(): string {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/main/engine/store/store';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
-import { Ingest, type IngestRequest } from '../../src/main/engine/collector/ingest';
+import { Ingest, type IngestRequest, type StoredResult } from '../../src/main/engine/collector/ingest';
+import { planDelivery } from '../../src/main/engine/dispatcher/delivery-plan';
 
 // Request bodies are stored once (schema v4): calls read their item back from them, retention and
 // purges keep them in step, and databases from before v4 keep every call readable.
@@ -111,7 +112,7 @@ describe('request bodies stored once', () => {
 
     // A job that inserts and then fails: the transaction rolls back, so must the running total.
     const failing = store.writes.run(() => {
-      store.calls.insert({ sourceId: null, receivedAt: 1, type: 'track', userId: 'x', anonymousId: null, label: null, messageId: null, status: 'dropped', dropReason: 'test', requestId: 1, batchIndex: null, normalized: null });
+      store.calls.insert({ sourceId: null, receivedAt: 1, type: 'track', userId: 'x', anonymousId: null, label: null, messageId: null, status: 'dropped', dropReason: 'test', requestId: 1, batchIndex: null, timestamp: null, normalized: null });
       throw new Error('boom');
     });
     await expect(failing).rejects.toThrow('boom');
@@ -119,6 +120,41 @@ describe('request bodies stored once', () => {
 
     // Filtered lists still count in SQL.
     expect(store.calls.list({ limit: 1, userId: 'u9' }).total).toBe(1);
+    store.close();
+  });
+
+  it('a call read back is normalized exactly as on arrival: its webhook body rebuilds byte for byte', async () => {
+    const store = new Store({ dataDir: tempDir() });
+    const source = store.sources.create({ name: 'hooks', writeKey: 'wk_hooks', webhooks: { enabled: true, urls: [{ url: 'http://127.0.0.1:9/', headers: {} }] } }, Date.now());
+    const stored: StoredResult[] = [];
+    const ingest = new Ingest(store, () => Date.now(), (r) => stored.push(r));
+    const auth = `Basic ${Buffer.from('wk_hooks:').toString('base64')}`;
+    const send = (route: IngestRequest['route'], body: unknown) =>
+      ingest.handle({ path: `/v1/${route}`, route, authorization: auth, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
+    await send('batch', {
+      sentAt: '2026-01-01T00:00:10+01:00',
+      context: { library: { name: 'analytics-go', version: '3' }, ip: '10.0.0.1' },
+      integrations: { Webhooks: { note: 'env' }, Other: false },
+      batch: [
+        { type: 'track', userId: 42, event: 'Numeric id, no messageId', timestamp: '2026-01-01T00:00:05+01:00', context: { library: { version: '3.1' } } },
+        { type: 'identify', anonymousId: 'a1', traits: { plan: 'pro' }, messageId: 'm-identify', sentAt: '2026-01-01T00:00:09Z' },
+        { type: 'alias', previousId: 'a1', userId: 'u1', integrations: { Webhooks: true } },
+        { type: 'group', userId: 'u1', groupId: 7, traits: { size: 3 }, timestamp: '2025-12-31 23:00:00.123456Z' },
+      ],
+    });
+    await send('page', '{"userId":"u1","name":"Home","properties":{"path":"/"},"type":"track","timestamp":"2026-01-01T00:00:00-0800"}');
+    const deliveries = stored.flatMap((r) => r.deliveries);
+    expect(deliveries).toHaveLength(5);
+    for (const d of deliveries) {
+      const call = store.calls.get(d.callId)!;
+      expect(call.normalized).not.toBeNull();
+      const rebuilt = planDelivery(call.normalized!, source, store.settings.get())!;
+      expect(rebuilt.body.toString()).toBe(d.body.toString());
+    }
+    // And the page call kept its route's type, not the body's.
+    expect(store.calls.get(deliveries[4].callId)!.normalized!.type).toBe('page');
+    // Nothing of this was stored twice: the normalized column is empty for collector calls.
+    expect((store.db.prepare('SELECT COUNT(*) AS n FROM calls WHERE normalized IS NOT NULL').get() as { n: number }).n).toBe(0);
     store.close();
   });
 });

@@ -1,7 +1,7 @@
 import type { CallStatus, CallSummary, CallType, NormalizedCall, Settings, Source } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { validateMessage } from '../../../shared/message-rules';
-import { normalizeCall, type Envelope } from '../../../shared/normalize';
+import { normalizeCall, requestItems, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
 import { batchItemSizes } from './batch-item-sizes';
 import { ByteGate } from './byte-gate';
@@ -37,6 +37,10 @@ interface Prepared {
   /** Index in the batch; null for a single call. */
   batchIndex: number | null;
   normalized: NormalizedCall | null;
+  /** normalized.timestamp as epoch ms. */
+  timestampMs: number | null;
+  /** Rebuilt from the stored request when read (collector calls), rather than stored. */
+  derivable: boolean;
   type: string;
   item: Record<string, unknown> | null;
   dropReason: string | null;
@@ -93,21 +97,16 @@ export class Ingest {
     const found = findWriteKey(req.authorization, envelopeBody);
     if (!found) return bad('missing write key: send HTTP Basic auth with the write key as user name, or "writeKey" in the body');
 
-    let items: unknown[];
-    let envelope: Envelope = {};
     if (req.route === 'batch') {
       if (!Array.isArray(envelopeBody.batch)) return bad('"batch" must be an array of calls');
       if (envelopeBody.batch.length > MAX_BATCH_ITEMS) {
         return bad(`"batch" has ${envelopeBody.batch.length} items; at most ${MAX_BATCH_ITEMS} are allowed`);
       }
-      items = envelopeBody.batch;
-      envelope = { context: envelopeBody.context, integrations: envelopeBody.integrations, sentAt: envelopeBody.sentAt };
     } else {
       const bytes = Buffer.byteLength(text);
       if (bytes > MAX_CALL_BYTES) return bad(`call is ${bytes} bytes; at most ${MAX_CALL_BYTES} (32 KB) are allowed`);
-      // The route names the type (as the real API does), whatever the body says.
-      items = [{ ...envelopeBody, type: req.route }];
     }
+    const { items, envelope } = requestItems(envelopeBody, req.route);
 
     const source = this.store.sources.byWriteKey(found.key);
     const strict = this.store.settings.get().strict;
@@ -143,11 +142,13 @@ export class Ingest {
   private prepare(item: unknown, batchIndex: number | null, bytes: number, envelope: Envelope, receivedAt: number): Prepared {
     const obj = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
     const type = typeof obj?.type === 'string' ? obj.type : 'unknown';
-    if (bytes > MAX_CALL_BYTES) return { batchIndex, type, item: obj, remembered: false, normalized: null, dropReason: `call is over 32 KB (${bytes} bytes)` };
+    if (bytes > MAX_CALL_BYTES) {
+      return { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: null, timestampMs: null, dropReason: `call is over 32 KB (${bytes} bytes)` };
+    }
     const r = normalizeCall(item, { envelope, receivedAt });
     return r.ok
-      ? { batchIndex, type, item: obj, remembered: false, normalized: r.call, dropReason: null }
-      : { batchIndex, type, item: obj, remembered: false, normalized: null, dropReason: r.reason };
+      ? { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: r.call, timestampMs: r.timestampMs, dropReason: null }
+      : { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: null, timestampMs: null, dropReason: r.reason };
   }
 
   private persist(prepared: Prepared[], info: RequestInfo, body: string, source: Source | undefined, receivedAt: number): StoredResult {
@@ -187,7 +188,8 @@ export class Ingest {
       for (const it of items) {
         const info: RequestInfo = { path: it.path, contentType: null, userAgent: it.userAgent, writeKeyFrom: 'none', batchSize: null };
         const requestId = this.store.requests.insert(receivedAt, info, JSON.stringify(it.call));
-        this.storeOne({ batchIndex: null, type: it.call.type, normalized: it.call, item: null, dropReason: null }, requestId, null, it.source, receivedAt, settings, result);
+        const call = { batchIndex: null, type: it.call.type, normalized: it.call, timestampMs: Date.parse(it.call.timestamp), derivable: false, item: null, dropReason: null };
+        this.storeOne(call, requestId, null, it.source, receivedAt, settings, result);
       }
       return result;
     });
@@ -208,7 +210,7 @@ export class Ingest {
     // more keys takes V8's slow path.
     const callId = this.store.calls.insert({
       sourceId, receivedAt, type: p.type, userId, anonymousId, label, messageId, status, dropReason,
-      requestId, batchIndex: p.batchIndex, normalized: n,
+      requestId, batchIndex: p.batchIndex, timestamp: accepted ? p.timestampMs : null, normalized: p.derivable ? null : n,
     });
     let deliveryId: number | null = null;
     if (accepted) {

@@ -21,6 +21,12 @@ export interface NewCall {
   /** The request row holding the body it arrived in (requests.repo.ts), and its index in a batch. */
   requestId: number;
   batchIndex: number | null;
+  /** The normalized timestamp, epoch ms (null for dropped calls). */
+  timestamp: number | null;
+  /**
+   * Stored only when it cannot be rebuilt from the request body (calls the app makes itself); the
+   * collector's calls pass null and are normalized again from their item when read.
+   */
   normalized: NormalizedCall | null;
 }
 
@@ -47,11 +53,12 @@ interface CallRow {
   drop_reason: string | null;
   request_id: number;
   batch_index: number | null;
+  timestamp: number | null;
   normalized: string | null;
   meta: string;
 }
 
-interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'normalized' | 'meta'> {
+interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'timestamp' | 'normalized' | 'meta'> {
   d_id: number | null;
   d_state: DeliveryState | null;
   d_attempts: number | null;
@@ -76,8 +83,8 @@ export class CallsRepo {
     private readonly sourceName: (id: string | null) => string | null,
     private readonly requests: RequestsRepo,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, normalized)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     const since = Date.now() - DEDUP_WINDOW_MS;
     for (const r of db
@@ -104,6 +111,7 @@ export class CallsRepo {
         c.dropReason,
         c.requestId,
         c.batchIndex,
+        c.timestamp,
         c.normalized ? JSON.stringify(c.normalized) : null,
       ).lastInsertRowid,
     );
@@ -142,7 +150,10 @@ export class CallsRepo {
       dropReason: row.drop_reason,
       raw: this.requests.item(row.request_id, row.batch_index),
       request: requestMeta(row),
-      normalized: row.normalized ? JSON.parse(row.normalized) : null,
+      // Null when the item cannot be normalized (dropped as invalid).
+      normalized: row.normalized
+        ? JSON.parse(row.normalized)
+        : this.requests.normalized(row.request_id, row.batch_index, row.type, row.received_at, row.message_id),
     };
   }
 

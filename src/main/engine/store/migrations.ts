@@ -126,8 +126,10 @@ export const MIGRATIONS: string[] = [
   DROP INDEX IF EXISTS calls_user_id;
   `,
   /* 4: request bodies stored once (requests.repo.ts). A call row keeps its request's id and its index
-     in the batch instead of its own copy of the item and of the request details. Calls stored before
-     this version become one request each, their item as its body (batch position kept in meta). */ `
+     in the batch instead of its own copy of the item and of the request details, and its normalized
+     form only when it cannot be rebuilt from that body (calls the app makes itself); `timestamp` is
+     the normalized timestamp in epoch ms. Calls stored before this version become one request each,
+     their item as its body (batch position kept in meta), their normalized form kept. */ `
   CREATE TABLE requests (
     id INTEGER PRIMARY KEY,
     received_at INTEGER NOT NULL,
@@ -148,10 +150,12 @@ export const MIGRATIONS: string[] = [
     drop_reason TEXT,
     request_id INTEGER NOT NULL,
     batch_index INTEGER,
+    timestamp INTEGER,
     normalized TEXT
   );
-  INSERT INTO calls_v4 (id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, normalized)
-    SELECT id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, id, NULL, normalized FROM calls;
+  INSERT INTO calls_v4 (id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
+    SELECT id, source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, id, NULL,
+      CAST(round((julianday(json_extract(normalized, '$.timestamp')) - 2440587.5) * 86400000) AS INTEGER), normalized FROM calls;
   DROP TABLE calls;
   ALTER TABLE calls_v4 RENAME TO calls;
   `,

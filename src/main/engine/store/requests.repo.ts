@@ -1,4 +1,5 @@
-import type { Json, RequestMeta } from '../../../shared/types';
+import type { CallType, Json, NormalizedCall, RequestMeta } from '../../../shared/types';
+import { normalizeCall, requestItems } from '../../../shared/normalize';
 import type { Db } from './database';
 
 /** What a request row keeps besides its body: the call's position is on the call row. */
@@ -32,6 +33,19 @@ export class RequestsRepo {
     if (batchIndex === null) return parsed as Json;
     const batch = (parsed as { batch?: unknown } | null)?.batch;
     return (Array.isArray(batch) ? (batch[batchIndex] ?? null) : null) as Json;
+  }
+
+  /**
+   * A collector call's normalized form, rebuilt from its stored request exactly as the collector built
+   * it on arrival (same items, envelope, arrival time and messageId), instead of being stored twice.
+   */
+  normalized(requestId: number, batchIndex: number | null, type: string, receivedAt: number, messageId: string | null): NormalizedCall | null {
+    const body = this.parsed(requestId);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+    const { items, envelope } = requestItems(body as Record<string, unknown>, batchIndex === null ? (type as CallType) : 'batch');
+    const item = items[batchIndex ?? 0];
+    const r = normalizeCall(item, { envelope, receivedAt, newId: () => messageId ?? '' });
+    return r.ok ? r.call : null;
   }
 
   /**

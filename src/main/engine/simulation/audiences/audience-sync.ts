@@ -36,7 +36,7 @@ export function isSyncing(store: Store, id: string): boolean {
 
 /** Current members (audience: true) or values (computed trait), by userId. */
 export function currentMembers(store: Store, def: Definition, now: number): Map<string, Json> {
-  const profiles = loadProfiles(store.db, def.type === 'computed_trait' && def.compute.kind === 'last_property' ? { propertiesOf: def.compute.event } : {});
+  const profiles = loadProfiles(store, def.type === 'computed_trait' && def.compute.kind === 'last_property' ? { propertiesOf: def.compute.event } : {});
   return evaluate(def, profiles.values(), now);
 }
 
