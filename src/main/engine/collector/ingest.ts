@@ -49,10 +49,12 @@ interface Prepared {
 }
 
 /**
- * Request bytes parsed and not yet committed, at most (one request is always admitted). About 5,000
- * typical events: enough for group commit to batch well, small enough to bound memory under floods.
+ * Request bytes parsed and not yet committed, at most (one request is always admitted). About 1,300
+ * typical events: enough for group commit to batch well (ten concurrent 40 KB batches fit), small
+ * enough that a flood of hundreds of batches does not balloon the heap (measured: 240 MB peak RSS
+ * under the official Node SDK's 200 concurrent batches, against 290 MB with 2 MB here).
  */
-export const INGEST_BYTES_IN_FLIGHT = 2 * 1024 * 1024;
+export const INGEST_BYTES_IN_FLIGHT = 512 * 1024;
 
 const OK: IngestResponse = { status: 200, body: { success: true } };
 const bad = (message: string, status = 400): IngestResponse => ({ status, body: { success: false, message } });
