@@ -56,10 +56,7 @@ test('100,000 calls: first page fast, virtualized, live updates batched', async 
       }
     }).observe(document, { childList: true, subtree: true });
   });
-  await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`);
-  await expect(page.getByTestId('call-row').first()).toBeVisible();
-  // Browser-side figures: the first page request as the page made it, and navigation → rows in the DOM.
-  const timing = await page.evaluate(() => {
+  const measure = () => page.evaluate(() => {
     const req = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/messages?limit=100'));
     const w = window as unknown as { __firstRowAt?: number };
     return {
@@ -68,6 +65,20 @@ test('100,000 calls: first page fast, virtualized, live updates batched', async 
       rowsVisibleAfterNavigationMs: Math.round(w.__firstRowAt ?? -1),
     };
   });
+  // Browser-side figures: the first page request as the page made it, and navigation → rows in the DOM.
+  // First a cold visit (nothing cached), then a reload, as when a user comes back to the tab (the
+  // browser has the bundle and its compiled code; the desktop window likewise loads local files).
+  await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`);
+  await expect(page.getByTestId('call-row').first()).toBeVisible();
+  const timing = await measure();
+  const reloads: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await page.reload();
+    await expect(page.getByTestId('call-row').first()).toBeVisible();
+    reloads.push((await measure()).rowsVisibleAfterNavigationMs);
+  }
+  await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`);
+  await expect(page.getByTestId('call-row').first()).toBeVisible();
   const firstPageMs = timing.requestMs;
   const apiT0 = Date.now();
   await lab.api('GET', '/messages?limit=100');
@@ -115,7 +126,7 @@ test('100,000 calls: first page fast, virtualized, live updates batched', async 
   const commitsPerSecond = commits / seconds;
   expect(commitsPerSecond).toBeLessThanOrEqual(6);
 
-  const figures = { calls: CALLS, firstPageRequestMs: firstPageMs, firstPageRequestStartMs: timing.requestStartMs, rowsVisibleAfterNavigationMs: timing.rowsVisibleAfterNavigationMs, listMessagesApiMs: apiMs, rowsInDom, liveCallsPerSecond: 1000, listCommitsPerSecond: commitsPerSecond };
+  const figures = { calls: CALLS, firstPageRequestMs: firstPageMs, firstPageRequestStartMs: timing.requestStartMs, rowsVisibleAfterNavigationMs: timing.rowsVisibleAfterNavigationMs, rowsVisibleAfterReloadMs: reloads, listMessagesApiMs: apiMs, rowsInDom, liveCallsPerSecond: 1000, listCommitsPerSecond: commitsPerSecond };
   mkdirSync(resolve(__dirname, '../../test-results'), { recursive: true });
   writeFileSync(resolve(__dirname, '../../test-results/inspector-perf.json'), `${JSON.stringify(figures, null, 2)}\n`);
   console.log('inspector perf', figures);
