@@ -9,6 +9,7 @@ import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.sche
 import { describeErrors, fieldErrors } from '../shared/validation-error';
 import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
+import { tuneHeapGrowth } from './heap-tuning';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
 
@@ -49,6 +50,7 @@ function failIfPortInUse(err: unknown, what: string, flag: string, host: string,
 }
 
 async function serve(argv: string[]): Promise<void> {
+  tuneHeapGrowth();
   const { values } = parseArgs({
     args: argv,
     options: {
