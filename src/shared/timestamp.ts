@@ -99,13 +99,16 @@ export function parseTimestamp(value: unknown): number | null {
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
-// One entry: a batch's items share its arrival time (and often its sentAt).
-let lastMs = Number.NaN;
-let lastText = '';
+// A few recent results: a batch's items share its arrival time and often their sentAt, while each
+// item's own timestamp is formatted in between.
+const RECENT = 4;
+const recentMs: number[] = new Array<number>(RECENT).fill(Number.NaN);
+const recentText: string[] = new Array<string>(RECENT).fill('');
+let nextSlot = 0;
 
 /** UTC, millisecond precision, `Z` suffix: the one outbound form (SPEC §3). Throws RangeError on NaN. */
 export function formatTimestamp(ms: number): string {
-  if (ms === lastMs) return lastText;
+  for (let i = 0; i < RECENT; i++) if (recentMs[i] === ms) return recentText[i];
   // Outside 0000–9999 (and NaN, which must throw) Date has the rules for extended years.
   if (!(ms >= MIN_MS && ms <= MAX_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
   const days = Math.floor(ms / DAY_MS);
@@ -126,9 +129,11 @@ export function formatTimestamp(ms: number): string {
   const minute = rest % 60;
   const hour = (rest - minute) / 60;
   const y = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
-  lastText = `${y}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${pad3(milli)}Z`;
-  lastMs = ms;
-  return lastText;
+  const text = `${y}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${pad3(milli)}Z`;
+  recentMs[nextSlot] = ms;
+  recentText[nextSlot] = text;
+  nextSlot = (nextSlot + 1) % RECENT;
+  return text;
 }
 
 export interface SkewInput {

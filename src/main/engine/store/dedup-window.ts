@@ -5,13 +5,15 @@
  * Bounded: the newest `capacity` ids within the window are remembered.
  */
 export class DedupWindow {
-  // Insertion order is arrival order, so the oldest entries are first.
-  private readonly seen = new Map<string, number>();
-  // Eviction walks the map from the oldest entry with one long-lived iterator. Starting a new walk at
-  // every add would step over every entry deleted since V8 last compacted the map: tens of thousands
-  // per call once the window is full.
-  private cursor: MapIterator<[string, number]> | null = null;
-  private head: [string, number] | undefined;
+  // One map per source, keyed by the messageId string itself: no per-lookup key to build (a joined
+  // key costs an allocation and a hash per event on the collector's hot path).
+  private readonly bySource = new Map<string, Map<string, number>>();
+  // Arrival order across sources, oldest first, for eviction: parallel arrays read from `head`.
+  private sources: string[] = [];
+  private ids: string[] = [];
+  private times: number[] = [];
+  private head = 0;
+  private count = 0;
 
   constructor(
     private readonly windowMs: number,
@@ -19,49 +21,49 @@ export class DedupWindow {
   ) {}
 
   has(sourceId: string, messageId: string, now: number): boolean {
-    const at = this.seen.get(key(sourceId, messageId));
+    const at = this.bySource.get(sourceId)?.get(messageId);
     return at !== undefined && at >= now - this.windowMs;
   }
 
   add(sourceId: string, messageId: string, at: number): void {
-    const k = key(sourceId, messageId);
-    this.seen.delete(k);
-    this.seen.set(k, at);
+    let seen = this.bySource.get(sourceId);
+    if (!seen) this.bySource.set(sourceId, (seen = new Map()));
+    if (!seen.has(messageId)) this.count++;
+    // A re-added id moves to the newest end: its older entry in the order is skipped when reached.
+    seen.set(messageId, at);
+    this.sources.push(sourceId);
+    this.ids.push(messageId);
+    this.times.push(at);
     this.evict(at);
   }
 
   /** Undo for a write that was rolled back, so the client's retry is not taken for a duplicate. */
   remove(sourceId: string, messageId: string): void {
-    this.seen.delete(key(sourceId, messageId));
+    if (this.bySource.get(sourceId)?.delete(messageId)) this.count--;
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.count;
   }
 
   private evict(now: number): void {
-    for (;;) {
-      if (this.head === undefined) {
-        this.cursor ??= this.seen.entries();
-        const next = this.cursor.next();
-        // A finished iterator stays finished: start a new walk next time.
-        if (next.done) {
-          this.cursor = null;
-          return;
-        }
-        this.head = next.value;
+    while (this.head < this.ids.length) {
+      const i = this.head;
+      const seen = this.bySource.get(this.sources[i]);
+      const live = seen !== undefined && seen.get(this.ids[i]) === this.times[i];
+      if (live && this.count <= this.capacity && this.times[i] >= now - this.windowMs) break;
+      if (live) {
+        seen.delete(this.ids[i]);
+        this.count--;
       }
-      const [k, at] = this.head;
-      // Removed or re-added since it was read (a re-added id sits later in the order): not the oldest.
-      if (this.seen.get(k) !== at) {
-        this.head = undefined;
-        continue;
-      }
-      if (this.seen.size <= this.capacity && at >= now - this.windowMs) return;
-      this.seen.delete(k);
-      this.head = undefined;
+      this.head++;
+    }
+    // Drop the consumed front now and then, so the order arrays stay about as long as the window.
+    if (this.head > 1024 && this.head * 2 > this.ids.length) {
+      this.sources = this.sources.slice(this.head);
+      this.ids = this.ids.slice(this.head);
+      this.times = this.times.slice(this.head);
+      this.head = 0;
     }
   }
 }
-
-const key = (sourceId: string, messageId: string) => `${sourceId}\u0000${messageId}`;
