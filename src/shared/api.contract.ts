@@ -160,6 +160,8 @@ export type EngineEvent =
   | { type: 'calls.stored'; calls: CallSummary[] }
   /** Delivery progress changed the summary of these calls. */
   | { type: 'calls.updated'; calls: CallSummary[] }
+  /** Calls were deleted (retention, a deletion request's purge): lists showing them must be read again. */
+  | { type: 'calls.removed'; count: number }
   | { type: 'attempt.recorded'; callId: number; attempt: Attempt }
   | { type: 'sources.changed' }
   | { type: 'settings.changed'; settings: Settings }

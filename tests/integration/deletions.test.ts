@@ -88,6 +88,8 @@ describe('deletion requests', () => {
     expect(notice.deliveries[0].attempts[0].requestBody).toBe((notice.call.sourceName === 'web' ? ra.requests[3] : rb.requests[1]).body.toString());
     expect((await t.call('listMessages', { userId: 'u-keep', limit: 50 })).total).toBe(2);
     expect(t.events.some((e) => e.type === 'deletions.changed')).toBe(true);
+    // Open inspectors are told to read their list again.
+    expect(t.events.filter((e) => e.type === 'calls.removed')).toEqual([{ type: 'calls.removed', count: 3 }]);
   });
 
   it('keeps history without purge; skips sources with Webhooks off; no_sources and failed states; newest first', async () => {

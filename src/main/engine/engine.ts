@@ -65,7 +65,10 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const prune = () => {
       try {
         const removed = store.prune();
-        if (removed > 0) opts.log?.(`retention: pruned ${removed} old calls`);
+        if (removed > 0) {
+          opts.log?.(`retention: pruned ${removed} old calls`);
+          events.emit({ type: 'calls.removed', count: removed });
+        }
       } catch (err) {
         opts.log?.(`retention failed: ${(err as Error).message}`);
       }

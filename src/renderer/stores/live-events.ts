@@ -12,13 +12,17 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
   let updated: CallSummary[] = [];
   let client: ClientState | null = null;
   let sourcesChanged = false;
+  let callsRemoved = false;
   let detailChanged = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
   const flush = () => {
     timer = null;
     const s = store.getState();
-    if (stored.length || updated.length) s.applyCallEvents(stored, updated);
+    // Deleted calls cannot be patched out of a paged list: read its first page again (a paused list
+    // stays as it is; resuming reads it anyway).
+    if (callsRemoved && !s.paused) void s.loadCalls();
+    else if (stored.length || updated.length) s.applyCallEvents(stored, updated);
     if (client) s.setClientState(client);
     if (sourcesChanged) void s.loadSources();
     if (detailChanged) void s.refreshDetail();
@@ -26,6 +30,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     updated = [];
     client = null;
     sourcesChanged = false;
+    callsRemoved = false;
     detailChanged = false;
   };
 
@@ -39,6 +44,10 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
         case 'calls.updated':
           updated.push(...e.calls);
           if (selected !== null && e.calls.some((c) => c.id === selected)) detailChanged = true;
+          break;
+        case 'calls.removed':
+          callsRemoved = true;
+          if (selected !== null) detailChanged = true;
           break;
         case 'attempt.recorded':
           if (e.callId === selected) detailChanged = true;

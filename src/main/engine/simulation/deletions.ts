@@ -45,6 +45,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
     // Purge first, then send: the new notices are never part of what is purged.
     if (purge) await settleRounds(store.db, userId);
     const purgedCalls = purge ? await store.writes.run(() => purgeUser(store, userId)) : 0;
+    if (purgedCalls > 0) this.deps.events.emit({ type: 'calls.removed', count: purgedCalls });
 
     const at = formatTimestamp(now());
     const calls: InternalCall[] = affected.map((source) => ({

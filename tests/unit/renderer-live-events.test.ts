@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Transport } from '../../src/renderer/api/transport.types';
+import { createAppStore } from '../../src/renderer/stores/app.store';
+import { connectLiveEvents } from '../../src/renderer/stores/live-events';
+import type { EngineEvent, OpName } from '../../src/shared/api.contract';
+import type { CallSummary, Page } from '../../src/shared/types';
+
+// Engine events reach the inspector's list through connectLiveEvents; deleted calls (retention, a
+// purge) cannot be patched out of a paged list, so the list is read again.
+
+const summary = (id: number): CallSummary => ({
+  id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`,
+  anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null,
+  deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null,
+});
+const page = (ids: number[]): Page<CallSummary> => ({ items: ids.map(summary), total: ids.length, next: null });
+
+function fakeTransport(pages: Page<CallSummary>[]) {
+  const calls: OpName[] = [];
+  let listener: (events: EngineEvent[]) => void = () => {};
+  const transport: Transport = {
+    kind: 'http',
+    async call(name) {
+      calls.push(name);
+      if (name !== 'listMessages') throw new Error(`unexpected ${name}`);
+      return pages.shift() as never;
+    },
+    subscribe: (l) => ((listener = l), () => {}),
+    onStatus: () => () => {},
+  };
+  return { transport, calls, emit: (events: EngineEvent[]) => listener(events) };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+describe('live events', () => {
+  it('new calls are merged into the list without reading it again', async () => {
+    const f = fakeTransport([page([2, 1])]);
+    const store = createAppStore(f.transport);
+    await store.getState().loadCalls();
+    connectLiveEvents(store, f.transport, 5);
+    f.emit([{ type: 'calls.stored', calls: [summary(3)] }]);
+    await settle();
+    expect(store.getState().calls.map((c) => c.id)).toEqual([3, 2, 1]);
+    expect(f.calls.filter((n) => n === 'listMessages')).toHaveLength(1);
+  });
+
+  it('removed calls make the list read again, and stored ones in the same batch are not merged on top', async () => {
+    const f = fakeTransport([page([3, 2, 1]), page([4, 3])]);
+    const store = createAppStore(f.transport);
+    await store.getState().loadCalls();
+    connectLiveEvents(store, f.transport, 5);
+    f.emit([{ type: 'calls.stored', calls: [summary(4)] }, { type: 'calls.removed', count: 2 }]);
+    await settle();
+    expect(f.calls.filter((n) => n === 'listMessages')).toHaveLength(2);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([4, 3]);
+    expect(store.getState().callsTotal).toBe(2);
+  });
+
+  it('a paused list is not read again when calls are removed', async () => {
+    const f = fakeTransport([page([2, 1])]);
+    const store = createAppStore(f.transport);
+    await store.getState().loadCalls();
+    connectLiveEvents(store, f.transport, 5);
+    store.setState({ paused: true });
+    f.emit([{ type: 'calls.removed', count: 1 }]);
+    await settle();
+    expect(f.calls.filter((n) => n === 'listMessages')).toHaveLength(1);
+    expect(store.getState().calls.map((c) => c.id)).toEqual([2, 1]);
+  });
+});
