@@ -43,6 +43,7 @@ export class RequestsRepo {
     const body = this.parsed(requestId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
     const { items, envelope } = requestItems(body as Record<string, unknown>, batchIndex === null ? (type as CallType) : 'batch');
+    if (!Array.isArray(items)) return null;
     const item = items[batchIndex ?? 0];
     const r = normalizeCall(item, { envelope, receivedAt, newId: () => messageId ?? '' });
     return r.ok ? r.call : null;
