@@ -130,12 +130,7 @@ function purgeUser(store: Store, userId: string): number {
     .prepare("SELECT id, request_id AS requestId, batch_index AS batchIndex FROM calls WHERE user_id = ? AND type != 'delete'")
     .all(userId) as { id: number; requestId: number; batchIndex: number | null }[];
   store.requests.redact(rows);
-  const ids = JSON.stringify(rows.map((r) => r.id));
-  db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))').run(ids);
-  db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))').run(ids);
-  const removed = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))').run(ids).changes;
-  store.calls.removed(removed);
-  return removed;
+  return store.calls.remove(rows.map((r) => r.id));
 }
 
 function deliveryStates(db: Db, callIds: number[]): Map<number, DeliveryState> {

@@ -75,6 +75,9 @@ export class CallsRepo {
   readonly dedup: DedupWindow;
   private readonly getStmt;
   private readonly countStmt;
+  private readonly delAttempts;
+  private readonly delDeliveries;
+  private readonly delCalls;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
 
@@ -92,6 +95,11 @@ export class CallsRepo {
       .iterate(since) as Iterable<{ source_id: string; message_id: string; received_at: number }>) {
       this.dedup.add(r.source_id, r.message_id, r.received_at);
     }
+    this.delAttempts = db.prepare(
+      'DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))',
+    );
+    this.delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
+    this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
   }
@@ -123,9 +131,17 @@ export class CallsRepo {
     return this.total;
   }
 
-  /** Calls deleted elsewhere (retention, purges), once committed. */
-  removed(n: number): void {
-    if (this.total !== null) this.total -= n;
+  /**
+   * Deletes calls with their deliveries and attempts (retention, purges); the caller's transaction
+   * decides when it lands (a rollback makes the store forget the running total).
+   */
+  remove(ids: number[]): number {
+    const list = JSON.stringify(ids);
+    this.delAttempts.run(list);
+    this.delDeliveries.run(list);
+    const removed = this.delCalls.run(list).changes;
+    if (this.total !== null) this.total -= removed;
+    return removed;
   }
 
   /** After a rollback the running total may count rows that never landed: count again when next asked. */

@@ -1,4 +1,5 @@
 import type { Db } from './database';
+import type { CallsRepo } from './calls.repo';
 
 const CHUNK = 5000;
 
@@ -11,17 +12,12 @@ const CHUNK = 5000;
  * the oldest remaining call's is unreferenced; a request newer than that one whose calls are all gone
  * waits until that older call is pruned too.
  */
-export function pruneCalls(db: Db, keep: number): number {
+export function pruneCalls(db: Db, calls: CallsRepo, keep: number): number {
   const cutoffRow = db.prepare('SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?').get(keep) as { id: number } | undefined;
   if (!cutoffRow) return 0;
   const cutoff = cutoffRow.id + 1;
   const pick = db.prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id
     WHERE c.id < ? AND (d.id IS NULL OR d.state NOT IN ('pending', 'in_flight', 'retrying')) ORDER BY c.id LIMIT ${CHUNK}`);
-  const delAttempts = db.prepare(
-    `DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))`,
-  );
-  const delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
-  const delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
   const delRequests = db.prepare(
     'DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))',
   );
@@ -29,11 +25,8 @@ export function pruneCalls(db: Db, keep: number): number {
   for (;;) {
     const ids = (pick.all(cutoff) as { id: number }[]).map((r) => r.id);
     if (ids.length === 0) break;
-    const list = JSON.stringify(ids);
     db.transaction(() => {
-      delAttempts.run(list);
-      delDeliveries.run(list);
-      delCalls.run(list);
+      calls.remove(ids);
       delRequests.run();
     })();
     removed += ids.length;

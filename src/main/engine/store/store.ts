@@ -32,9 +32,7 @@ export class Store {
 
   prune(): number {
     try {
-      const removed = pruneCalls(this.db, this.settings.get().retentionCalls);
-      this.calls.removed(removed);
-      return removed;
+      return pruneCalls(this.db, this.calls, this.settings.get().retentionCalls);
     } catch (err) {
       this.calls.forgetCount();
       throw err;
