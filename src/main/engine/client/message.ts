@@ -1,5 +1,5 @@
 import { validateMessage } from '../../../shared/message-rules';
-import { parseTimestamp } from '../../../shared/timestamp';
+import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
 import { AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
 import type { QueuedMessage } from './persistence';
@@ -47,23 +47,12 @@ export interface AliasMessage extends MessageBase {
 
 function isoTimestamp(value: unknown, type: string): string {
   const ms = value instanceof Date ? value.getTime() : parseTimestamp(value);
-  const iso = ms === null ? '' : new Date(ms).toISOString();
+  const iso = ms === null ? '' : formatTimestamp(ms);
   // validateMessage already checked the form; a Date can still lie outside years 0000–9999.
   if (iso.length !== 24) {
     throw new AnalyticsValidationError(type, [{ field: 'timestamp', message: 'is out of range (years 0000–9999)' }]);
   }
   return iso;
-}
-
-// Many messages share a millisecond under load; format each millisecond once.
-let lastNow = Number.NaN;
-let lastIso = '';
-function isoNow(now: number): string {
-  if (now !== lastNow) {
-    lastIso = new Date(now).toISOString();
-    lastNow = now;
-  }
-  return lastIso;
 }
 
 /**
@@ -99,7 +88,7 @@ export function prepareMessage(type: string, message: unknown, now: number): Que
   // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
   // waits in the queue (or across a restart) still reports when the event happened.
   const timestamp =
-    input.timestamp === undefined || input.timestamp === null ? isoNow(now) : isoTimestamp(input.timestamp, type);
+    input.timestamp === undefined || input.timestamp === null ? formatTimestamp(now) : isoTimestamp(input.timestamp, type);
   let json: string;
   try {
     json =
