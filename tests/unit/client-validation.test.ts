@@ -239,3 +239,45 @@ describe('options', () => {
     expect(LIBRARY_VERSION).toBe(pkg.version);
   });
 });
+
+describe('messages with their own toJSON', () => {
+  class Order {
+    constructor(readonly id: string) {}
+    toJSON() {
+      return { userId: 'u1', event: 'Order Completed', properties: { orderId: this.id } };
+    }
+  }
+
+  it('are validated, stamped and sent as JSON.stringify would serialize them', () => {
+    const { analytics, persistence } = client();
+    analytics.enqueue('track', new Order('o-1'));
+    // toJSON returning the object itself, and a plain object carrying a toJSON that would drop the stamp.
+    analytics.enqueue('track', { userId: 'u2', event: 'Self', toJSON() { return this; } });
+    analytics.enqueue('track', { userId: 'u3', event: 'Ignored', toJSON: () => ({ userId: 'u3', event: 'Replaced', toJSON: () => 'lost' }) });
+    const [order, self, replaced] = persistence.load().map((m) => JSON.parse(m.json));
+    expect(order).toMatchObject({ type: 'track', userId: 'u1', event: 'Order Completed', properties: { orderId: 'o-1' } });
+    expect(order.messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(self).toMatchObject({ type: 'track', userId: 'u2', event: 'Self' });
+    expect(replaced).toMatchObject({ type: 'track', userId: 'u3', event: 'Replaced' });
+    for (const m of [order, self, replaced]) expect(typeof m.timestamp).toBe('string');
+  });
+
+  it('are refused, naming why, when toJSON does not give an object or throws; nothing is queued', () => {
+    const { analytics, persistence } = client();
+    for (const [value, words] of [
+      ['Signed Up', /toJSON\(\) returned string/],
+      [[1, 2], /toJSON\(\) returned an array/],
+      [null, /toJSON\(\) returned null/],
+    ] as const) {
+      const err = refusal(() => analytics.enqueue('track', { userId: 'u1', event: 'E', toJSON: () => value }));
+      expect(err.field).toBe('');
+      expect(err.message).toMatch(words);
+    }
+    const thrown = refusal(() => analytics.enqueue('track', { toJSON: () => { throw new Error('boom'); } }));
+    expect(thrown.message).toMatch(/toJSON threw: boom/);
+    // What toJSON gives is what is validated: a valid-looking object whose wire form lacks event.
+    expect(refusal(() => analytics.enqueue('track', { userId: 'u1', event: 'E', toJSON: () => ({ userId: 'u1' }) })).field).toBe('event');
+    expect(analytics.stats().queued).toBe(0);
+    expect(persistence.size).toBe(0);
+  });
+});

@@ -1,4 +1,4 @@
-import { validateMessage } from '../../../shared/message-rules';
+import { isPlainObject, validateMessage } from '../../../shared/message-rules';
 import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
 import { AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
@@ -75,13 +75,43 @@ function restamp(input: MessageBase, type: string, messageId: string, timestamp:
 }
 
 /**
+ * A message with its own toJSON (a class instance, a model object) is sent as JSON.stringify would
+ * send it, so the rules run on, and the stamp goes onto, what is actually on the wire. That must be
+ * an object: a string or array in its place would make the batch invalid JSON.
+ */
+function asSerialized(type: string, message: unknown): unknown {
+  if (message === null || typeof message !== 'object') return message;
+  const toJSON = (message as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON !== 'function') return message;
+  let wire: unknown;
+  try {
+    wire = toJSON.call(message, '');
+  } catch (err) {
+    throw new AnalyticsValidationError(type, [{ field: '', message: `is not serializable to JSON (toJSON threw: ${(err as Error).message})` }]);
+  }
+  if (wire === null || typeof wire !== 'object' || Array.isArray(wire)) {
+    const got = wire === null ? 'null' : Array.isArray(wire) ? 'an array' : typeof wire;
+    throw new AnalyticsValidationError(type, [{ field: '', message: `must serialize to a JSON object, but its toJSON() returned ${got}` }]);
+  }
+  // A plain copy has no toJSON, so the stamp added to it cannot be replaced on the way out.
+  return isPlainObject(wire) && wire.toJSON === undefined ? wire : plainCopy(wire as Record<string, unknown>);
+}
+
+function plainCopy(source: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) if (key !== 'toJSON') copy[key] = source[key];
+  return copy;
+}
+
+/**
  * Validate, stamp (type, messageId, timestamp) and serialize one message, once. Throws
  * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
  */
 export function prepareMessage(type: string, message: unknown, now: number): QueuedMessage {
-  const violations = validateMessage(type, message);
+  const wire = asSerialized(type, message);
+  const violations = validateMessage(type, wire);
   if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
-  const input = message as MessageBase;
+  const input = wire as MessageBase;
   const id = uuidV4();
   // A caller's own messageId is kept (it may de-duplicate retries of its own); validated as an id above.
   const messageId = input.messageId === undefined || input.messageId === null ? id : String(input.messageId);
