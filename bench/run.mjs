@@ -1,4 +1,4 @@
-// `npm run bench`: the figures of issues 2 and 3, each against a baseline measured in this run.
+// `npm run bench`: the figures of issues 2, 3 and 4, each against a baseline measured in this run.
 // The engine and the bare baseline server run as child processes so their RSS and CPU are their
 // own; the load generators and the webhook receiver run here. See bench/README.md.
 import { mkdtempSync, rmSync, statSync, existsSync, mkdirSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { trackBody, batchBody, basicAuth } from './lib/bodies.mjs';
 import { startReceiver } from './lib/receiver.mjs';
 import { startEngine } from './lib/engine.mjs';
 import { Report, fmt } from './lib/report.mjs';
+import { measureInspector, INSPECTOR_CALLS } from './lib/inspector.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -30,6 +31,7 @@ const CLIENT_N = num('BENCH_CLIENT_N', 20_000);
 const CLIENT_FLUSH_AT = num('BENCH_CLIENT_FLUSH_AT', 100);
 const CLIENT_ROUNDS = num('BENCH_CLIENT_ROUNDS', 3);
 const SECRET = 'bench-shared-secret';
+const INSPECTOR_ROUNDS = num('BENCH_INSPECTOR_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -262,12 +264,16 @@ async function main() {
     const oursDuplicates = await engine.count(src['bench-client-ours'].id, 'dropped');
     const segmentDuplicates = await engine.count(src['bench-client-segment'].id, 'dropped');
 
-    // 6. Memory, then stop (the engine checkpoints the WAL on SIGTERM) and inspect the file.
+    // Memory, then stop (the engine checkpoints the WAL on SIGTERM) and inspect the file.
     const engineRss = peakRss(engine.pid);
     const health = await engine.health();
     await engine.stop();
     engine = undefined;
     const disk = inspectDatabase(dataDir, { collectorId: src['bench-collector'].id, ackSingle, ackBatch, batchBuilt: batch.built });
+
+    log(`\n6. inspector (issue 4): ${fmt.int(INSPECTOR_CALLS)} stored calls, web mode in Chromium; navigation → first rows in the DOM, ${INSPECTOR_ROUNDS} cold visits (fresh browser context) and reloads`);
+    const inspector = await measureInspector({ root: ROOT, tmp, rounds: INSPECTOR_ROUNDS, log });
+    if (inspector.skipped) log(`  skipped: ${inspector.skipped}`);
 
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
@@ -288,6 +294,12 @@ async function main() {
     report.check({ figure: 'client messages durable', ok: clientResult.sent === ENQUEUE_N && clientCount === ENQUEUE_N, detail: `${fmt.int(clientResult.sent)} sent, ${fmt.int(clientCount)} stored of ${fmt.int(ENQUEUE_N)}` });
     report.add({ figure: `this client msgs/s (median of ${CLIENT_ROUNDS})`, value: median(sideBySide.ours, 'perSecond'), baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'perSecond'), noise: [sideBySidePhase], target: { text: 'ratio ≥ 1.0', pass: (_, r) => r >= 1 } });
     report.add({ figure: 'this client peak RSS (median)', value: median(sideBySide.ours, 'peakRss'), show: fmt.mb, baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'peakRss'), target: { text: 'ratio ≤ 1.0', pass: (_, r) => r <= 1 } });
+    if (!inspector.skipped) {
+      const within300 = { text: '≤ 300 ms', pass: (v) => v <= 300 };
+      report.add({ figure: `inspector first rows, cold visit (median of ${INSPECTOR_ROUNDS})`, value: inspector.cold, show: fmt.ms, baselineName: 'static 40-row page, cold', baseline: inspector.baselineCold, target: within300 });
+      report.add({ figure: `inspector first rows, reload (median of ${INSPECTOR_ROUNDS})`, value: inspector.reload, show: fmt.ms, baselineName: 'static 40-row page, reload', baseline: inspector.baselineReload, target: within300 });
+      report.check({ figure: 'inspector list virtualized', ok: inspector.rowsInDom > 0 && inspector.rowsInDom < 80, detail: `${inspector.rowsInDom} rows in the DOM for ${fmt.int(INSPECTOR_CALLS)} calls`, target: '< 80 rows' });
+    }
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 

@@ -24,6 +24,8 @@ export async function startEngine({ root, dataDir, config, nodeFlags = [] }) {
   return {
     pid: child.pid,
     collector,
+    ui,
+    token: TOKEN,
     api,
     stderr,
     sources: async () => Object.fromEntries((await api('/sources')).map((s) => [s.name, s])),

@@ -1,12 +1,9 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startLab, type Lab } from './lab-fixture';
 
-// The inspector with 100,000 stored calls (issue 4, Performance): first page on screen quickly in
-// web mode, a virtualized list (a bounded number of rows in the DOM), and live updates batched so
-// the list re-renders at most a few times a second while 1,000 calls/s arrive. Figures are written
-// to test-results/inspector-perf.json for the README.
+// The inspector with 100,000 stored calls (issue 4, Performance): a virtualized list (a bounded
+// number of rows in the DOM, also while scrolling) and live updates batched so the list re-renders
+// at most a few times a second while 1,000 calls/s arrive.
 
 const CALLS = 100_000;
 const BATCH = 2500;
@@ -42,47 +39,14 @@ test.afterAll(async () => {
   await stop?.();
 });
 
-test('100,000 calls: first page fast, virtualized, live updates batched', async ({ page }) => {
+test('100,000 calls: virtualized, live updates batched', async ({ page }) => {
   const page1 = await lab.api<{ total: number }>('GET', '/messages?limit=100');
   expect(page1.total).toBe(CALLS);
 
-  // Stamp, inside the page, the moment the first row is in the DOM (the test runner's polling would add its own delay).
-  await page.addInitScript(() => {
-    const w = window as unknown as { __firstRowAt?: number };
-    new MutationObserver((_m, obs) => {
-      if (document.querySelector('[data-testid="call-row"]')) {
-        w.__firstRowAt = performance.now();
-        obs.disconnect();
-      }
-    }).observe(document, { childList: true, subtree: true });
-  });
-  const measure = () => page.evaluate(() => {
-    const req = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/messages?limit=100'));
-    const w = window as unknown as { __firstRowAt?: number };
-    return {
-      requestMs: Math.round(req?.duration ?? -1),
-      requestStartMs: Math.round(req?.startTime ?? -1),
-      rowsVisibleAfterNavigationMs: Math.round(w.__firstRowAt ?? -1),
-    };
-  });
-  // Browser-side figures: the first page request as the page made it, and navigation → rows in the DOM.
-  // First a cold visit (nothing cached), then a reload, as when a user comes back to the tab (the
-  // browser has the bundle and its compiled code; the desktop window likewise loads local files).
+  // How fast the first rows appear is measured by `npm run bench` (bench/lib/inspector.mjs), against
+  // a same-run baseline; this test checks the behaviour: the list is virtualized and renders batched.
   await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`);
   await expect(page.getByTestId('call-row').first()).toBeVisible();
-  const timing = await measure();
-  const reloads: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    await page.reload();
-    await expect(page.getByTestId('call-row').first()).toBeVisible();
-    reloads.push((await measure()).rowsVisibleAfterNavigationMs);
-  }
-  await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`);
-  await expect(page.getByTestId('call-row').first()).toBeVisible();
-  const firstPageMs = timing.requestMs;
-  const apiT0 = Date.now();
-  await lab.api('GET', '/messages?limit=100');
-  const apiMs = Date.now() - apiT0;
   await expect(page.getByTestId('calls-total')).toHaveText(`${CALLS} calls`);
   const rowsInDom = await page.getByTestId('call-row').count();
   expect(rowsInDom).toBeLessThan(80);
@@ -126,11 +90,5 @@ test('100,000 calls: first page fast, virtualized, live updates batched', async 
   const commitsPerSecond = commits / seconds;
   expect(commitsPerSecond).toBeLessThanOrEqual(6);
 
-  const figures = { calls: CALLS, firstPageRequestMs: firstPageMs, firstPageRequestStartMs: timing.requestStartMs, rowsVisibleAfterNavigationMs: timing.rowsVisibleAfterNavigationMs, rowsVisibleAfterReloadMs: reloads, listMessagesApiMs: apiMs, rowsInDom, liveCallsPerSecond: 1000, listCommitsPerSecond: commitsPerSecond };
-  mkdirSync(resolve(__dirname, '../../test-results'), { recursive: true });
-  writeFileSync(resolve(__dirname, '../../test-results/inspector-perf.json'), `${JSON.stringify(figures, null, 2)}\n`);
-  console.log('inspector perf', figures);
-  expect(firstPageMs).toBeGreaterThan(0);
-  expect(firstPageMs).toBeLessThan(300);
-  expect(apiMs).toBeLessThan(300);
+  console.log('inspector', { calls: CALLS, rowsInDom, liveCallsPerSecond: 1000, listCommitsPerSecond: commitsPerSecond });
 });
