@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
+import { relative, sep } from 'node:path';
 import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { registerApiRoutes, sendError } from './api-routes';
@@ -34,8 +35,20 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   registerApiRoutes(app, o.engine);
   app.all(`${API_PREFIX}/*`, async (req, reply) => reply.code(404).send({ error: `no such operation: ${req.method} ${req.url.split('?')[0]}` }));
 
-  if (o.staticDir && existsSync(o.staticDir)) {
-    await app.register(fastifyStatic, { root: o.staticDir, index: 'index.html' });
+  const staticDir = o.staticDir;
+  if (staticDir && existsSync(staticDir)) {
+    await app.register(fastifyStatic, {
+      root: staticDir,
+      index: 'index.html',
+      cacheControl: false,
+      // Vite names everything it writes under assets/ by content hash: a browser may keep those
+      // without asking again (a reload then starts from its cache and compiled code). The rest (the
+      // HTML naming the current bundles, first-page.js) is checked on every load.
+      setHeaders: (res, path) => {
+        const hashed = relative(staticDir, path).startsWith(`assets${sep}`);
+        res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
     // Strict CSP for the renderer in a browser, as in the desktop window.
     app.addHook('onSend', async (req, reply) => {
       if (!req.url.startsWith(API_PREFIX)) {
