@@ -78,7 +78,27 @@ function parseTime(field: string, value: unknown): { ms?: number; reason?: strin
   return r.ok ? { ms: r.ms } : { reason: `invalid ${field}: ${r.problem}` };
 }
 
-export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeResult {
+/**
+ * What the collector checks and indexes of a call, read without building the rest: enough to drop
+ * it, de-duplicate it and store its row. The full record (completeCall) is only needed to forward it.
+ */
+export interface CallHead {
+  type: NormalizedCall['type'];
+  messageId: string;
+  /** `timestamp` after clock-skew correction, epoch ms. */
+  timestampMs: number;
+  /** The timestamp as sent, when skew correction replaced it. */
+  originalMs?: number;
+  sentMs?: number;
+  userId?: string;
+  anonymousId?: string;
+  event?: string;
+  name?: string;
+}
+
+export type HeadResult = { ok: true; head: CallHead } | { ok: false; reason: string };
+
+export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult {
   const reason = collectorDropReason(item);
   if (reason !== null && !(opts.lenient && isPlainObject(item))) return { ok: false, reason };
   // collectorDropReason guarantees a plain object with a known call type.
@@ -92,18 +112,32 @@ export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeR
   const skew = applyClockSkew({ receivedAt: opts.receivedAt, timestamp: ts.ms, sentAt: sent.ms });
 
   const messageId = idText(m.messageId);
-  const call: NormalizedCall = {
-    type: m.type as CallType,
-    messageId: messageId ?? (opts.newId ?? defaultId)(),
-    timestamp: formatTimestamp(skew.timestamp),
-    receivedAt: formatTimestamp(opts.receivedAt),
-  };
+  const head: CallHead = { type: m.type as CallType, messageId: messageId ?? (opts.newId ?? defaultId)(), timestampMs: skew.timestamp };
+  if (skew.originalTimestamp !== undefined) head.originalMs = skew.originalTimestamp;
+  if (sent.ms !== undefined) head.sentMs = sent.ms;
   const userId = idText(m.userId);
   const anonymousId = idText(m.anonymousId);
-  if (userId !== undefined) call.userId = userId;
-  if (anonymousId !== undefined) call.anonymousId = anonymousId;
-  if (typeof m.event === 'string') call.event = m.event;
-  if (typeof m.name === 'string') call.name = m.name;
+  if (userId !== undefined) head.userId = userId;
+  if (anonymousId !== undefined) head.anonymousId = anonymousId;
+  if (typeof m.event === 'string') head.event = m.event;
+  if (typeof m.name === 'string') head.name = m.name;
+  return { ok: true, head };
+}
+
+/** The full record of a call readCallHead accepted (same item, same options). */
+export function completeCall(item: Record<string, unknown>, head: CallHead, opts: NormalizeOptions): NormalizedCall {
+  const m = item;
+  const envelope = opts.envelope ?? {};
+  const call: NormalizedCall = {
+    type: head.type,
+    messageId: head.messageId,
+    timestamp: formatTimestamp(head.timestampMs),
+    receivedAt: formatTimestamp(opts.receivedAt),
+  };
+  if (head.userId !== undefined) call.userId = head.userId;
+  if (head.anonymousId !== undefined) call.anonymousId = head.anonymousId;
+  if (head.event !== undefined) call.event = head.event;
+  if (head.name !== undefined) call.name = head.name;
   if (typeof m.category === 'string') call.category = m.category;
   const groupId = idText(m.groupId);
   const previousId = idText(m.previousId);
@@ -115,9 +149,15 @@ export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeR
   const integrations = merged(envelope.integrations, m.integrations);
   if (context) call.context = context;
   if (integrations) call.integrations = integrations;
-  if (skew.originalTimestamp !== undefined) call.originalTimestamp = formatTimestamp(skew.originalTimestamp);
-  if (sent.ms !== undefined) call.sentAt = formatTimestamp(sent.ms);
-  return { ok: true, call, timestampMs: skew.timestamp };
+  if (head.originalMs !== undefined) call.originalTimestamp = formatTimestamp(head.originalMs);
+  if (head.sentMs !== undefined) call.sentAt = formatTimestamp(head.sentMs);
+  return call;
+}
+
+export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeResult {
+  const r = readCallHead(item, opts);
+  if (!r.ok) return r;
+  return { ok: true, call: completeCall(item as Record<string, unknown>, r.head, opts), timestampMs: r.head.timestampMs };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { CallStatus, CallSummary, CallType, NormalizedCall, Settings, Source } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { validateMessage } from '../../../shared/message-rules';
-import { normalizeCall, requestItems, type Envelope } from '../../../shared/normalize';
+import { completeCall, readCallHead, requestItems, type CallHead, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
 import { batchItemSizes } from './batch-item-sizes';
 import { ByteGate } from './byte-gate';
@@ -36,11 +36,16 @@ export interface StoredResult {
 interface Prepared {
   /** Index in the batch; null for a single call. */
   batchIndex: number | null;
+  /** What was read of a valid call; null when it is dropped as invalid. */
+  head: CallHead | null;
+  /**
+   * The full record: given for calls the app makes itself (stored with the row); for received
+   * calls built only when they may be forwarded, and otherwise rebuilt from the stored request
+   * when read (RequestsRepo.normalized).
+   */
   normalized: NormalizedCall | null;
-  /** normalized.timestamp as epoch ms. */
-  timestampMs: number | null;
-  /** Rebuilt from the stored request when read (collector calls), rather than stored. */
-  derivable: boolean;
+  envelope: Envelope;
+  receivedAt: number;
   type: string;
   item: Record<string, unknown> | null;
   dropReason: string | null;
@@ -133,7 +138,7 @@ export class Ingest {
       stored = await this.store.writes.run(() => this.persist(prepared, info, text, source, receivedAt));
     } catch (err) {
       // Rolled back: forget the ids, or the client's retry of this request would be taken for duplicates.
-      if (source) for (const p of prepared) if (p.remembered && p.normalized) this.store.calls.dedup.remove(source.id, p.normalized.messageId);
+      if (source) for (const p of prepared) if (p.remembered && p.head) this.store.calls.dedup.remove(source.id, p.head.messageId);
       throw err;
     }
     // After COMMIT: the dispatcher may start, and the 2xx may go out.
@@ -145,12 +150,12 @@ export class Ingest {
     const obj = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
     const type = typeof obj?.type === 'string' ? obj.type : 'unknown';
     if (bytes > MAX_CALL_BYTES) {
-      return { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: null, timestampMs: null, dropReason: `call is over 32 KB (${bytes} bytes)` };
+      return { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, receivedAt, dropReason: `call is over 32 KB (${bytes} bytes)` };
     }
-    const r = normalizeCall(item, { envelope, receivedAt });
+    const r = readCallHead(item, { envelope, receivedAt });
     return r.ok
-      ? { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: r.call, timestampMs: r.timestampMs, dropReason: null }
-      : { batchIndex, type, item: obj, remembered: false, derivable: true, normalized: null, timestampMs: null, dropReason: r.reason };
+      ? { batchIndex, type, item: obj, remembered: false, head: r.head, normalized: null, envelope, receivedAt, dropReason: null }
+      : { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, receivedAt, dropReason: r.reason };
   }
 
   private persist(prepared: Prepared[], info: RequestInfo, body: string, source: Source | undefined, receivedAt: number): StoredResult {
@@ -159,12 +164,12 @@ export class Ingest {
     if (prepared.length === 0) return result;
     const { dedup } = this.store.calls;
     // The write queue may run this job again after a rollback: start from a clean window.
-    if (source) for (const p of prepared) if (p.remembered && p.normalized) dedup.remove(source.id, p.normalized.messageId);
+    if (source) for (const p of prepared) if (p.remembered && p.head) dedup.remove(source.id, p.head.messageId);
     const requestId = this.store.requests.insert(receivedAt, info, body);
     for (const p of prepared) {
       p.remembered = false;
       let dropReason = source ? p.dropReason : 'unknown write key';
-      const n = p.normalized;
+      const n = p.head;
       if (!dropReason && source && n) {
         // Added here, inside the job, so a repeat later in the same batch is caught too.
         if (dedup.has(source.id, n.messageId, receivedAt)) dropReason = 'duplicate messageId';
@@ -190,7 +195,9 @@ export class Ingest {
       for (const it of items) {
         const info: RequestInfo = { path: it.path, contentType: null, userAgent: it.userAgent, writeKeyFrom: 'none', batchSize: null };
         const requestId = this.store.requests.insert(receivedAt, info, JSON.stringify(it.call));
-        const call = { batchIndex: null, type: it.call.type, normalized: it.call, timestampMs: Date.parse(it.call.timestamp), derivable: false, item: null, dropReason: null };
+        const c = it.call;
+        const head: CallHead = { type: c.type, messageId: c.messageId, timestampMs: Date.parse(c.timestamp), userId: c.userId ?? undefined, anonymousId: c.anonymousId ?? undefined, event: c.event, name: c.name };
+        const call: Prepared = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, receivedAt, item: null, dropReason: null };
         this.storeOne(call, requestId, null, it.source, receivedAt, settings, result);
       }
       return result;
@@ -200,22 +207,24 @@ export class Ingest {
   }
 
   private storeOne(p: Prepared, requestId: number, dropReason: string | null, source: Source | undefined, receivedAt: number, settings: Settings, result: StoredResult): void {
-    const n = p.normalized;
-    const accepted = dropReason === null && n !== null && source !== undefined;
-    const userId = n?.userId ?? idOf(p.item?.userId);
-    const anonymousId = n?.anonymousId ?? idOf(p.item?.anonymousId);
-    const label = n?.event ?? n?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
-    const messageId = n?.messageId ?? idOf(p.item?.messageId);
+    const h = p.head;
+    const accepted = dropReason === null && h !== null && source !== undefined;
+    const userId = h?.userId ?? idOf(p.item?.userId);
+    const anonymousId = h?.anonymousId ?? idOf(p.item?.anonymousId);
+    const label = h?.event ?? h?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
+    const messageId = h?.messageId ?? idOf(p.item?.messageId);
     const status: CallStatus = accepted ? 'accepted' : 'dropped';
     const sourceId = source?.id ?? null;
     // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
     // more keys takes V8's slow path.
     const callId = this.store.calls.insert({
       sourceId, receivedAt, type: p.type, userId, anonymousId, label, messageId, status, dropReason,
-      requestId, batchIndex: p.batchIndex, timestamp: accepted ? p.timestampMs : null, normalized: p.derivable ? null : n,
+      requestId, batchIndex: p.batchIndex, timestamp: accepted ? h.timestampMs : null, normalized: p.normalized,
     });
     let deliveryId: number | null = null;
-    if (accepted) {
+    // Most received calls are not forwarded (no Webhooks on the source): those never need their full record.
+    if (accepted && source.webhooks.enabled) {
+      const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt: p.receivedAt });
       const plan = planDelivery(n, source, settings);
       if (plan) {
         deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
