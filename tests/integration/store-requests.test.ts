@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/main/engine/store/store';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
+import { PAGE_SIZE } from '../../src/main/engine/store/database';
 import { Ingest, type IngestRequest, type StoredResult } from '../../src/main/engine/collector/ingest';
 import { planDelivery } from '../../src/main/engine/dispatcher/delivery-plan';
 
@@ -94,6 +95,15 @@ describe('request bodies stored once', () => {
     expect(first.normalized).toEqual({ type: 'track', messageId: 'm1' });
     expect(second.raw).toBe('not json');
     expect(second.request.writeKeyFrom).toBe('body');
+    // An existing file keeps its page size; only new ones get PAGE_SIZE.
+    expect(store.db.pragma('page_size', { simple: true })).toBe(4096);
+    store.close();
+  });
+
+  it(`a new database uses ${PAGE_SIZE}-byte pages, in WAL mode`, () => {
+    const { store } = open();
+    expect(store.db.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     store.close();
   });
 

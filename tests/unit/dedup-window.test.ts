@@ -20,6 +20,20 @@ describe('DedupWindow', () => {
     expect(w.size).toBe(1);
   });
 
+  it('admit: true and remembered for a new id, false and unchanged for a duplicate, true again past the window', () => {
+    const w = new DedupWindow(1000, 10);
+    expect(w.admit('s', 'm', 0)).toBe(true);
+    expect(w.size).toBe(1);
+    expect(w.admit('s', 'm', 999)).toBe(false);
+    expect(w.admit('other', 'm', 999)).toBe(true);
+    expect(w.size).toBe(2);
+    expect(w.admit('s', 'm', 1001)).toBe(true);
+    // Re-admitted: the same id counts once, dated from its new arrival.
+    expect(w.size).toBe(2);
+    expect(w.has('s', 'm', 2000)).toBe(true);
+    expect(w.has('s', 'm', 2002)).toBe(false);
+  });
+
   it('forgets a rolled-back id', () => {
     const w = new DedupWindow(1000, 10);
     w.add('s', 'm', 0);

@@ -172,11 +172,8 @@ export class Ingest {
       const n = p.head;
       if (!dropReason && source && n) {
         // Added here, inside the job, so a repeat later in the same batch is caught too.
-        if (dedup.has(source.id, n.messageId, receivedAt)) dropReason = 'duplicate messageId';
-        else {
-          dedup.add(source.id, n.messageId, receivedAt);
-          p.remembered = true;
-        }
+        if (dedup.admit(source.id, n.messageId, receivedAt)) p.remembered = true;
+        else dropReason = 'duplicate messageId';
       }
       this.storeOne(p, requestId, dropReason, source, receivedAt, settings, result);
     }

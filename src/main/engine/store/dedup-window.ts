@@ -28,9 +28,28 @@ export class DedupWindow {
   add(sourceId: string, messageId: string, at: number): void {
     let seen = this.bySource.get(sourceId);
     if (!seen) this.bySource.set(sourceId, (seen = new Map()));
-    if (!seen.has(messageId)) this.count++;
+    this.remember(seen, sourceId, messageId, at);
+  }
+
+  /**
+   * has() then add() in one: false for a duplicate (nothing changes), else remembers the id and
+   * returns true. The collector's path: one lookup fewer per event in a map of up to `capacity` ids.
+   */
+  admit(sourceId: string, messageId: string, now: number): boolean {
+    let seen = this.bySource.get(sourceId);
+    if (!seen) this.bySource.set(sourceId, (seen = new Map()));
+    const at = seen.get(messageId);
+    if (at !== undefined && at >= now - this.windowMs) return false;
+    this.remember(seen, sourceId, messageId, now);
+    return true;
+  }
+
+  private remember(seen: Map<string, number>, sourceId: string, messageId: string, at: number): void {
+    // Whether the id was new shows in the size: no separate lookup.
+    const before = seen.size;
     // A re-added id moves to the newest end: its older entry in the order is skipped when reached.
     seen.set(messageId, at);
+    if (seen.size !== before) this.count++;
     this.sources.push(sourceId);
     this.ids.push(messageId);
     this.times.push(at);
