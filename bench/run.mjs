@@ -337,7 +337,7 @@ function inspectDatabase(dataDir, { collectorId, ackSingle, ackBatch, batchBuilt
     const calls = db.prepare('SELECT COUNT(*) AS n FROM calls').get().n;
     const foundSingle = new Set();
     const foundBatch = new Uint8Array(batchBuilt);
-    for (const [id] of db.prepare("SELECT message_id FROM calls WHERE source_id = ? AND status = 'accepted'").raw().iterate(collectorId)) {
+    for (const [id] of db.prepare("SELECT message_id FROM calls WHERE source_key = (SELECT key FROM source_keys WHERE source_id = ?) AND status = 'accepted'").raw().iterate(collectorId)) {
       if (id.startsWith('s-')) foundSingle.add(Number(id.slice(2)));
       else if (id.startsWith('b-')) foundBatch[Number(id.slice(2, id.indexOf('-', 2)))]++;
     }

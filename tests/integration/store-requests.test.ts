@@ -91,6 +91,8 @@ describe('request bodies stored once', () => {
     expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     const [first, second] = [store.calls.get(1)!, store.calls.get(2)!];
     expect(first.raw).toEqual(track(1));
+    // Schema v5 keys sources by integer; an id with no source row (deleted) survives.
+    expect(first.sourceId).toBe('s');
     expect(first.request).toEqual({ path: '/v1/batch', contentType: 'application/json', userAgent: 'go', writeKeyFrom: 'basic', batchIndex: 4, batchSize: 7 });
     expect(first.normalized).toEqual({ type: 'track', messageId: 'm1' });
     expect(second.raw).toBe('not json');
@@ -98,6 +100,26 @@ describe('request bodies stored once', () => {
     // An existing file keeps its page size; only new ones get PAGE_SIZE.
     expect(store.db.pragma('page_size', { simple: true })).toBe(4096);
     store.close();
+  });
+
+  it('calls name their source through its key: kept after the source is deleted, filtered by id', async () => {
+    const { store, source, send, dataDir } = open();
+    await send('track', track(1));
+    const other = store.sources.create({ name: 'other', writeKey: 'wk_other' }, Date.now());
+    expect(store.calls.list({ limit: 10 }).items[0].sourceId).toBe(source.id);
+    expect(store.calls.list({ sourceId: source.id, limit: 10 }).total).toBe(1);
+    expect(store.calls.list({ sourceId: other.id, limit: 10 }).total).toBe(0);
+    expect(store.calls.list({ sourceId: 'no-such-source', limit: 10 }).total).toBe(0);
+    store.sources.delete(source.id);
+    const [kept] = store.calls.list({ limit: 10 }).items;
+    expect(kept.sourceId).toBe(source.id);
+    expect(kept.sourceName).toBeNull();
+    expect(store.calls.get(kept.id)!.sourceId).toBe(source.id);
+    // The key lives on in the table, so a restart reads the same id back.
+    store.close();
+    const again = new Store({ dataDir });
+    expect(again.calls.list({ sourceId: source.id, limit: 10 }).items.map((c) => c.sourceId)).toEqual([source.id]);
+    again.close();
   });
 
   it(`a new database uses ${PAGE_SIZE}-byte pages, in WAL mode`, () => {

@@ -99,7 +99,8 @@ export function statusOf(notifications: DeletionNotification[]): DeletionRequest
 
 function affectedSources(db: Db, userId: string): string[] {
   const rows = db
-    .prepare("SELECT DISTINCT source_id FROM calls WHERE user_id = ? AND source_id IS NOT NULL AND type != 'delete'")
+    .prepare(`SELECT DISTINCT k.source_id FROM calls c JOIN source_keys k ON k.key = c.source_key
+      WHERE c.user_id = ? AND c.type != 'delete'`)
     .all(userId) as { source_id: string }[];
   return rows.map((r) => r.source_id);
 }

@@ -3,6 +3,7 @@ import { formatTimestamp } from '../../../shared/timestamp';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
+import type { SourceKeys } from './source-keys';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -42,7 +43,7 @@ export interface CallFilter {
 
 interface CallRow {
   id: number;
-  source_id: string | null;
+  source_key: number | null;
   received_at: number;
   type: string;
   user_id: string | null;
@@ -66,7 +67,7 @@ interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'times
   d_latency: number | null;
 }
 
-const SUMMARY_COLUMNS = `c.id, c.source_id, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
+const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
   c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
   d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency`;
 
@@ -85,15 +86,17 @@ export class CallsRepo {
     private readonly db: Db,
     private readonly sourceName: (id: string | null) => string | null,
     private readonly requests: RequestsRepo,
+    private readonly sourceKeys: SourceKeys,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_id, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     const since = Date.now() - DEDUP_WINDOW_MS;
     for (const r of db
-      .prepare("SELECT source_id, message_id, received_at FROM calls WHERE status = 'accepted' AND received_at >= ? AND source_id IS NOT NULL ORDER BY id")
-      .iterate(since) as Iterable<{ source_id: string; message_id: string; received_at: number }>) {
-      this.dedup.add(r.source_id, r.message_id, r.received_at);
+      .prepare("SELECT source_key, message_id, received_at FROM calls WHERE status = 'accepted' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id")
+      .iterate(since) as Iterable<{ source_key: number; message_id: string; received_at: number }>) {
+      const sourceId = sourceKeys.idOf(r.source_key);
+      if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
     }
     this.delAttempts = db.prepare(
       'DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))',
@@ -108,7 +111,7 @@ export class CallsRepo {
     if (this.total !== null) this.total++;
     return Number(
       this.insertStmt.run(
-        c.sourceId,
+        c.sourceId === null ? null : this.sourceKeys.keyOf(c.sourceId),
         c.receivedAt,
         c.type,
         c.userId,
@@ -152,10 +155,11 @@ export class CallsRepo {
   get(id: number): StoredCall | undefined {
     const row = this.getStmt.get(id) as CallRow | undefined;
     if (!row) return undefined;
+    const sourceId = this.sourceKeys.idOf(row.source_key);
     return {
       id: row.id,
-      sourceId: row.source_id,
-      sourceName: this.sourceName(row.source_id),
+      sourceId,
+      sourceName: this.sourceName(sourceId),
       receivedAt: formatTimestamp(row.received_at),
       type: row.type,
       userId: row.user_id,
@@ -180,7 +184,8 @@ export class CallsRepo {
       where.push(clause);
       args.push(...values);
     };
-    if (f.sourceId) add('c.source_id = ?', f.sourceId);
+    // A source id no call was ever stored for matches nothing (key -1).
+    if (f.sourceId) add('c.source_key = ?', this.sourceKeys.find(f.sourceId) ?? -1);
     if (f.type) add('c.type = ?', f.type);
     if (f.userId) add('c.user_id = ?', f.userId);
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
@@ -226,11 +231,12 @@ export class CallsRepo {
   }
 
   toSummary(r: SummaryRow): CallSummary {
+    const sourceId = this.sourceKeys.idOf(r.source_key);
     return {
       id: r.id,
       receivedAt: formatTimestamp(r.received_at),
-      sourceId: r.source_id,
-      sourceName: this.sourceName(r.source_id),
+      sourceId,
+      sourceName: this.sourceName(sourceId),
       type: r.type,
       userId: r.user_id,
       anonymousId: r.anonymous_id,

@@ -24,7 +24,11 @@ export class SourcesRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
 
-  constructor(private readonly db: Db) {
+  /** onCreate: gives a new source its key for call rows (source-keys.ts) with the source itself. */
+  constructor(
+    private readonly db: Db,
+    private readonly onCreate: (id: string) => void = () => {},
+  ) {
     this.insertStmt = db.prepare(
       'INSERT INTO sources (id, name, write_key, created_at, webhooks) VALUES (@id, @name, @write_key, @created_at, @webhooks)',
     );
@@ -63,6 +67,7 @@ export class SourcesRepo {
       webhooks: input.webhooks ?? noWebhooks(),
     };
     this.insertStmt.run(toRow(source));
+    this.onCreate(source.id);
     this.index(source);
     return source;
   }

@@ -7,6 +7,7 @@ import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
 import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
+import { SourceKeys } from './source-keys';
 
 /** The one SQLite database and its repositories. */
 export class Store {
@@ -18,14 +19,19 @@ export class Store {
   readonly calls: CallsRepo;
   readonly deliveries: DeliveriesRepo;
   readonly clientQueue: ClientQueueRepo;
+  readonly sourceKeys: SourceKeys;
 
   constructor(opts: { dataDir: string; nativeBinding?: string }) {
     this.db = openDatabase(opts);
-    this.writes = new WriteQueue(this.db, () => this.calls.forgetCount());
-    this.sources = new SourcesRepo(this.db);
+    this.writes = new WriteQueue(this.db, () => {
+      this.calls.forgetCount();
+      this.sourceKeys.reload();
+    });
+    this.sourceKeys = new SourceKeys(this.db);
+    this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
     this.requests = new RequestsRepo(this.db);
-    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests);
+    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys);
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
   }
