@@ -87,3 +87,45 @@ export function batchItemSizes(body: Buffer): number[] | null {
   }
   return sizes;
 }
+
+/**
+ * Whether some item of a parsed batch could be over `limit` bytes as sent, judged from the body's
+ * length alone, so the scan above runs only when it might find one. Items are disjoint parts of the
+ * body, so an item is at most the body's length minus what all the others take at least. That least
+ * is a lower bound from each item's top-level keys and string values (a JS string's length never
+ * exceeds its bytes as sent: every UTF-16 unit takes at least one byte, escapes more).
+ */
+export function mayHoldOversizeItem(bodyBytes: number, items: unknown[], limit: number): boolean {
+  if (bodyBytes <= limit) return false;
+  let sum = 0;
+  let max = 0;
+  for (let i = 0; i < items.length; i++) {
+    const least = leastBytes(items[i]);
+    sum += least;
+    if (least > max) max = least;
+    if (bodyBytes - sum + max <= limit) return false;
+  }
+  return bodyBytes - sum + max > limit;
+}
+
+/**
+ * Fewest bytes `v` can take as compact JSON, looking `depth` levels into objects and arrays (two:
+ * an item's own keys and those of its properties, traits and context, where the bytes usually are).
+ */
+export function leastBytes(v: unknown, depth = 2): number {
+  if (typeof v === 'string') return v.length + 2;
+  if (typeof v !== 'object' || v === null) return 1;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return 2;
+    if (depth === 1) return 2 * v.length + 1; // brackets, commas, at least a byte each
+    let n = 1; // "[" and, per element, "," or "]"
+    for (let i = 0; i < v.length; i++) n += leastBytes(v[i], depth - 1) + 1;
+    return n;
+  }
+  let n = 1; // "{" and, per member, "," or "}"
+  for (const key of Object.keys(v)) {
+    const value = (v as Record<string, unknown>)[key];
+    n += key.length + 4 + (depth === 1 ? (typeof value === 'string' ? value.length + 2 : typeof value === 'object' && value !== null ? 2 : 1) : leastBytes(value, depth - 1));
+  }
+  return n === 1 ? 2 : n;
+}

@@ -3,7 +3,7 @@ import { formatTimestamp } from '../../../shared/timestamp';
 import { validateMessage } from '../../../shared/message-rules';
 import { completeCall, readCallHead, requestItems, type CallHead, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
-import { batchItemSizes } from './batch-item-sizes';
+import { batchItemSizes, mayHoldOversizeItem } from './batch-item-sizes';
 import { ByteGate } from './byte-gate';
 import { MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
 import { planDelivery } from '../dispatcher/delivery-plan';
@@ -119,8 +119,7 @@ export class Ingest {
     const strict = this.store.settings.get().strict;
     if (!source && strict) return bad(`unknown write key "${found.key}"`, 401);
 
-    // Only a batch over 32 KB can hold an item over 32 KB.
-    const sizes = req.route === 'batch' && req.body && req.body.length > MAX_CALL_BYTES ? batchItemSizes(req.body) : null;
+    const sizes = req.route === 'batch' && req.body && mayHoldOversizeItem(req.body.length, items, MAX_CALL_BYTES) ? batchItemSizes(req.body) : null;
     const prepared = items.map((item, i) => this.prepare(item, req.route === 'batch' ? i : null, sizes?.[i] ?? 0, envelope, receivedAt));
     const info: RequestInfo = {
       path: req.path,
