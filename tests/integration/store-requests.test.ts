@@ -122,6 +122,20 @@ describe('request bodies stored once', () => {
     again.close();
   });
 
+  it('a source key created in a transaction that rolls back is forgotten with it', async () => {
+    const { store } = open();
+    await expect(
+      store.writes.run(() => {
+        store.sourceKeys.keyOf('ghost-source');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(store.sourceKeys.find('ghost-source')).toBeUndefined();
+    const key = store.sourceKeys.keyOf('ghost-source');
+    expect(store.db.prepare('SELECT source_id FROM source_keys WHERE key = ?').get(key)).toEqual({ source_id: 'ghost-source' });
+    store.close();
+  });
+
   it(`a new database uses ${PAGE_SIZE}-byte pages, in WAL mode`, () => {
     const { store } = open();
     expect(store.db.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
