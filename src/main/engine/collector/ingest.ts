@@ -44,8 +44,8 @@ interface Prepared {
    * when read (RequestsRepo.normalized).
    */
   normalized: NormalizedCall | null;
+  /** The request's envelope, which completeCall merges under the item. */
   envelope: Envelope;
-  receivedAt: number;
   type: string;
   item: Record<string, unknown> | null;
   dropReason: string | null;
@@ -149,12 +149,12 @@ export class Ingest {
     const obj = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
     const type = typeof obj?.type === 'string' ? obj.type : 'unknown';
     if (bytes > MAX_CALL_BYTES) {
-      return { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, receivedAt, dropReason: `call is over 32 KB (${bytes} bytes)` };
+      return { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, dropReason: `call is over 32 KB (${bytes} bytes)` };
     }
     const r = readCallHead(item, { envelope, receivedAt });
     return r.ok
-      ? { batchIndex, type, item: obj, remembered: false, head: r.head, normalized: null, envelope, receivedAt, dropReason: null }
-      : { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, receivedAt, dropReason: r.reason };
+      ? { batchIndex, type, item: obj, remembered: false, head: r.head, normalized: null, envelope, dropReason: null }
+      : { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, dropReason: r.reason };
   }
 
   private persist(prepared: Prepared[], info: RequestInfo, body: string, source: Source | undefined, receivedAt: number): StoredResult {
@@ -193,7 +193,7 @@ export class Ingest {
         const requestId = this.store.requests.insert(receivedAt, info, JSON.stringify(it.call));
         const c = it.call;
         const head: CallHead = { type: c.type, messageId: c.messageId, timestampMs: Date.parse(c.timestamp), userId: c.userId ?? undefined, anonymousId: c.anonymousId ?? undefined, event: c.event, name: c.name };
-        const call: Prepared = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, receivedAt, item: null, dropReason: null };
+        const call: Prepared = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, item: null, dropReason: null };
         this.storeOne(call, requestId, null, it.source, receivedAt, settings, result);
       }
       return result;
@@ -220,7 +220,7 @@ export class Ingest {
     let deliveryId: number | null = null;
     // Most received calls are not forwarded (no Webhooks on the source): those never need their full record.
     if (accepted && source.webhooks.enabled) {
-      const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt: p.receivedAt });
+      const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
       const plan = planDelivery(n, source, settings);
       if (plan) {
         deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);

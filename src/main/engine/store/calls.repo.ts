@@ -225,11 +225,6 @@ export class CallsRepo {
     return out;
   }
 
-  /** Calls for one user, newest first (profiles, deletions). */
-  idsForUser(userId: string): number[] {
-    return (this.db.prepare('SELECT id FROM calls WHERE user_id = ?').all(userId) as { id: number }[]).map((r) => r.id);
-  }
-
   toSummary(r: SummaryRow): CallSummary {
     const sourceId = this.sourceKeys.idOf(r.source_key);
     return {

@@ -23,10 +23,7 @@ export class Store {
 
   constructor(opts: { dataDir: string; nativeBinding?: string }) {
     this.db = openDatabase(opts);
-    this.writes = new WriteQueue(this.db, () => {
-      this.calls.forgetCount();
-      this.sourceKeys.reload();
-    });
+    this.writes = new WriteQueue(this.db, () => this.afterRollback());
     this.sourceKeys = new SourceKeys(this.db);
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
@@ -40,9 +37,15 @@ export class Store {
     try {
       return pruneCalls(this.db, this.calls, this.settings.get().retentionCalls);
     } catch (err) {
-      this.calls.forgetCount();
+      this.afterRollback();
       throw err;
     }
+  }
+
+  /** What the repositories keep in memory about their tables may now count rows that never landed. */
+  private afterRollback(): void {
+    this.calls.forgetCount();
+    this.sourceKeys.reload();
   }
 
   close(): void {
