@@ -298,6 +298,8 @@ async function main() {
       const within300 = { text: '≤ 300 ms', pass: (v) => v <= 300 };
       report.add({ figure: `inspector first rows, cold visit (median of ${INSPECTOR_ROUNDS})`, value: inspector.cold, show: fmt.ms, baselineName: 'static 40-row page, cold', baseline: inspector.baselineCold, target: within300 });
       report.add({ figure: `inspector first rows, reload (median of ${INSPECTOR_ROUNDS})`, value: inspector.reload, show: fmt.ms, baselineName: 'static 40-row page, reload', baseline: inspector.baselineReload, target: within300 });
+      report.add({ figure: `inspector app rows (clickable), cold (median of ${INSPECTOR_ROUNDS})`, value: inspector.appCold, show: fmt.ms, baselineName: 'static 40-row page, cold', baseline: inspector.baselineCold });
+      report.add({ figure: `inspector app rows (clickable), reload (median of ${INSPECTOR_ROUNDS})`, value: inspector.appReload, show: fmt.ms, baselineName: 'static 40-row page, reload', baseline: inspector.baselineReload });
       report.check({ figure: 'inspector list virtualized', ok: inspector.rowsInDom > 0 && inspector.rowsInDom < 80, detail: `${inspector.rowsInDom} rows in the DOM for ${fmt.int(INSPECTOR_CALLS)} calls`, target: '< 80 rows' });
     }
     const want = CLIENT_N * CLIENT_ROUNDS;

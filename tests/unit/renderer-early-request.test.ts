@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { sameQuery, takeEarlyRequest, type EarlyRequest } from '../../src/renderer/api/early-request';
+import { adoptFirstRows, sameQuery, takeEarlyRequest, type EarlyRequest, type FirstRows } from '../../src/renderer/api/early-request';
 import { createHttpTransport } from '../../src/renderer/api/http-transport';
 import type { ConnectionStatus, Transport } from '../../src/renderer/api/transport.types';
 import { createAppStore } from '../../src/renderer/stores/app.store';
@@ -43,7 +43,9 @@ function fakeFetch(answer: (url: string) => Response | Promise<Response>) {
 function runScript(href: string, opts: { stored?: string; desktop?: boolean; fetch: typeof fetch }): EarlyRequest | undefined {
   const win: { webhookLab?: object; __webhookLabEarly?: EarlyRequest } = opts.desktop ? { webhookLab: {} } : {};
   const storage = new Map(opts.stored ? [['webhook-lab.token', opts.stored]] : []);
-  runInNewContext(SCRIPT, { window: win, location: new URL(href), sessionStorage: { getItem: (k: string) => storage.get(k) ?? null }, fetch: opts.fetch, URL });
+  // A document still being parsed: the rows would be painted once it is (tests/e2e/first-rows.spec.ts).
+  const document = { getElementById: () => null, addEventListener: () => {} };
+  runInNewContext(SCRIPT, { window: win, document, location: new URL(href), sessionStorage: { getItem: (k: string) => storage.get(k) ?? null }, fetch: opts.fetch, URL });
   return win.__webhookLabEarly;
 }
 
@@ -101,6 +103,22 @@ describe('early first page (public/first-page.js)', () => {
     const t2 = createHttpTransport({ token: 't', fetch: own.fetch, early: filtered });
     expect(await t2.call('listMessages', { status: 'failed', limit: 100 })).toEqual(page([7]));
     expect(own.sent.at(-1)!.url).toBe('/api/messages?status=failed&limit=100');
+  });
+
+  it('opens the call a painted row was clicked on before the app ran, and those clicked after', () => {
+    const rows: FirstRows = { picked: 42, pick: null };
+    const win: { __webhookLabFirstRows?: FirstRows } = { __webhookLabFirstRows: rows };
+    const opened: number[] = [];
+    adoptFirstRows((id) => opened.push(id), win);
+    expect(opened).toEqual([42]);
+    expect(win.__webhookLabFirstRows).toBeUndefined();
+    rows.pick!(7); // what first-page.js does on a click until React replaces its rows
+    expect(opened).toEqual([42, 7]);
+
+    const none: { __webhookLabFirstRows?: FirstRows } = { __webhookLabFirstRows: { picked: null, pick: null } };
+    adoptFirstRows((id) => opened.push(id), none);
+    adoptFirstRows((id) => opened.push(id), {});
+    expect(opened).toEqual([42, 7]);
   });
 
   it('compares queries as HTTP sees them', () => {

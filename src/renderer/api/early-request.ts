@@ -16,9 +16,16 @@ export interface EarlyRequest {
   answer: Promise<EarlyAnswer>;
 }
 
+/** The rows first-page.js painted: the call a click on one of them picked, and who to tell of later clicks. */
+export interface FirstRows {
+  picked: number | null;
+  pick: ((id: number) => void) | null;
+}
+
 declare global {
   interface Window {
     __webhookLabEarly?: EarlyRequest;
+    __webhookLabFirstRows?: FirstRows;
   }
 }
 
@@ -38,4 +45,16 @@ export function sameQuery(a: Record<string, unknown>, b: Record<string, unknown>
       .map(([k, v]) => `${k}=${String(v)}`)
       .join('&');
   return fields(a) === fields(b);
+}
+
+/**
+ * Opens the call a painted row was clicked on before the app ran, and the ones clicked from now
+ * until React's first commit replaces those rows.
+ */
+export function adoptFirstRows(select: (id: number) => void, win: Pick<Window, '__webhookLabFirstRows'> = window): void {
+  const rows = win.__webhookLabFirstRows;
+  if (!rows) return;
+  delete win.__webhookLabFirstRows;
+  if (rows.picked !== null) select(rows.picked);
+  rows.pick = select;
 }
