@@ -65,7 +65,7 @@ export async function measureInspector({ root, tmp, rounds = 5, log }) {
         const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
         const page = await context.newPage();
         // Stamped inside the page, so the test driver's polling adds nothing. The first rows may be
-        // painted by public/first-page.js before the app runs; React's own rows (in the call list,
+        // painted by first-page.js before the app runs; React's own rows (in the call list,
         // clickable, filterable) are stamped apart.
         await page.addInitScript(() => {
           new MutationObserver((_m, observer) => {

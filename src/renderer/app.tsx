@@ -57,7 +57,7 @@ export function App() {
   useEffect(() => {
     const sync = () => store.getState().setTab(tabFromHash(location.hash));
     window.addEventListener('hashchange', sync);
-    // A nav link of the shell public/first-page.js painted may have been followed before this ran.
+    // A nav link of the shell first-page.js painted may have been followed before this ran.
     sync();
     // The shell's own data in a task of its own: run here, these requests (and loading the API
     // contract they need) would delay the first screen's rows by the length of this effect.

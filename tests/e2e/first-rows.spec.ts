@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 import { startLab, type Lab } from './lab-fixture';
 
-// public/first-page.js paints the inspector's first rows before the app bundle runs. Here the bundle
+// first-page.js paints the inspector's first rows before the app bundle runs. Here the bundle
 // is held back, so the painted rows can be read, then let go: React's rows must replace them with
 // the same cells in the same places, and a click on a painted row must open that call.
 
@@ -103,6 +103,9 @@ test.beforeAll(async () => {
 
 test('the painted rows are the rows React renders, in the same places', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
+  // The script is inline, allowed by its hash in both the page's policy and the server's.
+  const refused: string[] = [];
+  page.on('console', (m) => void (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && refused.push(m.text())));
   const release = await holdBundle(page);
   await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`, { waitUntil: 'commit' }); // 'load' waits for the held bundle
   await expect(painted(page).first()).toBeVisible();
@@ -120,6 +123,7 @@ test('the painted rows are the rows React renders, in the same places', async ({
   expect(after.head).toEqual(before.head);
   expect(after.rows).toEqual(before.rows.slice(0, after.rows.length));
   expect(after.rows.length).toBe(before.rows.length);
+  expect(refused).toEqual([]);
 });
 
 test('a click on a painted row opens that call once the app runs', async ({ page }) => {

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,12 +13,15 @@ import { startTestEngine, type TestEngine } from '../helpers/engine';
 let te: TestEngine;
 let server: { app: FastifyInstance; url: string };
 let dir: string;
+const INLINE = "window.early = fetch('/api/messages');";
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const scriptSrc = (res: Response) => /script-src ([^;]*)/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'webhook-lab-static-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>');
-  writeFileSync(join(dir, 'first-page.js'), '1;');
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><title>t</title><script>${INLINE}</script><script type="module" src="./assets/index-BVtofkET.js"></script>`);
+  writeFileSync(join(dir, 'robots.txt'), 'User-agent: *');
   writeFileSync(join(dir, 'assets', 'index-BVtofkET.js'), 'export {};');
   te = await startTestEngine();
   server = await startControlServer({ engine: te.engine, host: '127.0.0.1', port: 0, token: 'static-test-token', staticDir: dir });
@@ -34,7 +38,7 @@ describe('web mode static files', () => {
     const bundle = await fetch(`${server.url}/assets/index-BVtofkET.js`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    for (const path of ['/', '/index.html', '/first-page.js']) {
+    for (const path of ['/', '/index.html', '/robots.txt']) {
       const res = await fetch(server.url + path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('cache-control'), path).toBe('no-cache');
@@ -48,5 +52,14 @@ describe('web mode static files', () => {
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
     expect((await fetch(`${server.url}/assets/missing-00000000.js`)).status).toBe(404);
+  });
+
+  it('allows the inline script of index.html by its hash, and no other inline script', async () => {
+    expect(scriptSrc(await fetch(server.url))).toBe(`'self' ${sha256(INLINE)}`);
+    // Rebuilt while serving: the policy follows the new file.
+    const rebuilt = "window.early = fetch('/api/messages?limit=100');";
+    writeFileSync(join(dir, 'index.html'), `<!doctype html><script>${rebuilt}</script>`);
+    utimesSync(join(dir, 'index.html'), new Date(), new Date(Date.now() + 5000));
+    expect(scriptSrc(await fetch(server.url))).toBe(`'self' ${sha256(rebuilt)}`);
   });
 });

@@ -11,11 +11,11 @@ import { api, type OpName } from '../../src/shared/api.contract';
 import { toHttpRequest } from '../../src/shared/http-mapping';
 import type { CallSummary, Page } from '../../src/shared/types';
 
-// public/first-page.js asks for the inspector's first page before the bundle runs; the HTTP
+// first-page.js (inlined into index.html) asks for the inspector's first page before the bundle runs; the HTTP
 // transport must answer the slice's first load from it, and only that load. The script is plain JS
 // served as is, so it is run here as the browser would, against the transport's own code.
 
-const SCRIPT = readFileSync(resolve(__dirname, '../../src/renderer/public/first-page.js'), 'utf8');
+const SCRIPT = readFileSync(resolve(__dirname, '../../src/renderer/first-page.js'), 'utf8');
 
 interface Sent {
   url: string;
@@ -49,7 +49,7 @@ function runScript(href: string, opts: { stored?: string; desktop?: boolean; fet
   return win.__webhookLabEarly;
 }
 
-describe('early first page (public/first-page.js)', () => {
+describe('early first page (first-page.js)', () => {
   it('sends the request the transport would send for the slice’s first load, which then uses it', async () => {
     const early = fakeFetch(() => new Response(JSON.stringify(page([3, 2, 1], 100_000))));
     const req = runScript('http://127.0.0.1:5000/?token=tok-1#/inspector', { fetch: early.fetch });

@@ -1,12 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { registerApiRoutes, sendError } from './api-routes';
 import { hostAllowed, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
+import { uiPolicyOf } from './ui-csp';
 
 export interface ControlServerOptions {
   engine: Engine;
@@ -43,16 +44,17 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
       cacheControl: false,
       // Vite names everything it writes under assets/ by content hash: a browser may keep those
       // without asking again (a reload then starts from its cache and compiled code). The rest (the
-      // HTML naming the current bundles, first-page.js) is checked on every load.
+      // HTML naming the current bundles) is checked on every load.
       setHeaders: (res, path) => {
         const hashed = relative(staticDir, path).startsWith(`assets${sep}`);
         res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
     // Strict CSP for the renderer in a browser, as in the desktop window.
+    const policy = uiPolicyOf(join(staticDir, 'index.html'));
     app.addHook('onSend', async (req, reply) => {
       if (!req.url.startsWith(API_PREFIX)) {
-        reply.header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+        reply.header('content-security-policy', policy());
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
       }

@@ -1,6 +1,6 @@
 import type { OpName } from '../../shared/api.contract';
 
-// Web mode: public/first-page.js (loaded ahead of the bundle) may already have asked for the
+// Web mode: first-page.js (loaded ahead of the bundle) may already have asked for the
 // inspector's first page, and read its body while the bundle was still loading. The HTTP transport
 // answers its first call of that operation with that input from it.
 

@@ -50,7 +50,7 @@ export const createInspectorSlice =
     let loadSeq = 0;
     let detailSeq = 0;
     // A page read before the live connection was open can miss calls stored before events flowed
-    // (the first page may even be read by public/first-page.js before the app runs).
+    // (the first page may even be read by first-page.js before the app runs).
     let loadedBeforeLive = false;
     let lastLoad: Promise<void> = Promise.resolve();
     return {

@@ -8,8 +8,9 @@
 //   first commit replaces it in one step (createRoot clears its container), rows in the same places.
 //   tests/e2e/first-rows.spec.ts holds the bundle back and compares the two, cell by cell.
 // - A click on a painted row is kept and opens that call once the app runs (adoptFirstRows).
-// Plain JS in public/, served as is and loaded ahead of the bundle: the bundle is mostly React, and
-// on a first visit fetching and compiling it takes longer than the rows take to arrive.
+// Plain JS, inlined into index.html by the build (no request of its own, before the bundle's): the
+// bundle is mostly React, and on a first visit fetching and compiling it takes longer than the rows
+// take to arrive.
 (() => {
   if (window.webhookLab || !/^https?:$/.test(location.protocol)) return; // desktop app: IPC, no HTTP API
   const onInspector = () => location.hash.replace(/^#\/?/, '').split(/[/?]/)[0] === 'inspector';
