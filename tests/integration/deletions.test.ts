@@ -185,6 +185,68 @@ describe('deletion requests', () => {
     }
   });
 
+  it('a round whose delivery was deleted while it was out records nothing and schedules nothing', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((ok) => (answer = ok));
+    const r = await startReceiver(async (_req, res) => {
+      await answered;
+      res.writeHead(500).end();
+    });
+    receivers.push(r);
+    engine = await startTestEngine({
+      config: {
+        sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
+        settings: { retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 60_000 } },
+      },
+    });
+    const t = engine;
+    await t.post('/v1/track', { userId: 'u', event: 'Gone' }, { writeKey: 'wk_web' });
+    await r.waitForRequests(1);
+    // What a purge that did not wait for the round would leave: the round out, its rows gone.
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'));
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.exec('DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM calls;');
+      answer();
+      await new Promise((ok) => setTimeout(ok, 800));
+      const rows = db.prepare('SELECT (SELECT COUNT(*) FROM attempts) AS attempts, (SELECT COUNT(*) FROM deliveries) AS deliveries').get();
+      expect(rows).toEqual({ attempts: 0, deliveries: 0 });
+    } finally {
+      db.close();
+    }
+    expect(t.events.filter((e) => e.type === 'attempt.recorded')).toEqual([]);
+    // Not retried: the 500 would have been tried again after 200 ms.
+    expect(r.requests.length).toBe(1);
+  });
+
+  it('a replay whose call was deleted while it was out answers 404 and records nothing', async () => {
+    let gate: Promise<void> | null = null;
+    let answer!: () => void;
+    const r = await startReceiver(async (_req, res) => {
+      if (gate) await gate;
+      res.writeHead(200).end();
+    });
+    receivers.push(r);
+    engine = await startTestEngine({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
+    const t = engine;
+    await t.post('/v1/track', { userId: 'u', event: 'Replayed' }, { writeKey: 'wk_web' });
+    await settled(t);
+    const [call] = (await t.call('listMessages', { limit: 1 })).items;
+    gate = new Promise<void>((ok) => (answer = ok));
+    const replay = t.call('replayMessage', { id: call.id });
+    await r.waitForRequests(2);
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'));
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.exec('DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM calls;');
+      answer();
+      await expect(replay).rejects.toMatchObject({ status: 404, message: expect.stringContaining('deleted while it was being sent') });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM attempts').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+
   it('purge erases the user from the stored request bodies: batch items become null, single calls go', async () => {
     engine = await startTestEngine({ config: { sources: [{ name: 'quiet', writeKey: 'wk_quiet' }] } });
     const t = engine;

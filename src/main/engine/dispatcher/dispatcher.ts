@@ -126,8 +126,8 @@ export class Dispatcher {
     // receiver's. Leave the row in_flight; the next start sends it again (at least once).
     if (this.abandoned) return;
     const update = afterRound(d, round, settings, startedAt, now(), random);
-    await this.commit(d, update, round.attempts);
-    if (update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
+    const recorded = await this.commit(d, update, round.attempts);
+    if (recorded && update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
   }
 
   private async runManual(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
@@ -154,15 +154,16 @@ export class Dispatcher {
       deliveredAt: ok ? now() : null,
       lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
     };
-    return this.commit(d, update, round.attempts);
+    const recorded = await this.commit(d, update, round.attempts);
+    if (!recorded) throw new HttpError(404, `not found: message ${d.callId} was deleted while it was being sent`);
+    return recorded;
   }
 
-  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts): Promise<Attempt[]> {
+  /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
+  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts): Promise<Attempt[] | null> {
     const { store } = this.deps;
-    const ids = await store.writes.run(() => {
-      store.deliveries.update(update);
-      return attempts.map((a) => store.deliveries.insertAttempt(a));
-    });
+    const ids = await store.writes.run(() => (store.deliveries.update(update) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null));
+    if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
     const recorded = attempts.map((a, i) => recordedAttempt(a, ids[i], d.body));
     this.deps.onAttempts(d.callId, recorded);

@@ -112,8 +112,9 @@ export class DeliveriesRepo {
     return Number(this.insertStmt.run(callId, sourceId, type, JSON.stringify(urls), pending, body).lastInsertRowid);
   }
 
-  update(u: DeliveryUpdate): void {
-    this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls) });
+  /** False when the delivery is gone (its call purged while an attempt was out). */
+  update(u: DeliveryUpdate): boolean {
+    return this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls) }).changes > 0;
   }
 
   setState(id: number, state: DeliveryState): void {
