@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Transport } from '../../src/renderer/api/transport.types';
+import type { ConnectionStatus, Transport } from '../../src/renderer/api/transport.types';
 import { createAppStore } from '../../src/renderer/stores/app.store';
 import { connectLiveEvents } from '../../src/renderer/stores/live-events';
 import type { EngineEvent, OpName } from '../../src/shared/api.contract';
@@ -67,5 +67,30 @@ describe('live events', () => {
     await settle();
     expect(f.calls.filter((n) => n === 'listMessages')).toHaveLength(1);
     expect(store.getState().calls.map((c) => c.id)).toEqual([2, 1]);
+  });
+
+  it('after a reconnect every screen reads its data again, the simulation screens included', async () => {
+    const asked: OpName[] = [];
+    let setStatus: (s: ConnectionStatus) => void = () => {};
+    const empty: Partial<Record<OpName, unknown>> = { listMessages: page([]), listSources: [], listReceivers: [], listReceiverRequests: [], listAudiences: [], listDeletions: [], getLoad: null };
+    const transport: Transport = {
+      kind: 'http',
+      async call(name) {
+        asked.push(name);
+        return (empty[name] ?? {}) as never;
+      },
+      subscribe: () => () => {},
+      onStatus: (l) => ((setStatus = l), () => {}),
+    };
+    const store = createAppStore(transport);
+    store.setState({ selectedReceiverId: 'r1' });
+    connectLiveEvents(store, transport, 5);
+    setStatus('open');
+    await settle();
+    asked.length = 0;
+    setStatus('reconnecting');
+    setStatus('open');
+    await settle();
+    expect(new Set(asked)).toEqual(new Set(['listMessages', 'listSources', 'clientState', 'listReceivers', 'listReceiverRequests', 'listAudiences', 'listDeletions', 'getLoad']));
   });
 });

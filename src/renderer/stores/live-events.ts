@@ -73,11 +73,17 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     if (status !== 'open') return;
     const s = store.getState();
     if (wasOpen) {
-      // Events sent while disconnected are lost: reload what the screens show.
+      // Events sent while disconnected are lost: reload what the screens show, the simulation
+      // screens' included (an engine restarted meanwhile has other receivers' requests, load run…).
       void s.loadCalls();
       void s.loadSources();
       void s.loadClient();
       void s.refreshDetail();
+      void s.loadReceivers();
+      void s.loadReceiverRequests();
+      void s.loadAudiences();
+      void s.loadDeletions();
+      void s.fetchLoadRun();
     } else {
       void s.resyncCalls();
     }
