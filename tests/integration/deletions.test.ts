@@ -257,8 +257,11 @@ describe('deletion requests', () => {
     ];
     expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_quiet' })).status).toBe(200);
     await t.post('/v1/identify', { userId: 'u-gone', traits: { email: 'gone@example.com' } }, { writeKey: 'wk_quiet' });
+    // A batch of only the user's calls goes whole, with its envelope (one device's context).
+    const own = [{ type: 'track', userId: 'u-gone', event: 'Mine' }, { type: 'page', userId: 'u-gone', name: 'Home' }];
+    expect((await t.post('/v1/batch', { batch: own, context: { traits: { email: 'gone@example.com' } } }, { writeKey: 'wk_quiet' })).status).toBe(200);
     const del = await t.call('createDeletion', { userId: 'u-gone', purge: true });
-    expect(del).toMatchObject({ purgedCalls: 2, status: 'no_sources' });
+    expect(del).toMatchObject({ purgedCalls: 4, status: 'no_sources' });
 
     const kept = (await t.call('listMessages', { userId: 'u-keep', limit: 10 })).items;
     const raws = await Promise.all(kept.map(async (c) => (await t.call('getMessage', { id: c.id })).call));

@@ -51,8 +51,9 @@ export class RequestsRepo {
 
   /**
    * Erases items from stored bodies (a purge must not leave a user's calls inside the batch they
-   * arrived in). A batch item becomes null, keeping every other item's index; a request left with
-   * nothing of value is deleted.
+   * arrived in). A batch item becomes null, keeping every other item's index. A request left with no
+   * call (a single call, or a batch whose every item is gone) is deleted, envelope and all; a batch
+   * that still holds others' calls keeps its envelope, which they share.
    */
   redact(items: { requestId: number; batchIndex: number | null }[]): void {
     const byRequest = new Map<number, number[]>();
@@ -70,7 +71,8 @@ export class RequestsRepo {
       } else {
         const batch = [...body.batch];
         for (const i of indexes) batch[i] = null;
-        update.run(JSON.stringify({ ...body, batch }), id);
+        if (batch.every((item) => item === null)) remove.run(id);
+        else update.run(JSON.stringify({ ...body, batch }), id);
       }
       if (this.cached?.id === id) this.cached = null;
     }
