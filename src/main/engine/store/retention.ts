@@ -8,9 +8,11 @@ const CHUNK = 5000;
  * collector's group commits are never held up for long. Calls whose delivery is still unfinished
  * are kept: pruning must not lose work the dispatcher still owes a receiver.
  *
- * Request rows go with their calls. Calls are written in request order, so every request older than
- * the oldest remaining call's is unreferenced; a request newer than that one whose calls are all gone
- * waits until that older call is pruned too.
+ * Request rows go with their calls. Calls are written in request order, so while pruning, every
+ * request older than the oldest remaining call's is unreferenced. Once done, the calls left below the
+ * cutoff are only those kept for their delivery (few), and any other request below the newest calls'
+ * is unreferenced too: without that pass, one call retrying for hours would keep every request body
+ * received after it.
  */
 export function pruneCalls(db: Db, calls: CallsRepo, keep: number): number {
   const cutoffRow = db.prepare('SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?').get(keep) as { id: number } | undefined;
@@ -31,6 +33,12 @@ export function pruneCalls(db: Db, calls: CallsRepo, keep: number): number {
     })();
     removed += ids.length;
     if (ids.length < CHUNK) break;
+  }
+  if (removed > 0) {
+    db.prepare(
+      `DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls WHERE id >= @cutoff ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))
+        AND id NOT IN (SELECT request_id FROM calls WHERE id < @cutoff)`,
+    ).run({ cutoff });
   }
   return removed;
 }
