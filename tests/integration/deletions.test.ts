@@ -32,6 +32,23 @@ async function settled(t: TestEngine) {
   }, 'every delivery to finish');
 }
 
+/** One source with Webhooks to `r`, retrying a failed round once after `delayMs`. */
+function engineRetryingAfter(r: TestReceiver, delayMs: number) {
+  return startTestEngine({
+    config: {
+      sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
+      settings: { retrySchedule: { preset: 'custom', delaysMs: [delayMs], jitter: 0, windowMs: 60_000 } },
+    },
+  });
+}
+
+/** A second connection to the engine's database, writing while the engine runs. */
+function openLive(t: TestEngine) {
+  const db = new Database(join(t.dataDir, 'webhook-lab.db'));
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 async function doneDeletion(t: TestEngine, id: string, status = 'done') {
   return waitFor(async () => (await t.call('listDeletions', {})).find((d) => d.id === id && d.status === status), `deletion ${status}`);
 }
@@ -155,12 +172,7 @@ describe('deletion requests', () => {
       res.writeHead(500).end();
     });
     receivers.push(r);
-    engine = await startTestEngine({
-      config: {
-        sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
-        settings: { retrySchedule: { preset: 'custom', delaysMs: [300], jitter: 0, windowMs: 60_000 } },
-      },
-    });
+    engine = await engineRetryingAfter(r, 300);
     const t = engine;
     await t.post('/v1/track', { userId: 'u', event: 'Slow' }, { writeKey: 'wk_web' });
     await t.post('/v1/track', { userId: 'other', event: 'Kept' }, { writeKey: 'wk_web' });
@@ -193,19 +205,13 @@ describe('deletion requests', () => {
       res.writeHead(500).end();
     });
     receivers.push(r);
-    engine = await startTestEngine({
-      config: {
-        sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
-        settings: { retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 60_000 } },
-      },
-    });
+    engine = await engineRetryingAfter(r, 200);
     const t = engine;
     await t.post('/v1/track', { userId: 'u', event: 'Gone' }, { writeKey: 'wk_web' });
     await r.waitForRequests(1);
     // What a purge that did not wait for the round would leave: the round out, its rows gone.
-    const db = new Database(join(t.dataDir, 'webhook-lab.db'));
+    const db = openLive(t);
     try {
-      db.pragma('busy_timeout = 5000');
       db.exec('DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM calls;');
       answer();
       await new Promise((ok) => setTimeout(ok, 800));
@@ -235,9 +241,8 @@ describe('deletion requests', () => {
     gate = new Promise<void>((ok) => (answer = ok));
     const replay = t.call('replayMessage', { id: call.id });
     await r.waitForRequests(2);
-    const db = new Database(join(t.dataDir, 'webhook-lab.db'));
+    const db = openLive(t);
     try {
-      db.pragma('busy_timeout = 5000');
       db.exec('DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM calls;');
       answer();
       await expect(replay).rejects.toMatchObject({ status: 404, message: expect.stringContaining('deleted while it was being sent') });
