@@ -147,6 +147,11 @@ export interface ApiClient {
   call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>>;
   /** Engine events, delivered in batches; returns an unsubscribe function. */
   subscribe(listener: (events: EngineEvent[]) => void): () => void;
+  /**
+   * exportDeliveries as a file, where the transport can stream it (HTTP: GET /api/export/file);
+   * without it, callers use the operation.
+   */
+  exportFile?(input: OpInput<'exportDeliveries'>): Promise<{ filename: string; blob: Blob }>;
 }
 
 /** Errors cross HTTP and IPC as this shape. */

@@ -6,6 +6,12 @@ import type { OpDef } from './api.contract';
 
 export const API_PREFIX = '/api';
 
+/**
+ * HTTP only: exportDeliveries's file itself, streamed (GET /api/export/file, same query), for
+ * exports too large to hold as one JSON string. IPC has the operation alone.
+ */
+export const EXPORT_FILE_PATH = '/export/file';
+
 export interface HttpRequestShape {
   method: string;
   url: string;

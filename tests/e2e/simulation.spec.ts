@@ -139,7 +139,13 @@ test('a 500 mock receiver under time-warp ×1000: the whole default schedule run
   await page.getByTestId('filter-search').fill('warp_user');
   await expect(page.getByTestId('calls-total')).toHaveText('1 call');
   await page.getByTestId('export-menu').locator('summary').click();
-  const [har] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-har').click()]);
+  // Streamed from the engine (GET /api/export/file), with the inspector's filters in the query.
+  const [har, request] = await Promise.all([
+    page.waitForEvent('download'),
+    page.waitForRequest((r) => r.url().includes('/api/export/file?')),
+    page.getByTestId('export-har').click(),
+  ]);
+  expect(new URL(request.url()).searchParams.get('q')).toBe('warp_user');
   expect(har.suggestedFilename()).toMatch(/\.har$/);
   const harDoc = JSON.parse(readFileSync(await har.path(), 'utf8')) as { log: { entries: { response: { status: number } }[] } };
   expect(harDoc.log.entries).toHaveLength(expected);

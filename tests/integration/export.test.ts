@@ -4,6 +4,8 @@ import type { CallDetail } from '../../src/shared/types';
 import type { Har, HarEntry } from '../../src/main/engine/simulation/export-har';
 import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { closedPort, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { startControlServer } from '../../src/main/server/control-server';
+import { exportInputSchema } from '../../src/shared/simulation.contract';
 
 // har-validator checks a document against the HAR 1.2 JSON schema (har-schema); it has no types.
 const harValidator = createRequire(__filename)('har-validator') as { har(doc: unknown): Promise<boolean> };
@@ -173,5 +175,70 @@ describe('export as HAR', () => {
     const empty = JSON.parse((await t.call('exportDeliveries', { format: 'har', type: 'alias' })).content) as Har;
     expect(await validHar(empty)).toBe(true);
     expect(empty.log.entries).toEqual([]);
+  });
+});
+
+describe('export as a streamed file (GET /api/export/file)', () => {
+  const TOKEN = 'export-token';
+  let server: Awaited<ReturnType<typeof startControlServer>>;
+  beforeAll(async () => {
+    server = await startControlServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await server?.app.close();
+  });
+  const get = (query: string, token = TOKEN) => fetch(`${server.url}/api/export/file?${query}`, { headers: { authorization: `Bearer ${token}` } });
+
+  it("is the operation's file, byte for byte, sent as a download", async () => {
+    for (const [format, query] of [['jsonl', 'format=jsonl'], ['har', 'format=har'], ['jsonl', 'format=jsonl&status=delivered&limit=1']] as const) {
+      const op = await t.call('exportDeliveries', Object.fromEntries(new URLSearchParams(query)) as { format: typeof format });
+      const res = await get(query);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(`${op.contentType}; charset=utf-8`);
+      expect(res.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="webhook-lab-[0-9TZ-]+\\.${format}"$`));
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.text()).toBe(op.content);
+    }
+  });
+
+  it('refuses a bad query with the field named, before sending anything; and needs the token', async () => {
+    const bad = await get('format=har&status=bogus');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ fields: [{ path: 'status' }] });
+    const noFormat = await get('limit=5');
+    expect(noFormat.status).toBe(400);
+    expect(await noFormat.json()).toMatchObject({ fields: [{ path: 'format' }] });
+    expect((await get('format=jsonl&limit=0')).status).toBe(400);
+    expect((await get('format=jsonl', 'wrong')).status).toBe(401);
+  });
+});
+
+describe('a large export', () => {
+  it('is read a piece at a time, with the event loop free between pieces', async () => {
+    const bulk = await startTestEngine({ config: { sources: [{ name: 'bulk', writeKey: 'wk_bulk' }] } });
+    try {
+      for (let b = 0; b < 5; b++) {
+        const batch = Array.from({ length: 90 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'Bulk', messageId: `bulk-${b}-${i}` }));
+        expect((await bulk.post('/v1/batch', { batch }, { writeKey: 'wk_bulk' })).status).toBe(200);
+      }
+      const file = bulk.engine.openExport(exportInputSchema.parse({ format: 'jsonl', limit: 1000 }));
+      const pieces: { text: string; loopRan: boolean }[] = [];
+      const it = file.chunks[Symbol.asyncIterator]();
+      for (;;) {
+        // Runs only if the exporter went back to the event loop before its next piece.
+        let loopRan = false;
+        setImmediate(() => (loopRan = true));
+        const next = await it.next();
+        if (next.done) break;
+        pieces.push({ text: next.value, loopRan });
+      }
+      expect(pieces.length).toBeGreaterThanOrEqual(3);
+      expect(pieces.slice(1).every((p) => p.loopRan)).toBe(true);
+      const text = pieces.map((p) => p.text).join('');
+      expect(lines(text).map((r) => r.call.messageId)).toEqual(Array.from({ length: 450 }, (_, n) => `bulk-${Math.floor(n / 90)}-${n % 90}`));
+      expect(text).toBe((await bulk.call('exportDeliveries', { format: 'jsonl', limit: 1000 })).content);
+    } finally {
+      await bulk.stop();
+    }
   });
 });

@@ -46,6 +46,30 @@ const json = (res: ServerResponse, status: number, value: unknown) => {
   res.end(JSON.stringify(value));
 };
 
+describe('HTTP transport: export files', () => {
+  it('downloads from /api/export/file with the token and the filters set, named by Content-Disposition', async () => {
+    const { base, seen } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-disposition': 'attachment; filename="webhook-lab-x.jsonl"' });
+      res.end('{"a":1}\n{"a":2}\n');
+    });
+    const t = createHttpTransport({ token: 'tok-2', baseUrl: base });
+    const file = await t.exportFile!({ format: 'jsonl', status: 'failed', q: 'user 1', sourceId: undefined, type: '' });
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/export/file?format=jsonl&status=failed&q=user+1', auth: 'Bearer tok-2' });
+    expect(file.filename).toBe('webhook-lab-x.jsonl');
+    expect(await file.blob.text()).toBe('{"a":1}\n{"a":2}\n');
+  });
+
+  it('throws ApiError with the field errors of a refused query, and status 0 when the engine is unreachable', async () => {
+    const { base } = await serve((_req, res) => json(res, 400, { error: 'invalid input', fields: [{ path: 'status', message: 'expected one of …' }] }));
+    const t = createHttpTransport({ token: 'tok', baseUrl: base });
+    const refused = await t.exportFile!({ format: 'har', status: 'bogus' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 400, fields: [{ path: 'status' }] });
+    const gone = createHttpTransport({ token: 'tok', baseUrl: 'http://127.0.0.1:9' });
+    await expect(gone.exportFile!({ format: 'har' })).rejects.toMatchObject({ status: 0 });
+  });
+});
+
 describe('HTTP transport: operations', () => {
   it('maps operations onto /api with the Bearer token, query strings for GET, JSON bodies otherwise', async () => {
     const { base, seen } = await serve((req, res) => json(res, 200, req.method === 'GET' ? { items: [], total: 0, next: null } : { id: 's1' }));

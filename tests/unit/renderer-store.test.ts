@@ -62,6 +62,11 @@ beforeAll(async () => {
         const more = match.filter((c) => c.id < before).length > limit;
         return send(200, { items, total: match.length, next: more ? items[items.length - 1].id : null });
       }
+      if (u.pathname === '/api/export') return send(200, { filename: 'whole.har', contentType: 'application/json', content: `{"q":"${u.searchParams.get('q')}"}` });
+      if (u.pathname === '/api/export/file') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': 'attachment; filename="streamed.har"' });
+        return res.end(`{"q":"${u.searchParams.get('q')}"}`);
+      }
       if (u.pathname === '/api/client/calls') return send(200, { messageId: 'mid-1', queued: 1 });
       if (u.pathname === '/api/client/flush') return send(200, { sent: 1, batches: 1, errors: [] });
       if (u.pathname === '/api/sources/s1' && req.method === 'PATCH') {
@@ -149,6 +154,21 @@ describe('mergeCallEvents', () => {
     expect(mergeCallEvents(base, [summary(3)], []).items.map((c) => c.id)).toEqual([10, 9, 8]);
     const searching = { ...base, filters: { q: 'M-11' } };
     expect(mergeCallEvents(searching, [summary(11), summary(12)], []).items.map((c) => c.id)).toEqual([11, 10, 9, 8]);
+  });
+});
+
+describe('export', () => {
+  it('takes the streamed file where the transport has it, else the operation (IPC), with the filters', async () => {
+    const transport = createHttpTransport({ token: 't', baseUrl: base });
+    const streamed = createAppStore(transport);
+    streamed.getState().setFilters({ q: ' user_3 ' });
+    const withoutStream = createAppStore({ ...transport, exportFile: undefined });
+    withoutStream.getState().setFilters({ q: ' user_3 ' });
+    const a = (await streamed.getState().exportDeliveries('har'))!;
+    const b = (await withoutStream.getState().exportDeliveries('har'))!;
+    expect([a.filename, await a.blob.text()]).toEqual(['streamed.har', '{"q":"user_3"}']);
+    expect([b.filename, b.blob.type, await b.blob.text()]).toEqual(['whole.har', 'application/json', '{"q":"user_3"}']);
+    expect(requests.filter((r) => r.url.startsWith('/api/export')).map((r) => r.url.split('?')[0])).toEqual(['/api/export/file', '/api/export']);
   });
 });
 

@@ -84,6 +84,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       collectorUrl,
       dataDir: opts.dataDir,
       handlers,
+      openExport: (input) => sim.openExport(input),
       onEvents: (listener) => events.on(listener),
       stop: () =>
         (stopping ??= (async () => {

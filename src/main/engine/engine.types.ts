@@ -1,4 +1,5 @@
-import type { ApiHandlers, EngineEvent } from '../../shared/api.contract';
+import type { ApiHandlers, EngineEvent, OpParsed } from '../../shared/api.contract';
+import type { ExportStream } from './simulation/export';
 import type { Config } from '../../shared/config.schema';
 import type { SettingsPatch } from '../../shared/settings.schema';
 
@@ -23,6 +24,11 @@ export interface Engine {
   readonly dataDir: string;
   /** Every operation of the API contract; input must already be parsed with the op's schema. */
   readonly handlers: ApiHandlers;
+  /**
+   * What exportDeliveries returns, as text pulled a piece at a time (GET /api/export/file): a large
+   * export is never held in memory whole. Throws a ValidationError for a bad filter.
+   */
+  openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
   /** Engine events in batches (coalesced per tick). Returns an unsubscribe function. */
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
   /** Stop accepting, finish or persist in-flight work, close the database. */

@@ -5,6 +5,7 @@ import { join, relative, sep } from 'node:path';
 import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { registerApiRoutes, sendError } from './api-routes';
+import { registerExportRoute } from './export-route';
 import { hostAllowed, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
@@ -34,6 +35,7 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
 
   app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
   registerApiRoutes(app, o.engine);
+  registerExportRoute(app, o.engine);
   app.all(`${API_PREFIX}/*`, async (req, reply) => reply.code(404).send({ error: `no such operation: ${req.method} ${req.url.split('?')[0]}` }));
 
   const staticDir = o.staticDir;

@@ -1,6 +1,6 @@
 import type { Api, EngineEvent, OpInput, OpName, OpOutput } from '../../shared/api.contract';
 import { ApiError } from '../../shared/api-error';
-import { toHttpRequest } from '../../shared/http-mapping';
+import { API_PREFIX, EXPORT_FILE_PATH, toHttpRequest } from '../../shared/http-mapping';
 import { sameQuery, type EarlyAnswer, type EarlyRequest } from './early-request';
 import { SseParser } from './sse-parser';
 import type { ConnectionStatus, Transport } from './transport.types';
@@ -88,6 +88,30 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     return json as OpOutput<K>;
   }
 
+  /** The streamed export route: the engine never holds the file whole, the browser keeps it as a Blob. */
+  async function exportFile(input: OpInput<'exportDeliveries'>): Promise<{ filename: string; blob: Blob }> {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(input)) if (value !== undefined && value !== '') query.set(key, String(value));
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${API_PREFIX}${EXPORT_FILE_PATH}?${query}`, { headers: auth });
+    } catch (err) {
+      throw new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+    }
+    if (!res.ok) {
+      const text = await res.text();
+      let body: { error?: string } = { error: text.slice(0, 200) || undefined };
+      try {
+        body = JSON.parse(text) as { error?: string };
+      } catch {
+        // not JSON: the text itself is the best message
+      }
+      throw ApiError.fromBody(res.status, body);
+    }
+    const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'webhook-lab-export';
+    return { filename, blob: await res.blob() };
+  }
+
   async function stream(signal: AbortSignal, attempt: number): Promise<void> {
     let opened = false;
     try {
@@ -145,6 +169,7 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
   return {
     kind: 'http',
     call,
+    exportFile,
     subscribe(listener) {
       listeners.add(listener);
       if (listeners.size === 1) start();

@@ -1,6 +1,5 @@
 import type { ApiClient } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
-import type { ExportFile } from '../../shared/simulation.contract';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 import { connectSimulationEvents } from './sim-events';
@@ -16,7 +15,7 @@ export interface SimToolsSlice {
   /** Applies at once: retries already scheduled move to the new speed. */
   setTimeScale(scale: number): Promise<boolean>;
   /** Deliveries matching the inspector's current filters. */
-  exportDeliveries(format: 'jsonl' | 'har'): Promise<ExportFile | null>;
+  exportDeliveries(format: 'jsonl' | 'har'): Promise<{ filename: string; blob: Blob } | null>;
   exportConfig(): Promise<string | null>;
   /** `text` is the config file's JSON; the engine validates it. */
   importConfig(text: string): Promise<boolean>;
@@ -47,13 +46,16 @@ export const createSimToolsSlice =
       const f = get().filters;
       set({ exporting: true });
       try {
-        return await api.call('exportDeliveries', {
+        const input = {
           format,
           sourceId: f.sourceId || undefined,
           type: f.type || undefined,
           status: f.status || undefined,
           q: f.q?.trim() || undefined,
-        });
+        };
+        if (api.exportFile) return await api.exportFile(input);
+        const file = await api.call('exportDeliveries', input);
+        return { filename: file.filename, blob: new Blob([file.content], { type: file.contentType }) };
       } catch (err) {
         get().notify(`Export failed: ${errorText(err)}`, 'error');
         return null;

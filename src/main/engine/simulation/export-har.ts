@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Attempt, CallDetail } from '../../../shared/types';
+import type { Attempt, CallSummary } from '../../../shared/types';
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per webhook attempt, so a
 // delivery history opens in browser devtools, Charles, Fiddler or any HAR viewer.
@@ -75,7 +75,8 @@ function queryString(url: string): HarHeader[] {
   }
 }
 
-export function harEntry(detail: CallDetail, a: Attempt): HarEntry {
+/** The HAR entry of one attempt of the call `call`. */
+export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt): HarEntry {
   const responseBody = a.responseBody ?? '';
   const bodyBytes = Buffer.byteLength(responseBody);
   const declared = Number(headerValue(a.responseHeaders, 'content-length'));
@@ -118,8 +119,8 @@ export function harEntry(detail: CallDetail, a: Attempt): HarEntry {
     timings: { send: 0, wait: duration, receive: 0 },
     ...(a.timedOut ? { comment: 'timed out' } : {}),
     _webhookLab: {
-      callId: detail.call.id,
-      messageId: detail.call.messageId,
+      callId: call.id,
+      messageId: call.messageId,
       deliveryId: a.deliveryId,
       attemptId: a.id,
       round: a.round,
@@ -134,10 +135,10 @@ export function harEntry(detail: CallDetail, a: Attempt): HarEntry {
   };
 }
 
-/** Serializes entries as they come, so a large export is never held twice as objects. */
-export function harDocument(creatorVersion: string, entries: Iterable<HarEntry>): string {
-  const parts: string[] = [];
-  for (const e of entries) parts.push(JSON.stringify(e));
-  const head = JSON.stringify({ version: '1.2', creator: { name: 'Webhook Lab', version: creatorVersion } }).slice(0, -1);
-  return `{"log":${head},"entries":[${parts.join(',')}]}}\n`;
+/** A HAR document is this, the entries joined by commas, then HAR_TAIL: written as entries are read. */
+export function harHead(creatorVersion: string): string {
+  const log = JSON.stringify({ version: '1.2', creator: { name: 'Webhook Lab', version: creatorVersion } }).slice(0, -1);
+  return `{"log":${log},"entries":[`;
 }
+
+export const HAR_TAIL = ']}}\n';

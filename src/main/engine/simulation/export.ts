@@ -1,13 +1,28 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DELIVERY_FILTERS, type OpParsed } from '../../../shared/api.contract';
 import type { ExportFile } from '../../../shared/simulation.contract';
-import type { CallDetail } from '../../../shared/types';
 import { ValidationError } from '../../../shared/validation-error';
 import type { CallFilter } from '../store/calls.repo';
+import type { Store } from '../store/store';
 import { VERSION } from '../version';
-import { harDocument, harEntry, type HarEntry } from './export-har';
+import { harEntry, harHead, HAR_TAIL } from './export-har';
 import type { Feature, SimulationDeps } from './simulation-deps';
 
 type ExportInput = OpParsed<'exportDeliveries'>;
+
+/** An export as it is written: the file's name and type, then its text a piece at a time. */
+export interface ExportStream {
+  filename: string;
+  contentType: string;
+  chunks: AsyncIterable<string>;
+}
+
+/**
+ * Calls (JSON Lines) or attempts (HAR) read per piece. Between pieces the engine goes back to its
+ * event loop, so an export of 200,000 calls does not hold up the collector, and the text is never
+ * all in memory when it is streamed (GET /api/export/file).
+ */
+const PAGE = 200;
 
 /**
  * Export of the inspector's history (issue 5): JSON Lines, one line per call in the shape of
@@ -22,36 +37,62 @@ export class Exporter implements Feature<'exportDeliveries'> {
     return { exportDeliveries: (input: ExportInput) => this.export(input) };
   }
 
-  export(input: ExportInput): ExportFile {
-    const details = this.details(input);
-    const stamp = new Date(this.deps.now()).toISOString().replace(/[:.]/g, '-');
-    if (input.format === 'jsonl') {
-      return {
-        filename: `webhook-lab-${stamp}.jsonl`,
-        contentType: 'application/x-ndjson',
-        content: details.map((d) => `${JSON.stringify(d)}\n`).join(''),
-      };
-    }
-    const entries: HarEntry[] = [];
-    for (const d of details) for (const delivery of d.deliveries) for (const a of delivery.attempts) entries.push(harEntry(d, a));
-    // HAR viewers expect entries oldest first; retries of older calls interleave with newer calls.
-    entries.sort((x, y) => Date.parse(x.startedDateTime) - Date.parse(y.startedDateTime) || x._webhookLab.attemptId - y._webhookLab.attemptId);
-    return { filename: `webhook-lab-${stamp}.har`, contentType: 'application/json', content: harDocument(VERSION, entries) };
+  /** The whole file as one string: the API operation (and so IPC). Large exports: `open` streams. */
+  async export(input: ExportInput): Promise<ExportFile> {
+    const stream = this.open(input);
+    const parts: string[] = [];
+    for await (const chunk of stream.chunks) parts.push(chunk);
+    return { filename: stream.filename, contentType: stream.contentType, content: parts.join('') };
   }
 
-  private details(input: ExportInput): CallDetail[] {
+  /**
+   * Which calls is decided now (a bad filter throws here, before anything is sent); what is read of
+   * them, as the text is pulled. A call deleted meanwhile (retention, a purge) is left out.
+   */
+  open(input: ExportInput): ExportStream {
     const { store } = this.deps;
     const filter = toFilter(input);
     // One query (the repo's own filter, so the export matches the inspector's list), newest first.
-    const ids = store.calls.list({ ...filter, limit: input.limit }).items.map((c) => c.id);
+    const ids = store.calls.ids({ ...filter, limit: input.limit });
     ids.reverse();
-    const out: CallDetail[] = [];
-    for (const id of ids) {
-      const call = store.calls.get(id);
-      if (call) out.push({ call, deliveries: store.deliveries.forCall(id) });
-    }
-    return out;
+    const stamp = new Date(this.deps.now()).toISOString().replace(/[:.]/g, '-');
+    return input.format === 'jsonl'
+      ? { filename: `webhook-lab-${stamp}.jsonl`, contentType: 'application/x-ndjson', chunks: jsonLines(store, ids) }
+      : { filename: `webhook-lab-${stamp}.har`, contentType: 'application/json', chunks: harText(store, ids) };
   }
+}
+
+async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
+  for (let i = 0; i < ids.length; i += PAGE) {
+    if (i > 0) await nextTurn();
+    let text = '';
+    for (const id of ids.slice(i, i + PAGE)) {
+      const call = store.calls.get(id);
+      if (call) text += `${JSON.stringify({ call, deliveries: store.deliveries.forCall(id) })}\n`;
+    }
+    if (text) yield text;
+  }
+}
+
+/** HAR viewers expect entries oldest first; retries of older calls interleave with newer calls. */
+async function* harText(store: Store, callIds: number[]): AsyncGenerator<string> {
+  const order = store.deliveries.attemptOrder(callIds);
+  yield harHead(VERSION);
+  let first = true;
+  for (let i = 0; i < order.length; i += PAGE) {
+    await nextTurn();
+    const page = order.slice(i, i + PAGE).map((pair) => pair[1]);
+    const found = store.deliveries.attemptsById(page);
+    let text = '';
+    for (const id of page) {
+      const a = found.get(id);
+      if (!a) continue;
+      text += (first ? '' : ',') + JSON.stringify(harEntry({ id: a.callId, messageId: a.messageId }, a.attempt));
+      first = false;
+    }
+    if (text) yield text;
+  }
+  yield HAR_TAIL;
 }
 
 function toFilter(input: ExportInput): Omit<CallFilter, 'limit'> {

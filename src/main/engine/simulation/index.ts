@@ -1,4 +1,4 @@
-import type { ApiHandlers } from '../../../shared/api.contract';
+import type { ApiHandlers, OpParsed } from '../../../shared/api.contract';
 import type { simulationOps } from '../../../shared/simulation.contract';
 import type { Config } from '../../../shared/config.schema';
 import type { SimulationDeps } from './simulation-deps';
@@ -6,7 +6,7 @@ import { ReceiversService } from './receivers-service';
 import { Deletions } from './deletions';
 import { Audiences } from './audiences/audience-service';
 import { LoadGenerator } from './load-generator';
-import { Exporter } from './export';
+import { Exporter, type ExportStream } from './export';
 import { ConfigIo } from './config-io';
 
 export type SimulationHandlers = Pick<ApiHandlers, keyof typeof simulationOps>;
@@ -15,6 +15,8 @@ export interface Simulation {
   handlers: SimulationHandlers;
   /** Applies a config file's mock receivers and audiences (sources and settings too). */
   applyConfig(config: Config): Promise<void>;
+  /** exportDeliveries as a stream of text, for GET /api/export/file. */
+  openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startSimulation(deps: SimulationDeps, opts: { receiverPort
       ...configIo.handlers(),
     },
     applyConfig: (config) => configIo.apply(config),
+    openExport: (input) => exporter.open(input),
     stop: async () => {
       await load.stop();
       await audiences.stop();

@@ -178,6 +178,30 @@ export class CallsRepo {
   }
 
   list(f: CallFilter): Page<CallSummary> {
+    const { where, filter, args } = this.where(f);
+    const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
+    // The total needs the join only when filtering on delivery state; without it, counting 100,000
+    // calls for the inspector's first page is several times cheaper.
+    const joinForCount = f.status !== undefined && f.status !== 'dropped';
+    const total =
+      where.length === 0
+        ? this.count()
+        : (this.db.prepare(`SELECT COUNT(*) AS n ${joinForCount ? from : 'FROM calls c'} ${filter}`).get(...args) as { n: number }).n;
+    const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} ${from} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
+      .all(...args, ...(f.before ? [f.before] : []), f.limit) as SummaryRow[];
+    const items = rows.map((r) => this.toSummary(r));
+    return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
+  }
+
+  /** The ids list() pages through (newest `limit` matching, newest first), without building summaries. */
+  ids(f: CallFilter): number[] {
+    const { filter, args } = this.where(f);
+    return this.db.prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id ${filter} ORDER BY c.id DESC LIMIT ?`).pluck().all(...args, f.limit) as number[];
+  }
+
+  private where(f: CallFilter): { where: string[]; filter: string; args: unknown[] } {
     const where: string[] = [];
     const args: unknown[] = [];
     const add = (clause: string, ...values: unknown[]) => {
@@ -194,21 +218,7 @@ export class CallsRepo {
     if (f.q) {
       add("(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE '\\')", f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
     }
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
-    // The total needs the join only when filtering on delivery state; without it, counting 100,000
-    // calls for the inspector's first page is several times cheaper.
-    const joinForCount = f.status !== undefined && f.status !== 'dropped';
-    const total =
-      where.length === 0
-        ? this.count()
-        : (this.db.prepare(`SELECT COUNT(*) AS n ${joinForCount ? from : 'FROM calls c'} ${filter}`).get(...args) as { n: number }).n;
-    const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
-    const rows = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} ${from} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
-      .all(...args, ...(f.before ? [f.before] : []), f.limit) as SummaryRow[];
-    const items = rows.map((r) => this.toSummary(r));
-    return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
+    return { where, filter: where.length ? `WHERE ${where.join(' AND ')}` : '', args };
   }
 
   summaries(ids: number[]): CallSummary[] {

@@ -88,6 +88,8 @@ export class DeliveriesRepo {
   private readonly byIdStmt;
   private readonly attemptsStmt;
   private readonly dueStmt;
+  private readonly attemptOrderStmt;
+  private readonly attemptsByIdStmt;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -105,6 +107,11 @@ export class DeliveriesRepo {
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
     this.dueStmt = db.prepare("SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?");
+    this.attemptOrderStmt = db.prepare(
+      'SELECT a.started_at, a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.call_id IN (SELECT value FROM json_each(?))',
+    ).raw();
+    this.attemptsByIdStmt = db.prepare(`SELECT a.*, d.body AS d_body, d.call_id, c.message_id FROM attempts a
+      JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
   insert(callId: number, sourceId: string, type: OutboundType, urls: WebhookUrl[], body: Buffer): number {
@@ -181,6 +188,29 @@ export class DeliveriesRepo {
       .run(now, now, factor);
   }
 
+  /**
+   * The attempts of these calls' deliveries, as [startedAt, attemptId] pairs in time order (ties by
+   * id): the order of a HAR export, found without reading the attempts themselves.
+   */
+  attemptOrder(callIds: number[]): number[][] {
+    const pairs: number[][] = [];
+    // json_each binds any number of ids as one parameter; chunks keep each statement's input small.
+    for (let i = 0; i < callIds.length; i += ID_CHUNK) {
+      const chunk = JSON.stringify(callIds.slice(i, i + ID_CHUNK));
+      for (const r of this.attemptOrderStmt.all(chunk) as [number, number][]) pairs.push(r);
+    }
+    return pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  }
+
+  /** Attempts by id, each with its call's id and messageId; an attempt deleted meanwhile is absent. */
+  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null }> {
+    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null }>();
+    for (const r of this.attemptsByIdStmt.all(JSON.stringify(ids)) as (AttemptRow & { d_body: Buffer; call_id: number; message_id: string | null })[]) {
+      out.set(r.id, { attempt: toAttempt(r, r.d_body.toString('utf8')), callId: r.call_id, messageId: r.message_id });
+    }
+    return out;
+  }
+
   forCall(callId: number): (Delivery & { attempts: Attempt[] })[] {
     const row = this.byCallStmt.get(callId) as DeliveryRow | undefined;
     if (!row) return [];
@@ -191,6 +221,9 @@ export class DeliveriesRepo {
 
 
 }
+
+/** Ids bound per statement through json_each. */
+const ID_CHUNK = 10_000;
 
 interface AttemptRow {
   id: number;

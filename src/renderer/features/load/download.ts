@@ -1,6 +1,10 @@
 /** Saves text as a file through the browser's download (works in web mode and in the desktop window). */
 export function downloadText(filename: string, content: string, contentType: string): void {
-  const url = URL.createObjectURL(new Blob([content], { type: contentType }));
+  downloadBlob(filename, new Blob([content], { type: contentType }));
+}
+
+export function downloadBlob(filename: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import { useApp, useAppStore } from '../../store-context';
-import { downloadText } from './download';
+import { downloadBlob } from './download';
 
 /** Export of the deliveries matching the Inspector's current filters (SPEC §7). */
 export function ExportMenu() {
@@ -10,7 +10,7 @@ export function ExportMenu() {
   const run = async (format: 'jsonl' | 'har') => {
     ref.current?.removeAttribute('open');
     const file = await store.getState().exportDeliveries(format);
-    if (file) downloadText(file.filename, file.content, file.contentType);
+    if (file) downloadBlob(file.filename, file.blob);
   };
   return (
     <details className="menu" ref={ref} data-testid="export-menu">
