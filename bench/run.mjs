@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { spawnNode, exited, peakRss, currentRss, CpuMeter, machineCpuSeconds } from './lib/proc.mjs';
-import { saturate, constantRate, percentile } from './lib/load.mjs';
+import { saturateInChild, constantRate, percentile } from './lib/load.mjs';
 import { trackBody, batchBody, basicAuth } from './lib/bodies.mjs';
 import { startReceiver } from './lib/receiver.mjs';
 import { startEngine } from './lib/engine.mjs';
@@ -67,6 +67,8 @@ async function phase(name, pids, fn, { childCpu = () => 0 } = {}) {
   const out = await fn();
   const secs = (performance.now() - t0) / 1000;
   const cores = Object.fromEntries(Object.entries(meters).map(([k, m]) => [k, m.cores()]));
+  // Child processes of the phase (the load generator): their own CPU seconds over the phase.
+  for (const [k, seconds] of Object.entries(out.children ?? {})) cores[k] = seconds / secs;
   // Whatever the machine did beyond our processes (short-lived client children are added by the caller).
   const ours = Object.values(cores).reduce((a, b) => a + b, 0) + childCpu() / secs;
   const others = Math.max(0, (machineCpuSeconds() - machine0) / secs - ours);
@@ -128,12 +130,14 @@ async function main() {
     const bareUrl = bare.lines['listening: '];
     const barePids = { server: bare.child.pid, generator: self };
     const bareHeaders = { ...json, authorization: basicAuth('wk_collector') };
-    const bareSingle = await phase('single calls', barePids, async () => {
-      const r = await saturate({ url: `${bareUrl}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: bareHeaders, makeBody: (n) => trackBody(`s-${n}`) });
+    const bareSingle = await phase('single calls', { server: bare.child.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${bareUrl}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: bareHeaders, body: { kind: 'track', prefix: 's' } });
+      r.children = { generator: r.cpuSeconds };
       return { ...r, summary: `${fmt.int(r.perSecond)} req/s, p99 ${r.latencyP99} ms, errors ${r.errors + r.non2xx}` };
     });
-    const bareBatch = await phase('batches of 100', barePids, async () => {
-      const r = await saturate({ url: `${bareUrl}/v1/batch`, connections: BATCH_CONNECTIONS, duration: Math.min(5, DURATION_S), headers: bareHeaders, makeBody: (n) => batchBody(`b-${n}`, BATCH_SIZE) });
+    const bareBatch = await phase('batches of 100', { server: bare.child.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${bareUrl}/v1/batch`, connections: BATCH_CONNECTIONS, duration: Math.min(5, DURATION_S), headers: bareHeaders, body: { kind: 'batch', prefix: 'b', size: BATCH_SIZE } });
+      r.children = { generator: r.cpuSeconds };
       return { ...r, summary: `${fmt.int(r.perSecond)} req/s = ${fmt.int(r.perSecond * BATCH_SIZE)} events/s` };
     });
     const bareLatency = await phase(`${LATENCY_RATE} req/s offered`, barePids, async () => {
@@ -172,8 +176,10 @@ async function main() {
 
     log(`\n2. collector, single calls (POST /v1/track, ${trackBody('s-0').length}-byte body)`);
     const ackSingle = new Set();
-    const single = await phase('single calls', pids, async () => {
-      const r = await saturate({ url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, makeBody: (n) => trackBody(`s-${n}`), onAck: (n) => ackSingle.add(n) });
+    const single = await phase('single calls', { engine: engine.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, body: { kind: 'track', prefix: 's' }, acks: true });
+      for (const n of r.acks) ackSingle.add(n);
+      r.children = { generator: r.cpuSeconds };
       r.stored = await engine.count(src['bench-collector'].id);
       r.dropped = await engine.count(src['bench-collector'].id, 'dropped');
       return { ...r, summary: `${fmt.int(r.perSecond)} calls/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} (${r.dropped} dropped), sent ${fmt.int(r.built)}` };
@@ -181,8 +187,10 @@ async function main() {
 
     log(`\n3. collector, batches of ${BATCH_SIZE} (POST /v1/batch, ${batchBody('b-0', BATCH_SIZE).length}-byte body)`);
     const ackBatch = new Set();
-    const batch = await phase('batches', pids, async () => {
-      const r = await saturate({ url: `${engine.collector}/v1/batch`, connections: BATCH_CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, makeBody: (n) => batchBody(`b-${n}`, BATCH_SIZE), onAck: (n) => ackBatch.add(n) });
+    const batch = await phase('batches', { engine: engine.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/batch`, connections: BATCH_CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, body: { kind: 'batch', prefix: 'b', size: BATCH_SIZE }, acks: true });
+      for (const n of r.acks) ackBatch.add(n);
+      r.children = { generator: r.cpuSeconds };
       r.stored = (await engine.count(src['bench-collector'].id)) - single.stored;
       r.dropped = (await engine.count(src['bench-collector'].id, 'dropped')) - single.dropped;
       r.events = r.acked * BATCH_SIZE;
@@ -192,13 +200,15 @@ async function main() {
     log('\n4. end to end: collector → dispatcher → local receiver, signed (HMAC-SHA1 checked on every arrival)');
     const hookId = src['bench-webhooks'].id;
     const hookHeaders = { ...json, authorization: basicAuth('wk_webhooks') };
-    const e2e = await phase('saturation', pids, async () => {
+    // The receiver (signature checks on every arrival) runs in this process.
+    const e2e = await phase('saturation', { engine: engine.pid, receiver: self }, async () => {
       const a0 = receiver.stats.arrivals;
       const t0 = performance.now();
-      const r = await saturate({ url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: hookHeaders, makeBody: (n) => trackBody(`e-${n}`) });
+      const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: hookHeaders, body: { kind: 'track', prefix: 'e' } });
+      r.children = { generator: r.cpuSeconds };
       const t1 = performance.now();
       r.duringLoad = receiver.stats.arrivals - a0;
-      r.loadSeconds = (t1 - t0) / 1000;
+      r.loadSeconds = r.seconds; // the generator's own run, without its process start
       r.deliveriesPerSecond = r.duringLoad / r.loadSeconds;
       r.stored = await engine.count(hookId);
       r.backlog = r.stored - r.duringLoad;

@@ -1,7 +1,9 @@
 // Load generators: autocannon for saturation (same connections/duration for the baseline and the
 // engine), and a constant-rate undici generator for latency at a fixed offered rate.
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { exited, spawnNode } from './proc.mjs';
 
 /**
  * Saturates `url` for `duration` seconds. Every request gets a fresh body from makeBody(n) (n = 0,
@@ -44,6 +46,18 @@ export async function saturate({ url, connections, duration, headers, makeBody, 
     latencyP50: result.latency.p50,
     latencyP99: result.latency.p99,
   };
+}
+
+/**
+ * saturate() in a child process (bench/saturate-child.mjs), with the bodies named by `body`
+ * ({kind: 'track' | 'batch', prefix, size}) rather than built by a function. Resolves to saturate's
+ * result plus `acks` (the n of every 2xx, when `acks` is set) and the child's `cpuSeconds`.
+ */
+export async function saturateInChild({ root, url, connections, duration, headers, body, acks = false }) {
+  const spec = JSON.stringify({ url, connections, duration, headers, body, acks });
+  const { child, lines } = await spawnNode([join(root, 'bench/saturate-child.mjs'), spec], { wait: ['{'], timeoutMs: (duration + 60) * 1000 });
+  await exited(child);
+  return JSON.parse(`{${lines['{']}`);
 }
 
 /**
