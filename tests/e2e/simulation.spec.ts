@@ -136,7 +136,11 @@ test('a 500 mock receiver under time-warp ×1000: the whole default schedule run
 
   // Export with the inspector's filters: HAR has one entry per attempt of the matching calls.
   await page.getByTestId('nav-inspector').click();
-  await page.getByTestId('filter-search').fill('warp_user');
+  // The search applies after a short pause in typing: wait for the list to be asked for with it.
+  await Promise.all([
+    page.waitForRequest((r) => r.url().includes('/api/messages?') && new URL(r.url()).searchParams.get('q') === 'warp_user'),
+    page.getByTestId('filter-search').fill('warp_user'),
+  ]);
   await expect(page.getByTestId('calls-total')).toHaveText('1 call');
   await page.getByTestId('export-menu').locator('summary').click();
   // Streamed from the engine (GET /api/export/file), with the inspector's filters in the query.
