@@ -88,7 +88,7 @@ export class DeliveriesRepo {
   private readonly byIdStmt;
   private readonly attemptsStmt;
   private readonly dueStmt;
-  private readonly attemptOrderStmt;
+  private readonly attemptTimesStmt;
   private readonly attemptsByIdStmt;
 
   constructor(private readonly db: Db) {
@@ -107,7 +107,7 @@ export class DeliveriesRepo {
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
     this.dueStmt = db.prepare("SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?");
-    this.attemptOrderStmt = db.prepare(
+    this.attemptTimesStmt = db.prepare(
       'SELECT a.started_at, a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.call_id IN (SELECT value FROM json_each(?))',
     ).raw();
     this.attemptsByIdStmt = db.prepare(`SELECT a.*, d.body AS d_body, d.call_id, c.message_id FROM attempts a
@@ -189,17 +189,12 @@ export class DeliveriesRepo {
   }
 
   /**
-   * The attempts of these calls' deliveries, as [startedAt, attemptId] pairs in time order (ties by
-   * id): the order of a HAR export, found without reading the attempts themselves.
+   * The attempts of these calls' deliveries, as [startedAt, attemptId] pairs (unordered): what a HAR
+   * export sorts by, found without reading the attempts themselves. Ids go in as one json_each
+   * parameter, so a caller passes them in chunks of a few thousand.
    */
-  attemptOrder(callIds: number[]): number[][] {
-    const pairs: number[][] = [];
-    // json_each binds any number of ids as one parameter; chunks keep each statement's input small.
-    for (let i = 0; i < callIds.length; i += ID_CHUNK) {
-      const chunk = JSON.stringify(callIds.slice(i, i + ID_CHUNK));
-      for (const r of this.attemptOrderStmt.all(chunk) as [number, number][]) pairs.push(r);
-    }
-    return pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  attemptTimes(callIds: number[]): [number, number][] {
+    return this.attemptTimesStmt.all(JSON.stringify(callIds)) as [number, number][];
   }
 
   /** Attempts by id, each with its call's id and messageId; an attempt deleted meanwhile is absent. */
@@ -221,9 +216,6 @@ export class DeliveriesRepo {
 
 
 }
-
-/** Ids bound per statement through json_each. */
-const ID_CHUNK = 10_000;
 
 interface AttemptRow {
   id: number;
