@@ -111,7 +111,15 @@ async function startApp(): Promise<void> {
 
   log(`collector: ${engine.collectorUrl}`);
   log(`data: ${dataDir}`);
-  disposeIpc = registerIpcHandlers(ipcMain, engine.handlers, renderer, log);
+  const running = engine;
+  disposeIpc = registerIpcHandlers(ipcMain, engine.handlers, renderer, log, {
+    open: (input) => running.openExport(input),
+    async choosePath(filename) {
+      const options = { title: 'Save export', defaultPath: join(app.getPath('downloads'), filename) };
+      const chosen = win && !win.isDestroyed() ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+      return chosen.canceled || !chosen.filePath ? null : chosen.filePath;
+    },
+  });
   app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
   Menu.setApplicationMenu(buildAppMenu({ dev, dataDir, collectorUrl: engine.collectorUrl }));
 

@@ -21,5 +21,6 @@ const bridge = createBridge(
 
 contextBridge.exposeInMainWorld('webhookLab', {
   call: (name: string, input: unknown) => bridge.call(name as never, input as never),
+  saveExport: (input: unknown) => bridge.saveExport(input as never),
   onEvents: (listener: Parameters<typeof bridge.onEvents>[0]) => bridge.onEvents(listener),
 });

@@ -152,7 +152,15 @@ export interface ApiClient {
    * without it, callers use the operation.
    */
   exportFile?(input: OpInput<'exportDeliveries'>): Promise<{ filename: string; blob: Blob }>;
+  /**
+   * exportDeliveries saved by the engine's side to a file the user picks (the desktop window: a save
+   * dialog, then the file streamed to disk). Preferred over exportFile where present.
+   */
+  saveExport?(input: OpInput<'exportDeliveries'>): Promise<SavedExport>;
 }
+
+/** What saving an export to disk came to: not saved when the user cancelled the dialog. */
+export type SavedExport = { saved: false } | { saved: true; path: string; bytes: number };
 
 /** Errors cross HTTP and IPC as this shape. */
 export interface ApiErrorBody {

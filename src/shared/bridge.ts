@@ -1,4 +1,6 @@
-import type { EngineEvent, OpInput, OpName, OpOutput } from './api.contract';
+import type { EngineEvent, OpInput, OpName, OpOutput, SavedExport } from './api.contract';
+
+export type { SavedExport };
 import type { FieldError } from './validation-error';
 
 // The desktop bridge: what the preload exposes as `window.webhookLab` and how its messages look on
@@ -18,6 +20,11 @@ export type IpcResult<T = unknown> = { ok: true; value: T } | ({ ok: false } & B
 export interface WebhookLabBridge {
   /** Runs one operation of the API contract in the main process. Rejects with a `BridgeError`. */
   call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>>;
+  /**
+   * exportDeliveries written by the main process to a file the user picks in a save dialog, streamed
+   * as it is read (nothing of it crosses IPC). Rejects with a `BridgeError`.
+   */
+  saveExport(input: OpInput<'exportDeliveries'>): Promise<SavedExport>;
   /** Engine events in batches; returns an unsubscribe function. */
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
 }
@@ -31,6 +38,8 @@ declare global {
 
 export const IPC_OP_PREFIX = 'api:';
 export const ipcChannel = (name: string): string => IPC_OP_PREFIX + name;
+/** Channel of WebhookLabBridge.saveExport (not an operation: it opens a dialog and writes a file). */
+export const IPC_SAVE_EXPORT_CHANNEL = 'export:save';
 /** Channel on which the main process pushes engine event batches. */
 export const IPC_EVENTS_CHANNEL = 'events';
 /**
@@ -64,21 +73,27 @@ function isIpcResult(v: unknown): v is IpcResult {
 }
 
 export function createBridge(transport: BridgeTransport, opNames: ReadonlySet<string>): WebhookLabBridge {
+  async function invoke(channel: string, label: string, payload: unknown): Promise<unknown> {
+    let result: unknown;
+    try {
+      result = await transport.invoke(channel, payload ?? {});
+    } catch (err) {
+      // Only reached when IPC itself fails (no handler yet, window torn down); handlers never throw.
+      throw bridgeError(500, err instanceof Error ? err.message : String(err));
+    }
+    if (!isIpcResult(result)) throw bridgeError(500, `malformed reply to ${label}`);
+    if (result.ok) return result.value;
+    throw bridgeError(result.status, result.error, result.fields ?? []);
+  }
   return {
     async call(name, input) {
       if (typeof name !== 'string' || !opNames.has(name)) {
         throw bridgeError(400, `unknown operation: ${String(name)}`);
       }
-      let result: unknown;
-      try {
-        result = await transport.invoke(ipcChannel(name), input ?? {});
-      } catch (err) {
-        // Only reached when IPC itself fails (no handler yet, window torn down); handlers never throw.
-        throw bridgeError(500, err instanceof Error ? err.message : String(err));
-      }
-      if (!isIpcResult(result)) throw bridgeError(500, `malformed reply to ${name}`);
-      if (result.ok) return result.value as never;
-      throw bridgeError(result.status, result.error, result.fields ?? []);
+      return (await invoke(ipcChannel(name), name, input)) as never;
+    },
+    async saveExport(input) {
+      return (await invoke(IPC_SAVE_EXPORT_CHANNEL, 'saveExport', input)) as SavedExport;
     },
     onEvents(listener) {
       if (typeof listener !== 'function') throw new TypeError('onEvents expects a function');

@@ -31,6 +31,18 @@ describe('op names through argv', () => {
 });
 
 describe('createBridge', () => {
+  it('saves exports over export:save, unwrapping the result and rejecting with the BridgeError', async () => {
+    const { t, invoked } = transport((_ch, payload) =>
+      (payload as { status?: string }).status === 'bogus'
+        ? { ok: false, status: 400, error: 'invalid', fields: [{ path: 'status', message: 'expected one of …' }] }
+        : { ok: true, value: { saved: true, path: '/tmp/x.har', bytes: 12 } },
+    );
+    const bridge = createBridge(t, names);
+    await expect(bridge.saveExport({ format: 'har' })).resolves.toEqual({ saved: true, path: '/tmp/x.har', bytes: 12 });
+    await expect(bridge.saveExport({ format: 'har', status: 'bogus' })).rejects.toEqual({ status: 400, error: 'invalid', fields: [{ path: 'status', message: 'expected one of …' }] });
+    expect(invoked.map((i) => i.channel)).toEqual(['export:save', 'export:save']);
+  });
+
   it('invokes api:<name> and unwraps ok results', async () => {
     const { t, invoked } = transport(() => ({ ok: true, value: { id: 's1' } }));
     const bridge = createBridge(t, names);

@@ -150,6 +150,24 @@ describe('registerIpcHandlers', () => {
     dispose();
     expect(ipc.table.size).toBe(0);
   });
+
+  it('adds the export-to-file channel when given one, behind the same sender gate', async () => {
+    const ipc = fakeIpcMain();
+    const { handlers } = recordingHandlers();
+    const opened: unknown[] = [];
+    const open = (input: unknown) => {
+      opened.push(input);
+      return { filename: 'x.jsonl', contentType: 'application/x-ndjson', chunks: (async function* () {})() };
+    };
+    const dispose = registerIpcHandlers(ipc as never, handlers, { indexFile }, () => {}, { open, choosePath: async () => null });
+    const handler = ipc.table.get('export:save')!;
+    expect(await handler(frame('https://attacker.example/'), { format: 'jsonl' })).toMatchObject({ ok: false, status: 403 });
+    expect(opened).toEqual([]);
+    expect(await handler(frame(pathToFileURL(indexFile).href), { format: 'jsonl' })).toEqual({ ok: true, value: { saved: false } });
+    expect(opened).toHaveLength(1);
+    dispose();
+    expect(ipc.table.size).toBe(0);
+  });
 });
 
 describe('createEventForwarder', () => {

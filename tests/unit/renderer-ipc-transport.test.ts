@@ -24,6 +24,19 @@ function channel(reply: (ch: string, payload: unknown) => unknown) {
 const OPS = new Set(['health', 'updateSource']);
 
 describe('IPC transport', () => {
+  it('saves exports through the bridge, its failures as ApiError', async () => {
+    const { t } = channel((_ch, payload) =>
+      (payload as { format: string }).format === 'har'
+        ? { ok: true, value: { saved: false } }
+        : { ok: false, status: 500, error: "ENOENT: no such file or directory, open '/gone/x.jsonl'", fields: [] },
+    );
+    const api = createIpcTransport(createBridge(t, OPS));
+    expect(await api.saveExport!({ format: 'har' })).toEqual({ saved: false });
+    const err = await api.saveExport!({ format: 'jsonl' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 500, message: expect.stringContaining('ENOENT') });
+  });
+
   it('returns values and turns failed calls into ApiError with field messages', async () => {
     const { t } = channel((ch, payload) =>
       ch === 'api:health'

@@ -170,6 +170,23 @@ describe('export', () => {
     expect([b.filename, b.blob.type, await b.blob.text()]).toEqual(['whole.har', 'application/json', '{"q":"user_3"}']);
     expect(requests.filter((r) => r.url.startsWith('/api/export')).map((r) => r.url.split('?')[0])).toEqual(['/api/export/file', '/api/export']);
   });
+
+  it('lets the desktop app save the file itself: nothing to download, the path is shown', async () => {
+    const asked: unknown[] = [];
+    const transport = createHttpTransport({ token: 't', baseUrl: base });
+    const desktop = createAppStore({
+      ...transport,
+      saveExport: async (input) => (asked.push(input), asked.length === 1 ? { saved: true, path: '/home/me/Downloads/x.har', bytes: 9 } : { saved: false }),
+    });
+    desktop.getState().setFilters({ status: 'failed' });
+    expect(await desktop.getState().exportDeliveries('har')).toBeNull();
+    expect(asked[0]).toMatchObject({ format: 'har', status: 'failed' });
+    expect(desktop.getState().toasts.map((t) => t.text)).toContain('Export saved to /home/me/Downloads/x.har');
+    // Cancelled in the dialog: nothing said.
+    const before = desktop.getState().toasts.length;
+    expect(await desktop.getState().exportDeliveries('jsonl')).toBeNull();
+    expect(desktop.getState().toasts).toHaveLength(before);
+  });
 });
 
 describe('compose slice', () => {

@@ -26,6 +26,13 @@ export function createIpcTransport(bridge: WebhookLabBridge): Transport {
         throw toApiError(err);
       }
     },
+    async saveExport(input) {
+      try {
+        return await bridge.saveExport(input);
+      } catch (err) {
+        throw toApiError(err);
+      }
+    },
     subscribe: (listener) => bridge.onEvents(listener),
     // IPC is in-process: it is open for as long as the window exists.
     onStatus(listener) {

@@ -15,6 +15,7 @@ export interface SimToolsSlice {
   /** Applies at once: retries already scheduled move to the new speed. */
   setTimeScale(scale: number): Promise<boolean>;
   /** Deliveries matching the inspector's current filters. */
+  /** The file to download, or null: failed (notified), or already saved by the desktop app. */
   exportDeliveries(format: 'jsonl' | 'har'): Promise<{ filename: string; blob: Blob } | null>;
   exportConfig(): Promise<string | null>;
   /** `text` is the config file's JSON; the engine validates it. */
@@ -53,6 +54,12 @@ export const createSimToolsSlice =
           status: f.status || undefined,
           q: f.q?.trim() || undefined,
         };
+        if (api.saveExport) {
+          // Desktop: the main process asks where, then writes the file itself; nothing to download here.
+          const saved = await api.saveExport(input);
+          if (saved.saved) get().notify(`Export saved to ${saved.path}`, 'info');
+          return null;
+        }
         if (api.exportFile) return await api.exportFile(input);
         const file = await api.call('exportDeliveries', input);
         return { filename: file.filename, blob: new Blob([file.content], { type: file.contentType }) };
