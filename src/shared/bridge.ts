@@ -1,7 +1,7 @@
 import type { EngineEvent, OpInput, OpName, OpOutput, SavedExport } from './api.contract';
+import type { FieldError } from './validation-error';
 
 export type { SavedExport };
-import type { FieldError } from './validation-error';
 
 // The desktop bridge: what the preload exposes as `window.webhookLab` and how its messages look on
 // the IPC wire. Only type imports from the contract: the sandboxed preload cannot `require` packages

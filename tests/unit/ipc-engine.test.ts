@@ -100,6 +100,18 @@ describe('export to a file (the desktop window)', () => {
       // A path that cannot be written (its folder is gone): a clear failure, not a crash.
       const unwritable = await saveExport(engine.openExport, { format: 'har' }, async () => join(dir, 'missing', 'x.har'));
       expect(unwritable).toMatchObject({ ok: false, status: 500, error: expect.stringContaining('ENOENT') });
+      // Failing halfway (here the reading side): the failure is reported and no half file is left.
+      const half = join(dir, 'half.jsonl');
+      const failing = () => ({
+        filename: 'half.jsonl',
+        contentType: 'application/x-ndjson',
+        chunks: (async function* () {
+          yield '{"call":1}\n';
+          throw new Error('database is closed');
+        })(),
+      });
+      expect(await saveExport(failing, { format: 'jsonl' }, async () => half)).toMatchObject({ ok: false, status: 500, error: 'database is closed' });
+      expect(existsSync(half)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IpcResult, SavedExport } from '../../shared/bridge';
@@ -24,15 +25,19 @@ export async function saveExport(
     const fields = fieldErrors(parsed.error);
     return failure(400, describeErrors(fields), fields);
   }
+  let writing: string | null = null;
   try {
     // Which calls go in is decided now, at the click; a bad filter fails before the dialog opens.
     const file = openExport(parsed.data);
     const path = await choosePath(file.filename);
     if (!path) return { ok: true, value: { saved: false } };
+    writing = path;
     const out = createWriteStream(path);
     await pipeline(Readable.from(file.chunks, { objectMode: false }), out);
     return { ok: true, value: { saved: true, path, bytes: out.bytesWritten } };
   } catch (err) {
+    // A file cut short (disk full, the engine stopping) must not look like an export.
+    if (writing) await rm(writing, { force: true }).catch(() => undefined);
     return errorResult(err);
   }
 }

@@ -14,8 +14,10 @@ export interface SimToolsSlice {
   configImportError: ApiError | null;
   /** Applies at once: retries already scheduled move to the new speed. */
   setTimeScale(scale: number): Promise<boolean>;
-  /** Deliveries matching the inspector's current filters. */
-  /** The file to download, or null: failed (notified), or already saved by the desktop app. */
+  /**
+   * Deliveries matching the inspector's current filters: the file to download, or null when it failed
+   * (notified) or the desktop app already saved it.
+   */
   exportDeliveries(format: 'jsonl' | 'har'): Promise<{ filename: string; blob: Blob } | null>;
   exportConfig(): Promise<string | null>;
   /** `text` is the config file's JSON; the engine validates it. */
