@@ -2,8 +2,8 @@
 //   node bench/saturate-child.mjs '{"url":…,"connections":…,"duration":…,"headers":{…},"body":{"kind":"track"|"batch","prefix":"s","size":100},"acks":true}'
 // Like the enqueue child: the bench process also runs the receiver and holds the durability checks'
 // bookkeeping (hundreds of thousands of entries); a generator sharing it sent more slowly and left
-// the engine idle between requests (measured: 45,000 batch events/s against 54,000-60,000). Prints one JSON line: the result, the n of every
-// 2xx answer when asked, and the CPU seconds the run took.
+// the engine idle between requests (measured: 45,000 batch events/s against 54,000-60,000).
+// Prints one JSON line: the result, the n of every 2xx answer when asked, and the CPU seconds the run took.
 import { saturate } from './lib/load.mjs';
 import { batchBody, trackBody } from './lib/bodies.mjs';
 

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { api, OP_NAMES, type ApiHandlers, type EngineEvent, type OpName } from '../../shared/api.contract';
-import type { IpcResult } from '../../shared/bridge';
+import type { ZodType } from 'zod';
+import type { BridgeError, IpcResult } from '../../shared/bridge';
 import { describeErrors, fieldErrors, type FieldError } from '../../shared/validation-error';
 
 // The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
@@ -51,7 +52,7 @@ export function isTrustedSender(sender: SenderInfo, renderer: RendererLocation):
   }
 }
 
-export function failure(status: number, error: string, fields: FieldError[] = []): IpcResult<never> {
+export function failure(status: number, error: string, fields: FieldError[] = []): { ok: false } & BridgeError {
   return { ok: false, status, error, fields };
 }
 
@@ -68,14 +69,19 @@ export function errorResult(err: unknown): IpcResult<never> {
   return failure(500, String(err));
 }
 
+/** `payload` parsed by `schema`, or the 400 failure naming every bad field. */
+export function parsePayload<T>(schema: ZodType<T>, payload: unknown): { ok: true; data: T } | ({ ok: false } & BridgeError) {
+  const parsed = schema.safeParse(payload ?? {});
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const fields = fieldErrors(parsed.error);
+  return failure(400, describeErrors(fields), fields);
+}
+
 /** Validates `payload` with the op's schema, runs the handler and wraps the outcome; never throws. */
 export async function invokeOp(handlers: ApiHandlers, name: unknown, payload: unknown): Promise<IpcResult> {
   if (!isOpName(name)) return failure(404, `unknown operation: ${String(name)}`);
-  const parsed = api[name].input.safeParse(payload ?? {});
-  if (!parsed.success) {
-    const fields = fieldErrors(parsed.error);
-    return failure(400, describeErrors(fields), fields);
-  }
+  const parsed = parsePayload(api[name].input as ZodType<unknown>, payload);
+  if (!parsed.ok) return parsed;
   try {
     const handler = handlers[name] as (input: unknown) => unknown;
     const value = await handler(parsed.data);

@@ -4,9 +4,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IpcResult, SavedExport } from '../../shared/bridge';
 import { exportInputSchema } from '../../shared/simulation.contract';
-import { describeErrors, fieldErrors } from '../../shared/validation-error';
 import type { Engine } from '../engine/engine.types';
-import { errorResult, failure } from './ipc-core';
+import { errorResult, parsePayload } from './ipc-core';
 
 /**
  * The desktop window's export (Electron-free half; ipc-register.ts wires the channel and the save
@@ -20,11 +19,8 @@ export async function saveExport(
   payload: unknown,
   choosePath: (filename: string) => Promise<string | null>,
 ): Promise<IpcResult<SavedExport>> {
-  const parsed = exportInputSchema.safeParse(payload ?? {});
-  if (!parsed.success) {
-    const fields = fieldErrors(parsed.error);
-    return failure(400, describeErrors(fields), fields);
-  }
+  const parsed = parsePayload(exportInputSchema, payload);
+  if (!parsed.ok) return parsed;
   let writing: string | null = null;
   try {
     // Which calls go in is decided now, at the click; a bad filter fails before the dialog opens.

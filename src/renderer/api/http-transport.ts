@@ -64,12 +64,20 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     return { status: res.status, body: await res.text() };
   }
 
+  const unreachable = (err: unknown) => new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+
+  /** A non-2xx answer as ApiError: the engine's `{error, fields}` when the body is that, else its text. */
+  function answerError(status: number, text: string, json: unknown): ApiError {
+    const body = json && typeof json === 'object' ? (json as { error?: string }) : { error: text.slice(0, 200) || undefined };
+    return ApiError.fromBody(status, body);
+  }
+
   async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
     let res: EarlyAnswer;
     try {
       res = await exchange(name, (input ?? {}) as Record<string, unknown>);
     } catch (err) {
-      throw new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+      throw unreachable(err);
     }
     const text = res.body;
     const ok = res.status >= 200 && res.status < 300;
@@ -81,10 +89,7 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
         if (ok) throw new ApiError(res.status, `${name}: the server answered with something that is not JSON`);
       }
     }
-    if (!ok) {
-      const body = json && typeof json === 'object' ? (json as { error?: string }) : { error: text.slice(0, 200) || undefined };
-      throw ApiError.fromBody(res.status, body);
-    }
+    if (!ok) throw answerError(res.status, text, json);
     return json as OpOutput<K>;
   }
 
@@ -96,17 +101,17 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     try {
       res = await doFetch(`${base}${API_PREFIX}${EXPORT_FILE_PATH}?${query}`, { headers: auth });
     } catch (err) {
-      throw new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+      throw unreachable(err);
     }
     if (!res.ok) {
       const text = await res.text();
-      let body: { error?: string } = { error: text.slice(0, 200) || undefined };
+      let json: unknown = null;
       try {
-        body = JSON.parse(text) as { error?: string };
+        json = JSON.parse(text);
       } catch {
         // not JSON: the text itself is the best message
       }
-      throw ApiError.fromBody(res.status, body);
+      throw answerError(res.status, text, json);
     }
     const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'webhook-lab-export';
     return { filename, blob: await res.blob() };
