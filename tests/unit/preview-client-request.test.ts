@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { basicAuth, clientItem, clientRequest, formatHttpRequest } from '../../src/shared/preview/client-request';
 import { prepareMessage } from '../../src/main/engine/client/message';
 import { buildBatchBody } from '../../src/main/engine/client/batches';
+import { ByteArena } from '../../src/main/engine/client/byte-arena';
 
 const opts = {
   endpoint: 'http://127.0.0.1:8787/',
@@ -40,12 +41,12 @@ describe('HTTP API request preview', () => {
       timestamp: '2015-12-28T23:40:25-0800',
     };
     const item = clientItem('track', message, opts);
-    const real = prepareMessage('track', message, Date.parse(opts.timestamp));
+    const real = prepareMessage('track', message, Date.parse(opts.timestamp), new ByteArena());
     expect(JSON.stringify(item)).toBe(real.json);
     // The client rewrites a historical timestamp in UTC with milliseconds.
     expect(item.timestamp).toBe('2015-12-29T07:40:25.000Z');
     const body = clientRequest('track', message, opts).body;
-    expect(JSON.stringify(body)).toBe(buildBatchBody([real], opts.batchMessageId, opts.sentAt));
+    expect(JSON.stringify(body)).toBe(buildBatchBody([real], opts.batchMessageId, opts.sentAt).toString('utf8'));
   });
 
   it('formats as an HTTP/1.1 message for display', () => {

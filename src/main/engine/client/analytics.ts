@@ -14,7 +14,9 @@ import {
   type TrackMessage,
 } from './message';
 import { resolveOptions } from './options';
-import type { Persistence, QueuedMessage } from './persistence';
+import { ByteArena } from './byte-arena';
+import type { Persistence } from './persistence';
+import { QueueEntry } from './queue-entry';
 import { splitBatches } from './batches';
 import { ClientStatsTracker } from './stats';
 import { createFetchTransport, createUndiciTransport, type Transport } from './transport';
@@ -44,7 +46,8 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private delivery: DeliveryContext;
   private readonly tracker = new ClientStatsTracker();
 
-  private pending: QueuedMessage[] = [];
+  private readonly arena = new ByteArena();
+  private pending: QueueEntry[] = [];
   private pendingBytes = 0;
   private inFlight = 0;
   private inFlightBytes = 0;
@@ -74,8 +77,8 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     // A crash loses nothing: what the last run left is sent first, as soon as listeners can be attached.
     const restored = this.persistence?.load() ?? [];
     if (restored.length > 0) {
-      this.pending = restored.slice();
-      for (const m of restored) this.pendingBytes += m.bytes;
+      this.pending = restored.map((record) => QueueEntry.restore(record, this.arena));
+      for (const m of this.pending) this.pendingBytes += m.bytes;
       this.debug(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
       queueMicrotask(() => {
         if (!this.current && !this.closing && this.pending.length > 0) void this.startFlush('load');
@@ -133,10 +136,10 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
    */
   enqueue(type: string, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
-    const queued = prepareMessage(type, message, this.clock.now());
     if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
+    const queued = prepareMessage(type, message, this.clock.now(), this.arena);
     try {
-      this.persistence?.add([queued]);
+      this.persistence?.add([queued.toRecord()]);
     } catch (err) {
       throw new PersistenceError(`could not persist the message, nothing queued: ${(err as Error)?.message ?? err}`, { cause: err });
     }
@@ -233,7 +236,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     return run;
   }
 
-  private async sendAll(taken: QueuedMessage[], trigger: FlushTrigger): Promise<FlushResult> {
+  private async sendAll(taken: QueueEntry[], trigger: FlushTrigger): Promise<FlushResult> {
     const batches = splitBatches(taken, {
       maxMessages: Math.min(this.resolved.flushAt, MAX_BATCH_MESSAGES),
       maxBytes: MAX_BATCH_BYTES,

@@ -1,8 +1,8 @@
 import { LIBRARY_NAME, LIBRARY_VERSION, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES } from './constants';
-import type { QueuedMessage } from './persistence';
+import type { QueueEntry } from './queue-entry';
 
 // The envelope is written by hand around the messages' JSON, which was serialized once at enqueue:
-// a flush costs one string join, never a re-serialization of the queue.
+// a flush copies bytes, never re-serializes or re-encodes the queue.
 const CONTEXT_JSON = JSON.stringify({ library: { name: LIBRARY_NAME, version: LIBRARY_VERSION } });
 const HEAD = '{"batch":[';
 const TAIL_START = `],"context":${CONTEXT_JSON},"messageId":`;
@@ -17,20 +17,25 @@ export interface BatchLimits {
   maxBytes: number;
 }
 
+/** Anything measured in bytes: a QueueEntry, or a persisted QueuedMessage. */
+interface Sized {
+  bytes: number;
+}
+
 /** Size of the request body of these messages: envelope, messages, and the commas between them. */
-export function batchBytes(messages: readonly QueuedMessage[]): number {
+export function batchBytes(messages: readonly Sized[]): number {
   let sum = ENVELOPE_BYTES + Math.max(0, messages.length - 1);
   for (const m of messages) sum += m.bytes;
   return sum;
 }
 
 /** Split in order into requests of at most maxMessages messages and maxBytes bytes (envelope included). */
-export function splitBatches(
-  messages: readonly QueuedMessage[],
+export function splitBatches<T extends Sized>(
+  messages: readonly T[],
   limits: BatchLimits = { maxMessages: MAX_BATCH_MESSAGES, maxBytes: MAX_BATCH_BYTES },
-): QueuedMessage[][] {
-  const out: QueuedMessage[][] = [];
-  let current: QueuedMessage[] = [];
+): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
   let bytes = ENVELOPE_BYTES;
   for (const m of messages) {
     const added = m.bytes + (current.length > 0 ? 1 : 0);
@@ -48,12 +53,19 @@ export function splitBatches(
   return out;
 }
 
-/** The request body of SPEC §5: `{batch, context: {library}, messageId, sentAt}`. */
-export function buildBatchBody(messages: readonly QueuedMessage[], batchId: string, sentAt: string): string {
-  let body = HEAD;
+/** The request body of SPEC §5, `{batch, context: {library}, messageId, sentAt}`, as the UTF-8 bytes sent. */
+export function buildBatchBody(messages: readonly QueueEntry[], batchId: string, sentAt: string): Buffer {
+  const tail = `${TAIL_START}${JSON.stringify(batchId)},"sentAt":${JSON.stringify(sentAt)}}`;
+  const tailBytes = Buffer.byteLength(tail, 'utf8');
+  let size = HEAD.length + tailBytes + Math.max(0, messages.length - 1);
+  for (const m of messages) size += m.bytes;
+  const body = Buffer.allocUnsafe(size);
+  let at = body.write(HEAD, 0, 'latin1');
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) body += ',';
-    body += messages[i].json;
+    if (i > 0) body[at++] = 0x2c; // ,
+    const m = messages[i];
+    at += m.chunk.copy(body, at, m.offset, m.offset + m.bytes);
   }
-  return `${body}${TAIL_START}${JSON.stringify(batchId)},"sentAt":${JSON.stringify(sentAt)}}`;
+  body.write(tail, at, 'utf8');
+  return body;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from './clock';
 import { backoffDelay } from './constants';
-import { batchBytes, buildBatchBody } from './batches';
-import type { QueuedMessage } from './persistence';
+import { buildBatchBody } from './batches';
+import type { QueueEntry } from './queue-entry';
 import type { Transport } from './transport';
 import type { BatchResult, RetryEvent } from './types';
 
@@ -30,7 +30,7 @@ export function classifyStatus(status: number): 'ok' | 'retry' | 'drop' {
   return 'drop';
 }
 
-async function attempt(ctx: DeliveryContext, body: string): Promise<AttemptOutcome> {
+async function attempt(ctx: DeliveryContext, body: Buffer): Promise<AttemptOutcome> {
   try {
     const res = await ctx.transport.send({ url: ctx.url, headers: ctx.headers, body, timeoutMs: ctx.httpTimeout });
     const kind = classifyStatus(res.status);
@@ -50,17 +50,17 @@ function sleep(clock: Clock, ms: number): Promise<void> {
 }
 
 export interface DeliveredBatch extends BatchResult {
-  messages: QueuedMessage[];
+  messages: QueueEntry[];
   cause?: unknown;
 }
 
 /** Send one batch, retrying with backoff; resolves (never rejects) once it is accepted or dropped. */
-export async function deliverBatch(ctx: DeliveryContext, messages: QueuedMessage[]): Promise<DeliveredBatch> {
+export async function deliverBatch(ctx: DeliveryContext, messages: QueueEntry[]): Promise<DeliveredBatch> {
   const batchId = randomUUID();
   const started = ctx.clock.now();
   // Serialized once: every retry sends the same bytes, with the sentAt of the first attempt.
   const body = buildBatchBody(messages, batchId, new Date(started).toISOString());
-  const bytes = batchBytes(messages);
+  const bytes = body.length;
   let retries = 0;
   for (;;) {
     const outcome = await attempt(ctx, body);

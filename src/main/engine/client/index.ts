@@ -24,7 +24,6 @@ export { systemClock, type Clock } from './clock';
 export { ManualClock } from './manual-clock';
 export { debugEnabled, type Logger } from './logger';
 export { classifyStatus } from './delivery';
-export { batchBytes, buildBatchBody, splitBatches, ENVELOPE_BYTES } from './batches';
 export {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,

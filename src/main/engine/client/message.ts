@@ -2,8 +2,9 @@ import { isPlainObject, validateMessage } from '../../../shared/message-rules';
 import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
 import { AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
-import type { QueuedMessage } from './persistence';
-import { uuidV4 } from './uuid-pool';
+import type { ByteArena } from './byte-arena';
+import { QueueEntry } from './queue-entry';
+import { UUID_LENGTH, uuidV4, uuidV4Into } from './uuid-pool';
 
 /** What every method accepts; the rules of src/shared/message-rules.ts decide what is valid per type. */
 export interface MessageBase {
@@ -55,14 +56,75 @@ function isoTimestamp(value: unknown, type: string): string {
   return iso;
 }
 
-/**
- * The stamp written in front of the caller's own serialization, instead of copying the object to
- * add three keys. Only for a validated call type, a generated UUID and an ISO timestamp: none of
- * them needs JSON escaping.
- */
-function withStamp(type: string, messageId: string, timestamp: string, rest: string): string {
-  const stamp = '{"type":"' + type + '","messageId":"' + messageId + '","timestamp":"' + timestamp + '"';
-  return rest === '{}' ? stamp + '}' : stamp + ',' + rest.slice(1);
+// The stamp `{"type":"…","messageId":"…","timestamp":"…"` is written as bytes in front of the
+// caller's own serialization, instead of copying the object to add three keys or concatenating
+// strings: a validated call type, a generated UUID and an ISO timestamp need no JSON escaping.
+const STAMP_PREFIXES = new Map<string, Buffer>();
+const STAMP_MIDDLE = Buffer.from('","timestamp":"', 'latin1');
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const CLOSE_BRACE = 0x7d;
+
+function stampPrefix(type: string): Buffer {
+  let prefix = STAMP_PREFIXES.get(type);
+  if (prefix === undefined) {
+    prefix = Buffer.from(`{"type":"${type}","messageId":"`, 'latin1');
+    STAMP_PREFIXES.set(type, prefix);
+  }
+  return prefix;
+}
+
+// Calls made in the same millisecond share a timestamp; its bytes are encoded once.
+let lastTimestamp = '';
+let lastTimestampBytes = Buffer.alloc(0);
+function timestampBytes(text: string): Buffer {
+  if (text !== lastTimestamp) {
+    lastTimestampBytes = Buffer.from(text, 'latin1');
+    lastTimestamp = text;
+  }
+  return lastTimestampBytes;
+}
+
+// In both writers: bytes are at least characters, so a text over 32 KB in characters is refused
+// before anything is copied; one refused after the copy is not committed, and the arena reuses its space.
+
+/** The usual path: stamp bytes with a fresh messageId, then `json` with its `{` turned into the comma after the stamp. */
+function stampedEntry(arena: ByteArena, type: string, timestamp: string, json: string, now: number): QueueEntry {
+  const prefix = stampPrefix(type);
+  const stampTime = timestampBytes(timestamp);
+  const head = prefix.length + UUID_LENGTH + STAMP_MIDDLE.length + stampTime.length + 1;
+  if (head + json.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(head + Buffer.byteLength(json, 'utf8'), MAX_MESSAGE_BYTES);
+  const offset = arena.reserve(head + json.length * 3);
+  const chunk = arena.chunk;
+  chunk.set(prefix, offset);
+  const idAt = offset + prefix.length;
+  uuidV4Into(chunk, idAt);
+  chunk.set(STAMP_MIDDLE, idAt + UUID_LENGTH);
+  chunk.set(stampTime, idAt + UUID_LENGTH + STAMP_MIDDLE.length);
+  const jsonAt = offset + head;
+  chunk[jsonAt - 1] = QUOTE;
+  let bytes: number;
+  if (json === '{}') {
+    chunk[jsonAt] = CLOSE_BRACE;
+    bytes = head + 1;
+  } else {
+    bytes = head + chunk.write(json, jsonAt, 'utf8');
+    chunk[jsonAt] = COMMA;
+  }
+  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES);
+  arena.commit(bytes);
+  return new QueueEntry(type, chunk, offset, bytes, now, idAt, null);
+}
+
+/** A message serialized whole (the caller sent its own type, messageId or timestamp keys). */
+function wholeEntry(arena: ByteArena, type: string, json: string, now: number, id: string, messageId: string): QueueEntry {
+  if (json.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(Buffer.byteLength(json, 'utf8'), MAX_MESSAGE_BYTES);
+  const offset = arena.reserve(json.length * 3);
+  const chunk = arena.chunk;
+  const bytes = chunk.write(json, offset, 'utf8');
+  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES);
+  arena.commit(bytes);
+  return new QueueEntry(type, chunk, offset, bytes, now, -1, { id, messageId });
 }
 
 /** The stamp first, as on the hot path, whatever keys of the same names the caller sent. */
@@ -103,34 +165,33 @@ function plainCopy(source: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
-/**
- * Validate, stamp (type, messageId, timestamp) and serialize one message, once. Throws
- * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
- */
-export function prepareMessage(type: string, message: unknown, now: number): QueuedMessage {
-  const wire = asSerialized(type, message);
-  const violations = validateMessage(type, wire);
-  if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
-  const input = wire as MessageBase;
-  const id = uuidV4();
-  // A caller's own messageId is kept (it may de-duplicate retries of its own); validated as an id above.
-  const messageId = input.messageId === undefined || input.messageId === null ? id : String(input.messageId);
-  // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
-  // waits in the queue (or across a restart) still reports when the event happened.
-  const timestamp =
-    input.timestamp === undefined || input.timestamp === null ? formatTimestamp(now) : isoTimestamp(input.timestamp, type);
-  let json: string;
+function serialize(type: string, value: unknown): string {
   try {
-    json =
-      input.type === undefined && input.messageId === undefined && input.timestamp === undefined
-        ? withStamp(type, id, timestamp, JSON.stringify(input))
-        : JSON.stringify(restamp(input, type, messageId, timestamp));
+    return JSON.stringify(value);
   } catch (err) {
     // Cycles and BigInts cannot go on the wire; say so as a validation problem, not a crash.
     throw new AnalyticsValidationError(type, [{ field: '', message: `is not serializable to JSON (${(err as Error).message})` }]);
   }
-  // Measuring also flattens the concatenation once, here, rather than when each batch is built.
-  const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES);
-  return { id, messageId, type, json, bytes, enqueuedAt: now };
+}
+
+/**
+ * Validate, stamp (type, messageId, timestamp) and serialize one message, once, into `arena`. Throws
+ * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
+ */
+export function prepareMessage(type: string, message: unknown, now: number, arena: ByteArena): QueueEntry {
+  const wire = asSerialized(type, message);
+  const violations = validateMessage(type, wire);
+  if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
+  const input = wire as MessageBase;
+  // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
+  // waits in the queue (or across a restart) still reports when the event happened.
+  const timestamp =
+    input.timestamp === undefined || input.timestamp === null ? formatTimestamp(now) : isoTimestamp(input.timestamp, type);
+  if (input.type === undefined && input.messageId === undefined && input.timestamp === undefined) {
+    return stampedEntry(arena, type, timestamp, serialize(type, input), now);
+  }
+  const id = uuidV4();
+  // A caller's own messageId is kept (it may de-duplicate retries of its own); validated as an id above.
+  const messageId = input.messageId === undefined || input.messageId === null ? id : String(input.messageId);
+  return wholeEntry(arena, type, serialize(type, restamp(input, type, messageId, timestamp)), now, id, messageId);
 }

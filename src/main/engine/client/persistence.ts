@@ -1,6 +1,6 @@
 /**
- * One message as the queue holds it: already stamped, serialized once at enqueue (so batches are
- * built by joining strings, never re-serializing) and measured once.
+ * One queued message as persistence stores it: already stamped and serialized once at enqueue. The
+ * in-memory queue keeps the same message as bytes (QueueEntry); this is its plain, storable form.
  */
 export interface QueuedMessage {
   /** Queue entry id, unique across restarts; equals messageId unless the caller set its own messageId. */

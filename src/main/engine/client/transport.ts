@@ -3,7 +3,8 @@ import { Agent, request, type Dispatcher } from 'undici';
 export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** The batch as UTF-8 JSON bytes, built once per batch and sent unchanged on every retry. */
+  body: Buffer;
   /** The whole exchange (connect, headers, body) must finish within this many ms. */
   timeoutMs: number;
 }
@@ -76,7 +77,9 @@ export function createFetchTransport(fetchFn: typeof fetch): Transport {
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
       try {
-        const res = await fetchFn(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: ac.signal });
+        // Our bodies never sit on a SharedArrayBuffer, which is all that fetch's BodyInit type excludes.
+        const body = req.body as Uint8Array<ArrayBuffer>;
+        const res = await fetchFn(req.url, { method: 'POST', headers: req.headers, body, signal: ac.signal });
         const text = await res.text();
         return { status: res.status, body: text.slice(0, MAX_BODY_CHARS) };
       } catch (err) {

@@ -3,7 +3,7 @@ import { randomFillSync } from 'node:crypto';
 /** Ids made per refill: one randomFillSync call and one formatting pass serve this many calls. */
 export const UUID_POOL_SIZE = 256;
 
-const UUID_LENGTH = 36;
+export const UUID_LENGTH = 36;
 const DASH = 0x2d;
 const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 // Where each of the 16 random bytes puts its two hex digits in `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
@@ -35,6 +35,14 @@ export class UuidPool {
     return this.text.toString('latin1', at, at + UUID_LENGTH);
   }
 
+  /** A fresh UUID written as 36 ASCII bytes at `target[at]`, for callers that need its bytes, not a string. */
+  takeInto(target: Uint8Array, at: number): void {
+    if (this.next === this.size) this.refill();
+    const from = this.next++ * UUID_LENGTH;
+    const text = this.text;
+    for (let i = 0; i < UUID_LENGTH; i++) target[at + i] = text[from + i];
+  }
+
   private refill(): void {
     const { random, text } = this;
     randomFillSync(random);
@@ -60,4 +68,9 @@ const shared = new UuidPool();
 /** A v4 UUID from the process-wide pool (what crypto.randomUUID returns, made cheaper). */
 export function uuidV4(): string {
   return shared.take();
+}
+
+/** A v4 UUID from the process-wide pool, written as 36 ASCII bytes at `target[at]`. */
+export function uuidV4Into(target: Uint8Array, at: number): void {
+  shared.takeInto(target, at);
 }
