@@ -59,30 +59,27 @@ function isoTimestamp(value: unknown, type: string): string {
 // The stamp `{"type":"…","messageId":"…","timestamp":"…"` is written as bytes in front of the
 // caller's own serialization, instead of copying the object to add three keys or concatenating
 // strings: a validated call type, a generated UUID and an ISO timestamp need no JSON escaping.
-const STAMP_PREFIXES = new Map<string, Buffer>();
-const STAMP_MIDDLE = Buffer.from('","timestamp":"', 'latin1');
-const QUOTE = 0x22;
+// One template per call type holds the stamp of the last timestamp used (calls in the same
+// millisecond share it); each message copies it once, then writes its own id over the id's slot.
+interface StampTemplate {
+  timestamp: string;
+  bytes: Buffer;
+  /** Where the messageId's 36 bytes go. */
+  idAt: number;
+}
+const STAMPS = new Map<string, StampTemplate>();
 const COMMA = 0x2c;
 const CLOSE_BRACE = 0x7d;
 
-function stampPrefix(type: string): Buffer {
-  let prefix = STAMP_PREFIXES.get(type);
-  if (prefix === undefined) {
-    prefix = Buffer.from(`{"type":"${type}","messageId":"`, 'latin1');
-    STAMP_PREFIXES.set(type, prefix);
+function stampTemplate(type: string, timestamp: string): StampTemplate {
+  let stamp = STAMPS.get(type);
+  if (stamp === undefined || stamp.timestamp !== timestamp) {
+    const prefix = `{"type":"${type}","messageId":"`;
+    const bytes = Buffer.from(`${prefix}${'0'.repeat(UUID_LENGTH)}","timestamp":"${timestamp}"`, 'latin1');
+    stamp = { timestamp, bytes, idAt: prefix.length };
+    STAMPS.set(type, stamp);
   }
-  return prefix;
-}
-
-// Calls made in the same millisecond share a timestamp; its bytes are encoded once.
-let lastTimestamp = '';
-let lastTimestampBytes = Buffer.alloc(0);
-function timestampBytes(text: string): Buffer {
-  if (text !== lastTimestamp) {
-    lastTimestampBytes = Buffer.from(text, 'latin1');
-    lastTimestamp = text;
-  }
-  return lastTimestampBytes;
+  return stamp;
 }
 
 // In both writers: bytes are at least characters, so a text over 32 KB in characters is refused
@@ -90,20 +87,17 @@ function timestampBytes(text: string): Buffer {
 
 /** The usual path: stamp bytes with a fresh messageId, then `json` with its `{` turned into the comma after the stamp. */
 function stampedEntry(arena: ByteArena, type: string, timestamp: string, json: string, now: number): QueueEntry {
-  const prefix = stampPrefix(type);
-  const stampTime = timestampBytes(timestamp);
-  const head = prefix.length + UUID_LENGTH + STAMP_MIDDLE.length + stampTime.length + 1;
+  const stamp = stampTemplate(type, timestamp);
+  const head = stamp.bytes.length;
   if (head + json.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(head + Buffer.byteLength(json, 'utf8'), MAX_MESSAGE_BYTES);
   const offset = arena.reserve(head + json.length * 3);
   const chunk = arena.chunk;
-  chunk.set(prefix, offset);
-  const idAt = offset + prefix.length;
+  chunk.set(stamp.bytes, offset);
+  const idAt = offset + stamp.idAt;
   uuidV4Into(chunk, idAt);
-  chunk.set(STAMP_MIDDLE, idAt + UUID_LENGTH);
-  chunk.set(stampTime, idAt + UUID_LENGTH + STAMP_MIDDLE.length);
   const jsonAt = offset + head;
-  chunk[jsonAt - 1] = QUOTE;
   let bytes: number;
+  // The rules make `{}` impossible today (every call needs an id); kept so a new rule cannot make invalid JSON.
   if (json === '{}') {
     chunk[jsonAt] = CLOSE_BRACE;
     bytes = head + 1;
