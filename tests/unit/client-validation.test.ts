@@ -191,6 +191,13 @@ describe('refusals that are not validation', () => {
     expect(persistence.load().map((m) => JSON.parse(m.json).event)).toEqual(['E0', 'E1', 'E2']);
   });
 
+  it('still names the invalid field when the queue is also full: a bug is not hidden behind backpressure', () => {
+    const { analytics } = client({ maxQueueSize: 1 });
+    analytics.track({ userId: 'u1', event: 'E0' });
+    expect(refusal(() => analytics.track({ userId: 'u1' } as never)).field).toBe('event');
+    expect(() => analytics.track({ userId: 'u1', event: 'E1' })).toThrow(QueueFullError);
+  });
+
   it('refuses every call after close() with ClientClosedError', async () => {
     const { analytics } = client();
     await analytics.close();

@@ -136,8 +136,8 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
    */
   enqueue(type: string, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
-    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
     const queued = prepareMessage(type, message, this.clock.now(), this.arena);
+    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
     try {
       this.persistence?.add([queued.toRecord()]);
     } catch (err) {
@@ -145,15 +145,17 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     }
     this.pending.push(queued);
     this.pendingBytes += queued.bytes;
+    // Read back from the queued bytes: the queue itself keeps no id string per message.
+    const messageId = queued.messageId;
     if (this.listenerCount('enqueue') > 0) {
-      this.emit('enqueue', { type, messageId: queued.messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
+      this.emit('enqueue', { type, messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
     }
     if (this.pending.length >= this.resolved.flushAt) {
       if (!this.current) void this.startFlush('count');
     } else {
       this.armTimer();
     }
-    return queued.messageId;
+    return messageId;
   }
 
   /**
