@@ -17,25 +17,13 @@ export interface BatchLimits {
   maxBytes: number;
 }
 
-/** Anything measured in bytes: a QueueEntry, or a persisted QueuedMessage. */
-interface Sized {
-  bytes: number;
-}
-
-/** Size of the request body of these messages: envelope, messages, and the commas between them. */
-export function batchBytes(messages: readonly Sized[]): number {
-  let sum = ENVELOPE_BYTES + Math.max(0, messages.length - 1);
-  for (const m of messages) sum += m.bytes;
-  return sum;
-}
-
 /** Split in order into requests of at most maxMessages messages and maxBytes bytes (envelope included). */
-export function splitBatches<T extends Sized>(
-  messages: readonly T[],
+export function splitBatches(
+  messages: readonly QueueEntry[],
   limits: BatchLimits = { maxMessages: MAX_BATCH_MESSAGES, maxBytes: MAX_BATCH_BYTES },
-): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
+): QueueEntry[][] {
+  const out: QueueEntry[][] = [];
+  let current: QueueEntry[] = [];
   let bytes = ENVELOPE_BYTES;
   for (const m of messages) {
     const added = m.bytes + (current.length > 0 ? 1 : 0);

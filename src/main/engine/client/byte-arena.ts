@@ -3,10 +3,10 @@ export const ARENA_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Where the client keeps queued messages' JSON: as UTF-8 bytes in large shared buffers, not as
- * strings. A queued string lives until its batch is sent, so with a deep queue every scavenge copied
- * it and then promoted it, which measured as about half of enqueue time. Copied here, the string dies
- * young, which costs the GC nearly nothing, and a batch body is built by copying bytes, with no
- * re-encoding. A chunk is freed by the GC once no queued message points into it.
+ * strings. A queued string lives until its batch is sent, so with a deep queue every scavenge copies
+ * it and then promotes it: kept alive, 100,000 `JSON.stringify` results were produced at half the
+ * rate of the same ones dropped. Copied here, the string dies young, and a batch body is built by
+ * copying bytes, with no re-encoding. A chunk is freed by the GC once no queued message points into it.
  *
  * Use: `at = reserve(most)`, write at most `most` bytes into `chunk` from `at`, then `commit(used)`.
  */
