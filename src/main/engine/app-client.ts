@@ -53,7 +53,7 @@ export class AppClient {
   ) {
     this.settings = { ...DEFAULTS, ...store.settings.getExtra<StoredClientSettings>('client') };
     // Messages a previous run left queued go out now, if there is a key to send them with.
-    if (this.store.clientQueue.load().length > 0 && this.resolveKey()) this.instance();
+    if (this.store.clientQueue.count() > 0 && this.resolveKey()) this.instance();
   }
 
   handlers(): ClientHandlers {
