@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -6,7 +6,7 @@ import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { registerApiRoutes, sendError } from './api-routes';
 import { registerExportRoute } from './export-route';
-import { hostAllowed, originAllowed, tokenMatches } from './request-guard';
+import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
 
@@ -24,14 +24,19 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
   let port = o.port;
 
+  // Deny by default: every route needs the token unless it was registered as public (the static UI),
+  // decided on the route the router matched, never on the spelling of the URL.
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req.headers.host, port) || !originAllowed(req.headers.origin, port)) {
       return reply.code(403).send({ error: 'forbidden: the control API answers only same-origin requests to a loopback host' });
     }
-    if (req.url.startsWith(`${API_PREFIX}/`) && !tokenMatches(req.headers.authorization, o.token)) {
+    const problem = nonCanonicalTarget(req.raw.url ?? '');
+    if (problem) return reply.code(400).send({ error: `bad request target: ${problem}` });
+    if (!isPublicRoute(req) && !tokenMatches(req.headers.authorization, o.token)) {
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized: send Authorization: Bearer <token> (printed by webhook-lab serve)' });
     }
   });
+  acceptEmptyJsonBodies(app);
 
   app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
   registerApiRoutes(app, o.engine);
@@ -40,29 +45,32 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
 
   const staticDir = o.staticDir;
   if (staticDir && existsSync(staticDir)) {
-    await app.register(fastifyStatic, {
-      root: staticDir,
-      index: 'index.html',
-      cacheControl: false,
-      // Vite names everything it writes under assets/ by content hash: a browser may keep those
-      // without asking again (a reload then starts from its cache and compiled code). The rest (the
-      // HTML naming the current bundles) is checked on every load.
-      setHeaders: (res, path) => {
-        const hashed = relative(staticDir, path).startsWith(`assets${sep}`);
-        res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
+    const policy = uiPolicyOf(join(staticDir, 'index.html'));
+    await app.register(async (ui) => {
+      ui.addHook('onRoute', markPublic);
+      await ui.register(fastifyStatic, {
+        root: staticDir,
+        index: 'index.html',
+        cacheControl: false,
+        // Vite names everything it writes under assets/ by content hash: a browser may keep those
+        // without asking again (a reload then starts from its cache and compiled code). The rest (the
+        // HTML naming the current bundles) is checked on every load.
+        setHeaders: (res, path) => {
+          const hashed = relative(staticDir, path).startsWith(`assets${sep}`);
+          res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+        },
+      });
     });
     // Strict CSP for the renderer in a browser, as in the desktop window.
-    const policy = uiPolicyOf(join(staticDir, 'index.html'));
     app.addHook('onSend', async (req, reply) => {
-      if (!req.url.startsWith(API_PREFIX)) {
+      if (isPublicRoute(req)) {
         reply.header('content-security-policy', policy());
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
       }
     });
   } else {
-    app.get('/', async () => ({ service: 'Webhook Lab control API', note: 'the UI is not built: run npm run build' }));
+    app.get('/', { config: { public: true } }, async () => ({ service: 'Webhook Lab control API', note: 'the UI is not built: run npm run build' }));
   }
 
   app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
@@ -71,4 +79,21 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : o.port;
   return { app, port, url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}` };
+}
+
+function markPublic(route: RouteOptions): void {
+  route.config = { ...(route.config as object | undefined), public: true };
+}
+
+function isPublicRoute(req: FastifyRequest): boolean {
+  return (req.routeOptions.config as { public?: boolean } | undefined)?.public === true;
+}
+
+/** A bodiless operation (DELETE, GET) sent with `Content-Type: application/json` is not an error. */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    body === '' ? done(null, undefined) : json(req, body as string, done),
+  );
 }
