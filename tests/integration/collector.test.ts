@@ -94,6 +94,17 @@ describe('write key and body forms', () => {
     }
   });
 
+  it('any Content-Type, even one that is no media type, is read as JSON and kept as sent', async () => {
+    const odd = ['json', 'text', '/', 'a/b c', 'application/json;;;', 'application/json, text/plain', 'text/plain; charset="', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+    for (const [i, contentType] of odd.entries()) {
+      const res = await fetch(`${t.collectorUrl}/v1/track`, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ writeKey: KEY, userId: 'u', event: `odd-${i}` }) });
+      expect(res.status, contentType).toBe(200);
+      const d = await lastCall();
+      expect(d.call.raw, contentType).toMatchObject({ event: `odd-${i}` });
+      expect(d.call.request.contentType).toBe(contentType);
+    }
+  });
+
   it('writeKey in the body, text/plain (as analytics.js sends), Bearer ignored', async () => {
     const res = await fetch(`${t.collectorUrl}/v1/track`, {
       method: 'POST',

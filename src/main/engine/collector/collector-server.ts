@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { CallType } from '../../../shared/types';
 import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
 import type { Ingest } from './ingest';
@@ -15,6 +16,20 @@ const SINGLE_ROUTES: Record<string, CallType> = {
 const BATCH_ROUTES = ['batch', 'import', 'b'];
 const OK_TEXT = '{"success":true}';
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+// Fastify refuses a Content-Type it cannot parse as a media type (`json`, `text`) with 415 before any
+// parser runs. The body is JSON whatever the header says, so such a header is set aside (kept for the
+// stored request) and replaced by one Fastify accepts. A callback hook: it runs on every call.
+const MEDIA_TYPE = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(?:;|$)/;
+const sentContentTypes = new WeakMap<IncomingMessage, string>();
+function acceptAnyContentType(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const ct = req.headers['content-type'];
+  if (ct !== undefined && !MEDIA_TYPE.test(ct)) {
+    sentContentTypes.set(req.raw, ct);
+    req.headers['content-type'] = 'application/octet-stream';
+  }
+  done();
+}
 
 export async function startCollector(ingest: Ingest, opts: { host: string; port: number }): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, keepAliveTimeout: 10_000 });
@@ -36,12 +51,12 @@ export async function startCollector(ingest: Ingest, opts: { host: string; port:
   });
 
   const route = (path: string, type: CallType | 'batch', bodyLimit: number) =>
-    app.post(path, { bodyLimit }, async (req, reply) => {
+    app.post(path, { bodyLimit, onRequest: acceptAnyContentType }, async (req, reply) => {
       const res = await ingest.handle({
         path,
         route: type,
         authorization: req.headers.authorization,
-        contentType: req.headers['content-type'],
+        contentType: sentContentTypes.get(req.raw) ?? req.headers['content-type'],
         userAgent: req.headers['user-agent'],
         body: req.body as Buffer | undefined,
       });
