@@ -77,6 +77,7 @@ test('100,000 calls: virtualized, live updates batched', async ({ page }) => {
     }).observe(target, { childList: true, subtree: true, characterData: true });
   });
   const seconds = 5;
+  const liveStart = Date.now();
   for (let s = 0; s < seconds; s++) {
     const tick = Date.now();
     // Ten requests of 100 calls spread over the second, so events arrive continuously.
@@ -87,7 +88,9 @@ test('100,000 calls: virtualized, live updates batched', async ({ page }) => {
   }
   await expect(page.getByTestId('calls-total')).toHaveText(`${CALLS + seconds * 1000} calls`);
   const commits = await page.evaluate(() => (window as unknown as { __listCommits: number[] }).__listCommits.length);
-  const commitsPerSecond = commits / seconds;
+  // Per second of the real window: on a busy machine the posts take longer than the nominal 5 s,
+  // and a throttled list commits for as long as calls keep arriving.
+  const commitsPerSecond = commits / Math.max(seconds, (Date.now() - liveStart) / 1000);
   expect(commitsPerSecond).toBeLessThanOrEqual(6);
 
   console.log('inspector', { calls: CALLS, rowsInDom, liveCallsPerSecond: 1000, listCommitsPerSecond: commitsPerSecond });
