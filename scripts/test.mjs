@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: build, typecheck, lint, unit + integration (Vitest), end-to-end (Playwright in Chromium).
-// Ends with one line `N passed, N failed, N skipped` summing both runners.
+// Ends with one line `N passed, N failed, N skipped` summing both runners. Skipped is only a test
+// someone chose to skip: one that did not run (a serial suite stopped at a failure) counts as failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { closingLine, summarizePlaywright, summarizeVitest } from './test-summary.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -18,6 +20,16 @@ function run(title, cmd, args, env = {}) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   return r.status === 0;
 }
+/** Adds a runner's counts; a runner that failed with nothing failed in its report is a failed step too. */
+function add(name, counts, exitedOk) {
+  passed += counts.passed;
+  failed += counts.failed + counts.notRun + counts.errors;
+  skipped += counts.skipped;
+  if (counts.notRun) process.stdout.write(`${name}: ${counts.notRun} did not run (counted as failed)\n`);
+  if (counts.errors) process.stdout.write(`${name}: ${counts.errors} failure(s) outside any test (counted as failed)\n`);
+  if (!exitedOk && counts.failed + counts.notRun + counts.errors === 0) failedSteps.push(`${name} (exited with an error)`);
+}
+let passed = 0, failed = 0, skipped = 0;
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 /** Playwright's own Chromium where installed, else the system one; null when there is none. */
@@ -41,13 +53,14 @@ if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failedSt
 if (!run('lint', bin('eslint'), ['.'])) failedSteps.push('lint');
 
 const vitestJson = join(results, 'vitest.json');
-run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+const vitestOk = run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
 
 const pwJson = join(results, 'playwright.json');
 const chromium = findChromium();
 let e2eMissing = false;
+let playwrightOk = false;
 if (chromium) {
-  run('end-to-end (playwright, ' + chromium + ')', bin('playwright'), ['test', '--reporter=list,json'], { CHROMIUM_PATH: chromium, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  playwrightOk = run('end-to-end (playwright, ' + chromium + ')', bin('playwright'), ['test', '--reporter=list,json'], { CHROMIUM_PATH: chromium, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
 } else {
   e2eMissing = true;
   process.stdout.write(
@@ -57,22 +70,14 @@ if (chromium) {
   );
 }
 
-let passed = 0, failed = 0, skipped = 0;
-if (existsSync(vitestJson)) {
-  const v = JSON.parse(readFileSync(vitestJson, 'utf8'));
-  passed += v.numPassedTests;
-  failed += v.numFailedTests + (v.numTotalTestSuites > 0 && v.success === false && v.numFailedTests === 0 ? 1 : 0);
-  skipped += v.numPendingTests + (v.numTodoTests ?? 0);
-} else failedSteps.push('vitest (no report)');
-if (existsSync(pwJson)) {
-  const p = JSON.parse(readFileSync(pwJson, 'utf8')).stats;
-  passed += p.expected + (p.flaky ?? 0);
-  failed += p.unexpected;
-  skipped += p.skipped;
-} else if (chromium) failedSteps.push('playwright (no report)');
+process.stdout.write('\n');
+if (existsSync(vitestJson)) add('vitest', summarizeVitest(JSON.parse(readFileSync(vitestJson, 'utf8'))), vitestOk);
+else failedSteps.push('vitest (no report)');
+// Not the report's stats: they count a test that did not run as skipped.
+if (existsSync(pwJson)) add('playwright', summarizePlaywright(JSON.parse(readFileSync(pwJson, 'utf8'))), playwrightOk);
+else if (chromium) failedSteps.push('playwright (no report)');
 if (e2eMissing) failedSteps.push('end-to-end (no browser)');
 
-process.stdout.write('\n');
 if (failedSteps.length) process.stdout.write(`failed steps: ${failedSteps.join(', ')}\n`);
-process.stdout.write(`${passed} passed, ${failed + failedSteps.length} failed, ${skipped} skipped\n`);
+process.stdout.write(`${closingLine({ passed, failed: failed + failedSteps.length, skipped })}\n`);
 process.exit(failed === 0 && failedSteps.length === 0 ? 0 : 1);

@@ -1,0 +1,69 @@
+// How scripts/test.mjs reads the two runners' JSON reports into `N passed, N failed, N skipped`.
+// Pure functions over the parsed reports, so the rules are tested (tests/unit/test-summary.test.ts).
+//
+// The rule both share: "skipped" is only a test someone chose to skip. A test that should have run
+// and did not (the serial suite stopped at an earlier failure, a hook failed, the run was
+// interrupted) is "not run", and not run counts as failed: a failure is never hidden as a skip.
+
+/**
+ * One Playwright test (a `tests[]` entry of a spec in the JSON reporter's output).
+ * Playwright itself reports a did-not-run test with status 'skipped' and counts it in
+ * `stats.skipped`; it tells the two apart the same way as here (its list reporter's "did not run"):
+ * a real skip (`test.skip()`, `test.fixme()`) sets expectedStatus to 'skipped' and has a result
+ * that says skipped; a test that never ran has no result, or a skipped one while it expected to pass.
+ * @returns {'passed' | 'failed' | 'skipped' | 'notRun'}
+ */
+export function classifyPlaywrightTest(test) {
+  const results = test.results ?? [];
+  if (test.status === 'expected' || test.status === 'flaky') return 'passed';
+  if (test.status === 'unexpected') return 'failed';
+  if (test.status === 'skipped' && test.expectedStatus === 'skipped' && results.length > 0 && results.every((r) => r.status === 'skipped')) {
+    return 'skipped';
+  }
+  return 'notRun';
+}
+
+/** Counts over a whole Playwright JSON report; `errors` are failures outside any test (global setup, a file that does not load). */
+export function summarizePlaywright(report) {
+  const counts = { passed: 0, failed: 0, skipped: 0, notRun: 0, errors: (report.errors ?? []).length };
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) for (const test of spec.tests ?? []) counts[classifyPlaywrightTest(test)]++;
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites ?? []) walk(suite);
+  return counts;
+}
+
+/**
+ * Counts over a Vitest JSON report. Vitest marks the tests of a suite whose hook failed as skipped,
+ * the same as `it.skip`, but the file then has status 'failed': there, a test that did not pass or
+ * fail did not run. A failed file with no such test failed outside its tests (an import error, an
+ * afterAll): one error.
+ */
+export function summarizeVitest(report) {
+  const counts = { passed: 0, failed: 0, skipped: 0, notRun: 0, errors: 0 };
+  for (const file of report.testResults ?? []) {
+    const fileFailed = file.status === 'failed';
+    let notGood = 0;
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === 'passed') counts.passed++;
+      else if (t.status === 'failed') {
+        counts.failed++;
+        notGood++;
+      } else if (!fileFailed && (t.status === 'skipped' || t.status === 'todo')) counts.skipped++;
+      else {
+        // 'pending' means still running when the report was written, or skipped by a failed hook.
+        counts.notRun++;
+        notGood++;
+      }
+    }
+    if (fileFailed && notGood === 0) counts.errors++;
+  }
+  if (report.success === false && counts.failed + counts.notRun + counts.errors === 0) counts.errors++;
+  return counts;
+}
+
+/** The closing line the CI reader expects; not run and errors are folded into failed. */
+export function closingLine({ passed, failed, skipped }) {
+  return `${passed} passed, ${failed} failed, ${skipped} skipped`;
+}
