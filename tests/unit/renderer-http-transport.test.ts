@@ -79,6 +79,10 @@ describe('HTTP transport: operations', () => {
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/messages?status=retrying&q=user+1&before=40', auth: 'Bearer tok-1' });
     expect(seen[1]).toMatchObject({ method: 'PATCH', url: '/api/sources/src%2F1', auth: 'Bearer tok-1', contentType: 'application/json' });
     expect(JSON.parse(seen[1].body)).toEqual({ webhooks: { enabled: true, urls: [{ url: 'http://x/h', headers: {} }] } });
+    // A bodiless request says nothing about a body it does not have.
+    await t.call('deleteSource', { id: 's1' });
+    expect(seen[2]).toMatchObject({ method: 'DELETE', url: '/api/sources/s1', contentType: undefined, body: '' });
+    expect(seen[0].contentType).toBeUndefined();
   });
 
   it('throws ApiError with the engine’s field errors on a non-2xx answer', async () => {

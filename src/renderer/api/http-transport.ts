@@ -58,7 +58,7 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     const req = toHttpRequest((await loadApi())[name], input);
     const res = await doFetch(base + req.url, {
       method: req.method,
-      headers: { ...auth, 'Content-Type': 'application/json' },
+      headers: req.body === undefined ? auth : { ...auth, 'Content-Type': 'application/json' },
       body: req.body,
     });
     return { status: res.status, body: await res.text() };
