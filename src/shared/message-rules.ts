@@ -1,5 +1,6 @@
 import { CALL_TYPES, type CallType } from './types';
 import { checkTimestamp } from './timestamp';
+import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
 
 // The one place that says what a valid call is. Three readers:
 // - the batching client (validateMessage; it throws on any violation, SPEC §5),
@@ -14,6 +15,7 @@ import { checkTimestamp } from './timestamp';
 // - `integrations` values may be booleans or option objects (destinations take settings objects,
 //   e.g. `{ "Webhooks": { ... } }`); the client refuses anything else, the collector only needs an
 //   object (routing treats other truthy values as enabled).
+// - The collector drops a call nesting objects and arrays more than MAX_CALL_DEPTH levels (nesting.ts).
 // - `context`, `properties`, `traits`, `integrations`, when present, must be plain JSON objects
 //   (not arrays); the collector drops such calls too, since a receiver could not use them.
 
@@ -164,6 +166,8 @@ export function passesClientChecks(m: Msg, type: CallType): boolean {
 
 function unknownType(type: unknown): string {
   if (!present(type)) return 'missing type';
+  // Not serialized when it is an object or array: it may be nested beyond what JSON.stringify survives.
+  if (typeof type === 'object') return `unknown type (${Array.isArray(type) ? 'an array' : 'an object'})`;
   const shown = JSON.stringify(type) ?? String(type);
   return `unknown type ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}`;
 }
@@ -197,5 +201,6 @@ export function collectorDropReason(item: unknown): string | null {
     const found = check(item, type);
     if (found.length) return found[0].reason;
   }
-  return null;
+  // Last, as the one check that walks the whole call (nesting.ts says why there is a limit).
+  return nestsDeeperThan(item, MAX_CALL_DEPTH) ? TOO_DEEP_REASON : null;
 }

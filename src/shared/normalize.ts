@@ -1,6 +1,7 @@
 import type { CallType, JsonObject, NormalizedCall } from './types';
 import { collectorDropReason, isId, isPlainObject } from './message-rules';
 import { applyClockSkew, checkTimestamp, formatTimestamp } from './timestamp';
+import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
 
 // One inbound item → the record the store keeps and the dispatcher builds bodies from (SPEC §3).
 // Pure apart from id generation: no I/O, no de-duplication (the store owns that, it needs history).
@@ -104,6 +105,7 @@ export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult 
   // collectorDropReason guarantees a plain object with a known call type.
   const m = item as Record<string, unknown>;
   const envelope = opts.envelope ?? {};
+  if (!opts.lenient && envelopeTooDeep(envelope)) return { ok: false, reason: TOO_DEEP_REASON };
 
   const ts = parseTime('timestamp', m.timestamp);
   if (ts.reason && !opts.lenient) return { ok: false, reason: ts.reason };
@@ -122,6 +124,23 @@ export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult 
   if (typeof m.event === 'string') head.event = m.event;
   if (typeof m.name === 'string') head.name = m.name;
   return { ok: true, head };
+}
+
+/** Per envelope object: every item of a batch shares it, so a wide envelope is walked once. */
+const deepEnvelopes = new WeakMap<Envelope, boolean>();
+
+/**
+ * Whether the envelope's context or integrations, merged into each call one level down (the call is
+ * level 1), would nest it deeper than the limit: the call is then dropped like one sent that deep.
+ */
+function envelopeTooDeep(envelope: Envelope): boolean {
+  if (envelope.context === undefined && envelope.integrations === undefined) return false;
+  let deep = deepEnvelopes.get(envelope);
+  if (deep === undefined) {
+    deep = nestsDeeperThan(envelope.context, MAX_CALL_DEPTH - 1) || nestsDeeperThan(envelope.integrations, MAX_CALL_DEPTH - 1);
+    deepEnvelopes.set(envelope, deep);
+  }
+  return deep;
 }
 
 /** The full record of a call readCallHead accepted (same item, same options). */

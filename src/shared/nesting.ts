@@ -1,0 +1,111 @@
+// How deep a call may nest objects and arrays (decision, stated in the README). JSON.parse accepts
+// any depth, but JSON.stringify, structured clone (IPC) and every recursive walk overflow the stack
+// at a few thousand levels, and pretty-printing grows with the square of the depth. Real calls nest a
+// handful of levels (analytics.js's deepest standard field, context.traits.address.city, is level 4;
+// the e-commerce spec's properties.products[i].x is level 4), so 64 leaves room for any real payload
+// while keeping every walk of an accepted call shallow. A deeper call is stored as dropped.
+
+/** Most levels of objects and arrays a call may have, the call itself counted as level 1. */
+export const MAX_CALL_DEPTH = 64;
+
+export const TOO_DEEP_REASON = `nested too deep (more than ${MAX_CALL_DEPTH} levels)`;
+
+/**
+ * Whether `value` nests objects and arrays more than `limit` levels deep (a primitive is level 0,
+ * an object or array 1 more than its deepest member). Iterative, so it is safe at any depth, and it
+ * stops at the first container past the limit. Meant for JSON values (own enumerable keys).
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit < 1) return true;
+  // Containers still to look into, with each one's level.
+  const stack: object[] = [value];
+  const levels: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop() as Record<string, unknown>;
+    const level = levels.pop() as number;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const c: unknown = v[i];
+        if (typeof c !== 'object' || c === null) continue;
+        if (level === limit) return true;
+        stack.push(c);
+        levels.push(level + 1);
+      }
+    } else {
+      for (const k in v) {
+        const c = v[k];
+        if (typeof c !== 'object' || c === null) continue;
+        if (level === limit) return true;
+        stack.push(c);
+        levels.push(level + 1);
+      }
+    }
+  }
+  return false;
+}
+
+interface Frame {
+  value: unknown[] | Record<string, unknown>;
+  /** An object's keys; null for an array. */
+  keys: string[] | null;
+  /** Next index (of the array, or of keys). */
+  next: number;
+  /** Members written so far (for the commas). */
+  written: number;
+}
+
+/**
+ * JSON.stringify's compact text of a JSON value, at any depth: the native one first, and when it
+ * runs out of stack, the same text built with an explicit stack (own enumerable keys in order,
+ * members that JSON cannot hold left out of objects and written `null` in arrays, as natively).
+ */
+export function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+  }
+  const out: string[] = [];
+  const stack: Frame[] = [];
+  const write = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null) {
+      out.push(JSON.stringify(v) ?? 'null');
+    } else if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ value: v, keys: null, next: 0, written: 0 });
+    } else {
+      out.push('{');
+      stack.push({ value: v as Record<string, unknown>, keys: Object.keys(v), next: 0, written: 0 });
+    }
+  };
+  write(value);
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1];
+    if (f.keys === null) {
+      const a = f.value as unknown[];
+      if (f.next === a.length) {
+        out.push(']');
+        stack.pop();
+        continue;
+      }
+      if (f.written++ > 0) out.push(',');
+      write(a[f.next++]);
+    } else {
+      const o = f.value as Record<string, unknown>;
+      while (f.next < f.keys.length && !holdsJson(o[f.keys[f.next]])) f.next++;
+      if (f.next === f.keys.length) {
+        out.push('}');
+        stack.pop();
+        continue;
+      }
+      const key = f.keys[f.next++];
+      out.push(`${f.written++ > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+      write(o[key]);
+    }
+  }
+  return out.join('');
+}
+
+/** What JSON.stringify keeps as an object member (it drops undefined, functions and symbols). */
+const holdsJson = (v: unknown) => v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
