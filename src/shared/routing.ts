@@ -10,7 +10,9 @@ export const WEBHOOKS_INTEGRATION = 'Webhooks';
  *   → on, even under `All: false`;
  * - otherwise (`Webhooks` absent, or a falsy non-boolean such as null/0/"", read as "not set")
  *   → on unless `All` is exactly `false`.
- * Names are case sensitive: `webhooks: false` is about some other destination.
+ * A destination's name is case sensitive (`webhooks: false` is about some other destination), but the
+ * all-switch is `all` in any letter case: Segment's server-side library looks it up case-insensitively,
+ * and analytics-go v3's `DisableAll()` sends `all`.
  */
 export function routesToWebhooks(integrations: unknown): boolean {
   if (!isPlainObject(integrations)) return true;
@@ -19,5 +21,8 @@ export function routesToWebhooks(integrations: unknown): boolean {
     : undefined;
   if (own === false) return false;
   if (own) return true;
-  return integrations.All !== false;
+  for (const key in integrations) {
+    if (key.length === 3 && key.toLowerCase() === 'all' && integrations[key] === false) return false;
+  }
+  return true;
 }
