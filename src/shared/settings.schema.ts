@@ -14,6 +14,7 @@ export const retryScheduleInputSchema = z.strictObject({
 
 export const settingsPatchSchema = z.strictObject({
   payloadFormat: z.enum(['full', 'documented']).optional(),
+  aliasKeys: z.enum(['both', 'documented', 'camel']).optional(),
   userAgentProduct: z.string().trim().min(1).max(100).regex(/^[\x21-\x7e]+$/, { message: 'a product token like Segment.io/1.0' }).optional(),
   retrySchedule: retryScheduleInputSchema.optional(),
   timeScale: z.number().min(0.001).max(1_000_000).optional(),

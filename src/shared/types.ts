@@ -51,6 +51,8 @@ export interface Source {
 }
 
 export type PayloadFormat = 'full' | 'documented';
+/** Alias bodies' id keys: both spellings, only the documented `"Previous ID"`/`"User ID"`, or only `previousId`. */
+export type AliasKeys = 'both' | 'documented' | 'camel';
 
 export interface RetrySchedule {
   /** Named preset, or 'custom' for delaysMs as given. */
@@ -65,6 +67,7 @@ export interface RetrySchedule {
 
 export interface Settings {
   payloadFormat: PayloadFormat;
+  aliasKeys: AliasKeys;
   userAgentProduct: string;
   retrySchedule: RetrySchedule;
   /** Divides retry delays only (time-warp); the 5 s timeout stays real. */
@@ -98,8 +101,16 @@ export interface StoredCall {
   messageId: string | null;
   status: CallStatus;
   dropReason: string | null;
-  /** The item exactly as the client sent it (before envelope merge). */
+  /**
+   * The item exactly as the client sent it (before envelope merge); null when it nests deeper than
+   * MAX_CALL_DEPTH (src/shared/nesting.ts), and then given as rawText instead.
+   */
   raw: Json;
+  /**
+   * Only for an item nested deeper than MAX_CALL_DEPTH: its compact JSON text, which every reader
+   * (HTTP, IPC, the inspector) can carry and show at any depth, where a value would overflow the stack.
+   */
+  rawText?: string;
   /** How it arrived: route, content type, how the write key was given, batch position. */
   request: RequestMeta;
   normalized: NormalizedCall | null;

@@ -1,4 +1,4 @@
-import type { Json, JsonObject, NormalizedCall, PayloadFormat } from './types';
+import type { AliasKeys, Json, JsonObject, NormalizedCall, PayloadFormat } from './types';
 
 // The JSON body POSTed to receivers (SPEC §4). Receivers see the key order, and some compare bodies
 // textually, so it is fixed:
@@ -10,7 +10,9 @@ import type { Json, JsonObject, NormalizedCall, PayloadFormat } from './types';
 //   page      name?, category?, properties
 //   screen    name?, properties
 //   group     groupId, traits
-//   alias     previousId, "Previous ID", "User ID"
+//   alias     previousId, "Previous ID", "User ID" (aliasKeys: both, the default); "Previous ID",
+//             "User ID" (documented, as the service's docs show); previousId (camel, as Segment's own
+//             end-to-end fixtures expect). The common userId stays in every form.
 //   full-format extras, each only when the call has it:
 //             anonymousId, messageId, integrations, originalTimestamp, sentAt, receivedAt
 //
@@ -27,7 +29,7 @@ function put(body: JsonObject, key: string, value: Json | undefined): void {
   if (value !== undefined) body[key] = value;
 }
 
-function typeSpecific(call: NormalizedCall, body: JsonObject): void {
+function typeSpecific(call: NormalizedCall, body: JsonObject, aliasKeys: AliasKeys): void {
   switch (call.type) {
     case 'identify':
       body.traits = call.traits ?? {};
@@ -50,16 +52,18 @@ function typeSpecific(call: NormalizedCall, body: JsonObject): void {
       body.traits = call.traits ?? {};
       break;
     case 'alias':
-      body.previousId = call.previousId ?? null;
-      body['Previous ID'] = call.previousId ?? null;
-      body['User ID'] = call.userId ?? null;
+      if (aliasKeys !== 'documented') body.previousId = call.previousId ?? null;
+      if (aliasKeys !== 'camel') {
+        body['Previous ID'] = call.previousId ?? null;
+        body['User ID'] = call.userId ?? null;
+      }
       break;
     case 'delete':
       break;
   }
 }
 
-export function buildWebhookBody(call: NormalizedCall, format: PayloadFormat): JsonObject {
+export function buildWebhookBody(call: NormalizedCall, format: PayloadFormat, aliasKeys: AliasKeys = 'both'): JsonObject {
   const body: JsonObject = {};
   if (call.type === 'delete') {
     body.type = 'delete';
@@ -69,7 +73,7 @@ export function buildWebhookBody(call: NormalizedCall, format: PayloadFormat): J
     body.version = 1;
     body.type = call.type;
     body.userId = call.userId ?? null;
-    typeSpecific(call, body);
+    typeSpecific(call, body, aliasKeys);
     body.timestamp = call.timestamp;
     body.context = call.context ?? {};
   }

@@ -386,6 +386,29 @@ describe('settings', () => {
 
     expect((await api('PATCH', '/api/settings', { body: { payloadFormat: 'full', userAgentProduct: 'Segment.io' } })).status).toBe(200);
   });
+
+  it('aliasKeys picks the alias body form sent to receivers: both (default), documented or camel', async () => {
+    expect((await api<Settings>('GET', '/api/settings')).body.aliasKeys).toBe('both');
+    expect(fieldPaths((await api<ApiErrorBody>('PATCH', '/api/settings', { body: { aliasKeys: 'snake' } })).body)).toEqual(['aliasKeys']);
+    const s = await createSource('alias-keys', [`${ok.url}/alias-keys`]);
+    const aliasBody = async (aliasKeys: string) => {
+      expect((await api('PATCH', '/api/settings', { body: { aliasKeys } })).status).toBe(200);
+      const messageId = await send(s.writeKey, '/v1/alias', { userId: 'u-new', previousId: `anon-${aliasKeys}` });
+      await settled(messageId, ['delivered']);
+      const req = ok.requests.find((r) => r.url === '/alias-keys' && r.body.includes(`anon-${aliasKeys}`))!;
+      return JSON.parse(req.body.toString()) as Record<string, unknown>;
+    };
+    const both = await aliasBody('both');
+    expect(both).toMatchObject({ userId: 'u-new', previousId: 'anon-both', 'Previous ID': 'anon-both', 'User ID': 'u-new' });
+    const documented = await aliasBody('documented');
+    expect(documented).toMatchObject({ userId: 'u-new', 'Previous ID': 'anon-documented', 'User ID': 'u-new' });
+    expect(documented).not.toHaveProperty('previousId');
+    const camel = await aliasBody('camel');
+    expect(camel).toMatchObject({ userId: 'u-new', previousId: 'anon-camel' });
+    expect(Object.keys(camel)).not.toContain('Previous ID');
+    expect(Object.keys(camel)).not.toContain('User ID');
+    expect((await api('PATCH', '/api/settings', { body: { aliasKeys: 'both' } })).status).toBe(200);
+  });
 });
 
 describe('events (SSE)', () => {

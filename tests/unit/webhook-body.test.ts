@@ -79,6 +79,16 @@ describe('buildWebhookBody, documented format (SPEC §4)', () => {
     });
   });
 
+  it('alias keys setting: documented sends only "Previous ID"/"User ID", camel only previousId (userId stays)', () => {
+    const alias = { ...base, type: 'alias' as const, previousId: 'anon-9' };
+    expect(Object.keys(buildWebhookBody(alias, 'documented', 'documented'))).toEqual(['version', 'type', 'userId', 'Previous ID', 'User ID', 'timestamp', 'context']);
+    expect(buildWebhookBody(alias, 'documented', 'camel')).toEqual({ version: 1, type: 'alias', userId: 'u-1', previousId: 'anon-9', timestamp: TS, context: {} });
+    expect(buildWebhookBody(alias, 'documented', 'both')).toEqual(buildWebhookBody(alias, 'documented'));
+    // Other types do not change with it.
+    const track = { ...base, type: 'track' as const, event: 'E' };
+    expect(buildWebhookBody(track, 'full', 'camel')).toEqual(buildWebhookBody(track, 'full', 'documented'));
+  });
+
   it('an anonymous call still carries userId, as null', () => {
     const body = buildWebhookBody({ ...base, userId: undefined, anonymousId: 'a-1', type: 'track', event: 'E' }, 'documented');
     expect(body.userId).toBeNull();

@@ -1,6 +1,6 @@
 import { buildWebhookBody } from '../webhook-body';
 import { normalizeCall } from '../normalize';
-import type { JsonObject, NormalizedCall, PayloadFormat } from '../types';
+import type { AliasKeys, JsonObject, NormalizedCall, PayloadFormat } from '../types';
 import { RESERVED_HEADERS } from '../source.schema';
 import { hmacSha1Hex } from './signature';
 
@@ -33,9 +33,9 @@ export interface WebhookPreview {
 
 export async function webhookPreview(
   call: NormalizedCall,
-  opts: { format: PayloadFormat; userAgentProduct: string; sharedSecret?: string; headers?: Record<string, string> },
+  opts: { format: PayloadFormat; aliasKeys?: AliasKeys; userAgentProduct: string; sharedSecret?: string; headers?: Record<string, string> },
 ): Promise<WebhookPreview> {
-  const body = JSON.stringify(buildWebhookBody(call, opts.format));
+  const body = JSON.stringify(buildWebhookBody(call, opts.format, opts.aliasKeys));
   const signature = opts.sharedSecret ? await hmacSha1Hex(opts.sharedSecret, body) : null;
   const headers: Record<string, string> = {
     'User-Agent': userAgent(opts.userAgentProduct),

@@ -13,5 +13,5 @@ export function planDelivery(call: NormalizedCall, source: Source, settings: Set
   const wh = source.webhooks;
   if (!wh.enabled || wh.urls.length === 0) return null;
   if (!opts.ignoreIntegrations && !routesToWebhooks(call.integrations)) return null;
-  return { urls: wh.urls, body: Buffer.from(JSON.stringify(buildWebhookBody(call, settings.payloadFormat))) };
+  return { urls: wh.urls, body: Buffer.from(JSON.stringify(buildWebhookBody(call, settings.payloadFormat, settings.aliasKeys))) };
 }

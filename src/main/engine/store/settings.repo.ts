@@ -5,6 +5,7 @@ import type { Db } from './database';
 
 export const DEFAULT_SETTINGS: Settings = {
   payloadFormat: 'full',
+  aliasKeys: 'both',
   userAgentProduct: 'Segment.io',
   retrySchedule: resolveRetrySchedule({ preset: 'default' }),
   timeScale: 1,

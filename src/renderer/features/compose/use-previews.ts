@@ -56,6 +56,7 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
     let live = true;
     void webhookPreview(sync.normalized, {
       format: settings?.payloadFormat ?? 'full',
+      aliasKeys: settings?.aliasKeys ?? 'both',
       userAgentProduct: settings?.userAgentProduct ?? 'Segment.io',
       sharedSecret: secret,
       headers: firstUrl?.headers,
@@ -63,7 +64,7 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
     return () => {
       live = false;
     };
-  }, [sync.normalized, settings?.payloadFormat, settings?.userAgentProduct, secret, firstUrl]);
+  }, [sync.normalized, settings?.payloadFormat, settings?.aliasKeys, settings?.userAgentProduct, secret, firstUrl]);
 
   return {
     http: sync.http,

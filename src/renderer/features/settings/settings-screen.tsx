@@ -11,6 +11,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const store = useAppStore();
   const formError = useApp((s) => s.settingsFormError);
   const [payloadFormat, setPayloadFormat] = useState(settings.payloadFormat);
+  const [aliasKeys, setAliasKeys] = useState(settings.aliasKeys);
   const [ua, setUa] = useState(settings.userAgentProduct);
   const [preset, setPreset] = useState(settings.retrySchedule.preset);
   const [delays, setDelays] = useState(settings.retrySchedule.delaysMs.map((d) => d / 1000).join(', '));
@@ -52,6 +53,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
         setDelaysError(null);
         await store.getState().saveSettings({
           payloadFormat,
+          aliasKeys,
           userAgentProduct: ua,
           retrySchedule,
           timeScale: Number(timeScale),
@@ -64,6 +66,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
         <select data-testid="set-payload-format" value={payloadFormat} onChange={(e) => setPayloadFormat(e.target.value as Settings['payloadFormat'])}>
           <option value="full">full</option>
           <option value="documented">documented</option>
+        </select>
+      </Field>
+      <Field label="Alias body keys" name="aliasKeys" error={err('aliasKeys')} hint='both sends previousId and "Previous ID"/"User ID"; documented only the spaced keys the service documents; camel only previousId, as Segment’s own end-to-end fixtures expect'>
+        <select data-testid="set-alias-keys" value={aliasKeys} onChange={(e) => setAliasKeys(e.target.value as Settings['aliasKeys'])}>
+          <option value="both">both</option>
+          <option value="documented">documented ("Previous ID", "User ID")</option>
+          <option value="camel">camel (previousId)</option>
         </select>
       </Field>
       <Field label="User-Agent product" name="userAgentProduct" error={err('userAgentProduct')} hint={`sent as User-Agent: ${ua || '…'}/1.0`}>
