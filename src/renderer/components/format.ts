@@ -1,4 +1,5 @@
 // Display formatting shared by the screens.
+import { MAX_CALL_DEPTH, nestsDeeperThan } from '../../shared/nesting';
 
 export function formatDuration(ms: number): string {
   const neg = ms < 0;
@@ -45,7 +46,10 @@ export function formatBytes(n: number): string {
 
 export function prettyJson(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    const value: unknown = JSON.parse(text);
+    // Indenting grows with the square of the depth (and past a few thousand levels overflows the
+    // stack): a body nested deeper than any accepted call is shown as it is.
+    return nestsDeeperThan(value, MAX_CALL_DEPTH) ? text : JSON.stringify(value, null, 2);
   } catch {
     return text;
   }

@@ -1,5 +1,6 @@
 import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { MAX_CALL_DEPTH, nestsDeeperThan, stringifyJson } from '../../../shared/nesting';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
@@ -156,6 +157,10 @@ export class CallsRepo {
     const row = this.getStmt.get(id) as CallRow | undefined;
     if (!row) return undefined;
     const sourceId = this.sourceKeys.idOf(row.source_key);
+    const raw = this.requests.item(row.request_id, row.batch_index);
+    // A call stored although nested too deep (dropped, or accepted before the rule) goes out as text:
+    // as a value, serializing it (HTTP, IPC, export) or showing it would overflow the stack.
+    const tooDeep = nestsDeeperThan(raw, MAX_CALL_DEPTH);
     return {
       id: row.id,
       sourceId,
@@ -168,12 +173,15 @@ export class CallsRepo {
       messageId: row.message_id,
       status: row.status,
       dropReason: row.drop_reason,
-      raw: this.requests.item(row.request_id, row.batch_index),
+      raw: tooDeep ? null : raw,
+      ...(tooDeep ? { rawText: stringifyJson(raw) } : {}),
       request: requestMeta(row),
       // Null when the item cannot be normalized (dropped as invalid).
       normalized: row.normalized
         ? JSON.parse(row.normalized)
-        : this.requests.normalized(row.request_id, row.batch_index, row.type, row.received_at, row.message_id),
+        : tooDeep
+          ? null
+          : this.requests.normalized(row.request_id, row.batch_index, row.type, row.received_at, row.message_id),
     };
   }
 

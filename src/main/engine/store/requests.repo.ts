@@ -1,5 +1,6 @@
 import type { CallType, Json, NormalizedCall, RequestMeta } from '../../../shared/types';
 import { normalizeCall, requestItems } from '../../../shared/normalize';
+import { stringifyJson } from '../../../shared/nesting';
 import type { Db } from './database';
 
 /** What a request row keeps besides its body: the call's position is on the call row. */
@@ -72,7 +73,8 @@ export class RequestsRepo {
         const batch = [...body.batch];
         for (const i of indexes) batch[i] = null;
         if (batch.every((item) => item === null)) remove.run(id);
-        else update.run(JSON.stringify({ ...body, batch }), id);
+        // The calls left may nest deeper than JSON.stringify survives (stored as dropped).
+        else update.run(stringifyJson({ ...body, batch }), id);
       }
       if (this.cached?.id === id) this.cached = null;
     }

@@ -1,4 +1,5 @@
 import type { Attempt, CallDetail, Delivery } from '../../../shared/types';
+import { MAX_CALL_DEPTH } from '../../../shared/nesting';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
@@ -117,7 +118,16 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
             {call.request.batchIndex !== null ? ` · item ${call.request.batchIndex + 1} of ${call.request.batchSize}` : ''}
             {call.request.userAgent ? ` · ${call.request.userAgent}` : ''}
           </div>
-          <pre className="body" data-testid="call-raw">{JSON.stringify(call.raw, null, 2)}</pre>
+          {call.rawText !== undefined ? (
+            <>
+              <div className="notice" data-testid="call-raw-text-note">
+                Nested more than {MAX_CALL_DEPTH} levels deep: shown as compact text, not indented.
+              </div>
+              <pre className="body" data-testid="call-raw">{call.rawText}</pre>
+            </>
+          ) : (
+            <pre className="body" data-testid="call-raw">{JSON.stringify(call.raw, null, 2)}</pre>
+          )}
         </section>
         <section>
           <h3>As normalized</h3>
