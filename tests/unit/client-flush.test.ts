@@ -69,6 +69,9 @@ function client(options: AnalyticsOptions = {}) {
   return a;
 }
 
+// Only before a NEGATIVE check ("nothing was sent"): no event marks a request that is never made,
+// so a short real-time wait gives a wrongly started one time to reach the collector. A positive
+// check waits for its event instead (waitForRequests, the 'flush' event).
 const settle = () => new Promise((r) => setTimeout(r, 50));
 const events = (r: Received) => r.json.batch.map((m) => m.event);
 

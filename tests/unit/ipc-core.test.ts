@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OP_NAMES, type ApiHandlers } from '../../src/shared/api.contract';
@@ -172,6 +172,10 @@ describe('registerIpcHandlers', () => {
 
 describe('createEventForwarder', () => {
   const ev = (n: number): EngineEvent => ({ type: 'attempt.recorded', callId: n, attempt: {} as never });
+  // Fake time (Date.now and setTimeout): in real time a busy machine could pass the interval
+  // between two pushes, and a wait proves nothing about what a timer will do later.
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
 
   it('sends the first batch at once and coalesces a burst into one message', async () => {
     const sent: EngineEvent[][] = [];
@@ -181,7 +185,9 @@ describe('createEventForwarder', () => {
     for (let i = 2; i <= 50; i++) f.push([ev(i)]);
     f.push([]);
     expect(sent).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 80));
+    vi.advanceTimersByTime(39);
+    expect(sent).toHaveLength(1);
+    vi.advanceTimersByTime(1);
     expect(sent).toHaveLength(2);
     expect(sent[1].map((e) => (e as { callId: number }).callId)).toEqual(Array.from({ length: 49 }, (_, i) => i + 2));
   });
@@ -192,7 +198,8 @@ describe('createEventForwarder', () => {
     f.push([ev(1)]);
     f.push([ev(2)]);
     f.dispose();
-    await new Promise((r) => setTimeout(r, 60));
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(60);
     expect(sent).toEqual([[ev(1)]]);
   });
 });

@@ -4,6 +4,7 @@ import { createAppStore } from '../../src/renderer/stores/app.store';
 import { previewKey, syncText } from '../../src/renderer/stores/audiences.slice';
 import { audienceInputSchema, type Audience, type AudienceRule } from '../../src/shared/simulation.contract';
 import { FakeApi, invalid } from './renderer-sim-fake-api';
+import { until } from '../helpers/until';
 
 function draft(): AudienceDraft {
   const d = emptyAudienceDraft(['s1']);
@@ -120,9 +121,10 @@ describe('audiences slice', () => {
     const pending = store.getState().syncAudience('a1');
     expect(store.getState().syncingIds).toEqual(['a1']);
     await pending;
-    await new Promise((r) => setTimeout(r, 0));
-    expect(store.getState().syncingIds).toEqual([]);
+    await until(() => {
+      expect(store.getState().syncingIds).toEqual([]);
+      expect(store.getState().audiences[0].memberCount).toBe(1);
+    });
     expect(syncText(store.getState().syncResults.a1)).toBe('0 entered, 1 exited, 1 identify call sent');
-    expect(store.getState().audiences[0].memberCount).toBe(1);
   });
 });

@@ -7,6 +7,7 @@ import { mockReceiverSchema, type MockRequestRecord } from '../../src/shared/moc
 import type { MockReceiverView } from '../../src/shared/simulation.contract';
 import type { Attempt, CallDetail } from '../../src/shared/types';
 import { FakeApi, invalid } from './renderer-sim-fake-api';
+import { until } from '../helpers/until';
 
 function view(id: string, patch: Partial<MockReceiverView> = {}): MockReceiverView {
   return { id, name: id, path: `/${id}`, tls: false, behavior: {}, url: `http://127.0.0.1:4000/${id}`, requestCount: 0, lastRequestAt: null, ...patch };
@@ -109,8 +110,7 @@ describe('receivers slice', () => {
     const store = createAppStore(api);
     await store.getState().loadReceivers();
     store.getState().selectReceiver('r1');
-    await new Promise((r) => setTimeout(r, 0));
-    expect(store.getState().receiverRequests).toEqual([older]);
+    await until(() => expect(store.getState().receiverRequests).toEqual([older]));
     const a = record('q1', 'r1', '{}', '2025-01-01T00:00:01.000Z', 2);
     const b = record('q2', 'r1', '{}', '2025-01-01T00:00:02.000Z', 3);
     const other = record('q3', 'r2', '{}', '2025-01-01T00:00:03.000Z');

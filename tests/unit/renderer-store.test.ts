@@ -6,6 +6,7 @@ import { createAppStore } from '../../src/renderer/stores/app.store';
 import { mergeCallEvents } from '../../src/renderer/stores/inspector-merge';
 import { buildMessage } from '../../src/renderer/stores/compose-model';
 import type { CallSummary } from '../../src/shared/types';
+import { until } from '../helpers/until';
 
 // The store slices against the real HTTP transport and a small loopback server that pages a fixed
 // list of 250 calls the way the control API does (newest first, `before` cursor, filters).
@@ -111,16 +112,16 @@ describe('inspector slice', () => {
     const store = newStore();
     store.getState().setFilters({ type: 'identify' });
     store.getState().setFilters({ status: 'retrying', q: ' Event 2 ' });
-    await new Promise((r) => setTimeout(r, 100));
+    // The newest load is applied when loading ends (a superseded one never ends it).
+    await until(() => !store.getState().callsLoading);
     const s = store.getState();
     expect(requests.at(-1)!.url).toBe('/api/messages?status=retrying&type=identify&q=Event+2&limit=100');
     // Only the second request's answer is applied: ids 7k with "Event 2" in the label and type identify: none.
     expect(s.calls).toEqual([]);
     store.getState().setFilters({ type: undefined });
-    await new Promise((r) => setTimeout(r, 100));
     const expected = ALL.filter((c) => c.deliveryState === 'retrying' && c.label?.includes('Event 2')).map((c) => c.id);
     expect(expected.length).toBeGreaterThan(3);
-    expect(store.getState().calls.map((c) => c.id)).toEqual(expected);
+    await until(() => expect(store.getState().calls.map((c) => c.id)).toEqual(expected));
   });
 
   it('applies live events in place, and only counts them while paused', async () => {
