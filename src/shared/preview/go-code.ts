@@ -1,9 +1,11 @@
 import type { CallType } from '../types';
 
-// The Go v2 library's shape (github.com/segmentio/analytics-go 2.x): one struct per call type with
-// Context, Integrations, Properties/Traits, AnonymousId, UserId and the type's own fields, plus an
-// embedded `Message` carrying MessageId and Timestamp (a string). Alias has only PreviousId and
-// UserId. v2 has no Screen method; the preview says so and shows the v2-shaped equivalent.
+// The Go v2 library's shape (github.com/segmentio/analytics-go 2.x, analytics.go): one struct per
+// call type with Context, Integrations, a map, AnonymousId, UserId and the type's own fields, plus an
+// embedded `Message` carrying MessageId and Timestamp (a string). Page's map is named Traits although
+// it is sent as "properties". Alias has only PreviousId and UserId. v2 has no Screen type and no
+// client.Screen: the preview says so, shows v3's call in a comment and sends a track with v2.
+// tests/unit/preview-go-code.test.ts checks every field against the v2 structs.
 
 export interface GoCodeOptions {
   writeKey?: string;
@@ -12,30 +14,29 @@ export interface GoCodeOptions {
 
 type Msg = Record<string, unknown>;
 
-const STRUCTS: Record<CallType, string> = {
+type V2Type = Exclude<CallType, 'screen'>;
+
+const STRUCTS: Record<V2Type, string> = {
   identify: 'Identify',
   track: 'Track',
   page: 'Page',
-  screen: 'Screen',
   group: 'Group',
   alias: 'Alias',
 };
 
 // [json key, Go field] in the order the preview lists them.
-const STRING_FIELDS: Record<CallType, [string, string][]> = {
+const STRING_FIELDS: Record<V2Type, [string, string][]> = {
   identify: [['userId', 'UserId'], ['anonymousId', 'AnonymousId']],
   track: [['userId', 'UserId'], ['anonymousId', 'AnonymousId'], ['event', 'Event']],
   page: [['userId', 'UserId'], ['anonymousId', 'AnonymousId'], ['name', 'Name'], ['category', 'Category']],
-  screen: [['userId', 'UserId'], ['anonymousId', 'AnonymousId'], ['name', 'Name']],
   group: [['userId', 'UserId'], ['anonymousId', 'AnonymousId'], ['groupId', 'GroupId']],
   alias: [['previousId', 'PreviousId'], ['userId', 'UserId']],
 };
 
-const MAP_FIELDS: Record<CallType, [string, string][]> = {
+const MAP_FIELDS: Record<V2Type, [string, string][]> = {
   identify: [['traits', 'Traits']],
   track: [['properties', 'Properties']],
-  page: [['properties', 'Properties']],
-  screen: [['properties', 'Properties']],
+  page: [['properties', 'Traits']],
   group: [['traits', 'Traits']],
   alias: [],
 };
@@ -91,8 +92,8 @@ function idLiteral(v: unknown): string {
   return goString(String(v));
 }
 
-/** Go v2 code that sends the same call: `client.Track(&analytics.Track{...})`. */
-export function goCode(type: CallType, message: Msg, options: GoCodeOptions = {}): string {
+/** `client.Track(&analytics.Track{...})` for a type v2 has. */
+function v2Call(type: V2Type, message: Msg): string {
   const name = STRUCTS[type];
   const entries: [string, string][] = [];
   for (const [key, field] of STRING_FIELDS[type]) {
@@ -108,7 +109,33 @@ export function goCode(type: CallType, message: Msg, options: GoCodeOptions = {}
   if (typeof message.messageId === 'string' && message.messageId) embedded.push(['MessageId', goString(message.messageId)]);
   if (typeof message.timestamp === 'string' && message.timestamp) embedded.push(['Timestamp', goString(message.timestamp)]);
   if (embedded.length) entries.push(['Message', `analytics.Message{${block(embedded, '\t')}}`]);
+  return `client.${name}(&analytics.${name}{${block(entries, '')}})`;
+}
 
+/** v3's screen call, for a comment: its Context is a struct and Timestamp a time.Time, so only the rest. */
+function v3Screen(message: Msg): string {
+  const entries: [string, string][] = [];
+  for (const [key, field] of [['userId', 'UserId'], ['anonymousId', 'AnonymousId'], ['name', 'Name']]) {
+    const v = message[key];
+    if (v !== undefined && v !== null && v !== '') entries.push([field, idLiteral(v)]);
+  }
+  for (const [key, field] of [['properties', 'Properties'], ['integrations', 'Integrations']]) {
+    const v = message[key];
+    if (v && typeof v === 'object' && !Array.isArray(v)) entries.push([field, goValue(v, '\t')]);
+  }
+  return `client.Enqueue(analytics.Screen{${block(entries, '')}})`;
+}
+
+/** A screen as the track v2 can send: "Viewed <name> Screen", the name kept in properties. */
+function screenAsTrack(message: Msg): Msg {
+  const name = typeof message.name === 'string' || typeof message.name === 'number' ? String(message.name) : '';
+  const props = message.properties && typeof message.properties === 'object' && !Array.isArray(message.properties) ? (message.properties as Msg) : {};
+  const { name: _name, category: _category, properties: _properties, ...rest } = message;
+  return { ...rest, event: name ? `Viewed ${name} Screen` : 'Viewed Screen', properties: name ? { name, ...props } : props };
+}
+
+/** Go v2 code that sends the same call: `client.Track(&analytics.Track{...})`. */
+export function goCode(type: CallType, message: Msg, options: GoCodeOptions = {}): string {
   const lines: string[] = [];
   if (options.writeKey !== undefined) {
     lines.push(`client := analytics.New(${goString(options.writeKey)})`);
@@ -116,8 +143,17 @@ export function goCode(type: CallType, message: Msg, options: GoCodeOptions = {}
     lines.push('defer client.Close()', '');
   }
   if (type === 'screen') {
-    lines.push('// analytics-go v2 has no Screen method; v3 sends this with client.Enqueue(analytics.Screen{...}).');
+    lines.push(
+      '// analytics-go v2 cannot send a screen call: it has no Screen type and no client.Screen.',
+      '// analytics-go v3 (gopkg.in/segmentio/analytics-go.v3) can:',
+      '//',
+      ...v3Screen(message).split('\n').map((l) => `// ${l}`),
+      '//',
+      '// With v2, send it as a track:',
+      v2Call('track', screenAsTrack(message)),
+    );
+  } else {
+    lines.push(v2Call(type, message));
   }
-  lines.push(`client.${name}(&analytics.${name}{${block(entries, '')}})`);
   return lines.join('\n');
 }
