@@ -33,8 +33,11 @@ async function deliveryOf(t: TestEngine, state?: string) {
   return waitFor(async () => {
     const page = await t.call('listMessages', { limit: 1 });
     const c = page.items[0];
-    if (!c || (state && c.deliveryState !== state)) return undefined;
-    return t.call('getMessage', { id: c.id });
+    if (!c) return undefined;
+    // The state is checked on the same reading the test goes on to inspect: between two readings a
+    // retrying delivery can start its next attempt (and lose its next attempt time).
+    const m = await t.call('getMessage', { id: c.id });
+    return !state || m.deliveries[0]?.state === state ? m : undefined;
   }, `delivery state ${state}`, 20_000);
 }
 
@@ -118,7 +121,8 @@ describe('retries', () => {
     const a = d.deliveries[0].attempts[0];
     expect(a).toMatchObject({ timedOut: true, errorCode: 'TIMEOUT', errorMessage: 'timed out after 5000 ms', outcome: 'retryable' });
     expect(a.durationMs).toBeGreaterThanOrEqual(5000);
-    expect(a.durationMs).toBeLessThan(5400);
+    // Ended by the 5 s limit, not by the answer at 6 s; how late the timer fires depends on the load.
+    expect(a.durationMs).toBeLessThan(6000);
     // Default schedule: 5 s ± 20 % after the round ended.
     const wait = Date.parse(d.deliveries[0].nextAttemptAt!) - Date.parse(a.startedAt) - a.durationMs;
     expect(wait).toBeGreaterThanOrEqual(3900);
@@ -137,6 +141,9 @@ describe('retries', () => {
     expect(a.responseStatus).toBeNull();
     expect(r.stats.requestEvents).toBe(0);
     expect(r.requests).toHaveLength(0);
+    expect(d.deliveries[0].nextAttemptAt).toBeNull();
+    // A NEGATIVE check (no retry comes): no event marks a retry that never starts, so wait longer
+    // than the FAST schedule's 200 ms delay.
     await new Promise((res) => setTimeout(res, 500));
     expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].attempts).toHaveLength(1);
   });
@@ -148,7 +155,9 @@ describe('retries', () => {
     await t.post('/v1/track', { userId: 'u', event: 'fanout' }, { writeKey: KEY });
     const d = await deliveryOf(t, 'delivered');
     expect(d.deliveries[0].attempts.map((a) => [a.urlIndex, a.responseStatus]).sort()).toEqual([[0, 200], [1, 500]]);
-    await new Promise((res) => setTimeout(res, 600)); // three FAST retry delays
+    expect(d.deliveries[0].nextAttemptAt).toBeNull();
+    // A NEGATIVE check (the 500 is not retried): nothing to wait on, so three FAST retry delays.
+    await new Promise((res) => setTimeout(res, 600));
     expect(bad.requests).toHaveLength(1);
     expect(good.requests[0].body.equals(bad.requests[0].body)).toBe(true);
   });
