@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestEngine, webhookSource, type TestEngine } from '../helpers/engine';
+import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 
 // Audience and computed-trait syncs end to end (SPEC §6): calls in through the collector, identify
@@ -96,6 +96,7 @@ describe('audiences', () => {
     // The sync's own identify calls do not feed the profiles.
     expect((await t.call('previewAudience', { rule: { combine: 'and', conditions: [{ kind: 'trait', trait: 'pro_users', op: 'exists' }] } })).total).toBe(0);
     expect(t.events.some((e) => e.type === 'audiences.changed')).toBe(true);
+    // A NEGATIVE check (no stray identify calls): nothing to wait on for a request never sent.
     await new Promise((r) => setTimeout(r, 200));
     expect([crm.requests.length, ads.requests.length]).toEqual([4, 4]);
   });
@@ -175,8 +176,10 @@ describe('audiences', () => {
     const [listed] = await t.call('listAudiences', {});
     expect(listed).toMatchObject({ id: a.id, syncIntervalMs: 1000, memberCount: 1 });
     expect(Date.parse(listed.lastSyncAt!)).toBeGreaterThan(Date.parse(a.lastSyncAt!));
-    // Once caught up, later ticks send nothing more.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once caught up, later ticks send nothing more. A NEGATIVE check, made after a later tick has
+    // run (not after a guess at when one would), plus a moment for anything it sent to arrive.
+    await waitFor(async () => (await t.call('listAudiences', {}))[0].lastSyncAt !== listed.lastSyncAt, 'a later tick');
+    await new Promise((r) => setTimeout(r, 200));
     expect(crm.requests.length).toBe(3);
   });
 
@@ -219,6 +222,7 @@ describe('audiences', () => {
       fields: [{ path: 'audiences[1].sources[1]', message: 'no source named "missing"' }],
     });
     expect((await t.call('listAudiences', {})).length).toBe(1);
+    // A NEGATIVE check (the refused import synced nothing): nothing to wait on for a request never sent.
     await new Promise((r) => setTimeout(r, 200));
     expect(crm.requests.length).toBe(1);
   });
@@ -244,7 +248,11 @@ describe('audiences', () => {
       await engine.post('/v1/identify', { userId: 'u2', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
       await crm.waitForRequests(2, 5000);
       expect(values(crm, 'pro')).toEqual({ u1: true, u2: true });
-      await new Promise((r) => setTimeout(r, 1200));
+      // A NEGATIVE check (nothing is re-sent), made after a later tick has run, plus a moment for
+      // anything it sent to arrive.
+      const synced = (await engine.call('listAudiences', {}))[0].lastSyncAt;
+      await waitFor(async () => (await engine!.call('listAudiences', {}))[0].lastSyncAt !== synced, 'a later tick');
+      await new Promise((r) => setTimeout(r, 200));
       expect(crm.requests.length).toBe(2);
     } finally {
       await engine?.stop();

@@ -14,7 +14,8 @@ function receiver(id: string, path: string, extra: Partial<MockReceiver> = {}): 
   return { id, name: id, path, tls: false, behavior: {}, ...extra };
 }
 
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
+// Returns as soon as the check passes: a long limit costs nothing, and a busy machine needs it.
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error('condition not met in time');
@@ -235,6 +236,7 @@ describe('HTTPS with a self-signed certificate', () => {
     expect(host.urlFor('secure')).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/secure$/);
     const err = await post(host.urlFor('secure')).then(() => null, (e: unknown) => e);
     expect(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']).toContain(errorCode(err));
+    // A NEGATIVE check (no request is recorded): nothing to wait on for a request never made.
     await new Promise((r) => setTimeout(r, 50));
     expect(host.requests('secure')).toEqual([]);
     expect(sink).toEqual([]);
