@@ -25,7 +25,7 @@ interface Sent {
 }
 
 const page = (ids: number[], total = ids.length): Page<CallSummary> => ({
-  items: ids.map((id) => ({ id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`, anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null, deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null })),
+  items: ids.map((id) => ({ id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`, anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null, deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls: [] })),
   total,
   next: null,
 });
@@ -54,7 +54,7 @@ describe('early first page (first-page.js)', () => {
   it('sends the request the transport would send for the slice’s first load, which then uses it', async () => {
     const early = fakeFetch(() => new Response(JSON.stringify(page([3, 2, 1], 100_000))));
     const req = runScript('http://127.0.0.1:5000/?token=tok-1#/inspector', { fetch: early.fetch });
-    expect(req).toBeDefined();
+    expect(req).toMatchObject({ op: 'listMessages', input: { limit: 100 } });
     expect(early.sent).toHaveLength(1);
 
     const later = fakeFetch(() => new Response(JSON.stringify(page([3]))));
@@ -75,7 +75,7 @@ describe('early first page (first-page.js)', () => {
 
   it('reads the token kept in sessionStorage after the address lost it', () => {
     const early = fakeFetch(() => new Response('{}'));
-    expect(runScript('http://127.0.0.1:5000/#/inspector', { stored: 'tok-2', fetch: early.fetch })).toBeDefined();
+    expect(runScript('http://127.0.0.1:5000/#/inspector', { stored: 'tok-2', fetch: early.fetch })).toMatchObject({ op: 'listMessages' });
     expect(early.sent[0].headers.Authorization).toBe('Bearer tok-2');
   });
 
