@@ -4,6 +4,7 @@ import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './s
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
 import { op, type OpDef } from './api-op';
+import type { LibraryMetrics } from './library-metrics';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
@@ -129,6 +130,9 @@ export const api = {
 
   getSettings: op<Settings>()('GET', '/settings', z.strictObject({})),
   updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema),
+
+  /** The analytics.js the collector serves to web pages, and the counters it posted to /v1/m since start. */
+  getLibraryMetrics: op<LibraryMetrics>()('GET', '/library-metrics', z.strictObject({})),
 
   ...simulationOps,
 } as const;

@@ -6,6 +6,8 @@ import { HttpError, newWriteKey, notFound } from './store/sources.repo';
 import type { Dispatcher } from './dispatcher/dispatcher';
 import type { Ingest } from './collector/ingest';
 import type { EventHub } from './event-hub';
+import type { LibraryMetrics } from './collector/library-metrics';
+import { analyticsNextAssets } from './collector/analytics-next-assets';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps>;
 
@@ -19,6 +21,7 @@ export interface HandlerDeps {
   dataDir: string;
   startedAt: number;
   version: string;
+  libraryMetrics: LibraryMetrics;
 }
 
 /** The engine side of every core operation; input arrives parsed by the op's schema. */
@@ -86,6 +89,11 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       d.dispatcher.settingsChanged(before, after);
       d.events.emit({ type: 'settings.changed', settings: after });
       return after;
+    },
+
+    getLibraryMetrics: () => {
+      const assets = analyticsNextAssets();
+      return { analyticsNext: assets ? { version: assets.version } : null, ...d.libraryMetrics.snapshot() };
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Engine, EngineOptions } from './engine.types';
 import { Store } from './store/store';
 import { Ingest } from './collector/ingest';
 import { startCollector } from './collector/collector-server';
+import { LibraryMetrics } from './collector/library-metrics';
 import { Dispatcher } from './dispatcher/dispatcher';
 import { HttpSender } from './dispatcher/http-sender';
 import { EventHub } from './event-hub';
@@ -45,7 +46,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       dispatcher.enqueue(stored.deliveries);
     });
 
-    collector = await startCollector(ingest, { host: opts.collectorHost ?? '127.0.0.1', port: opts.collectorPort ?? 8787 });
+    const libraryMetrics = new LibraryMetrics(now);
+    collector = await startCollector(ingest, {
+      host: opts.collectorHost ?? '127.0.0.1',
+      port: opts.collectorPort ?? 8787,
+      browser: { sources: store.sources, metrics: libraryMetrics },
+    });
     const collectorUrl = collector.url;
     dispatcher.start();
 
@@ -57,7 +63,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     );
     if (opts.config) await simulation.applyConfig(opts.config);
     const handlers: ApiHandlers = {
-      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION }),
+      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics }),
       ...client.handlers(),
       ...simulation.handlers,
     };

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { CallType } from '../../../shared/types';
 import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
 import type { Ingest } from './ingest';
+import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
 
 // Every route of SPEC §3, with the short aliases the official SDKs use.
 const SINGLE_ROUTES: Record<string, CallType> = {
@@ -31,7 +32,7 @@ function acceptAnyContentType(req: FastifyRequest, _reply: FastifyReply, done: (
   done();
 }
 
-export async function startCollector(ingest: Ingest, opts: { host: string; port: number }): Promise<{ app: FastifyInstance; url: string }> {
+export async function startCollector(ingest: Ingest, opts: { host: string; port: number; browser?: BrowserRouteDeps }): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, keepAliveTimeout: 10_000 });
 
   // JSON whatever the Content-Type (analytics.js sends text/plain): take the raw bytes, parse ourselves.
@@ -67,6 +68,9 @@ export async function startCollector(ingest: Ingest, opts: { host: string; port:
   // A single call's limit is 32 KB; Fastify refuses more before reading it all, mapped to 400 below.
   for (const [name, type] of Object.entries(SINGLE_ROUTES)) route(`/v1/${name}`, type, MAX_CALL_BYTES);
   for (const name of BATCH_ROUTES) route(`/v1/${name}`, 'batch', MAX_BATCH_BYTES);
+
+  // The web-page flow (settings, analytics.js and its chunks, POST /v1/m): browser-routes.ts.
+  if (opts.browser) registerBrowserRoutes(app, opts.browser);
 
   app.get('/', async () => ({ service: 'Webhook Lab collector', routes: '/v1/{identify,track,page,screen,group,alias,batch,import}' }));
 
