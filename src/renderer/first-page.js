@@ -17,7 +17,7 @@
   if (!onInspector()) return;
   const token = new URL(location.href).searchParams.get('token') || sessionStorage.getItem('webhook-lab.token');
   if (!token) return;
-  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const headers = { Authorization: `Bearer ${token}` };
   const answer = fetch('/api/messages?limit=100', { method: 'GET', headers, priority: 'high' }).then(async (res) => ({ status: res.status, body: await res.text() }));
   window.__webhookLabEarly = { op: 'listMessages', input: { limit: 100 }, answer };
 
