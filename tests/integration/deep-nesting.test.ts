@@ -197,6 +197,18 @@ describe('stored calls at any depth read back and export', () => {
     expect([d.call.rawText, d.call.request.batchIndex]).toEqual([deep, 1]);
   });
 
+  it('a single call whose body holds a 10,000-level `type` (the route names the type) is accepted; it reads back as text with its normalized form', async () => {
+    const body = `{"type":${nestedText(10_000)},"userId":"u","event":"Typed","messageId":"m-deep-ignored-type"}`;
+    expect((await post('/v1/track', body, HOOKS)).status).toBe(200);
+    const c = await waitFor(async () => {
+      const found = await byMessageId('m-deep-ignored-type');
+      return found.deliveryState === 'delivered' ? found : undefined;
+    }, 'the call delivered');
+    const d = await detail(c.id);
+    expect([d.call.status, d.call.raw, d.call.rawText]).toEqual(['accepted', null, body]);
+    expect(d.call.normalized).toMatchObject({ type: 'track', event: 'Typed', messageId: 'm-deep-ignored-type' });
+  });
+
   it('the JSON Lines and HAR exports complete, and every line equals GET /api/messages/:id', async () => {
     const jsonl = await apiGet('/export/file?format=jsonl&limit=10000');
     const text = await jsonl.text();
