@@ -37,7 +37,12 @@ describe('GET /v1/projects/:writeKey/settings', () => {
     const res = await fetch(`${t.collectorUrl}/v1/projects/${KEY}/settings`);
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    const s = (await res.json()) as Record<string, any>;
+    const s = (await res.json()) as {
+      integrations: Record<string, Record<string, unknown>>;
+      plan: { track: { __default: unknown } };
+      metrics: Record<string, unknown>;
+      webhookLab: { analyticsNextVersion: string };
+    };
     const host = new URL(t.collectorUrl).host;
     expect(s.integrations['Segment.io']).toMatchObject({ apiKey: KEY, apiHost: `${host}/v1`, protocol: 'http', unbundledIntegrations: [] });
     expect(Object.keys(s.integrations)).toEqual(['Segment.io']);

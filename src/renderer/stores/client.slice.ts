@@ -1,6 +1,7 @@
 import type { ApiClient, ClientState } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
 import type { SliceCreator } from './app.types';
+import type { LibraryMetrics } from '../../shared/library-metrics';
 import { asApiError, errorText } from './errors';
 
 export interface ClientSlice {
@@ -12,6 +13,10 @@ export interface ClientSlice {
   setClientState(state: ClientState): void;
   updateClientSettings(patch: { flushAt?: number; flushAfter?: number; sourceId?: string; endpoint?: string }): Promise<boolean>;
   flushClient(): Promise<void>;
+  /** The browser SDK the collector serves and its /v1/m counters (Client screen, Browser SDK). */
+  libraryMetrics: LibraryMetrics | null;
+  libraryMetricsError: string | null;
+  loadLibraryMetrics(): Promise<void>;
 }
 
 export const createClientSlice =
@@ -21,6 +26,15 @@ export const createClientSlice =
     clientError: null,
     clientFormError: null,
     flushing: false,
+    libraryMetrics: null,
+    libraryMetricsError: null,
+    async loadLibraryMetrics() {
+      try {
+        set({ libraryMetrics: await api.call('getLibraryMetrics', {}), libraryMetricsError: null });
+      } catch (err) {
+        set({ libraryMetricsError: errorText(err) });
+      }
+    },
     async loadClient() {
       try {
         set({ clientState: await api.call('clientState', {}), clientError: null });

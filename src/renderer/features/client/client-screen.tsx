@@ -4,6 +4,7 @@ import { Field } from '../../components/field';
 import { formatBytes, formatDuration, formatMs, formatTime } from '../../components/format';
 import { useNow } from '../../components/use-now';
 import { useApp, useAppStore } from '../../store-context';
+import { BrowserSdk } from './browser-sdk';
 
 function NextFlush({ at }: { at: string | null }) {
   const now = useNow();
@@ -112,6 +113,7 @@ export function ClientScreen() {
       <pre className="log" data-testid="client-log">
         {state.log.length ? state.log.map((l) => `${formatTime(l.at)}  ${l.line}`).join('\n') : '(empty)'}
       </pre>
+      <BrowserSdk />
     </div>
   );
 }
