@@ -19,6 +19,12 @@ export interface ComposeSlice {
   setHistoricalTimestamp(value: string): void;
   applyTemplate(id: string): void;
   send(mode: 'queue' | 'now'): Promise<boolean>;
+  /**
+   * The source list changed: when the client has no source to send as (none existed, or its source
+   * was deleted), read the client's settings again so the engine's choice (the first source) shows,
+   * and drop a "no source" error that no longer holds.
+   */
+  syncComposeSource(): void;
 }
 
 function initialDraft(): Draft {
@@ -60,6 +66,15 @@ export const createComposeSlice =
       applyTemplate(id) {
         const sample = sampleCall(id);
         if (sample) set({ draft: draftFromSample(sample, get().draft), sendError: null });
+      },
+      syncComposeSource() {
+        const { sources, clientState, sendError } = get();
+        if (sources.length === 0) return;
+        if (sendError?.status === 409 && !sendError.fields.length) set({ sendError: null });
+        const cur = clientState?.settings;
+        if (!cur) return;
+        const noSource = cur.sourceId === null ? cur.writeKey === '' : !sources.some((s) => s.id === cur.sourceId);
+        if (noSource) void get().loadClient();
       },
       async send(mode) {
         if (get().sending) return false;

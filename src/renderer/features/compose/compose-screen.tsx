@@ -36,6 +36,10 @@ export function ComposeScreen() {
   const sending = useApp((s) => s.sending);
   const lastSend = useApp((s) => s.lastSend);
   const { sourcesLoaded, noSources } = useAppShallow((s) => ({ sourcesLoaded: s.sourcesLoaded, noSources: s.sources.length === 0 }));
+  const sources = useApp((s) => s.sources);
+  // A source created (or deleted) while this screen is open: the client's source follows at once,
+  // not at the next send.
+  useEffect(() => store.getState().syncComposeSource(), [store, sources]);
   const built = useMemo(() => buildMessage(draft), [draft]);
   // Errors the engine returned for the last send are shown on their fields as well.
   const errors = useMemo(() => {
