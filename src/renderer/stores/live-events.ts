@@ -14,6 +14,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
   let sourcesChanged = false;
   let callsRemoved = false;
   let detailChanged = false;
+  let testCallChanged = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
   const flush = () => {
@@ -26,16 +27,20 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     if (client) s.setClientState(client);
     if (sourcesChanged) void s.loadSources();
     if (detailChanged) void s.refreshDetail();
+    if (testCallChanged) void s.refreshTestCall();
     stored = [];
     updated = [];
     client = null;
     sourcesChanged = false;
     callsRemoved = false;
     detailChanged = false;
+    testCallChanged = false;
   };
 
   const onEvents = (events: EngineEvent[]) => {
     const selected = store.getState().selectedCallId;
+    // Destinations' "Send a test call" chip follows its call too.
+    const testCall = store.getState().lastTestCall?.call.id ?? null;
     for (const e of events) {
       switch (e.type) {
         case 'calls.stored':
@@ -44,6 +49,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
         case 'calls.updated':
           updated.push(...e.calls);
           if (selected !== null && e.calls.some((c) => c.id === selected)) detailChanged = true;
+          if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
           break;
         case 'calls.removed':
           callsRemoved = true;
@@ -51,6 +57,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
           break;
         case 'attempt.recorded':
           if (e.callId === selected) detailChanged = true;
+          if (e.callId === testCall) testCallChanged = true;
           break;
         case 'sources.changed':
           sourcesChanged = true;

@@ -12,6 +12,9 @@ export interface SourcesSlice {
   /** The last failed create/update, so forms can put `fields` messages on their inputs. */
   sourceFormError: ApiError | null;
   lastTestCall: CallDetail | null;
+  /** The open Webhooks form has edits not saved yet (switching source asks first). */
+  webhooksDirty: boolean;
+  setWebhooksDirty(dirty: boolean): void;
   loadSources(): Promise<void>;
   selectSource(id: string | null): void;
   createSource(input: { name: string; writeKey?: string }): Promise<Source | null>;
@@ -19,6 +22,8 @@ export interface SourcesSlice {
   regenerateWriteKey(id: string): Promise<void>;
   deleteSource(id: string): Promise<void>;
   sendTestCall(id: string): Promise<CallDetail | null>;
+  /** The test call changed (live events): read it again so its chip shows where it is now. */
+  refreshTestCall(): Promise<void>;
   clearSourceFormError(): void;
 }
 
@@ -34,6 +39,10 @@ export const createSourcesSlice =
       selectedSourceId: null,
       sourceFormError: null,
       lastTestCall: null,
+      webhooksDirty: false,
+      setWebhooksDirty(webhooksDirty) {
+        if (get().webhooksDirty !== webhooksDirty) set({ webhooksDirty });
+      },
       async loadSources() {
         try {
           const sources = await api.call('listSources', {});
@@ -98,6 +107,16 @@ export const createSourcesSlice =
         } catch (err) {
           get().notify(errorText(err), 'error');
           return null;
+        }
+      },
+      async refreshTestCall() {
+        const id = get().lastTestCall?.call.id;
+        if (id === undefined) return;
+        try {
+          const detail = await api.call('getMessage', { id });
+          if (get().lastTestCall?.call.id === id) set({ lastTestCall: detail });
+        } catch {
+          // The call was deleted meanwhile (retention, purge): the chip keeps its last state.
         }
       },
       clearSourceFormError() {

@@ -8,10 +8,6 @@ import { useApp, useAppStore } from '../../store-context';
 import { SourceList } from './source-list';
 import { WebhooksForm } from './webhooks-form';
 
-function openInInspector(_id: number) {
-  location.hash = '#/inspector';
-}
-
 function SourcePanel({ source }: { source: Source }) {
   const store = useAppStore();
   const collector = useApp((s) => s.health?.collectorUrl ?? null);
@@ -62,13 +58,7 @@ function SourcePanel({ source }: { source: Source }) {
                 nextAttemptAt: summary.deliveries[0]?.nextAttemptAt ?? null,
               }}
             />
-            <a
-              href="#/inspector"
-              onClick={() => {
-                openInInspector(summary.call.id);
-                s.selectCall(summary.call.id);
-              }}
-            >
+            <a href="#/inspector" data-testid="test-call-open" onClick={() => s.openCallInInspector(summary.call.id)}>
               open in Inspector
             </a>
           </span>
@@ -90,7 +80,7 @@ export function DestinationsScreen() {
         <h1>Sources</h1>
         <SourceList />
       </aside>
-      <main className="destinations-main">
+      <section className="destinations-main">
         {error ? <div className="notice error">Could not load sources: {error}</div> : null}
         {selected ? (
           <SourcePanel source={selected} />
@@ -100,7 +90,7 @@ export function DestinationsScreen() {
             write key for your SDKs. Then add up to five receiver URLs: every call is signed and POSTed to each of them.
           </EmptyState>
         ) : null}
-      </main>
+      </section>
     </div>
   );
 }

@@ -9,7 +9,10 @@ export function HeaderEditor(props: {
   onChange(rows: HeaderRow[]): void;
   errorFor(name: string): string | undefined;
   testId: string;
+  /** Names the inputs for assistive tech: "<label> 1 name", "<label> 1 value". */
+  label?: string;
 }) {
+  const label = props.label ?? 'Header';
   const { rows, onChange } = props;
   const update = (i: number, patch: Partial<HeaderRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
@@ -18,9 +21,9 @@ export function HeaderEditor(props: {
         const err = props.errorFor(r.name);
         return (
           <div key={i} className={`header-row${err ? ' has-error' : ''}`}>
-            <input placeholder="Header-Name" value={r.name} spellCheck={false} data-testid={`${props.testId}-name-${i}`} onChange={(e) => update(i, { name: e.target.value })} />
-            <input placeholder="value" value={r.value} spellCheck={false} data-testid={`${props.testId}-value-${i}`} onChange={(e) => update(i, { value: e.target.value })} />
-            <button type="button" className="small" aria-label="Remove header" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+            <input placeholder="Header-Name" aria-label={`${label} ${i + 1} name`} value={r.name} spellCheck={false} data-testid={`${props.testId}-name-${i}`} onChange={(e) => update(i, { name: e.target.value })} />
+            <input placeholder="value" aria-label={`${label} ${i + 1} value`} value={r.value} spellCheck={false} data-testid={`${props.testId}-value-${i}`} onChange={(e) => update(i, { value: e.target.value })} />
+            <button type="button" className="small" aria-label={`Remove ${label.toLowerCase()} ${i + 1}`} data-testid={`${props.testId}-remove-${i}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
               ✕
             </button>
             {err ? (

@@ -46,7 +46,13 @@ export function SourceList() {
               className={`source-item${s.id === selected ? ' active' : ''}`}
               data-testid="source-item"
               data-name={s.name}
-              onClick={() => store.getState().selectSource(s.id)}
+              onClick={() => {
+                const st = store.getState();
+                if (s.id === selected) return;
+                // window.confirm: the app has no modal dialog component (ConfirmButton asks in place).
+                if (st.webhooksDirty && !window.confirm('Discard the unsaved Webhooks changes of this source?')) return;
+                st.selectSource(s.id);
+              }}
             >
               <span className="grow ellipsis">{s.name}</span>
               <span className={`dot ${s.webhooks.enabled ? 'on' : 'off'}`} title={s.webhooks.enabled ? 'Webhooks on' : 'Webhooks off'} />

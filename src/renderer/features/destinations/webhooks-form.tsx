@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Source, WebhookSettings } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { useApp, useAppStore } from '../../store-context';
@@ -47,12 +47,18 @@ export function WebhooksForm({ source }: { source: Source }) {
   const err = (path: string) => formError?.fieldMessage(`webhooks.${path}`);
   const setUrl = (i: number, patch: Partial<UrlDraft>) => setDraft({ ...draft, urls: draft.urls.map((u, j) => (j === i ? { ...u, ...patch } : u)) });
   const dirty = JSON.stringify(fromDraft(draft)) !== JSON.stringify(fromDraft(toDraft(source.webhooks)));
+  useEffect(() => {
+    store.getState().setWebhooksDirty(dirty);
+  }, [store, dirty]);
+  useEffect(() => () => store.getState().setWebhooksDirty(false), [store]);
+  const off = draft.urls.length > 0 && !draft.enabled;
   const otherErrors = (formError?.fields ?? []).filter((f) => !/^webhooks\.(enabled|sharedSecret|urls\[\d+\](\.url|\.headers.*)?)$/.test(f.path));
 
   const save = async () => {
     setSaving(true);
-    await store.getState().saveWebhooks(source.id, fromDraft(draft));
+    const saved = await store.getState().saveWebhooks(source.id, fromDraft(draft));
     setSaving(false);
+    if (saved && off) store.getState().notify('Webhooks is off: calls to this source are stored but not forwarded. Tick Enabled to send them.', 'error');
   };
 
   return (
@@ -90,6 +96,7 @@ export function WebhooksForm({ source }: { source: Source }) {
             </Field>
             <HeaderEditor
               testId={`wh-headers-${i}`}
+              label={`URL ${i + 1} header`}
               rows={u.headers}
               onChange={(headers) => setUrl(i, { headers })}
               errorFor={(name) => err(`urls[${i}].headers.${name}`) ?? (name === '' ? err(`urls[${i}].headers.`) : undefined)}
@@ -101,7 +108,8 @@ export function WebhooksForm({ source }: { source: Source }) {
           type="button"
           data-testid="wh-add-url"
           disabled={draft.urls.length >= MAX_URLS}
-          onClick={() => setDraft({ ...draft, urls: [...draft.urls, { url: '', headers: [] }] })}
+          // The first URL turns Webhooks on: a URL that is never called is not what anyone adds one for.
+          onClick={() => setDraft({ ...draft, enabled: draft.urls.length === 0 ? true : draft.enabled, urls: [...draft.urls, { url: '', headers: [] }] })}
         >
           + Add URL
         </button>
@@ -133,6 +141,11 @@ export function WebhooksForm({ source }: { source: Source }) {
           </button>
         </div>
       </Field>
+      {off ? (
+        <div className="notice warn" role="status" data-testid="wh-off-warning">
+          Webhooks is off: calls to this source are stored but not forwarded to these URLs.
+        </div>
+      ) : null}
       <FormErrors fields={otherErrors} error={formError} />
       <div className="actions">
         <button type="submit" className="primary" data-testid="wh-save" disabled={saving}>
