@@ -16,7 +16,7 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
       >
         {props.confirm}
       </button>
-      <button type="button" className="small" onClick={() => setAsking(false)}>
+      <button type="button" className="small" data-testid={`${props.testId}-cancel`} onClick={() => setAsking(false)}>
         Cancel
       </button>
     </span>

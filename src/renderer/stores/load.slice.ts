@@ -1,6 +1,7 @@
 import type { ApiClient } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
 import type { LoadInput, LoadRun } from '../../shared/simulation.contract';
+import type { LoadDraft } from '../features/load/load-model';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
@@ -11,6 +12,9 @@ export interface LoadSlice {
   loadFormError: ApiError | null;
   loadStarting: boolean;
   loadStopping: boolean;
+  /** The Load form as typed, kept here so leaving the screen does not reset it (null: the defaults). */
+  loadDraft: LoadDraft | null;
+  setLoadDraft(draft: LoadDraft): void;
   fetchLoadRun(): Promise<void>;
   startLoad(input: LoadInput): Promise<boolean>;
   stopLoad(): Promise<void>;
@@ -34,6 +38,10 @@ export const createLoadSlice =
     loadFormError: null,
     loadStarting: false,
     loadStopping: false,
+    loadDraft: null,
+    setLoadDraft(loadDraft) {
+      set({ loadDraft });
+    },
     async fetchLoadRun() {
       try {
         const run = await api.call('getLoad', {});

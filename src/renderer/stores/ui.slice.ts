@@ -18,6 +18,11 @@ export interface UiSlice {
   setConnection(status: ConnectionStatus): void;
   notify(text: string, kind?: Toast['kind']): void;
   dismiss(id: number): void;
+  /**
+   * A link to one call from another screen: the inspector's filters are cleared (one left on by an
+   * earlier link, e.g. Audiences' "see in Inspector", would hide this call) and the call is opened.
+   */
+  openCallInInspector(id: number): void;
 }
 
 let nextToast = 1;
@@ -47,5 +52,12 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   },
   dismiss(id) {
     set({ toasts: get().toasts.filter((t) => t.id !== id) });
+  },
+  openCallInInspector(id) {
+    const s = get();
+    const cleared = Object.fromEntries(Object.keys(s.filters).map((k) => [k, undefined]));
+    s.setFilters({ ...cleared, q: '' });
+    s.selectCall(id);
+    if (typeof location !== 'undefined') location.hash = '#/inspector';
   },
 });

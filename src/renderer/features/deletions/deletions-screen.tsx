@@ -71,7 +71,7 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
               <li key={`${n.sourceId}:${n.callId}`} className="row" data-testid="deletion-notification">
                 <span>{n.sourceName}</span>
                 <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: n.deliveryState, nextAttemptAt: null }} />
-                <a href="#/inspector" data-testid="deletion-open-call" onClick={() => store.getState().selectCall(n.callId)}>
+                <a href="#/inspector" data-testid="deletion-open-call" onClick={() => store.getState().openCallInInspector(n.callId)}>
                   delete call #{n.callId}
                 </a>
               </li>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { LoadRun } from '../../../shared/simulation.contract';
 import { SAMPLE_CALLS } from '../../../shared/sample-calls';
 import { Field } from '../../components/field';
@@ -19,9 +19,10 @@ function LoadForm({ running }: { running: boolean }) {
     starting: s.loadStarting,
     composeDraft: s.draft,
   }));
-  const [d, setD] = useState<LoadDraft>(defaultLoadDraft);
+  const stored = useApp((s) => s.loadDraft);
+  const d = useMemo<LoadDraft>(() => stored ?? defaultLoadDraft(), [stored]);
   const [local, setLocal] = useState<Record<string, string>>({});
-  const set = (patch: Partial<LoadDraft>) => setD({ ...d, ...patch });
+  const set = (patch: Partial<LoadDraft>) => store.getState().setLoadDraft({ ...d, ...patch });
   const err = (p: string) => local[p] ?? apiError?.fieldMessage(p);
   const other = (apiError?.fields ?? []).filter((f) => !KNOWN.test(f.path));
   const built = buildMessage(composeDraft);

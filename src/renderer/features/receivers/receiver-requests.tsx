@@ -65,9 +65,7 @@ function DispatcherSide({ record }: { record: MockRequestRecord }) {
         <a
           href="#/inspector"
           data-testid="open-call"
-          onClick={() => {
-            store.getState().selectCall(call.id);
-          }}
+          onClick={() => store.getState().openCallInInspector(call.id)}
         >
           open in Inspector
         </a>
@@ -142,7 +140,7 @@ export function ReceiverRequests() {
       <header className="row">
         <h3 className="grow">Requests received</h3>
         <span className="muted small-text">newest first, live</span>
-        <button type="button" className="small" onClick={() => void s.loadReceiverRequests()}>
+        <button type="button" className="small" data-testid="receiver-requests-reload" onClick={() => void s.loadReceiverRequests()}>
           Reload
         </button>
       </header>

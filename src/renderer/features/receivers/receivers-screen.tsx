@@ -104,10 +104,10 @@ function ReceiverTable() {
             }}
           >
             <td>{r.name}</td>
-            <td className="mono" onClick={(e) => e.stopPropagation()}>
+            <td className="mono" data-testid="receiver-row-url">
               <span className="row">
                 <span className="ellipsis">{r.url}</span>
-                <CopyButton text={r.url} />
+                <CopyButton text={r.url} testId="receiver-row-copy" />
               </span>
             </td>
             <td>{r.tls ? 'https' : 'http'}</td>
