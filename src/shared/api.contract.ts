@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_FILTERS } from './delivery-filters';
+import { DELIVERY_FILTERS, URL_STATE_FILTERS } from './delivery-filters';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
@@ -17,12 +17,14 @@ const id = z.string().min(1);
 // Query strings arrive as text; numbers are coerced so GET and IPC accept the same input.
 const intParam = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-export { DELIVERY_FILTERS };
+export { DELIVERY_FILTERS, URL_STATE_FILTERS };
 
 export const listMessagesSchema = z.strictObject({
   sourceId: z.string().optional(),
   type: z.string().optional(),
   status: z.enum(DELIVERY_FILTERS).optional(),
+  /** Calls with at least one URL in this state (failed, retrying, in_flight, …). */
+  urlState: z.enum(URL_STATE_FILTERS).optional(),
   userId: z.string().optional(),
   /** Free text: matches userId, anonymousId, event/name or messageId. */
   q: z.string().max(200).optional(),

@@ -192,10 +192,32 @@ export interface CallSummary {
   nextAttemptAt: string | null;
   /** Duration of the last attempt in ms. */
   latencyMs: number | null;
+  /** Each URL of the delivery, in order (empty when not routed to Webhooks): what happened there. */
+  urls: UrlOutcome[];
+}
+
+/**
+ * One URL's part in a delivery. `failed`: its last attempt failed and it will not be tried again
+ * (not retryable, or another URL delivered the call); `expired`: its retries ran out of the window;
+ * `not_attempted`: the delivery ended without ever sending to it (a replay of another URL only).
+ */
+export type UrlState = 'pending' | 'in_flight' | 'delivered' | 'retrying' | 'failed' | 'expired' | 'not_attempted';
+
+export interface UrlOutcome {
+  url: string;
+  state: UrlState;
+  /** HTTP status of its last answered attempt; null before any, or when the last had no answer (TLS, timeout). */
+  lastStatus: number | null;
+  /** Attempts recorded for this URL (an attempt still in flight is not counted yet). */
+  attempts: number;
+  /** While an attempt to it is in flight: when that attempt started (ISO); otherwise null. */
+  startedAt: string | null;
 }
 
 export interface CallDetail {
   call: StoredCall;
+  /** The same per-URL outcomes as the call's summary. */
+  urls: UrlOutcome[];
   deliveries: (Delivery & { attempts: Attempt[] })[];
 }
 

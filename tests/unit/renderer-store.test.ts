@@ -29,6 +29,7 @@ function summary(id: number, patch: Partial<CallSummary> = {}): CallSummary {
     attemptCount: 1,
     nextAttemptAt: null,
     latencyMs: 12,
+    urls: [],
     ...patch,
   };
 }

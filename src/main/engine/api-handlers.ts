@@ -101,5 +101,5 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 function getDetail(store: Store, id: number) {
   const call = store.calls.get(id);
   if (!call) throw notFound(`message ${id}`);
-  return { call, deliveries: store.deliveries.forCall(id) };
+  return { call, urls: store.calls.summaries([id])[0]?.urls ?? [], deliveries: store.deliveries.forCall(id) };
 }

@@ -8,6 +8,7 @@ import { LibraryMetrics } from './collector/library-metrics';
 import { Dispatcher } from './dispatcher/dispatcher';
 import { HttpSender } from './dispatcher/http-sender';
 import { EventHub } from './event-hub';
+import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
 import { applyConfig } from './apply-config';
 import { systemClock, type Clock } from './clock';
@@ -28,6 +29,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
     const events = new EventHub((ids) => store.calls.summaries(ids));
+    const inFlightNotices = new InFlightNotices(store, events);
     // 128 keep-alive connections per receiver: at 32, a local receiver under load became the
     // bottleneck (measured in npm run bench: ~1,200 vs ~2,400 deliveries/s).
     const sender = new HttpSender({ now, connectionsPerOrigin: 128 });
@@ -40,6 +42,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
         for (const attempt of attempts) events.emit({ type: 'attempt.recorded', callId, attempt });
         events.touch(callId);
       },
+      onInFlight: (callId, deliveryId) => inFlightNotices.add(callId, deliveryId),
     });
     const ingest = new Ingest(store, now, (stored) => {
       if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
@@ -95,6 +98,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       stop: () =>
         (stopping ??= (async () => {
           clearInterval(retentionTimer);
+          inFlightNotices.stop();
           await client.close(); // its last flush may still reach the embedded collector
           await app.close(); // stop accepting; requests in progress finish (and commit) first
           await sim.stop();

@@ -10,6 +10,7 @@ import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/deliveries.repo';
 import type { RequestInfo } from '../store/requests.repo';
+import { urlOutcomes } from '../store/url-states';
 
 export interface IngestRequest {
   path: string;
@@ -218,6 +219,7 @@ export class Ingest {
       requestId, batchIndex: p.batchIndex, timestamp: accepted ? h.timestampMs : null, normalized: p.normalized,
     });
     let deliveryId: number | null = null;
+    let urls: CallSummary['urls'] = [];
     // Most received calls are not forwarded (no Webhooks on the source): those never need their full record.
     if (accepted && source.webhooks.enabled) {
       const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
@@ -225,13 +227,14 @@ export class Ingest {
       if (plan) {
         deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
         result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan.urls, plan.body));
+        urls = urlOutcomes(plan.urls, null);
       }
     }
     result.calls.push({
       id: callId, receivedAt: formatTimestamp(receivedAt), sourceId, sourceName: source?.name ?? null, type: p.type,
       userId, anonymousId, label, messageId, status, dropReason,
       deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
-      deliveryId, attemptCount: 0, nextAttemptAt: null, latencyMs: null,
+      deliveryId, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls,
     });
   }
 }
@@ -259,6 +262,7 @@ function newActive(id: number, callId: number, sourceId: string, n: NormalizedCa
     firstAttemptAt: null,
     nextAttemptAt: null,
     body,
+    urlStates: urls.map(() => ['pending', null, 0]),
   };
 }
 

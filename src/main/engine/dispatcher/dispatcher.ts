@@ -5,8 +5,9 @@ import type { Store } from '../store/store';
 import type { ActiveDelivery, DeliveryUpdate } from '../store/deliveries.repo';
 import type { HttpSender } from './http-sender';
 import { planDelivery } from './delivery-plan';
-import { afterRound, sendRound } from './round';
+import { afterRound, roundUrlStates, sendRound } from './round';
 import { recordedAttempt } from '../store/deliveries.repo';
+import type { InFlightRound } from '../store/url-states';
 
 export interface DispatcherDeps {
   store: Store;
@@ -15,6 +16,12 @@ export interface DispatcherDeps {
   random: () => number;
   /** Called after each committed round or replay with what changed. */
   onAttempts: (callId: number, attempts: Attempt[]) => void;
+  /**
+   * A round went out, or one of its URLs answered while others are still out: what the inspector
+   * shows as in flight changed (store.inFlight). Not called when a round's last URL answers (its
+   * recording reports that).
+   */
+  onInFlight?: (callId: number, deliveryId: number) => void;
   /** Rounds in flight at once (each up to five requests). */
   concurrency?: number;
 }
@@ -119,15 +126,34 @@ export class Dispatcher {
     const source = store.sources.get(d.sourceId);
     const startedAt = now();
     // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
-    // retries (rarer, and found by the due-query) are worth a write to say they are in flight.
+    // retries (rarer, and found by the due-query) are worth a write to say they are in flight. The
+    // inspector learns of every round in flight from memory (store.inFlight).
     if (d.round > 0) void store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch(() => undefined);
-    const round = await sendRound(sender, d, d.pendingUrls, source, settings, d.round + 1, 'scheduled', now);
-    // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
-    // receiver's. Leave the row in_flight; the next start sends it again (at least once).
-    if (this.abandoned) return;
-    const update = afterRound(d, round, settings, startedAt, now(), random);
-    const recorded = await this.commit(d, update, round.attempts);
-    if (recorded && update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
+    const out = this.goingOut(d, d.pendingUrls, startedAt);
+    try {
+      const round = await sendRound(sender, d, d.pendingUrls, source, settings, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
+      // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
+      // receiver's. Leave the row in_flight; the next start sends it again (at least once).
+      if (this.abandoned) return;
+      const update = afterRound(d, round, settings, startedAt, now(), random);
+      const recorded = await this.commit(d, update, round.attempts, out.round);
+      if (recorded && update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
+    } finally {
+      store.inFlight.end(d.id, out.round);
+    }
+  }
+
+  /** Registers a round as in flight, and what reports each URL's answer while others are out. */
+  private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): { round: InFlightRound; onAnswer: Parameters<typeof sendRound>[9] } {
+    const { store, onInFlight } = this.deps;
+    const round = store.inFlight.start(d.id, urlIndexes, at);
+    onInFlight?.(d.callId, d.id);
+    return {
+      round,
+      onAnswer: (i, r, c) => {
+        if (store.inFlight.answered(round, i, r.status, c.outcome)) onInFlight?.(d.callId, d.id);
+      },
+    };
   }
 
   private async runManual(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
@@ -135,11 +161,20 @@ export class Dispatcher {
     const settings = store.settings.get();
     const source = store.sources.get(d.sourceId);
     const startedAt = now();
-    const round = await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body);
+    const out = this.goingOut(d, indexes, startedAt);
+    try {
+      return await this.recordManual(d, await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
+    } finally {
+      store.inFlight.end(d.id, out.round);
+    }
+  }
+
+  private async recordManual(d: ActiveDelivery, round: Awaited<ReturnType<typeof sendRound>>, startedAt: number, out: InFlightRound): Promise<Attempt[]> {
+    const { store, now } = this.deps;
     const ok = round.classifications.some((c) => c.outcome === 'success');
     const fresh = store.deliveries.active(d.id) ?? d;
     // A successful replay settles the delivery; a failed one leaves its state (and schedule) alone.
-    const update: DeliveryUpdate = {
+    const settled: Omit<DeliveryUpdate, 'urlStates'> = {
       id: d.id,
       state: ok ? 'delivered' : fresh.state,
       pendingUrls: ok ? [] : fresh.pendingUrls,
@@ -154,15 +189,20 @@ export class Dispatcher {
       deliveredAt: ok ? now() : null,
       lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
     };
-    const recorded = await this.commit(d, update, round.attempts);
+    const update: DeliveryUpdate = { ...settled, urlStates: roundUrlStates(fresh.urlStates, round, settled) };
+    const recorded = await this.commit(d, update, round.attempts, out);
     if (!recorded) throw new HttpError(404, `not found: message ${d.callId} was deleted while it was being sent`);
     return recorded;
   }
 
   /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
-  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts): Promise<Attempt[] | null> {
+  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts, out: InFlightRound): Promise<Attempt[] | null> {
     const { store } = this.deps;
-    const ids = await store.writes.run(() => (store.deliveries.update(update) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null));
+    const ids = await store.writes.run(() => {
+      // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
+      store.inFlight.end(d.id, out);
+      return store.deliveries.update(update) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
+    });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
     const recorded = attempts.map((a, i) => recordedAttempt(a, ids[i], d.body));

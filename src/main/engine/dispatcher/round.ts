@@ -4,6 +4,7 @@ import { buildRequestHeaders } from './request-headers';
 import { classify, type Classification } from './classify';
 import type { HttpSender, SendResult } from './http-sender';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/deliveries.repo';
+import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
 
 export interface RoundResult {
   attempts: NewAttempt[];
@@ -21,6 +22,8 @@ export async function sendRound(
   trigger: AttemptTrigger,
   now: () => number,
   bodyOverride?: Buffer,
+  /** Each URL as it answers, before the round is over (what the inspector shows in flight). */
+  onAnswer?: (urlIndex: number, r: SendResult, c: Classification) => void,
 ): Promise<RoundResult> {
   const body = bodyOverride ?? d.body;
   const results = await Promise.all(
@@ -33,6 +36,7 @@ export async function sendRound(
         body,
       });
       const r = await sender.send({ url: target.url, headers, body });
+      onAnswer?.(i, r, classify(r, now()));
       return { i, target, headers, signature, r };
     }),
   );
@@ -45,6 +49,12 @@ export async function sendRound(
     attempts.push(toAttempt(d.id, round, i, target.url, trigger, headers, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c));
   }
   return { attempts, classifications };
+}
+
+/** The delivery's URL states once this round is recorded with the delivery's new state. */
+export function roundUrlStates(prev: StoredUrlState[], round: RoundResult, after: Pick<DeliveryUpdate, 'state' | 'pendingUrls'>): StoredUrlState[] {
+  const answers = round.attempts.map((a, k) => ({ urlIndex: a.urlIndex, status: a.responseStatus, outcome: round.classifications[k].outcome }));
+  return urlStatesAfter(prev, answers, after);
 }
 
 function toAttempt(
@@ -94,6 +104,18 @@ export function afterRound(
   finishedAt: number,
   random: () => number,
 ): DeliveryUpdate {
+  const u = stateAfterRound(d, round, settings, roundStartedAt, finishedAt, random);
+  return { ...u, urlStates: roundUrlStates(d.urlStates, round, u) };
+}
+
+function stateAfterRound(
+  d: ActiveDelivery,
+  round: RoundResult,
+  settings: Settings,
+  roundStartedAt: number,
+  finishedAt: number,
+  random: () => number,
+): Omit<DeliveryUpdate, 'urlStates'> {
   const roundNo = d.round + 1;
   const durationMs = Math.max(0, finishedAt - roundStartedAt);
   const base = {
@@ -129,7 +151,7 @@ export function afterRound(
   };
 }
 
-function end(base: Omit<DeliveryUpdate, 'state' | 'pendingUrls' | 'nextAttemptAt' | 'nextSimOffsetMs' | 'simElapsedMs' | 'deliveredAt' | 'lastError'>, state: DeliveryState, sim: number, lastError: string): DeliveryUpdate {
+function end(base: Omit<DeliveryUpdate, 'state' | 'pendingUrls' | 'nextAttemptAt' | 'nextSimOffsetMs' | 'simElapsedMs' | 'deliveredAt' | 'lastError' | 'urlStates'>, state: DeliveryState, sim: number, lastError: string): Omit<DeliveryUpdate, 'urlStates'> {
   return { ...base, state, pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: sim, deliveredAt: null, lastError };
 }
 

@@ -68,9 +68,12 @@ async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
   for (let i = 0; i < ids.length; i += PAGE) {
     if (i > 0) await nextTurn();
     let text = '';
-    for (const id of ids.slice(i, i + PAGE)) {
+    const page = ids.slice(i, i + PAGE);
+    // Each line is what getMessage answers; the per-URL outcomes of the page in one query.
+    const urls = new Map(store.calls.summaries(page).map((s) => [s.id, s.urls]));
+    for (const id of page) {
       const call = store.calls.get(id);
-      if (call) text += `${JSON.stringify({ call, deliveries: store.deliveries.forCall(id) })}\n`;
+      if (call) text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id) })}\n`;
     }
     if (text) yield text;
   }

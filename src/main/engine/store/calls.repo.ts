@@ -1,10 +1,11 @@
-import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus } from '../../../shared/types';
+import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus, UrlState } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { MAX_CALL_DEPTH, nestsDeeperThan, stringifyJson } from '../../../shared/nesting';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
 import type { SourceKeys } from './source-keys';
+import { URL_STATE_BITS, decodeUrlStates, hasUrlOut, urlOutcomes, type InFlight } from './url-states';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -36,6 +37,8 @@ export interface CallFilter {
   sourceId?: string;
   type?: string;
   status?: DeliveryState | 'not_forwarded';
+  /** Calls with at least one URL in this state. */
+  urlState?: UrlState;
   userId?: string;
   q?: string;
   before?: number;
@@ -66,11 +69,13 @@ interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'times
   d_attempts: number | null;
   d_next: number | null;
   d_latency: number | null;
+  d_urls: string | null;
+  d_url_states: string | null;
 }
 
 const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
   c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
-  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency`;
+  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states`;
 
 export class CallsRepo {
   private readonly insertStmt;
@@ -88,6 +93,7 @@ export class CallsRepo {
     private readonly sourceName: (id: string | null) => string | null,
     private readonly requests: RequestsRepo,
     private readonly sourceKeys: SourceKeys,
+    private readonly inFlight: InFlight,
   ) {
     this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -188,7 +194,7 @@ export class CallsRepo {
     const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
     // The total needs the join only when filtering on delivery state; without it, counting 100,000
     // calls for the inspector's first page is several times cheaper.
-    const joinForCount = f.status !== undefined && f.status !== 'dropped';
+    const joinForCount = (f.status !== undefined && f.status !== 'dropped') || f.urlState !== undefined;
     const total =
       where.length === 0
         ? this.count()
@@ -220,11 +226,24 @@ export class CallsRepo {
     if (f.userId) add('c.user_id = ?', f.userId);
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
     else if (f.status === 'not_forwarded') where.push("c.status = 'accepted' AND d.id IS NULL");
+    // What is in flight lives in memory (store.inFlight): those deliveries' ids go in as one parameter.
+    else if (f.status === 'in_flight') add("(d.state = 'in_flight' OR d.id IN (SELECT value FROM json_each(?)))", this.inFlightIds());
+    else if (f.status === 'pending') add("d.state = 'pending' AND d.id NOT IN (SELECT value FROM json_each(?))", this.inFlightIds());
     else if (f.status) add('d.state = ?', f.status);
+    if (f.urlState === 'in_flight') add('d.id IN (SELECT value FROM json_each(?))', this.inFlightIds());
+    else if (f.urlState) {
+      // A URL stored as pending or retrying that is being sent now shows in flight instead.
+      const out = f.urlState === 'pending' || f.urlState === 'retrying';
+      add(`(d.url_mask & ?) != 0${out ? ' AND d.id NOT IN (SELECT value FROM json_each(?))' : ''}`, URL_STATE_BITS[f.urlState], ...(out ? [this.inFlightIds()] : []));
+    }
     if (f.q) {
       add("(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE '\\')", f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
     }
     return { where, filter: where.length ? `WHERE ${where.join(' AND ')}` : '', args };
+  }
+
+  private inFlightIds(): string {
+    return JSON.stringify(this.inFlight.deliveryIds());
   }
 
   summaries(ids: number[]): CallSummary[] {
@@ -243,6 +262,8 @@ export class CallsRepo {
 
   toSummary(r: SummaryRow): CallSummary {
     const sourceId = this.sourceKeys.idOf(r.source_key);
+    const rounds = r.d_id === null ? undefined : this.inFlight.of(r.d_id);
+    const out = hasUrlOut(rounds);
     return {
       id: r.id,
       receivedAt: formatTimestamp(r.received_at),
@@ -255,11 +276,12 @@ export class CallsRepo {
       messageId: r.message_id,
       status: r.status,
       dropReason: r.drop_reason,
-      deliveryState: r.status === 'dropped' ? 'dropped' : r.d_state,
+      deliveryState: r.status === 'dropped' ? 'dropped' : out ? 'in_flight' : r.d_state,
       deliveryId: r.d_id,
       attemptCount: r.d_attempts ?? 0,
-      nextAttemptAt: r.d_next != null && r.d_state === 'retrying' ? new Date(r.d_next).toISOString() : null,
+      nextAttemptAt: r.d_next != null && r.d_state === 'retrying' && !out ? new Date(r.d_next).toISOString() : null,
       latencyMs: r.d_latency,
+      urls: r.d_urls === null ? [] : urlOutcomes(JSON.parse(r.d_urls), decodeUrlStates(r.d_url_states, 0), rounds),
     };
   }
 }

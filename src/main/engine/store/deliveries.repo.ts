@@ -1,5 +1,6 @@
 import type { Attempt, AttemptOutcome, AttemptTrigger, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import type { Db } from './database';
+import { decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
 
 /** What the dispatcher needs in memory to run a delivery's next round. */
 export interface ActiveDelivery {
@@ -16,6 +17,8 @@ export interface ActiveDelivery {
   firstAttemptAt: number | null;
   nextAttemptAt: number | null;
   body: Buffer;
+  /** Each URL's outcome so far (url-states.ts). */
+  urlStates: StoredUrlState[];
 }
 
 export interface NewAttempt {
@@ -54,6 +57,7 @@ export interface DeliveryUpdate {
   lastDurationMs: number | null;
   deliveredAt: number | null;
   lastError: string | null;
+  urlStates: StoredUrlState[];
 }
 
 interface DeliveryRow {
@@ -75,6 +79,7 @@ interface DeliveryRow {
   delivered_at: number | null;
   last_error: string | null;
   body: Buffer;
+  url_states: string | null;
 }
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
@@ -98,7 +103,8 @@ export class DeliveriesRepo {
     this.updateStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, round = @round,
       attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
       sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
-      last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError WHERE id = @id`);
+      last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError,
+      url_states = @urlStates, url_mask = @urlMask WHERE id = @id`);
     this.stateStmt = db.prepare('UPDATE deliveries SET state = ? WHERE id = ?');
     this.attemptStmt = db.prepare(`INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
       request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
@@ -121,7 +127,7 @@ export class DeliveriesRepo {
 
   /** False when the delivery is gone (its call purged while an attempt was out). */
   update(u: DeliveryUpdate): boolean {
-    return this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls) }).changes > 0;
+    return this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls), urlStates: JSON.stringify(u.urlStates), urlMask: urlMask(u.urlStates) }).changes > 0;
   }
 
   setState(id: number, state: DeliveryState): void {
@@ -289,13 +295,14 @@ export function toAttempt(a: AttemptRow, deliveryBody: string): Attempt {
 }
 
 function toActive(r: DeliveryRow): ActiveDelivery {
+  const urls = JSON.parse(r.urls) as WebhookUrl[];
   return {
     id: r.id,
     callId: r.call_id,
     sourceId: r.source_id,
     type: r.type,
     state: r.state,
-    urls: JSON.parse(r.urls),
+    urls,
     pendingUrls: JSON.parse(r.pending_urls),
     round: r.round,
     attemptCount: r.attempt_count,
@@ -303,6 +310,7 @@ function toActive(r: DeliveryRow): ActiveDelivery {
     firstAttemptAt: r.first_attempt_at,
     nextAttemptAt: r.next_attempt_at,
     body: r.body,
+    urlStates: decodeUrlStates(r.url_states, urls.length),
   };
 }
 

@@ -190,4 +190,39 @@ export const MIGRATIONS: string[] = [
   DROP TABLE calls;
   ALTER TABLE calls_v5 RENAME TO calls;
   `,
+  /* 6: each delivery keeps its URLs' outcomes (url-states.ts): url_states, one [state, lastStatus,
+     attempts] per URL, NULL until the first attempt (every URL pending); url_mask, one bit per state
+     present (pending 1, delivered 4, retrying 8, failed 16, expired 32, not_attempted 64), for the
+     inspector's urlState filter. Deliveries with attempts get theirs from their attempts rows. */ `
+  ALTER TABLE deliveries ADD COLUMN url_states TEXT;
+  ALTER TABLE deliveries ADD COLUMN url_mask INTEGER NOT NULL DEFAULT 1;
+  CREATE TEMP TABLE url_state_v6 AS
+    SELECT delivery_id, idx, n, status,
+      CASE
+        WHEN n = 0 THEN CASE WHEN pending AND d_state IN ('pending', 'in_flight') THEN 'pending'
+                             WHEN pending AND d_state = 'retrying' THEN 'retrying' ELSE 'not_attempted' END
+        WHEN outcome = 'success' THEN 'delivered'
+        WHEN pending AND d_state IN ('retrying', 'in_flight') THEN 'retrying'
+        WHEN pending AND d_state = 'pending' THEN 'pending'
+        WHEN d_state = 'expired' AND outcome = 'retryable' THEN 'expired'
+        ELSE 'failed'
+      END AS state
+    FROM (
+      SELECT d.id AS delivery_id, u.key AS idx, d.state AS d_state,
+        EXISTS (SELECT 1 FROM json_each(d.pending_urls) p WHERE p.value = u.key) AS pending,
+        (SELECT COUNT(*) FROM attempts a WHERE a.delivery_id = d.id AND a.url_index = u.key) AS n,
+        (SELECT a.response_status FROM attempts a WHERE a.delivery_id = d.id AND a.url_index = u.key ORDER BY a.id DESC LIMIT 1) AS status,
+        (SELECT a.outcome FROM attempts a WHERE a.delivery_id = d.id AND a.url_index = u.key ORDER BY a.id DESC LIMIT 1) AS outcome
+      FROM deliveries d, json_each(d.urls) u
+      WHERE EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id)
+    );
+  CREATE INDEX temp.url_state_v6_delivery ON url_state_v6(delivery_id, idx);
+  UPDATE deliveries SET
+    url_states = (SELECT json_group_array(json_array(state, status, n)) FROM
+      (SELECT state, status, n FROM url_state_v6 s WHERE s.delivery_id = deliveries.id ORDER BY idx)),
+    url_mask = (SELECT SUM(DISTINCT CASE state WHEN 'pending' THEN 1 WHEN 'delivered' THEN 4 WHEN 'retrying' THEN 8
+      WHEN 'failed' THEN 16 WHEN 'expired' THEN 32 ELSE 64 END) FROM url_state_v6 s WHERE s.delivery_id = deliveries.id)
+  WHERE id IN (SELECT delivery_id FROM url_state_v6);
+  DROP TABLE url_state_v6;
+  `,
 ];

@@ -8,6 +8,7 @@ import { DeliveriesRepo } from './deliveries.repo';
 import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
 import { SourceKeys } from './source-keys';
+import { InFlight } from './url-states';
 
 /** The one SQLite database and its repositories. */
 export class Store {
@@ -20,6 +21,8 @@ export class Store {
   readonly deliveries: DeliveriesRepo;
   readonly clientQueue: ClientQueueRepo;
   readonly sourceKeys: SourceKeys;
+  /** Rounds being sent now (not written: they usually end within milliseconds); summaries show them. */
+  readonly inFlight = new InFlight();
 
   constructor(opts: { dataDir: string; nativeBinding?: string }) {
     this.db = openDatabase(opts);
@@ -28,7 +31,7 @@ export class Store {
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
     this.requests = new RequestsRepo(this.db);
-    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys);
+    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight);
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
   }
