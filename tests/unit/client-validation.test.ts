@@ -105,6 +105,21 @@ describe('validation (SPEC §5): an invalid message throws naming the field, and
     expect(refusal(() => analytics.track(null as never)).message).toMatch(/must be an object/);
   });
 
+  it('refuses a message the collector would drop as nested too deep, at the call, at any depth', () => {
+    const { analytics } = client();
+    const nest = (levels: number) => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    // The message is level 1 and properties level 2: 62 arrays inside reach level 64, the limit.
+    expect(() => analytics.track({ userId: 'u', event: 'ok', properties: { x: nest(62) } })).not.toThrow();
+    for (const levels of [63, 3000, 100_000]) {
+      const err = refusal(() => analytics.track({ userId: 'u', event: 'deep', properties: { x: nest(levels) } }));
+      expect(err.message).toMatch(/nested too deep \(more than 64 levels\)/);
+    }
+  });
+
   it('lists every violation, the first one as .field', () => {
     const { analytics } = client();
     const err = refusal(() => analytics.enqueue('group', { traits: [] }));

@@ -1,4 +1,5 @@
 import { isPlainObject, validateMessage } from '../../../shared/message-rules';
+import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from '../../../shared/nesting';
 import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
 import { AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
@@ -176,6 +177,16 @@ export function prepareMessage(type: string, message: unknown, now: number, aren
   const wire = asSerialized(type, message);
   const violations = validateMessage(type, wire);
   if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
+  // The collector would drop it; and past a few thousand levels it could not even be serialized. A
+  // cycle also looks endlessly deep: it keeps serialize's own message (a TypeError, where depth is a RangeError).
+  if (nestsDeeperThan(wire, MAX_CALL_DEPTH)) {
+    try {
+      serialize(type, wire);
+    } catch (err) {
+      if (!/call stack/.test((err as Error).message)) throw err;
+    }
+    throw new AnalyticsValidationError(type, [{ field: '', message: TOO_DEEP_REASON }]);
+  }
   const input = wire as MessageBase;
   // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
   // waits in the queue (or across a restart) still reports when the event happened.
