@@ -233,6 +233,16 @@ describe('authorization matrix, generated from the API contract', () => {
     expect((await raw('GET', '/API/sources', {})).status).toBe(404);
   });
 
+  it("answers a body that is not JSON, or poisons a prototype at any depth, with the API's own 400 error shape", async () => {
+    const deep = (inner: string) => `{"name":${'{"a":'.repeat(20_000)}${inner}${'}'.repeat(20_000)}}`;
+    for (const body of ['{"name":', 'not json', '{"__proto__":{"x":1},"name":"p"}', deep('{"__proto__":1}'), deep('{"constructor":{"prototype":1}}')]) {
+      const res = await raw('POST', `${API_PREFIX}/sources`, bearer, body);
+      expect(res.status, body.slice(0, 40)).toBe(400);
+      expect(Object.keys(JSON.parse(res.body)), res.body).toEqual(['error']);
+    }
+    expect((await te.call('listSources', {})).map((s) => s.name)).not.toContain('p');
+  });
+
   it('accepts a bodiless DELETE sent with Content-Type: application/json', async () => {
     const created = await te.call('createSource', { name: 'to-delete' } as never);
     const res = await raw('DELETE', `${API_PREFIX}/sources/${created.id}`, { ...bearer, 'content-type': 'application/json' });

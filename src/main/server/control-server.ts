@@ -37,6 +37,8 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
     }
   });
   acceptEmptyJsonBodies(app);
+  // Before any route: a route keeps the error handler in force when it was added.
+  app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
 
   app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
   registerApiRoutes(app, o.engine);
@@ -72,8 +74,6 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   } else {
     app.get('/', { config: { public: true } }, async () => ({ service: 'Webhook Lab control API', note: 'the UI is not built: run npm run build' }));
   }
-
-  app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
 
   await app.listen({ host: o.host, port: o.port });
   const address = app.server.address();
