@@ -48,7 +48,7 @@
   ];
   const HEAD = ['time', 'source', 'type', 'user', 'event / name', 'status', 'tries', 'latency'];
   const ROW_HEIGHT = 30; // CallList's
-  const STATE_LABELS = { pending: 'pending', in_flight: 'sending', delivered: 'delivered', retrying: 'retrying', failed: 'failed', expired: 'expired', dropped: 'dropped' };
+  const STATE_LABELS = { pending: 'pending', in_flight: 'in flight', delivered: 'delivered', retrying: 'retrying', failed: 'failed', expired: 'expired', dropped: 'dropped' };
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -160,12 +160,21 @@
       node.dataset.status = 'not_forwarded';
       return node;
     }
-    const node = el('span', `chip chip-${state}`, STATE_LABELS[state] ?? state);
+    // The per-URL outcome as src/shared/url-outcome.ts words it (urlOutcomeNote, deliveredWithFailures, inFlightSince).
+    const urls = Array.isArray(call.urls) ? call.urls : [];
+    const failed = urls.filter((u) => u.state === 'failed' || u.state === 'expired').length;
+    const warn = state === 'delivered' && urls.some((u) => u.state === 'failed' || u.state === 'expired' || u.state === 'retrying');
+    const node = el('span', `chip chip-${state}${warn ? ' chip-warn' : ''}`, STATE_LABELS[state] ?? state);
     node.dataset.status = state;
+    if (state === 'in_flight') {
+      const starts = urls.filter((u) => u.state === 'in_flight' && u.startedAt).map((u) => Date.parse(u.startedAt));
+      if (starts.length) node.append(el('span', 'elapsed', ` ${formatDuration(Math.max(0, now - Math.min(...starts)))}`));
+    }
     if (state === 'retrying' && call.nextAttemptAt) {
       const left = new Date(call.nextAttemptAt).getTime() - now;
       node.append(el('span', 'countdown', left > 0 ? ` in ${formatDuration(left)}` : ' now'));
     }
+    if (failed > 0 && failed < urls.length) node.append(el('span', 'url-note', ` · ${failed} of ${urls.length} URLs failed`));
     return node;
   }
 

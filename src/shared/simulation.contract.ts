@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { op } from './api-op';
+import { URL_STATE_FILTERS } from './delivery-filters';
 import { mockBehaviorSchema, mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
 import { configSchema, type Config } from './config.schema';
 import { audienceInputSchema, audienceRuleSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
@@ -125,6 +126,8 @@ export const exportInputSchema = z.strictObject({
   sourceId: z.string().optional(),
   type: z.string().optional(),
   status: z.string().optional(),
+  /** Calls with at least one URL in this state, as the inspector's list filters. */
+  urlState: z.enum(URL_STATE_FILTERS).optional(),
   userId: z.string().optional(),
   q: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200_000).default(10_000),

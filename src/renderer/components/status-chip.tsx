@@ -1,10 +1,11 @@
-import type { CallSummary, DeliveryState } from '../../shared/types';
+import type { CallSummary, DeliveryState, UrlOutcome } from '../../shared/types';
+import { deliveredWithFailures, inFlightSince, urlOutcomeNote } from '../../shared/url-outcome';
 import { formatDuration } from './format';
 import { useNow } from './use-now';
 
 const LABELS: Record<DeliveryState, string> = {
   pending: 'pending',
-  in_flight: 'sending',
+  in_flight: 'in flight',
   delivered: 'delivered',
   retrying: 'retrying',
   failed: 'failed',
@@ -18,8 +19,17 @@ function Countdown({ at }: { at: string }) {
   return <span className="countdown">{left > 0 ? ` in ${formatDuration(left)}` : ' now'}</span>;
 }
 
-/** Status of a call's Webhooks delivery (or why it was never forwarded). */
-export function StatusChip({ call }: { call: Pick<CallSummary, 'status' | 'dropReason' | 'deliveryState' | 'nextAttemptAt'> }) {
+/** How long the oldest attempt still out has been out, ticking. */
+export function Elapsed({ since }: { since: number }) {
+  const now = useNow();
+  return <span className="elapsed"> {formatDuration(Math.max(0, now - since))}</span>;
+}
+
+/**
+ * Status of a call's Webhooks delivery (or why it was never forwarded), with its URLs' outcome at a
+ * glance: "delivered · 1 of 5 URLs failed" (warning colour), "in flight 3s".
+ */
+export function StatusChip({ call }: { call: Pick<CallSummary, 'status' | 'dropReason' | 'deliveryState' | 'nextAttemptAt'> & { urls?: UrlOutcome[] } }) {
   if (call.status === 'dropped') {
     return (
       <span className="chip chip-dropped" title={call.dropReason ?? undefined} data-status="dropped">
@@ -35,10 +45,16 @@ export function StatusChip({ call }: { call: Pick<CallSummary, 'status' | 'dropR
       </span>
     );
   }
+  const urls = call.urls ?? [];
+  const note = urlOutcomeNote(urls);
+  const since = state === 'in_flight' ? inFlightSince(urls) : null;
+  const warn = deliveredWithFailures({ deliveryState: state, urls });
   return (
-    <span className={`chip chip-${state}`} data-status={state}>
+    <span className={`chip chip-${state}${warn ? ' chip-warn' : ''}`} data-status={state}>
       {LABELS[state]}
+      {since !== null ? <Elapsed since={since} /> : null}
       {state === 'retrying' && call.nextAttemptAt ? <Countdown at={call.nextAttemptAt} /> : null}
+      {note ? <span className="url-note"> · {note}</span> : null}
     </span>
   );
 }

@@ -1,13 +1,16 @@
-import type { DELIVERY_FILTERS } from '../../shared/delivery-filters';
+import type { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the
 // filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).
 
 export type StatusFilter = (typeof DELIVERY_FILTERS)[number];
+export type UrlStateFilter = (typeof URL_STATE_FILTERS)[number];
 
 export interface InspectorFilters {
   status?: StatusFilter;
+  /** Calls with at least one URL in this state. */
+  urlState?: UrlStateFilter;
   type?: string;
   sourceId?: string;
   q?: string;
@@ -23,6 +26,7 @@ export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean {
       if (c.status !== 'accepted' || c.deliveryState !== null) return false;
     } else if (c.deliveryState !== f.status) return false;
   }
+  if (f.urlState && !c.urls.some((u) => u.state === f.urlState)) return false;
   const q = f.q?.trim().toLowerCase();
   if (q) {
     const hay = [c.userId, c.anonymousId, c.label, c.messageId];

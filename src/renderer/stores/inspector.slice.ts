@@ -37,6 +37,7 @@ function query(filters: InspectorFilters) {
   const q = filters.q?.trim();
   return {
     status: filters.status || undefined,
+    urlState: filters.urlState || undefined,
     type: filters.type || undefined,
     sourceId: filters.sourceId || undefined,
     q: q || undefined,

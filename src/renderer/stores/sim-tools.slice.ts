@@ -54,6 +54,7 @@ export const createSimToolsSlice =
           sourceId: f.sourceId || undefined,
           type: f.type || undefined,
           status: f.status || undefined,
+          urlState: f.urlState || undefined,
           q: f.q?.trim() || undefined,
         };
         if (api.saveExport) {

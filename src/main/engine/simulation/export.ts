@@ -115,6 +115,7 @@ function toFilter(input: ExportInput): Omit<CallFilter, 'limit'> {
     sourceId: input.sourceId || undefined,
     type: input.type || undefined,
     status: status as CallFilter['status'],
+    urlState: input.urlState,
     userId: input.userId || undefined,
     q: input.q || undefined,
   };

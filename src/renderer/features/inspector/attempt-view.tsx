@@ -3,7 +3,7 @@ import type { Attempt } from '../../../shared/types';
 import { curlCommand } from '../../../shared/preview/curl';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime, formatMs, prettyJson } from '../../components/format';
-import { explainAttempt, outcomeLabel } from './explain';
+import { explainAttempt, outcomeLabel, type AttemptContext } from './explain';
 import { VerifyBox } from './verify-box';
 import { HeadersTable as Headers } from '../../components/headers-table';
 
@@ -11,9 +11,9 @@ export function attemptCurl(a: Attempt): string {
   return curlCommand({ url: a.url, headers: a.requestHeaders, body: a.requestBody });
 }
 
-export function AttemptView({ attempt: a, index, defaultOpen }: { attempt: Attempt; index: number; defaultOpen: boolean }) {
+export function AttemptView({ attempt: a, index, defaultOpen, context }: { attempt: Attempt; index: number; defaultOpen: boolean; context?: AttemptContext }) {
   const [raw, setRaw] = useState(false);
-  const why = explainAttempt(a);
+  const why = explainAttempt(a, context);
   return (
     <details className={`attempt attempt-${a.outcome}`} open={defaultOpen} data-testid="attempt" data-outcome={a.outcome} data-trigger={a.trigger}>
       <summary>

@@ -1,15 +1,28 @@
-import type { Attempt, CallDetail, Delivery } from '../../../shared/types';
+import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
+import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { MAX_CALL_DEPTH } from '../../../shared/nesting';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime } from '../../components/format';
-import { StatusChip } from '../../components/status-chip';
+import { Elapsed, StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { AttemptView, attemptCurl } from './attempt-view';
 import { RetryTimes } from '../receivers/time-warp';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 
-function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; urlIndex: number }) {
+/** One URL's state in words: "failed · HTTP 500 · 1 attempt", "in flight 3s". */
+function UrlStateChip({ outcome }: { outcome: UrlOutcome }) {
+  const since = outcome.state === 'in_flight' && outcome.startedAt ? Date.parse(outcome.startedAt) : null;
+  return (
+    <span className={`chip chip-${outcome.state}`} data-testid="url-state" data-state={outcome.state}>
+      {URL_STATE_LABELS[outcome.state]}
+      {since !== null ? <Elapsed since={since} /> : null}
+      {outcome.lastStatus !== null && outcome.state !== 'in_flight' ? ` · HTTP ${outcome.lastStatus}` : ''}
+    </span>
+  );
+}
+
+function UrlTimeline({ delivery, urlIndex, outcome }: { delivery: DeliveryWithAttempts; urlIndex: number; outcome?: UrlOutcome }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
   const attempts = delivery.attempts.filter((a) => a.urlIndex === urlIndex).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
@@ -21,6 +34,7 @@ function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; u
         <span className="mono grow">
           URL {urlIndex + 1}: {url}
         </span>
+        {outcome ? <UrlStateChip outcome={outcome} /> : null}
         <span className="muted">{attempts.length} attempt{attempts.length === 1 ? '' : 's'}</span>
         <button
           type="button"
@@ -32,9 +46,15 @@ function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; u
           Replay this URL
         </button>
       </header>
-      {attempts.length === 0 ? <div className="muted">No attempt yet.</div> : null}
+      {outcome?.state === 'in_flight' ? (
+        <div className="muted" data-testid="url-in-flight">
+          In flight: sent, waiting for the receiver’s answer (at most 5 s).
+        </div>
+      ) : attempts.length === 0 ? (
+        <div className="muted">{outcome?.state === 'not_attempted' ? 'Not attempted: the delivery ended without sending to this URL.' : 'No attempt yet.'}</div>
+      ) : null}
       {attempts.map((a, i) => (
-        <AttemptView key={a.id} attempt={a} index={i} defaultOpen={a === last} />
+        <AttemptView key={a.id} attempt={a} index={i} defaultOpen={a === last} context={attemptContext(delivery, a, a === last)} />
       ))}
       {delivery.state === 'retrying' && last && last.outcome === 'retryable' && delivery.nextAttemptAt ? (
         <div className="notice" data-testid="url-next-retry">
@@ -45,13 +65,23 @@ function UrlTimeline({ delivery, urlIndex }: { delivery: DeliveryWithAttempts; u
   );
 }
 
-function DeliveryView({ delivery }: { delivery: DeliveryWithAttempts }) {
+/** What an attempt's failure led to, read from the other attempts of its round. */
+function attemptContext(delivery: DeliveryWithAttempts, a: Attempt, last: boolean) {
+  return {
+    deliveredByOther: a.outcome !== 'success' && delivery.attempts.some((o) => o.round === a.round && o.urlIndex !== a.urlIndex && o.outcome === 'success'),
+    lastBeforeExpiry: last && delivery.state === 'expired',
+  };
+}
+
+function DeliveryView({ delivery, urls }: { delivery: DeliveryWithAttempts; urls: UrlOutcome[] }) {
   const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
+  // The row says in flight while a round is out (not written to the delivery until it ends).
+  const state = urls.some((u) => u.state === 'in_flight') ? 'in_flight' : delivery.state;
   return (
     <section className="delivery" data-testid="delivery" data-state={delivery.state}>
       <header className="row wrap">
         <h3 className="grow">{delivery.type === 'delete' ? 'Webhooks delivery (delete notification)' : 'Webhooks delivery'}</h3>
-        <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: delivery.state, nextAttemptAt: delivery.nextAttemptAt }} />
+        <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: state, nextAttemptAt: delivery.nextAttemptAt, urls }} />
         {delivery.nextAttemptAt && delivery.state === 'retrying' ? <RetryTimes delivery={delivery} /> : null}
       </header>
       <div className="muted small-text" data-testid="delivery-attempts" data-count={delivery.attemptCount}>
@@ -59,7 +89,7 @@ function DeliveryView({ delivery }: { delivery: DeliveryWithAttempts }) {
         {delivery.lastError ? ` · last error: ${delivery.lastError}` : ''}
       </div>
       {Array.from({ length: urlCount }, (_, i) => (
-        <UrlTimeline key={i} delivery={delivery} urlIndex={i} />
+        <UrlTimeline key={i} delivery={delivery} urlIndex={i} outcome={urls[i]} />
       ))}
     </section>
   );
@@ -108,7 +138,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
         <div className="notice">Not routed to Webhooks: the source has Webhooks disabled, or the call's integrations turned it off.</div>
       ) : null}
       {deliveries.map((d) => (
-        <DeliveryView key={d.id} delivery={d} />
+        <DeliveryView key={d.id} delivery={d} urls={detail.urls ?? []} />
       ))}
       <div className="cols-2">
         <section>

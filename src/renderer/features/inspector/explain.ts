@@ -27,21 +27,42 @@ export function isTlsError(code: string | null): boolean {
   return !!code && (code in TLS_CODES || /CERT|SSL|TLS/.test(code));
 }
 
+/** What the attempt is seen beside. */
+export interface AttemptContext {
+  /** Another URL of the call answered 2xx in this attempt's round. */
+  deliveredByOther?: boolean;
+  /** The delivery expired after this attempt: its URL's retry window is over. */
+  lastBeforeExpiry?: boolean;
+}
+
+/**
+ * What follows a retryable failure (SPEC §4): once one URL succeeds the call counts as delivered and
+ * the URLs that failed in that round are not retried; a replay is sent once, whatever it gets.
+ */
+function retryNote(a: Attempt, ctx: AttemptContext): string {
+  if (ctx.deliveredByOther) {
+    return 'Not retried: another URL of this call answered 2xx in the same round, so the call counts as delivered and the URLs that failed in that round are not tried again. Replay this URL to send it again.';
+  }
+  if (ctx.lastBeforeExpiry) return 'Not retried: the retry window is over, so the delivery expired.';
+  if (a.trigger !== 'scheduled') return 'A replay is sent once and not retried; the delivery’s own schedule is unchanged.';
+  return 'Retried on the schedule.';
+}
+
 /** One sentence on what happened, or null for a plain HTTP answer. */
-export function explainAttempt(a: Attempt): string | null {
-  if (a.timedOut) return 'No answer within 5 s: the receiver must send its response within 5 seconds of the request. Retried on the schedule.';
+export function explainAttempt(a: Attempt, ctx: AttemptContext = {}): string | null {
+  if (a.timedOut) return `No answer within 5 s: the receiver must send its response within 5 seconds of the request. ${retryNote(a, ctx)}`;
   const code = a.errorCode;
   if (code && isTlsError(code)) {
     return `TLS error (${code}): ${TLS_CODES[code] ?? 'the secure connection could not be established'}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
   }
-  if (code && NET_CODES[code]) return `${NET_CODES[code]} (${code}). Retried on the schedule.`;
+  if (code && NET_CODES[code]) return `${NET_CODES[code]} (${code}). ${retryNote(a, ctx)}`;
   if (code) return `${a.errorMessage ?? 'request failed'} (${code}).`;
   const s = a.responseStatus;
   if (s === null) return a.errorMessage;
   if (s >= 200 && s < 300) return null;
   if (s >= 300 && s < 400) return `HTTP ${s}: redirects are not followed; a 3xx counts as a failure and is not retried.`;
-  if (s === 408 || s === 429) return `HTTP ${s}: retried${s === 429 ? ', honouring Retry-After' : ''}.`;
-  if (s >= 500) return `HTTP ${s}: server error, retried unless another URL succeeded in the same round.`;
+  if (s === 408 || s === 429) return `HTTP ${s}: ${s === 429 ? 'too many requests (Retry-After is honoured)' : 'request timeout'}. ${retryNote(a, ctx)}`;
+  if (s >= 500) return `HTTP ${s}: server error. ${retryNote(a, ctx)}`;
   return `HTTP ${s}: a 4xx other than 408/429 is not retried (discarded).`;
 }
 

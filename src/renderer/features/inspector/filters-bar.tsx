@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import { CALL_TYPES } from '../../../shared/types';
-import { DELIVERY_FILTERS } from '../../../shared/delivery-filters';
+import { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../../shared/delivery-filters';
+import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-import type { StatusFilter } from '../../stores/inspector-merge';
+import type { StatusFilter, UrlStateFilter } from '../../stores/inspector-merge';
 
 export function FiltersBar() {
   const store = useAppStore();
@@ -28,6 +29,20 @@ export function FiltersBar() {
         {DELIVERY_FILTERS.map((f) => (
           <option key={f} value={f}>
             {f.replace('_', ' ')}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="URL outcome"
+        title="Calls with at least one URL in this state (a call delivered by one URL can have others failed)"
+        data-testid="filter-url-state"
+        value={filters.urlState ?? ''}
+        onChange={(e) => s.setFilters({ urlState: (e.target.value || undefined) as UrlStateFilter | undefined })}
+      >
+        <option value="">any URL outcome</option>
+        {URL_STATE_FILTERS.map((f) => (
+          <option key={f} value={f}>
+            a URL {URL_STATE_LABELS[f]}
           </option>
         ))}
       </select>

@@ -10,7 +10,7 @@ import { TimeWarpControl } from '../receivers/time-warp';
 
 function NoCalls() {
   const { filtered, collector, hasSources } = useAppShallow((s) => ({
-    filtered: Boolean(s.filters.status || s.filters.type || s.filters.sourceId || s.filters.q),
+    filtered: Boolean(s.filters.status || s.filters.urlState || s.filters.type || s.filters.sourceId || s.filters.q),
     collector: s.health?.collectorUrl ?? null,
     hasSources: s.sources.length > 0,
   }));
@@ -18,7 +18,7 @@ function NoCalls() {
   if (filtered) {
     return (
       <EmptyState title="No call matches these filters" testId="inspector-empty">
-        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, type: undefined, sourceId: undefined, q: '' })}>
+        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '' })}>
           Clear filters
         </button>
       </EmptyState>

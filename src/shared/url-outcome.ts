@@ -1,0 +1,40 @@
+import type { CallSummary, UrlOutcome } from './types';
+
+// How a call's per-URL outcomes read at a glance in the inspector's list. src/renderer/first-page.js
+// (an inline script, which cannot import) paints the same text; tests/e2e/first-rows.spec.ts compares.
+
+const FAILED: ReadonlySet<UrlOutcome['state']> = new Set(['failed', 'expired']);
+
+/** "1 of 5 URLs failed" when some but not all of the URLs failed (or expired); otherwise null. */
+export function urlOutcomeNote(urls: readonly UrlOutcome[]): string | null {
+  const failed = urls.filter((u) => FAILED.has(u.state)).length;
+  if (failed === 0 || failed === urls.length) return null;
+  return `${failed} of ${urls.length} URLs failed`;
+}
+
+/** A call that counts as delivered although a URL failed, expired or is retrying: not plain green. */
+export function deliveredWithFailures(call: Pick<CallSummary, 'deliveryState' | 'urls'>): boolean {
+  return call.deliveryState === 'delivered' && call.urls.some((u) => FAILED.has(u.state) || u.state === 'retrying');
+}
+
+/** When the oldest attempt still out started (epoch ms), or null when none is. */
+export function inFlightSince(urls: readonly UrlOutcome[]): number | null {
+  let since: number | null = null;
+  for (const u of urls) {
+    if (u.state !== 'in_flight' || !u.startedAt) continue;
+    const t = Date.parse(u.startedAt);
+    if (since === null || t < since) since = t;
+  }
+  return since;
+}
+
+/** What each URL state reads as. */
+export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = {
+  pending: 'pending',
+  in_flight: 'in flight',
+  delivered: 'delivered',
+  retrying: 'retrying',
+  failed: 'failed',
+  expired: 'expired',
+  not_attempted: 'not attempted',
+};
