@@ -86,7 +86,7 @@ test('inspector: delivered with the right body and a valid signature; the 500 is
   await expect(okTimeline).toHaveAttribute('data-attempts', '1');
   await expect(failTimeline).toHaveAttribute('data-attempts', '1');
   await expect(failTimeline.getByTestId('attempt-outcome')).toHaveText('HTTP 500');
-  await expect(failTimeline.getByTestId('attempt-explain')).toContainText('retried unless another URL succeeded');
+  await expect(failTimeline.getByTestId('attempt-explain')).toContainText('Not retried: another URL of this call answered 2xx in the same round');
 
   // What the receiver got is what the inspector shows, byte for byte, and it is signed.
   const [got] = await receivers.ok.waitForRequests(1);
@@ -122,7 +122,7 @@ test('inspector: delivered with the right body and a valid signature; the 500 is
 
 test('a receiver that answers after 6 s: timeout shown and a retry scheduled with a countdown', async ({ page, lab, receivers }) => {
   // The default first retry (5 s ±20 %) would start the second attempt while this test and the next
-  // read the call as retrying, and a busy machine lands there (the row turns "sending"). A first retry
+  // read the call as retrying, and a busy machine lands there (the row turns "in flight"). A first retry
   // 30 min away keeps "E2E Slow" retrying until the settings test changes the schedule.
   await lab.api('PATCH', '/settings', { retrySchedule: { preset: 'custom', delaysMs: [30 * 60_000], jitter: 0, windowMs: 4 * 3600_000 } });
   await openApp(page, lab, 'destinations');
