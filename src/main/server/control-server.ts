@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
+import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../engine/http-timeouts';
 import { registerApiRoutes, sendError } from './api-routes';
 import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
@@ -17,11 +18,15 @@ export interface ControlServerOptions {
   token: string;
   /** Built renderer (out/renderer); when missing, only the API is served. */
   staticDir?: string;
+  /** Receiving limits (tests make them short); default HTTP_TIMEOUTS. */
+  timeouts?: HttpTimeouts;
 }
 
 /** Web mode: the control API under /api (Bearer token, loopback only) and the renderer. */
 export async function startControlServer(o: ControlServerOptions): Promise<{ app: FastifyInstance; url: string; port: number }> {
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
+  const timeouts = fastifyServerOptions(o.timeouts ?? HTTP_TIMEOUTS, (error) => ({ error }));
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, ...timeouts });
+  closeConnectionsGracefully(app.server);
   let port = o.port;
 
   // Deny by default: every route needs the token unless it was registered as public (the static UI),

@@ -4,6 +4,7 @@ import type { CallType } from '../../../shared/types';
 import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
 import type { Ingest } from './ingest';
 import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
+import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../http-timeouts';
 
 // Every route of SPEC §3, with the short aliases the official SDKs use.
 const SINGLE_ROUTES: Record<string, CallType> = {
@@ -32,8 +33,13 @@ function acceptAnyContentType(req: FastifyRequest, _reply: FastifyReply, done: (
   done();
 }
 
-export async function startCollector(ingest: Ingest, opts: { host: string; port: number; browser?: BrowserRouteDeps }): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, keepAliveTimeout: 10_000 });
+export async function startCollector(
+  ingest: Ingest,
+  opts: { host: string; port: number; browser?: BrowserRouteDeps; timeouts?: HttpTimeouts },
+): Promise<{ app: FastifyInstance; url: string }> {
+  const errorBody = (message: string) => ({ success: false, message });
+  const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, ...fastifyServerOptions(opts.timeouts ?? HTTP_TIMEOUTS, errorBody) });
+  closeConnectionsGracefully(app.server);
 
   // JSON whatever the Content-Type (analytics.js sends text/plain): take the raw bytes, parse ourselves.
   app.removeAllContentTypeParsers();

@@ -10,6 +10,7 @@ import { ValidationError, formatPath, parseOrThrow } from '../../../../shared/va
 import { createBehaviorState, decide, type BehaviorState } from './behavior';
 import { Exchange } from './exchange';
 import { loadOrCreateCertificate, type CertificatePair } from './self-signed-cert';
+import { guardServer, HTTP_TIMEOUTS, nodeServerOptions, type HttpTimeouts } from '../../http-timeouts';
 
 export interface MockReceiverHostOptions {
   /** Where cert.pem and key.pem are kept (created on first start, reused afterwards). */
@@ -28,6 +29,8 @@ export interface MockReceiverHostOptions {
   now?: () => number;
   /** Seeds for behaviors without `seed` (tests pin it). */
   seedSource?: () => number;
+  /** Receiving limits of both listeners (answering, a hang included, is not limited). */
+  timeouts?: HttpTimeouts;
 }
 
 interface Entry {
@@ -63,6 +66,7 @@ export class MockReceiverHost {
       bodyLimitBytes: 1_048_576,
       now: Date.now,
       seedSource: () => Math.floor(Math.random() * 4294967296),
+      timeouts: HTTP_TIMEOUTS,
       ...options,
     };
   }
@@ -166,10 +170,13 @@ export class MockReceiverHost {
   async start(): Promise<void> {
     if (this.http) return;
     this.certificate ??= await loadOrCreateCertificate(this.opts.dataDir, this.opts.now());
-    const plain = http.createServer((req, res) => this.handle(req, res, false));
-    const secure = https.createServer({ cert: this.certificate.cert, key: this.certificate.key }, (req, res) =>
+    const limits = nodeServerOptions(this.opts.timeouts);
+    const plain = http.createServer(limits, (req, res) => this.handle(req, res, false));
+    const secure = https.createServer({ ...limits, cert: this.certificate.cert, key: this.certificate.key }, (req, res) =>
       this.handle(req, res, true),
     );
+    const errorBody = (error: string) => ({ error });
+    for (const server of [plain, secure]) guardServer(server, this.opts.timeouts, errorBody);
     const listeners: Listener[] = [];
     try {
       listeners.push(await this.listen(plain, this.opts.httpPort));
