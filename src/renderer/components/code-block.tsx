@@ -9,7 +9,7 @@ export function CodeBlock(props: { title: ReactNode; text: string; testId?: stri
         <span className="code-title">{props.title}</span>
         <span className="spacer" />
         {props.extra}
-        <CopyButton text={props.text} label={props.copyLabel} />
+        <CopyButton text={props.text} label={props.copyLabel} testId={props.testId ? `${props.testId}-copy` : undefined} />
       </header>
       <pre>{props.text}</pre>
     </section>

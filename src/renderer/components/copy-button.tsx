@@ -23,6 +23,7 @@ export function CopyButton(props: { text: string | (() => string); label?: strin
       type="button"
       className={props.className ?? 'small'}
       data-testid={props.testId}
+      data-copy-label={props.label ?? 'Copy'}
       onClick={async () => {
         await copyText(typeof props.text === 'function' ? props.text() : props.text);
         setDone(true);

@@ -173,6 +173,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
         </button>
         <button
           type="button"
+          data-testid="aud-cancel"
           onClick={() => {
             store.getState().clearAudiencePreview();
             onDone();

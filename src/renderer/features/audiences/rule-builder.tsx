@@ -108,7 +108,7 @@ export function RuleGroup(props: { group: GroupDraft; path: string; err: Err; on
         </span>
         <span className="spacer" />
         {props.onRemove ? (
-          <button type="button" className="small" onClick={props.onRemove}>
+          <button type="button" className="small" data-testid={`remove-group-${path}`} onClick={props.onRemove}>
             Remove group
           </button>
         ) : null}

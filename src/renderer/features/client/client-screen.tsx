@@ -34,7 +34,9 @@ function FlushSettings({ state }: { state: ClientState }) {
       <Field label="flushAfter (ms)" name="flushAfter" error={formError?.fieldMessage('flushAfter')} hint="since the last flush">
         <input type="number" min={10} data-testid="client-flush-after" value={flushAfter} onChange={(e) => setFlushAfter(e.target.value)} />
       </Field>
-      <button type="submit">Apply</button>
+      <button type="submit" data-testid="client-apply">
+        Apply
+      </button>
     </form>
   );
 }

@@ -28,7 +28,7 @@ export function PreviewPanes({ previews, invalid }: { previews: Previews; invali
       />
       {w ? (
         <details className="raw-bytes">
-          <summary>Exact body bytes ({new TextEncoder().encode(w.body).length} B, what the signature covers)</summary>
+          <summary data-testid="preview-raw-toggle">Exact body bytes ({new TextEncoder().encode(w.body).length} B, what the signature covers)</summary>
           <pre data-testid="preview-webhook-raw">{w.body}</pre>
         </details>
       ) : null}

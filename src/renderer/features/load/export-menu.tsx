@@ -14,7 +14,7 @@ export function ExportMenu() {
   };
   return (
     <details className="menu" ref={ref} data-testid="export-menu">
-      <summary className="button-like" title="Deliveries and attempts matching the current filters">
+      <summary className="button-like" data-testid="export-menu-toggle" title="Deliveries and attempts matching the current filters">
         {exporting ? 'Exporting…' : 'Export ▾'}
       </summary>
       <div className="menu-items">

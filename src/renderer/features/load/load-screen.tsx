@@ -92,7 +92,7 @@ function LoadForm({ running }: { running: boolean }) {
       </div>
       {template ? (
         <details className="raw-bytes">
-          <summary>Template sent</summary>
+          <summary data-testid="load-template-toggle">Template sent</summary>
           <pre>{JSON.stringify(template, null, 2)}</pre>
         </details>
       ) : null}

@@ -130,6 +130,7 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
         </button>
         <button
           type="button"
+          data-testid="receiver-cancel"
           onClick={() => {
             store.getState().clearReceiverFormError();
             onDone(null);

@@ -1,0 +1,534 @@
+import type { Locator, Page } from '@playwright/test';
+import { guardConsole, type ConsoleGuard } from './console-guard';
+import { expect, startLab, test, type Lab } from './lab-fixture';
+import { openApp } from './ui-steps';
+
+// Every button, select, checkbox, radio and menu item of every screen is used at least once, the
+// destructive ones included, and what each did is asserted. The controls on screen are enumerated as
+// the test goes (after every action); one that is not in COVERED fails the test, so a control added
+// later fails here until a step exercises it. A control is named by its data-testid, else its
+// aria-label, else (copy buttons) its copy label, else (a <summary>) the test id of its <details>.
+// The audience rule builder's paths are indexed (rule.conditions[1].conditions[0]): the index and the
+// depth are dropped from the name (rule.conditions[i]), so one nested group stands for all of them;
+// a source id at the end of a name reads <source>.
+
+const COVERED: Record<string, string[]> = {
+  compose: [
+    'template-select', 'compose-source', 'type-identify', 'type-track', 'type-page', 'type-screen', 'type-group', 'type-alias',
+    'ts-now', 'ts-historical', 'queue-button', 'send-button', 'preview-raw-toggle',
+    'preview-webhook-copy', 'preview-http-copy', 'preview-go-copy',
+  ],
+  destinations: [
+    'source-item', 'create-source', 'copy-write-key', 'regenerate-key', 'regenerate-key-cancel', 'regenerate-key-confirm',
+    'delete-source', 'delete-source-cancel', 'delete-source-confirm', 'wh-enabled', 'wh-add-url', 'wh-url-remove-0', 'wh-url-remove-1',
+    'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call',
+  ],
+  inspector: [
+    'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
+    'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state',
+    'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
+    'copy:Copy body', 'copy:Copy as cURL',
+  ],
+  receivers: [
+    'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
+    'rf-tls', 'rf-ending', 'rf-delay-mode', 'receiver-save', 'receiver-cancel', 'receiver-row-copy', 'attach-source', 'attach-button',
+    'edit-receiver', 'copy-receiver-url', 'reset-receiver', 'reset-receiver-cancel', 'reset-receiver-confirm', 'delete-receiver',
+    'delete-receiver-cancel', 'delete-receiver-confirm', 'receiver-requests-reload', 'rf-headers-add', 'rf-headers-remove-0',
+  ],
+  audiences: [
+    'new-audience', 'aud-type', 'aud-compute-kind', 'combine-rule-and', 'combine-rule-or', 'add-trait-rule', 'add-event-rule',
+    'add-group-rule', 'cond-rule.conditions[i]-op', 'Remove condition', 'remove-group-rule.conditions[i]', 'aud-source-keep',
+    'combine-rule.conditions[i]-and', 'combine-rule.conditions[i]-or', 'add-trait-rule.conditions[i]', 'add-event-rule.conditions[i]',
+    'add-group-rule.conditions[i]',
+    'aud-preview', 'aud-save', 'aud-cancel', 'audience-sync', 'audience-delete', 'audience-delete-cancel', 'audience-delete-confirm',
+  ],
+  deletions: ['deletion-purge', 'deletion-submit'],
+  load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
+  client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
+  settings: [
+    'settings-time-warp-1', 'settings-time-warp-10', 'settings-time-warp-100', 'settings-time-warp-1000', 'settings-time-warp-apply', 'set-payload-format',
+    'set-preset', 'set-strict', 'set-alias-keys', 'settings-save', 'config-export', 'config-import',
+  ],
+};
+
+test.describe.configure({ mode: 'serial' });
+
+let lab: Lab;
+let stopLab: () => Promise<void>;
+test.beforeAll(async () => {
+  ({ lab, stop: stopLab } = await startLab());
+});
+test.afterAll(async () => {
+  await stopLab();
+});
+
+let guard: ConsoleGuard;
+test.beforeEach(({ page }) => {
+  guard = guardConsole(page);
+});
+test.afterEach(() => {
+  expect(guard.unexpected()).toEqual([]);
+});
+
+/** Names of the visible controls inside the screen. */
+async function controlsOn(page: Page, screen: string): Promise<string[]> {
+  return page.getByTestId(`screen-${screen}`).evaluate((root) =>
+    [...root.querySelectorAll('button, select, summary, input[type="checkbox"], input[type="radio"], [role="menuitem"]')]
+      .filter((el) => el.getClientRects().length > 0)
+      .map((el) => {
+        const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
+        if (id) return id;
+        if (el.getAttribute('data-copy-label')) return `copy:${el.getAttribute('data-copy-label')}`;
+        if (el.tagName === 'SUMMARY') return `summary:${el.closest('[data-testid]')?.getAttribute('data-testid') ?? ''}`;
+        return `${el.tagName.toLowerCase()}:${(el.textContent ?? '').trim()}`;
+      }),
+  );
+}
+
+function name(id: string): string {
+  return id.replace(/(\.conditions\[\d+\])+/g, '.conditions[i]').replace(/-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, '-<source>');
+}
+
+class Screen {
+  readonly seen = new Set<string>();
+  readonly used = new Set<string>();
+  constructor(
+    readonly page: Page,
+    readonly name: string,
+  ) {}
+  async look(): Promise<void> {
+    for (const id of await controlsOn(this.page, this.name)) this.seen.add(name(id));
+  }
+  /** Use a control (click, or a callback for selects and the like), then enumerate the screen again. */
+  async use(id: string, target: Locator, act: (l: Locator) => Promise<unknown> = (l) => l.click()): Promise<void> {
+    await this.look();
+    await act(target);
+    this.used.add(id);
+    await this.look();
+  }
+  done(): void {
+    const covered = COVERED[this.name];
+    expect([...this.seen].filter((id) => !covered.includes(id)), `controls on ${this.name} no step uses`).toEqual([]);
+    expect(covered.filter((id) => !this.used.has(id)), `controls of ${this.name} never used`).toEqual([]);
+  }
+}
+
+interface SourceView {
+  id: string;
+  name: string;
+  writeKey: string;
+  webhooks: { enabled: boolean; sharedSecret?: string; urls: { url: string }[] };
+}
+
+test('destinations: every control', async ({ page, receivers }) => {
+  await openApp(page, lab, 'destinations');
+  const s = new Screen(page, 'destinations');
+  const t = (id: string) => page.getByTestId(id);
+  await t('new-source-name').fill('keep');
+  await s.use('create-source', t('create-source'));
+  await expect(t('source-panel').locator('h2')).toHaveText('keep');
+  await t('new-source-name').fill('doomed');
+  await t('create-source').click();
+  await expect(t('source-panel').locator('h2')).toHaveText('doomed');
+  await s.use('source-item', t('source-item').filter({ hasText: 'keep' }));
+  await expect(t('source-panel').locator('h2')).toHaveText('keep');
+
+  await s.use('copy-write-key', t('copy-write-key'));
+  await expect(t('copy-write-key')).toHaveText('Copied');
+  const before = (await t('write-key').textContent())!;
+  await s.use('regenerate-key', t('regenerate-key'));
+  await s.use('regenerate-key-cancel', t('regenerate-key-cancel'));
+  await expect(t('write-key')).toHaveText(before);
+  await t('regenerate-key').click();
+  await s.use('regenerate-key-confirm', t('regenerate-key-confirm'));
+  await expect(t('toast-info').filter({ hasText: 'New write key generated' })).toBeVisible();
+  await expect(t('write-key')).not.toHaveText(before);
+
+  await s.use('wh-add-url', t('wh-add-url'));
+  await expect(t('wh-enabled')).toBeChecked();
+  await t('wh-url-0').fill(`${receivers.ok.url}/every`);
+  await t('wh-add-url').click();
+  await t('wh-url-1').fill(`${receivers.ok.url}/dropped`);
+  await s.use('wh-headers-1-add', t('wh-headers-1-add'));
+  await expect(t('wh-headers-1-name-0')).toBeVisible();
+  await s.use('wh-headers-1-remove-0', t('wh-headers-1-remove-0'));
+  await expect(t('wh-headers-1-name-0')).toHaveCount(0);
+  await s.use('wh-url-remove-1', t('wh-url-remove-1'));
+  await expect(t('wh-url-1')).toHaveCount(0);
+  await s.use('wh-headers-0-add', t('wh-headers-0-add'));
+  await s.use('wh-headers-0-remove-0', t('wh-headers-0-remove-0'));
+  await expect(t('wh-headers-0-name-0')).toHaveCount(0);
+  await s.use('wh-enabled', t('wh-enabled'));
+  await expect(t('wh-off-warning')).toBeVisible();
+  await t('wh-enabled').check();
+  await s.use('wh-secret-generate', t('wh-secret-generate'));
+  await expect(t('wh-secret')).toHaveValue(/^[0-9a-f]{48}$/);
+  await expect(t('wh-secret')).toHaveAttribute('type', 'text');
+  await s.use('wh-secret-toggle', t('wh-secret-toggle'));
+  await expect(t('wh-secret')).toHaveAttribute('type', 'password');
+  await s.use('wh-save', t('wh-save'));
+  await expect(t('toast-info').filter({ hasText: 'Webhooks settings saved' }).first()).toBeVisible();
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.ok.url}/every`]);
+
+  await s.use('send-test-call', t('send-test-call'));
+  await expect(t('test-call-result').locator('.chip')).toHaveAttribute('data-status', 'delivered');
+  // A second URL on the saved source, then removed and saved: wh-url-remove-0 of an existing row.
+  await t('wh-add-url').click();
+  await t('wh-url-1').fill(`${receivers.failing.url}/gone`);
+  await t('wh-save').click();
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.length).toBe(2);
+  await s.use('wh-url-remove-0', t('wh-url-remove-0'));
+  await t('wh-save').click();
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.failing.url}/gone`]);
+  await t('wh-url-0').fill(`${receivers.ok.url}/every`);
+  await t('wh-save').click();
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.ok.url}/every`]);
+
+  await t('source-item').filter({ hasText: 'doomed' }).click();
+  await expect(t('source-panel').locator('h2')).toHaveText('doomed');
+  await s.use('delete-source', t('delete-source'));
+  await s.use('delete-source-cancel', t('delete-source-cancel'));
+  await expect(t('source-item').filter({ hasText: 'doomed' })).toHaveCount(1);
+  await t('delete-source').click();
+  await s.use('delete-source-confirm', t('delete-source-confirm'));
+  await expect(t('source-item').filter({ hasText: 'doomed' })).toHaveCount(0);
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).map((x) => x.name)).toEqual(['keep']);
+  s.done();
+});
+
+test('compose: every control', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  const s = new Screen(page, 'compose');
+  const t = (id: string) => page.getByTestId(id);
+  await s.use('compose-source', t('compose-source'), (l) => l.selectOption({ label: 'keep' }));
+  await expect(t('compose-source').locator('option:checked')).toHaveText('keep');
+  for (const type of ['identify', 'page', 'screen', 'group', 'alias', 'track']) {
+    await s.use(`type-${type}`, t(`type-${type}`));
+    await expect(t(`type-${type}`)).toHaveAttribute('aria-selected', 'true');
+  }
+  await s.use('template-select', t('template-select'), (l) => l.selectOption('order-completed'));
+  await expect(t('field-event')).toHaveValue('Order Completed');
+  await t('field-userId').fill('every_user');
+  await s.use('ts-historical', t('ts-historical'));
+  await expect(t('field-timestamp')).toBeVisible();
+  await s.use('ts-now', t('ts-now'));
+  await expect(t('field-timestamp')).toHaveCount(0);
+  for (const id of ['preview-webhook-copy', 'preview-http-copy', 'preview-go-copy']) {
+    await s.use(id, t(id));
+    await expect(t(id)).toHaveText('Copied');
+  }
+  await s.use('preview-raw-toggle', t('preview-raw-toggle'));
+  await expect(t('preview-webhook-raw')).toBeVisible();
+  await s.use('queue-button', t('queue-button'));
+  await expect(t('send-result')).toContainText(/^Queued track|^Sent by the client/);
+  await t('field-event').fill('Every Control');
+  await s.use('send-button', t('send-button'));
+  await expect(t('send-result')).toContainText(/^Sent (1|2) message\(s\)|^Sent by the client/);
+  s.done();
+});
+
+test('inspector: every control', async ({ page, receivers }) => {
+  const [keep] = await lab.api<SourceView[]>('GET', '/sources');
+  await openApp(page, lab, 'inspector');
+  const s = new Screen(page, 'inspector');
+  const t = (id: string) => page.getByTestId(id);
+  const row = page.getByTestId('call-row').filter({ has: page.getByTestId('call-label').getByText('Every Control', { exact: true }) });
+  await expect(row).toHaveAttribute('data-status', 'delivered');
+
+  await s.use('filter-status', t('filter-status'), (l) => l.selectOption('failed'));
+  await expect(t('inspector-empty')).toContainText('No call matches');
+  await s.use('button:Clear filters', page.getByRole('button', { name: 'Clear filters' }));
+  await expect(t('filter-status')).toHaveValue('');
+  await expect(row).toBeVisible();
+  await s.use('filter-type', t('filter-type'), (l) => l.selectOption('track'));
+  await expect(row).toBeVisible();
+  await s.use('filter-source', t('filter-source'), (l) => l.selectOption({ label: 'keep' }));
+  await expect(row).toBeVisible();
+  await t('filter-type').selectOption('');
+  await t('filter-source').selectOption('');
+  // Per-URL outcome filter (calls with at least one URL in that state).
+  await s.use('filter-url-state', t('filter-url-state'), (l) => l.selectOption('delivered'));
+  await expect(row).toBeVisible();
+  await t('filter-url-state').selectOption('');
+
+  await s.use('pause-button', t('pause-button'));
+  await expect(t('pause-button')).toHaveText(/^Resume/);
+  await lab.api('POST', `/sources/${keep.id}/test`);
+  await expect(t('pause-button')).toHaveText('Resume (1 new)');
+  await t('pause-button').click();
+  await expect(t('pause-button')).toHaveText('Pause');
+
+  for (const n of [10, 100, 1000, 1]) {
+    await s.use(`inspector-time-warp-${n}`, t(`inspector-time-warp-${n}`));
+    await expect(t('inspector-time-warp')).toHaveAttribute('data-scale', String(n));
+  }
+  await t('inspector-time-warp-custom').fill('2');
+  await s.use('inspector-time-warp-apply', t('inspector-time-warp-apply'));
+  await expect(t('inspector-time-warp')).toHaveAttribute('data-scale', '2');
+  await t('inspector-time-warp-1').click();
+
+  for (const format of ['jsonl', 'har']) {
+    await s.use('export-menu-toggle', t('export-menu-toggle'));
+    const download = page.waitForEvent('download');
+    await s.use(`export-${format}`, t(`export-${format}`));
+    expect((await download).suggestedFilename()).toMatch(new RegExp(`\\.${format === 'har' ? 'har' : 'jsonl'}$`));
+  }
+
+  await row.click();
+  await expect(t('call-detail')).toBeVisible();
+  const timelineOk = page.locator(`[data-testid="url-timeline"][data-url="${receivers.ok.url}/every"]`);
+  await expect(timelineOk).toHaveAttribute('data-attempts', '1');
+  for (const id of ['copy-body', 'copy-curl']) {
+    await s.use(id, t(id));
+    await expect(t(id)).toHaveText('Copied');
+  }
+  const attempt = timelineOk.getByTestId('attempt').first();
+  for (const label of ['Copy body', 'Copy as cURL']) {
+    const b = attempt.locator(`[data-copy-label="${label}"]`);
+    await s.use(`copy:${label}`, b);
+    await expect(b).toHaveText('Copied');
+  }
+  await s.use('toggle-raw', attempt.getByTestId('toggle-raw'));
+  await expect(attempt.getByTestId('toggle-raw')).toHaveText('pretty');
+  await attempt.getByTestId('verify-secret').fill('wrong');
+  await s.use('verify-button', attempt.getByTestId('verify-button'));
+  await expect(attempt.getByTestId('verify-result')).toBeVisible();
+  await s.use('summary:attempt', attempt.locator('summary'));
+  await expect(attempt).not.toHaveAttribute('open', '');
+  await s.use('replay-url', timelineOk.getByTestId('replay-url'));
+  await expect(timelineOk).toHaveAttribute('data-attempts', '2');
+  await s.use('replay-button', t('replay-button'));
+  await expect(timelineOk).toHaveAttribute('data-attempts', '3');
+  await s.use('Close detail', page.getByRole('button', { name: 'Close detail' }));
+  await expect(t('detail-pane')).toHaveCount(0);
+  s.done();
+});
+
+test('receivers: every control', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('nav-receivers').click();
+  const s = new Screen(page, 'receivers');
+  const t = (id: string) => page.getByTestId(id);
+  await expect(t('receivers-empty')).toBeVisible();
+  for (const n of [10, 100, 1000, 1]) {
+    await s.use(`receivers-time-warp-${n}`, t(`receivers-time-warp-${n}`));
+    await expect(t('receivers-time-warp')).toHaveAttribute('data-scale', String(n));
+  }
+  await t('receivers-time-warp-custom').fill('3');
+  await s.use('receivers-time-warp-apply', t('receivers-time-warp-apply'));
+  await expect(t('receivers-time-warp')).toHaveAttribute('data-scale', '3');
+  await t('receivers-time-warp-1').click();
+
+  await s.use('new-receiver', t('new-receiver'));
+  await s.use('receiver-cancel', t('receiver-cancel'));
+  await expect(t('receiver-form')).toHaveCount(0);
+  await t('new-receiver').click();
+  await t('rf-name').fill('every-sink');
+  await t('rf-path').fill('/every-sink');
+  await s.use('rf-tls', t('rf-tls'));
+  await expect(t('rf-tls')).toBeChecked();
+  await t('rf-tls').uncheck();
+  await s.use('rf-ending', t('rf-ending'), (l) => l.selectOption({ index: 0 }));
+  await s.use('rf-delay-mode', t('rf-delay-mode'), (l) => l.selectOption({ index: 0 }));
+  await s.use('rf-headers-add', t('rf-headers-add'));
+  await s.use('rf-headers-remove-0', t('rf-headers-remove-0'));
+  await expect(t('rf-headers-name-0')).toHaveCount(0);
+  await t('rf-headers-add').click();
+  await t('rf-headers-name-0').fill('X-Sink');
+  await t('rf-headers-value-0').fill('every');
+  await s.use('receiver-save', t('receiver-save'));
+  await expect(t('receiver-panel').locator('h2')).toHaveText('every-sink');
+
+  await s.use('receiver-row-copy', t('receiver-row-copy'));
+  await expect(t('receiver-row-copy')).toHaveText('Copied');
+  await s.use('copy-receiver-url', t('copy-receiver-url'));
+  await expect(t('copy-receiver-url')).toHaveText('Copied');
+  await s.use('attach-source', t('attach-source'), (l) => l.selectOption({ label: 'keep' }));
+  await s.use('attach-button', t('attach-button'));
+  await expect(t('toast-info').filter({ hasText: 'Source "keep" now sends to this receiver' })).toBeVisible();
+
+  const [keep] = await lab.api<SourceView[]>('GET', '/sources');
+  await lab.api('POST', `/sources/${keep.id}/test`);
+  await expect(t('receiver-count')).toHaveText('1');
+  await s.use('receiver-requests-reload', t('receiver-requests-reload'));
+  await expect(t('request-row').first()).toBeVisible();
+
+  await s.use('edit-receiver', t('edit-receiver'));
+  await expect(t('receiver-form')).toBeVisible();
+  await t('edit-receiver').click();
+  await expect(t('receiver-form')).toHaveCount(0);
+
+  await s.use('reset-receiver', t('reset-receiver'));
+  await s.use('reset-receiver-cancel', t('reset-receiver-cancel'));
+  // Cancelled: the requests are still listed (not an exact count: a retry may add one).
+  await expect(t('receiver-count')).not.toHaveText('0');
+  await expect(t('request-row').first()).toBeVisible();
+  await t('reset-receiver').click();
+  await s.use('reset-receiver-confirm', t('reset-receiver-confirm'));
+  await expect(t('receiver-count')).toHaveText('0');
+  await expect(t('requests-empty')).toBeVisible();
+
+  await s.use('delete-receiver', t('delete-receiver'));
+  await s.use('delete-receiver-cancel', t('delete-receiver-cancel'));
+  await expect(t('receiver-row')).toHaveCount(1);
+  await t('delete-receiver').click();
+  await s.use('delete-receiver-confirm', t('delete-receiver-confirm'));
+  await expect(t('receiver-row')).toHaveCount(0);
+  await expect(t('receivers-empty')).toBeVisible();
+  await expect.poll(async () => (await lab.api<unknown[]>('GET', '/receivers')).length).toBe(0);
+  s.done();
+});
+
+test('audiences: every control', async ({ page }) => {
+  const [keep] = await lab.api<SourceView[]>('GET', '/sources');
+  const res = await fetch(`${lab.collectorUrl}/v1/identify`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${keep.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ userId: 'every_pro', traits: { plan: 'pro' } }),
+  });
+  expect(res.status).toBe(200);
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('nav-audiences').click();
+  const s = new Screen(page, 'audiences');
+  const t = (id: string) => page.getByTestId(id);
+
+  await s.use('new-audience', t('new-audience'));
+  await s.use('aud-cancel', t('aud-cancel'));
+  await expect(t('audience-form')).toHaveCount(0);
+  await t('new-audience').click();
+  await t('aud-name').fill('Every Pro');
+  await s.use('aud-type', t('aud-type'), (l) => l.selectOption({ index: 1 }));
+  await s.use('aud-compute-kind', t('aud-compute-kind'), (l) => l.selectOption({ index: 1 }));
+  await t('aud-type').selectOption({ index: 0 });
+  await expect(t('rule-builder')).toBeVisible();
+  await t('cond-rule.conditions[0]-trait').fill('plan');
+  await s.use('cond-rule.conditions[i]-op', t('cond-rule.conditions[0]-op'), (l) => l.selectOption({ index: 0 }));
+  await t('cond-rule.conditions[0]-value').fill('pro');
+  await s.use('add-event-rule', t('add-event-rule'));
+  await expect(t('cond-rule.conditions[1]-op')).toBeVisible();
+  await s.use('Remove condition', page.getByTestId('rule-condition').nth(1).getByRole('button', { name: 'Remove condition' }));
+  await expect(t('rule-condition')).toHaveCount(1);
+  await s.use('add-group-rule', t('add-group-rule'));
+  await expect(t('rule-group')).toHaveCount(1);
+  // The nested group's own controls.
+  const g = 'rule.conditions[1]';
+  await s.use('combine-rule.conditions[i]-or', t(`combine-${g}-or`));
+  await expect(t(`combine-${g}-or`)).toHaveClass(/active/);
+  await s.use('combine-rule.conditions[i]-and', t(`combine-${g}-and`));
+  await expect(t(`combine-${g}-and`)).toHaveClass(/active/);
+  const nestedConditions = t('rule-group').first().getByTestId('rule-condition');
+  const inNested = await nestedConditions.count();
+  await s.use('add-trait-rule.conditions[i]', t(`add-trait-${g}`));
+  await s.use('add-event-rule.conditions[i]', t(`add-event-${g}`));
+  await expect(nestedConditions).toHaveCount(inNested + 2);
+  await s.use('add-group-rule.conditions[i]', t(`add-group-${g}`));
+  await expect(t('rule-group')).toHaveCount(2);
+  await s.use('remove-group-rule.conditions[i]', t('rule-group').nth(1).getByRole('button', { name: 'Remove group' }));
+  await expect(t('rule-group')).toHaveCount(1);
+  await t(`remove-group-${g}`).click();
+  await expect(t('rule-group')).toHaveCount(0);
+  await s.use('add-trait-rule', t('add-trait-rule'));
+  await expect(t('rule-condition')).toHaveCount(2);
+  await page.getByTestId('rule-condition').nth(1).getByRole('button', { name: 'Remove condition' }).click();
+  await s.use('combine-rule-or', t('combine-rule-or'));
+  await expect(t('combine-rule-or')).toHaveClass(/active/);
+  await s.use('combine-rule-and', t('combine-rule-and'));
+  await expect(t('combine-rule-and')).toHaveClass(/active/);
+  await s.use('aud-source-keep', t('aud-source-keep'), async (l) => {
+    await l.uncheck();
+    await l.check();
+  });
+  await expect(t('aud-source-keep')).toBeChecked();
+  await s.use('aud-preview', t('aud-preview'));
+  await expect(t('preview-total')).toHaveText('1 member');
+  await s.use('aud-save', t('aud-save'));
+  const audRow = t('audience-row').filter({ hasText: 'Every Pro' });
+  await expect(audRow.getByTestId('audience-members')).toHaveText('1');
+  await s.use('audience-sync', audRow.getByTestId('audience-sync'));
+  await expect(audRow.getByTestId('audience-sync-result')).toContainText('0 entered');
+
+  await s.use('audience-delete', audRow.getByTestId('audience-delete'));
+  await s.use('audience-delete-cancel', audRow.getByTestId('audience-delete-cancel'));
+  await expect(audRow).toHaveCount(1);
+  await audRow.getByTestId('audience-delete').click();
+  await s.use('audience-delete-confirm', audRow.getByTestId('audience-delete-confirm'));
+  await expect(audRow).toHaveCount(0);
+  await expect(t('audiences-empty')).toBeVisible();
+  s.done();
+});
+
+test('deletions, load, client and settings: every control', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  const t = (id: string) => page.getByTestId(id);
+
+  await page.getByTestId('nav-deletions').click();
+  const del = new Screen(page, 'deletions');
+  await t('deletion-user').fill('every_user');
+  await del.use('deletion-purge', t('deletion-purge'));
+  await expect(t('deletion-purge')).toBeChecked();
+  await del.use('deletion-submit', t('deletion-submit'));
+  await expect(t('deletion-row').filter({ hasText: 'every_user' })).toHaveCount(1);
+  await expect(t('deletion-row').filter({ hasText: 'every_user' })).toContainText('purged');
+  del.done();
+
+  await page.getByTestId('nav-load').click();
+  const load = new Screen(page, 'load');
+  await t('load-rate').fill('5');
+  await load.use('load-stop-by', t('load-stop-by'), (l) => l.selectOption('duration'));
+  await t('load-duration').fill('60');
+  await load.use('load-template', t('load-template'), (l) => l.selectOption({ index: 0 }));
+  await load.use('load-source', t('load-source'), (l) => l.selectOption({ label: 'keep' }));
+  await load.use('load-random-users', t('load-random-users'));
+  await expect(t('load-users')).toBeDisabled();
+  await load.use('load-template-toggle', t('load-template-toggle'));
+  await load.use('load-start', t('load-start'));
+  await expect(t('load-state')).toHaveText('running');
+  await load.use('load-stop', t('load-stop'));
+  await expect(t('load-state')).not.toHaveText('running');
+  await expect(t('load-stop')).toHaveCount(0);
+  load.done();
+
+  await page.getByTestId('nav-client').click();
+  const client = new Screen(page, 'client');
+  await t('client-flush-at').fill('7');
+  await client.use('client-apply', t('client-apply'));
+  await expect(t('toast-info').filter({ hasText: 'Client settings saved' })).toBeVisible();
+  expect((await lab.api<{ flushAt: number }>('GET', '/client/settings')).flushAt).toBe(7);
+  const [keepSource] = await lab.api<SourceView[]>('GET', '/sources');
+  for (const what of ['snippet', 'cdnurl']) {
+    await client.use(`sdk-copy-${what}-<source>`, t(`sdk-copy-${what}-${keepSource.id}`));
+    await expect(t(`sdk-copy-${what}-${keepSource.id}`)).toHaveText('Copied');
+  }
+  await client.use('sdk-metrics-refresh', t('sdk-metrics-refresh'));
+  await expect(t('sdk-metrics').or(t('sdk-metrics-empty'))).toBeVisible();
+  await client.use('client-flush', t('client-flush'));
+  await expect(t('toast-info').filter({ hasText: /^Flushed \d+ message/ })).toBeVisible();
+  client.done();
+
+  await page.getByTestId('nav-settings').click();
+  const set = new Screen(page, 'settings');
+  for (const n of [10, 100, 1000, 1]) {
+    await set.use(`settings-time-warp-${n}`, t(`settings-time-warp-${n}`));
+    await expect(t('settings-time-warp')).toHaveAttribute('data-scale', String(n));
+  }
+  await t('settings-time-warp-custom').fill('4');
+  await set.use('settings-time-warp-apply', t('settings-time-warp-apply'));
+  await expect(t('settings-time-warp')).toHaveAttribute('data-scale', '4');
+  await t('settings-time-warp-1').click();
+  await expect(t('settings-time-warp')).toHaveAttribute('data-scale', '1');
+  await set.use('set-payload-format', t('set-payload-format'), (l) => l.selectOption('documented'));
+  await set.use('set-preset', t('set-preset'), (l) => l.selectOption('fast'));
+  await set.use('set-strict', t('set-strict'));
+  await set.use('set-alias-keys', t('set-alias-keys'), (l) => l.selectOption('camel'));
+  await set.use('settings-save', t('settings-save'));
+  await expect.poll(async () => lab.api<{ payloadFormat: string; strict: boolean }>('GET', '/settings')).toMatchObject({ payloadFormat: 'documented', strict: true, aliasKeys: 'camel' });
+  const download = page.waitForEvent('download');
+  await set.use('config-export', t('config-export'));
+  const file = await (await download).path();
+  const chooser = page.waitForEvent('filechooser');
+  await set.use('config-import', t('config-import'));
+  await (await chooser).setFiles(file);
+  await expect(t('config-import-error')).toHaveCount(0);
+  await expect(t('config-import')).toHaveText('Import config…');
+  set.done();
+});
