@@ -48,7 +48,7 @@
   ];
   const HEAD = ['time', 'source', 'type', 'user', 'event / name', 'status', 'tries', 'latency'];
   const ROW_HEIGHT = 30; // CallList's
-  const STATE_LABELS = { pending: 'pending', in_flight: 'in flight', delivered: 'delivered', retrying: 'retrying', failed: 'failed', expired: 'expired', dropped: 'dropped' };
+  const STATE_LABELS = { pending: 'pending', in_flight: 'in flight', delivered: 'delivered', retrying: 'retrying', failed: 'failed', expired: 'expired', canceled: 'canceled', dropped: 'dropped' };
 
   function el(tag, className, text) {
     const node = document.createElement(tag);

@@ -83,6 +83,8 @@ export type DeliveryState =
   | 'retrying'
   | 'failed'
   | 'expired'
+  /** Its source was deleted, or its Webhooks turned off, before it finished: never sent again. */
+  | 'canceled'
   | 'dropped';
 
 export type CallStatus = 'accepted' | 'dropped';
@@ -201,7 +203,7 @@ export interface CallSummary {
  * (not retryable, or another URL delivered the call); `expired`: its retries ran out of the window;
  * `not_attempted`: the delivery ended without ever sending to it (a replay of another URL only).
  */
-export type UrlState = 'pending' | 'in_flight' | 'delivered' | 'retrying' | 'failed' | 'expired' | 'not_attempted';
+export type UrlState = 'pending' | 'in_flight' | 'delivered' | 'retrying' | 'failed' | 'expired' | 'canceled' | 'not_attempted';
 
 export interface UrlOutcome {
   url: string;

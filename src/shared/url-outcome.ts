@@ -36,5 +36,6 @@ export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = {
   retrying: 'retrying',
   failed: 'failed',
   expired: 'expired',
+  canceled: 'canceled',
   not_attempted: 'not attempted',
 };

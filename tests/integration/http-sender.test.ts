@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { HttpSender, RESPONSE_BODY_LIMIT, type SendResult } from '../../src/main/engine/dispatcher/http-sender';
-import { buildRequestHeaders } from '../../src/main/engine/dispatcher/request-headers';
+import { buildRequestHeaders, currentRequest } from '../../src/main/engine/dispatcher/request-headers';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
 import { classify } from '../../src/main/engine/dispatcher/classify';
 import { closedPort, startHttpsReceiver, startReceiver, type ReceiverHandler, type TestReceiver } from '../helpers/receiver';
@@ -35,7 +35,7 @@ async function receiver(handler?: ReceiverHandler): Promise<TestReceiver> {
 }
 
 function post(url: string, opts: { timeoutMs?: number; urlHeaders?: Record<string, string>; via?: HttpSender } = {}): Promise<SendResult> {
-  const { headers } = buildRequestHeaders({ userAgentProduct: 'Segment.io', secret: SECRET, urlHeaders: opts.urlHeaders ?? {}, body });
+  const headers = buildRequestHeaders({ ...currentRequest('Segment.io', SECRET, body), urlHeaders: opts.urlHeaders ?? {}, body });
   return (opts.via ?? sender).send({ url, headers, body, timeoutMs: opts.timeoutMs });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
-import { buildRequestHeaders } from '../../src/main/engine/dispatcher/request-headers';
+import { buildRequestHeaders, currentRequest } from '../../src/main/engine/dispatcher/request-headers';
 
 interface Vector { name: string; secret: string; body: string; signature: string | null }
 const vectors: { description: string; cases: Vector[] } = JSON.parse(
@@ -26,7 +26,8 @@ describe('signBody', () => {
   for (const v of vectors.cases) {
     it(`request headers carry the vector's signature: ${v.name}`, () => {
       const body = Buffer.from(v.body, 'utf8');
-      const { headers, signature } = buildRequestHeaders({ userAgentProduct: 'Segment.io', secret: v.secret, urlHeaders: {}, body });
+      const { signature, userAgent } = currentRequest('Segment.io', v.secret, body);
+      const headers = buildRequestHeaders({ userAgent, signature, urlHeaders: {}, body });
       expect(signature).toBe(v.signature);
       expect(headers['X-Signature']).toBe(v.signature ?? undefined);
     });

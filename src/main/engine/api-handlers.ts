@@ -45,9 +45,10 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       sourcesChanged();
       return s;
     },
-    updateSource: (input) => {
+    updateSource: async (input) => {
       const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks });
       sourcesChanged();
+      if (!s.webhooks.enabled) await d.dispatcher.cancelSource(s.id, 'canceled: Webhooks was turned off for its source');
       return s;
     },
     regenerateWriteKey: (input) => {
@@ -55,9 +56,10 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       sourcesChanged();
       return s;
     },
-    deleteSource: (input) => {
+    deleteSource: async (input) => {
       store.sources.delete(input.id);
       sourcesChanged();
+      await d.dispatcher.cancelSource(input.id, 'canceled: its source was deleted');
       return { ok: true as const };
     },
     sendTestCall: async (input) => {

@@ -10,6 +10,7 @@ const LABELS: Record<DeliveryState, string> = {
   retrying: 'retrying',
   failed: 'failed',
   expired: 'expired',
+  canceled: 'canceled',
   dropped: 'dropped',
 };
 

@@ -8,7 +8,7 @@ import { ByteGate } from './byte-gate';
 import { MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
 import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
-import type { ActiveDelivery } from '../store/deliveries.repo';
+import type { ActiveDelivery, NewDelivery } from '../store/deliveries.repo';
 import type { RequestInfo } from '../store/requests.repo';
 import { urlOutcomes } from '../store/url-states';
 
@@ -225,8 +225,8 @@ export class Ingest {
       const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
       const plan = planDelivery(n, source, settings);
       if (plan) {
-        deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan.urls, plan.body);
-        result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan.urls, plan.body));
+        deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan);
+        result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan));
         urls = urlOutcomes(plan.urls, null);
       }
     }
@@ -247,7 +247,7 @@ export interface InternalCall {
   userAgent: string;
 }
 
-function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, urls: Source['webhooks']['urls'], body: Buffer): ActiveDelivery {
+function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, { urls, body, userAgent, signature }: NewDelivery): ActiveDelivery {
   return {
     id,
     callId,
@@ -263,6 +263,7 @@ function newActive(id: number, callId: number, sourceId: string, n: NormalizedCa
     nextAttemptAt: null,
     body,
     urlStates: urls.map(() => ['pending', null, 0]),
+    frozen: { userAgent, signature },
   };
 }
 

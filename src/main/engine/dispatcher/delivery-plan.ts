@@ -1,17 +1,19 @@
-import type { NormalizedCall, Settings, Source, WebhookUrl } from '../../../shared/types';
+import type { NormalizedCall, Settings, Source } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
+import type { NewDelivery } from '../store/deliveries.repo';
+import { userAgentOf } from './request-headers';
+import { signBody } from './sign';
 
-export interface DeliveryPlan {
-  urls: WebhookUrl[];
-  /** Serialized once here; every attempt signs and sends these exact bytes. */
-  body: Buffer;
-}
-
-/** Whether (and how) a call goes to its source's Webhooks destination; null when it does not. */
-export function planDelivery(call: NormalizedCall, source: Source, settings: Settings, opts: { ignoreIntegrations?: boolean } = {}): DeliveryPlan | null {
+/**
+ * Whether (and how) a call goes to its source's Webhooks destination; null when it does not. The
+ * body is serialized, and the User-Agent and signature fixed, once here: every scheduled attempt
+ * sends exactly this request, whatever the source's secret or the settings become later.
+ */
+export function planDelivery(call: NormalizedCall, source: Source, settings: Settings, opts: { ignoreIntegrations?: boolean } = {}): NewDelivery | null {
   const wh = source.webhooks;
   if (!wh.enabled || wh.urls.length === 0) return null;
   if (!opts.ignoreIntegrations && !routesToWebhooks(call.integrations)) return null;
-  return { urls: wh.urls, body: Buffer.from(JSON.stringify(buildWebhookBody(call, settings.payloadFormat, settings.aliasKeys))) };
+  const body = Buffer.from(JSON.stringify(buildWebhookBody(call, settings.payloadFormat, settings.aliasKeys)));
+  return { urls: wh.urls, body, userAgent: userAgentOf(settings.userAgentProduct), signature: wh.sharedSecret ? signBody(wh.sharedSecret, body) : null };
 }

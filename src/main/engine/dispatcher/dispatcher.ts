@@ -7,7 +7,7 @@ import type { HttpSender } from './http-sender';
 import { planDelivery } from './delivery-plan';
 import { afterRound, roundUrlStates, sendRound } from './round';
 import { recordedAttempt } from '../store/deliveries.repo';
-import type { InFlightRound } from '../store/url-states';
+import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 
 export interface DispatcherDeps {
   store: Store;
@@ -51,6 +51,18 @@ export class Dispatcher {
     const resume = this.deps.store.deliveries.unfinished();
     this.enqueue(resume.filter((d) => d.state !== 'retrying' || (d.nextAttemptAt ?? 0) <= now));
     this.armFromStore();
+  }
+
+  /**
+   * Ends the source's unfinished deliveries as canceled: those waiting here are dropped, the rest
+   * marked in the store; a round already out is recorded when it ends but not retried (commit).
+   */
+  async cancelSource(sourceId: string, reason: string): Promise<number> {
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].sourceId === sourceId) this.waiting.splice(i, 1);
+    const { store } = this.deps;
+    const callIds = await store.writes.run(() => store.deliveries.cancelUnfinished(sourceId, reason));
+    for (const callId of callIds) this.deps.onAttempts(callId, []);
+    return callIds.length;
   }
 
   enqueue(deliveries: ActiveDelivery[]): void {
@@ -201,7 +213,10 @@ export class Dispatcher {
     const ids = await store.writes.run(() => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
       store.inFlight.end(d.id, out);
-      return store.deliveries.update(update) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
+      // Canceled while this round was out: what it sent is recorded, but nothing more is scheduled
+      // (unless it delivered the call, which is then the truth).
+      const final = update.state !== 'delivered' && store.deliveries.stateOf(d.id) === 'canceled' ? canceled(update) : update;
+      return store.deliveries.update(final) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
     });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
@@ -216,7 +231,7 @@ export class Dispatcher {
     if (!source) throw new HttpError(409, 'the source of this message no longer exists');
     const plan = planDelivery(normalized!, { ...source, webhooks: { ...source.webhooks, enabled: true } }, store.settings.get(), { ignoreIntegrations: true });
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, normalized!.type, plan.urls, plan.body));
+    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, normalized!.type, plan));
     return store.deliveries.active(id)!;
   }
 
@@ -253,3 +268,7 @@ export class Dispatcher {
 }
 
 type ActiveDeliveryAttempts = Parameters<Store['deliveries']['insertAttempt']>[0][];
+
+function canceled(u: DeliveryUpdate): DeliveryUpdate {
+  return { ...u, state: 'canceled', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, urlStates: canceledUrlStates(u.urlStates) };
+}

@@ -1,6 +1,6 @@
 import type { AttemptTrigger, Settings, Source, DeliveryState } from '../../../shared/types';
 import { nextRetry } from '../../../shared/retry-schedule';
-import { buildRequestHeaders } from './request-headers';
+import { buildRequestHeaders, currentRequest } from './request-headers';
 import { classify, type Classification } from './classify';
 import type { HttpSender, SendResult } from './http-sender';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/deliveries.repo';
@@ -11,7 +11,11 @@ export interface RoundResult {
   classifications: Classification[];
 }
 
-/** Sends one round: every given URL in parallel, the same bytes, each with its own static headers. */
+/**
+ * Sends one round: every given URL in parallel, the same bytes, each with its own static headers. A
+ * scheduled round resends the delivery's own request (User-Agent and signature fixed at creation); a
+ * manual or replay round is the one way to send with the source's current secret and settings.
+ */
 export async function sendRound(
   sender: HttpSender,
   d: ActiveDelivery,
@@ -26,15 +30,12 @@ export async function sendRound(
   onAnswer?: (urlIndex: number, r: SendResult, c: Classification) => void,
 ): Promise<RoundResult> {
   const body = bodyOverride ?? d.body;
+  const { userAgent, signature } =
+    trigger === 'scheduled' && d.frozen ? d.frozen : currentRequest(settings.userAgentProduct, source?.webhooks.sharedSecret, body);
   const results = await Promise.all(
     urlIndexes.map(async (i) => {
       const target = d.urls[i];
-      const { headers, signature } = buildRequestHeaders({
-        userAgentProduct: settings.userAgentProduct,
-        secret: source?.webhooks.sharedSecret,
-        urlHeaders: target.headers,
-        body,
-      });
+      const headers = buildRequestHeaders({ userAgent, signature, urlHeaders: target.headers, body });
       const r = await sender.send({ url: target.url, headers, body });
       onAnswer?.(i, r, classify(r, now()));
       return { i, target, headers, signature, r };

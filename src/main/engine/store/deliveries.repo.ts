@@ -1,6 +1,20 @@
 import type { Attempt, AttemptOutcome, AttemptTrigger, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import type { Db } from './database';
-import { decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
+import { canceledUrlStates, decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
+
+/** The request a delivery sends on every scheduled attempt, besides its URLs' own headers. */
+export interface FrozenRequest {
+  userAgent: string;
+  /** X-Signature of the body; null when the source had no secret. */
+  signature: string | null;
+}
+
+/** Everything a new delivery carries (DESIGN: a retry is the same request). */
+export interface NewDelivery extends FrozenRequest {
+  urls: WebhookUrl[];
+  /** Serialized once; every attempt sends these exact bytes. */
+  body: Buffer;
+}
 
 /** What the dispatcher needs in memory to run a delivery's next round. */
 export interface ActiveDelivery {
@@ -19,6 +33,8 @@ export interface ActiveDelivery {
   body: Buffer;
   /** Each URL's outcome so far (url-states.ts). */
   urlStates: StoredUrlState[];
+  /** User-Agent and signature fixed at creation, which every scheduled attempt sends; null for deliveries made before v7. */
+  frozen: FrozenRequest | null;
 }
 
 export interface NewAttempt {
@@ -80,6 +96,8 @@ interface DeliveryRow {
   last_error: string | null;
   body: Buffer;
   url_states: string | null;
+  user_agent: string | null;
+  signature: string | null;
 }
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
@@ -98,14 +116,15 @@ export class DeliveriesRepo {
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body) VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
     );
     this.updateStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, round = @round,
       attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
       sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
       last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError,
       url_states = @urlStates, url_mask = @urlMask WHERE id = @id`);
-    this.stateStmt = db.prepare('UPDATE deliveries SET state = ? WHERE id = ?');
+    // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
+    this.stateStmt = db.prepare("UPDATE deliveries SET state = ? WHERE id = ? AND state != 'canceled'");
     this.attemptStmt = db.prepare(`INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
       request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
       error_message, timed_out, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -120,9 +139,9 @@ export class DeliveriesRepo {
       JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
-  insert(callId: number, sourceId: string, type: OutboundType, urls: WebhookUrl[], body: Buffer): number {
-    const pending = JSON.stringify(urls.map((_, i) => i));
-    return Number(this.insertStmt.run(callId, sourceId, type, JSON.stringify(urls), pending, body).lastInsertRowid);
+  insert(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): number {
+    const pending = JSON.stringify(plan.urls.map((_, i) => i));
+    return Number(this.insertStmt.run(callId, sourceId, type, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature).lastInsertRowid);
   }
 
   /** False when the delivery is gone (its call purged while an attempt was out). */
@@ -132,6 +151,29 @@ export class DeliveriesRepo {
 
   setState(id: number, state: DeliveryState): void {
     this.stateStmt.run(state, id);
+  }
+
+  stateOf(id: number): DeliveryState | undefined {
+    return (this.db.prepare('SELECT state FROM deliveries WHERE id = ?').pluck().get(id) as DeliveryState | undefined) ?? undefined;
+  }
+
+  /**
+   * Ends a source's unfinished deliveries as canceled (SPEC §4: its source was deleted or its
+   * Webhooks turned off); a round already out is recorded when it ends, but never retried. Returns
+   * the call ids changed. Run it inside a write job.
+   */
+  cancelUnfinished(sourceId: string, reason: string): number[] {
+    const rows = this.db
+      .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
+      .all(sourceId) as { id: number; call_id: number; urls: string; url_states: string | null }[];
+    const set = this.db.prepare(
+      "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ? WHERE id = ?",
+    );
+    for (const r of rows) {
+      const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
+      set.run(reason, JSON.stringify(states), urlMask(states), r.id);
+    }
+    return rows.map((r) => r.call_id);
   }
 
   insertAttempt(a: NewAttempt): number {
@@ -311,6 +353,7 @@ function toActive(r: DeliveryRow): ActiveDelivery {
     nextAttemptAt: r.next_attempt_at,
     body: r.body,
     urlStates: decodeUrlStates(r.url_states, urls.length),
+    frozen: r.user_agent === null ? null : { userAgent: r.user_agent, signature: r.signature },
   };
 }
 

@@ -225,4 +225,10 @@ export const MIGRATIONS: string[] = [
   WHERE id IN (SELECT delivery_id FROM url_state_v6);
   DROP TABLE url_state_v6;
   `,
+  /* 7: a delivery is self-contained: the User-Agent and X-Signature its retries send are fixed when
+     it is created (NULL signature = unsigned). Deliveries made before have user_agent NULL and are
+     sent as before, with the settings and secret current at each attempt. */ `
+  ALTER TABLE deliveries ADD COLUMN user_agent TEXT;
+  ALTER TABLE deliveries ADD COLUMN signature TEXT;
+  `,
 ];

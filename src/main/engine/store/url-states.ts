@@ -19,7 +19,13 @@ export const URL_STATE_BITS: Record<UrlState, number> = {
   failed: 16,
   expired: 32,
   not_attempted: 64,
+  canceled: 128,
 };
+
+/** A canceled delivery's URLs: those still waiting to be (re)tried will not be. */
+export function canceledUrlStates(states: StoredUrlState[]): StoredUrlState[] {
+  return states.map(([state, lastStatus, attempts]) => [state === 'pending' || state === 'retrying' ? 'canceled' : state, lastStatus, attempts]);
+}
 
 export function urlMask(states: StoredUrlState[]): number {
   let mask = 0;
