@@ -9,7 +9,15 @@ import type { Feature, SimulationDeps } from './simulation-deps';
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
 
 /** Requests kept per receiver in SQLite (the newest). */
-const KEEP_REQUESTS = 1000;
+export const KEEP_REQUESTS = 1000;
+/**
+ * The log is trimmed inside the write transaction of every TRIM_EVERY-th insert for a receiver, by
+ * at most TRIM_CHUNK rows: it never holds more than KEEP_REQUESTS + TRIM_EVERY rows, however many
+ * requests one group commit carries, and no transaction deletes much (a log left larger, by an older
+ * version, shrinks in TRIM_CHUNK steps at start, one event-loop turn each).
+ */
+export const TRIM_EVERY = 50;
+const TRIM_CHUNK = 500;
 // Fixed default ports, so receiver URLs saved in sources keep working across restarts.
 const DEFAULT_PORTS = { http: 8789, https: 8790 };
 
@@ -17,6 +25,9 @@ const DEFAULT_PORTS = { http: 8789, https: 8790 };
 export class ReceiversService implements Feature<Ops> {
   private host!: MockReceiverHost;
   private counts = new Map<string, { n: number; last: string | null }>();
+  /** Inserts per receiver since its last trim, counted where they are written (inside the write job). */
+  private untrimmed = new Map<string, number>();
+  private trimStep!: (receiverId: string) => number;
 
   constructor(
     private readonly deps: SimulationDeps,
@@ -44,6 +55,9 @@ export class ReceiversService implements Feature<Ops> {
     this.host.setReceivers(this.load());
     for (const r of store.db.prepare('SELECT receiver_id AS id, COUNT(*) AS n, MAX(at) AS last FROM receiver_requests GROUP BY receiver_id').all() as { id: string; n: number; last: number }[]) {
       this.counts.set(r.id, { n: r.n, last: new Date(r.last).toISOString() });
+      // Rows over the bound count as untrimmed inserts, so a restart cannot let the log grow past it.
+      this.untrimmed.set(r.id, Math.max(0, r.n - KEEP_REQUESTS));
+      if (r.n > KEEP_REQUESTS) this.catchUp(r.id);
     }
   }
 
@@ -153,12 +167,32 @@ export class ReceiversService implements Feature<Ops> {
     return { ...r, url: this.host.urlFor(r), requestCount: c?.n ?? 0, lastRequestAt: c?.last ?? null };
   }
 
+  /** Trims a log left over the bound, one TRIM_CHUNK per write transaction, the event loop free between. */
+  private catchUp(receiverId: string): void {
+    const step = () => {
+      this.deps.store.writes
+        .run(() => this.trimStep(receiverId))
+        .then((removed) => {
+          if (removed === TRIM_CHUNK) setImmediate(step);
+        })
+        .catch(() => undefined);
+    };
+    step();
+  }
+
   private newHost(ports: { http: number; https: number }): MockReceiverHost {
     const { store } = this.deps;
     const insert = store.db.prepare('INSERT OR IGNORE INTO receiver_requests (id, receiver_id, at, record) VALUES (?, ?, ?, ?)');
-    const trim = store.db.prepare(
-      'DELETE FROM receiver_requests WHERE receiver_id = ? AND rowid NOT IN (SELECT rowid FROM receiver_requests WHERE receiver_id = ? ORDER BY at DESC LIMIT ?)',
+    // The oldest row kept, then up to TRIM_CHUNK rows older than it: both walk the (receiver_id, at)
+    // index, in the order the log is listed (at, then rowid), never the whole table.
+    const oldestKept = store.db.prepare('SELECT at, rowid AS rid FROM receiver_requests WHERE receiver_id = ? ORDER BY at DESC, rowid DESC LIMIT 1 OFFSET ?');
+    const deleteOlder = store.db.prepare(
+      'DELETE FROM receiver_requests WHERE rowid IN (SELECT rowid FROM receiver_requests WHERE receiver_id = ? AND (at < ? OR (at = ? AND rowid < ?)) ORDER BY at, rowid LIMIT ?)',
     );
+    this.trimStep = (receiverId) => {
+      const cut = oldestKept.get(receiverId, KEEP_REQUESTS - 1) as { at: number; rid: number } | undefined;
+      return cut ? deleteOlder.run(receiverId, cut.at, cut.at, cut.rid, TRIM_CHUNK).changes : 0;
+    };
     return new MockReceiverHost({
       dataDir: this.deps.dataDir,
       httpPort: ports.http,
@@ -171,7 +205,11 @@ export class ReceiversService implements Feature<Ops> {
         void store.writes
           .run(() => {
             insert.run(record.id, record.receiverId, Date.parse(record.at), JSON.stringify(record));
-            if (c.n % 100 === 0) trim.run(record.receiverId, record.receiverId, KEEP_REQUESTS);
+            // Counted here, not when the request arrived: a group commit runs many of these jobs at
+            // once, and a count read then had moved on (the trim was mostly skipped at saturation).
+            const since = (this.untrimmed.get(record.receiverId) ?? 0) + 1;
+            this.untrimmed.set(record.receiverId, since >= TRIM_EVERY ? 0 : since);
+            if (since >= TRIM_EVERY) this.trimStep(record.receiverId);
           })
           .catch(() => undefined);
         this.deps.events.emit({ type: 'receiver.request', receiverId: record.receiverId, request: record });
