@@ -9,6 +9,7 @@ import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.sche
 import { describeErrors, fieldErrors } from '../shared/validation-error';
 import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
+import { runCheckCommand } from './cli-check';
 import { tuneHeapGrowth } from './heap-tuning';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
@@ -16,6 +17,7 @@ const USAGE = `Webhook Lab ${VERSION} — headless mode
 Usage:
   webhook-lab serve [options]
   webhook-lab load --rate N (--duration S | --total N) [options]   (see webhook-lab load --help)
+  webhook-lab check --api URL --token T [options]   wait for deliveries, fail if any failed (see webhook-lab check --help)
 
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
   }
   if (command === 'serve') return serve(rest);
   if (command === 'load') return runLoadCommand(rest);
+  if (command === 'check') return runCheckCommand(rest);
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }
 

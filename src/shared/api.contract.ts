@@ -5,6 +5,7 @@ import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
 import { op, type OpDef } from './api-op';
 import type { LibraryMetrics } from './library-metrics';
+import type { CallStats } from './call-stats';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
@@ -107,6 +108,12 @@ export const api = {
 
   listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema),
   getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) })),
+  /** Calls counted by outcome (delivery state, drop reasons), since a time and for one source if given. */
+  getStats: op<CallStats>()(
+    'GET',
+    '/stats',
+    z.strictObject({ since: z.iso.datetime({ offset: true }).optional(), sourceId: z.string().min(1).optional() }),
+  ),
   replayMessage: op<ReplayResult>()(
     'POST',
     '/messages/:id/replay',

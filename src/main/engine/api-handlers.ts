@@ -82,6 +82,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 
     listMessages: (input) => store.calls.list(input),
     getMessage: (input) => getDetail(store, input.id),
+    getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body }),
 
     getSettings: () => store.settings.get(),

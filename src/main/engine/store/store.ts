@@ -9,6 +9,7 @@ import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
 import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
+import { callStats, type StatsFilter } from './call-stats';
 
 /** The one SQLite database and its repositories. */
 export class Store {
@@ -34,6 +35,11 @@ export class Store {
     this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight);
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
+  }
+
+  /** The calls counted by outcome (getStats). */
+  stats(f: StatsFilter) {
+    return callStats(this.db, this.sourceKeys, this.inFlight.deliveryIds(), f);
   }
 
   prune(): number {

@@ -1,0 +1,245 @@
+import { parseArgs } from 'node:util';
+import { api, type ApiErrorBody, type OpInput, type OpName, type OpOutput } from '../shared/api.contract';
+import type { CallStats } from '../shared/call-stats';
+import { toHttpRequest } from '../shared/http-mapping';
+import type { CallSummary } from '../shared/types';
+
+const USAGE = `Usage:
+  webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json]
+
+For pipelines: waits until no delivery is pending, in flight or retrying, prints what became of the
+calls (delivered, failed, expired, canceled, dropped with reasons, not forwarded) and fails when a
+receiver did not get its webhooks.
+
+Options:
+  --api URL        control API, e.g. http://127.0.0.1:8788/api (default: WEBHOOK_LAB_API)
+  --token T        control API token (default: WEBHOOK_LAB_TOKEN)
+  --since ISO      only calls received at or after this time, e.g. 2025-01-31T12:00:00Z
+  --source NAME    only calls of this source (its name or id)
+  --timeout S      seconds to wait for unfinished deliveries (default 60; 0 = do not wait)
+  --json           print the result as one JSON object instead of the summary
+  -h, --help       this help
+
+Exit status:
+  0  nothing failed: every forwarded call was delivered (canceled and not forwarded are reported only)
+  1  a delivery failed or expired, or a call was dropped
+  2  bad usage (a flag, or a --source that does not exist)
+  3  timed out: deliveries still pending, in flight or retrying after --timeout, none failed so far
+  4  the control API could not be reached, refused the token, or answered with an error
+`;
+
+export const CHECK_EXIT = { ok: 0, failures: 1, usage: 2, timeout: 3, api: 4 } as const;
+
+class UsageError extends Error {}
+/** The control API could not be reached or answered with an error (exit 4). */
+class ApiFailure extends Error {}
+
+export interface CheckArgs {
+  api: string;
+  token: string;
+  since?: string;
+  source?: string;
+  timeoutMs: number;
+  json: boolean;
+}
+
+/** The check's request from the command line; throws UsageError naming the flag. */
+export function parseCheckArgs(argv: string[], env: Record<string, string | undefined> = process.env): CheckArgs | { help: true } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        api: { type: 'string' },
+        token: { type: 'string' },
+        since: { type: 'string' },
+        source: { type: 'string' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return { help: true };
+  const apiUrl = values.api ?? env.WEBHOOK_LAB_API;
+  const token = values.token ?? env.WEBHOOK_LAB_TOKEN;
+  if (!apiUrl) throw new UsageError('--api: give the control API URL (or set WEBHOOK_LAB_API); `webhook-lab serve` prints it');
+  if (!token) throw new UsageError('--token: give the control API token (or set WEBHOOK_LAB_TOKEN)');
+  let since: string | undefined;
+  if (values.since !== undefined) {
+    const t = Date.parse(values.since);
+    if (Number.isNaN(t)) throw new UsageError(`--since: expected an ISO time such as 2025-01-31T12:00:00Z, got "${values.since}"`);
+    since = new Date(t).toISOString();
+  }
+  const timeoutS = values.timeout === undefined ? 60 : Number(values.timeout);
+  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw new UsageError(`--timeout: expected seconds (0 or more), got "${values.timeout}"`);
+  // The server root or its /api, with or without a trailing slash: requests carry /api themselves.
+  const root = apiUrl.replace(/\/+$/, '').replace(/\/api$/, '');
+  return { api: root, token, since, source: values.source, timeoutMs: Math.round(timeoutS * 1000), json: values.json ?? false };
+}
+
+/** One operation of the contract over HTTP (same mapping as the server's routes). */
+async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+  const req = toHttpRequest(api[name], input as Record<string, unknown>);
+  let res: Response;
+  try {
+    res = await fetch(root + req.url, {
+      method: req.method,
+      headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: req.body,
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    throw new ApiFailure(`cannot reach ${root}/api (${e.cause?.code ?? e.message}); is webhook-lab serve running?`);
+  }
+  const text = await res.text();
+  if (res.ok) return JSON.parse(text) as OpOutput<K>;
+  let message = text.slice(0, 300);
+  try {
+    const e = JSON.parse(text) as ApiErrorBody;
+    message = e.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : e.error;
+  } catch {
+    // Not our JSON error shape: show the text as is.
+  }
+  if (res.status === 401) message = `${message} (check --token / WEBHOOK_LAB_TOKEN)`;
+  throw new ApiFailure(`${req.method} ${req.url} → ${res.status}: ${message}`);
+}
+
+/** A call that makes the check fail, as listed under the summary. */
+export interface CheckProblem {
+  id: number;
+  receivedAt: string;
+  type: string;
+  label: string | null;
+  state: 'failed' | 'expired' | 'dropped';
+  dropReason: string | null;
+  urls: { url: string; state: string; lastStatus: number | null; attempts: number }[];
+}
+
+/** What `--json` prints. */
+export interface CheckResult {
+  status: 'ok' | 'failures' | 'timeout';
+  exitCode: number;
+  waitedMs: number;
+  stats: CallStats;
+  /** Up to PROBLEM_EXAMPLES calls of each failing kind, newest first. */
+  problems: CheckProblem[];
+}
+
+const PROBLEM_EXAMPLES = 5;
+
+export function failureCount(s: CallStats): number {
+  return s.deliveries.failed + s.deliveries.expired + s.dropped;
+}
+
+function toProblem(c: CallSummary, state: CheckProblem['state']): CheckProblem {
+  return {
+    id: c.id,
+    receivedAt: c.receivedAt,
+    type: c.type,
+    label: c.label,
+    state,
+    dropReason: c.dropReason,
+    urls: c.urls.map((u) => ({ url: u.url, state: u.state, lastStatus: u.lastStatus, attempts: u.attempts })),
+  };
+}
+
+async function examples(args: CheckArgs, sourceId: string | undefined, stats: CallStats): Promise<CheckProblem[]> {
+  const out: CheckProblem[] = [];
+  for (const state of ['failed', 'expired', 'dropped'] as const) {
+    if ((state === 'dropped' ? stats.dropped : stats.deliveries[state]) === 0) continue;
+    const page = await callOp(args.api, args.token, 'listMessages', { status: state, sourceId, limit: 100 });
+    const since = args.since ? Date.parse(args.since) : undefined;
+    out.push(...page.items.filter((c) => since === undefined || Date.parse(c.receivedAt) >= since).slice(0, PROBLEM_EXAMPLES).map((c) => toProblem(c, state)));
+  }
+  return out;
+}
+
+const pad = (label: string, n: number) => `  ${label.padEnd(15)}${String(n).padStart(7)}`;
+
+/** The human summary: counts, a verdict line, then the calls that failed. */
+export function formatSummary(r: CheckResult, sourceLabel?: string): string {
+  const s = r.stats;
+  const scope = [s.since ? `since ${s.since}` : 'all', sourceLabel ? `source "${sourceLabel}"` : ''].filter(Boolean).join(', ');
+  const reasons = s.dropReasons.map((d) => `${d.reason}: ${d.count}`).join(', ');
+  const lines = [
+    `webhook-lab check: ${s.calls} call${s.calls === 1 ? '' : 's'} (${scope})`,
+    pad('delivered', s.deliveries.delivered),
+    pad('failed', s.deliveries.failed),
+    pad('expired', s.deliveries.expired),
+    pad('canceled', s.deliveries.canceled),
+    `${pad('dropped', s.dropped)}${reasons ? `   (${reasons})` : ''}`,
+    pad('not forwarded', s.notForwarded),
+    `${pad('unfinished', s.unfinished)}${s.unfinished ? `   (pending ${s.deliveries.pending}, in flight ${s.deliveries.in_flight}, retrying ${s.deliveries.retrying})` : ''}`,
+  ];
+  const parts: string[] = [];
+  if (s.deliveries.failed) parts.push(`${s.deliveries.failed} failed`);
+  if (s.deliveries.expired) parts.push(`${s.deliveries.expired} expired`);
+  if (s.dropped) parts.push(`${s.dropped} dropped`);
+  if (r.status === 'ok') lines.push('OK: nothing failed, expired or was dropped');
+  else if (r.status === 'failures') lines.push(`FAILED: ${parts.join(', ')}`);
+  else lines.push(`TIMED OUT after ${(r.waitedMs / 1000).toFixed(1)}s: ${s.unfinished} deliver${s.unfinished === 1 ? 'y' : 'ies'} not finished`);
+  for (const p of r.problems) {
+    const what = `call ${p.id} ${p.type}${p.label ? ` "${p.label}"` : ''}`;
+    if (p.state === 'dropped') lines.push(`  ${what}: dropped (${p.dropReason ?? 'no reason'})`);
+    else {
+      const urls = p.urls.map((u) => `${u.url} → ${u.lastStatus ?? 'no answer'}, ${u.attempts} attempt${u.attempts === 1 ? '' : 's'} (${u.state})`);
+      lines.push(`  ${what}: ${p.state} — ${urls.join('; ')}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+
+/** Polls getStats until nothing is unfinished or the timeout passes; the result and its exit code. */
+export async function runCheck(args: CheckArgs, sourceId: string | undefined): Promise<CheckResult> {
+  const started = Date.now();
+  const input = { since: args.since, sourceId };
+  let stats = await callOp(args.api, args.token, 'getStats', input);
+  let interval = 100;
+  while (stats.unfinished > 0 && Date.now() - started < args.timeoutMs) {
+    await sleep(Math.min(interval, Math.max(0, args.timeoutMs - (Date.now() - started))));
+    interval = Math.min(interval * 2, 1000);
+    stats = await callOp(args.api, args.token, 'getStats', input);
+  }
+  const waitedMs = Date.now() - started;
+  const failures = failureCount(stats);
+  const status = failures > 0 ? 'failures' : stats.unfinished > 0 ? 'timeout' : 'ok';
+  const exitCode = status === 'ok' ? CHECK_EXIT.ok : status === 'failures' ? CHECK_EXIT.failures : CHECK_EXIT.timeout;
+  return { status, exitCode, waitedMs, stats, problems: failures ? await examples(args, sourceId, stats) : [] };
+}
+
+/** `webhook-lab check ...`: sets process.exitCode as documented in USAGE. */
+export async function runCheckCommand(argv: string[]): Promise<void> {
+  let args: CheckArgs;
+  let sourceId: string | undefined;
+  let sourceLabel: string | undefined;
+  try {
+    const parsed = parseCheckArgs(argv);
+    if ('help' in parsed) return void process.stdout.write(USAGE);
+    args = parsed;
+    if (args.source) {
+      const sources = await callOp(args.api, args.token, 'listSources', {});
+      const found = sources.find((s) => s.name === args.source) ?? sources.find((s) => s.id === args.source);
+      if (!found) throw new UsageError(`--source: no source named "${args.source}" (sources: ${sources.map((s) => s.name).join(', ') || 'none'})`);
+      sourceId = found.id;
+      sourceLabel = found.name;
+    }
+    const result = await runCheck(args, sourceId);
+    process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : formatSummary(result, sourceLabel));
+    process.exitCode = result.exitCode;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`webhook-lab check: ${err.message}\n\n${USAGE}`);
+      process.exitCode = CHECK_EXIT.usage;
+    } else if (err instanceof ApiFailure) {
+      process.stderr.write(`webhook-lab check: ${err.message}\n`);
+      process.exitCode = CHECK_EXIT.api;
+    } else throw err;
+  }
+}

@@ -1,0 +1,24 @@
+// What getStats answers: the calls received (since a time, for a source) counted by what became of
+// them. One GROUP BY in the store, so a pipeline can poll it while thousands of calls settle
+// (`webhook-lab check`, src/main/cli-check.ts).
+
+/** Delivery states of the Webhooks destination a call can be in; `unfinished` sums the first three. */
+export const STATS_DELIVERY_STATES = ['pending', 'in_flight', 'retrying', 'delivered', 'failed', 'expired', 'canceled'] as const;
+export type StatsDeliveryState = (typeof STATS_DELIVERY_STATES)[number];
+
+export interface CallStats {
+  /** The filter the counts are for (echoed back; since as an ISO time). */
+  since: string | null;
+  sourceId: string | null;
+  /** Calls received: accepted and dropped. */
+  calls: number;
+  /** Calls the collector dropped (never forwarded), by reason, most frequent first. */
+  dropped: number;
+  dropReasons: { reason: string; count: number }[];
+  /** Accepted calls the Webhooks destination was not given (off, or not routed there). */
+  notForwarded: number;
+  /** Accepted calls forwarded to Webhooks, by their delivery's state. */
+  deliveries: Record<StatsDeliveryState, number>;
+  /** pending + in_flight + retrying: deliveries that may still change. */
+  unfinished: number;
+}
