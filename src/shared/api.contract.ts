@@ -7,6 +7,7 @@ import { op, type OpDef } from './api-op';
 import type { LibraryMetrics } from './library-metrics';
 import type { CallStats } from './call-stats';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
+import { demoOps } from './demo.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
 // preload bridge and the renderer's client are all generated from this object, so adding an
@@ -144,6 +145,7 @@ export const api = {
   getLibraryMetrics: op<LibraryMetrics>()('GET', '/library-metrics', z.strictObject({})),
 
   ...simulationOps,
+  ...demoOps,
 } as const;
 
 export type Api = typeof api;

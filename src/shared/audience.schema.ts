@@ -50,6 +50,23 @@ export const audienceInputSchema = z
   });
 export type AudienceInput = z.input<typeof audienceInputSchema>;
 
+/**
+ * An edit of a stored audience: fields given replace the stored ones (`syncIntervalMs: null` = on
+ * demand only). The trait key stays the one first sent, whatever the name becomes, so receivers keep
+ * one trait per audience. The edit re-syncs at once: only users whose membership or value changed
+ * get an identify call (SPEC §6).
+ */
+export const audienceUpdateSchema = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().trim().min(1, { message: 'required' }).max(200).optional(),
+  type: z.enum(['audience', 'computed_trait']).optional(),
+  rule: audienceRuleSchema.optional(),
+  compute: computedTraitSchema.optional(),
+  sourceIds: z.array(z.string().min(1)).min(1, { message: 'choose at least one source' }).max(50).optional(),
+  syncIntervalMs: z.number().int().min(1000).max(7 * 24 * 3600_000).nullable().optional(),
+});
+export type AudienceUpdate = z.input<typeof audienceUpdateSchema>;
+
 
 /** The config file's form: sources by name (ids differ between machines). */
 export const audienceConfigSchema = z.strictObject({

@@ -3,7 +3,7 @@ import { op } from './api-op';
 import { URL_STATE_FILTERS } from './delivery-filters';
 import { mockBehaviorSchema, mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
 import { configSchema, type Config } from './config.schema';
-import { audienceInputSchema, audienceRuleSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
+import { audienceInputSchema, audienceRuleSchema, audienceUpdateSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
 export * from './audience.schema';
 import type { DeliveryState, Source } from './types';
 
@@ -171,6 +171,14 @@ export const simulationOps = {
   listAudiences: op<Audience[]>()('GET', '/audiences', z.strictObject({})),
   createAudience: op<Audience & { sync: SyncResult }>()('POST', '/audiences', audienceInputSchema),
   deleteAudience: op<{ ok: true }>()('DELETE', '/audiences/:id', z.strictObject({ id })),
+  /** Edits and re-syncs at once (only changed users get identify calls); see audienceUpdateSchema. */
+  updateAudience: op<Audience & { sync: SyncResult }>()('PATCH', '/audiences/:id', audienceUpdateSchema),
+  /** Members (audience) or users with a value (computed trait) as of the last sync, by userId. */
+  listAudienceMembers: op<{ members: AudienceMember[]; total: number }>()(
+    'GET',
+    '/audiences/:id/members',
+    z.strictObject({ id, limit: z.coerce.number().int().min(1).max(5000).default(1000) }),
+  ),
   previewAudience: op<{ members: AudienceMember[]; total: number }>()(
     'POST',
     '/audiences/preview',

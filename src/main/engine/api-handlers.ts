@@ -1,5 +1,6 @@
 import type { ApiHandlers } from '../../shared/api.contract';
 import type { simulationOps } from '../../shared/simulation.contract';
+import type { demoOps } from '../../shared/demo.contract';
 import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import type { Store } from './store/store';
 import { HttpError, newWriteKey, notFound } from './store/sources.repo';
@@ -9,7 +10,7 @@ import type { EventHub } from './event-hub';
 import type { LibraryMetrics } from './collector/library-metrics';
 import { analyticsNextAssets } from './collector/analytics-next-assets';
 
-export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps>;
+export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps>;
 
 export interface HandlerDeps {
   store: Store;

@@ -15,6 +15,7 @@ import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
 import { startSimulation, type Simulation } from './simulation';
+import { demoHandlers } from './demo';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -65,11 +66,13 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       { receiverPorts: opts.mockReceiverPorts },
     );
     if (opts.config) await simulation.applyConfig(opts.config);
-    const handlers: ApiHandlers = {
+    const base = {
       ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics }),
       ...client.handlers(),
       ...simulation.handlers,
     };
+    // The first-run demo is made of the operations above.
+    const handlers: ApiHandlers = { ...base, ...demoHandlers({ store, events, handlers: base }) };
 
     const prune = () => {
       try {

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { audienceConfigSchema, audienceInputSchema, Audience, AudienceMember, AudienceRule, ComputedTraitDef, SyncResult } from '../../../../shared/simulation.contract';
+import type { audienceConfigSchema, audienceInputSchema, audienceUpdateSchema, Audience, AudienceMember, AudienceRule, ComputedTraitDef, SyncResult } from '../../../../shared/simulation.contract';
 import { ValidationError, type FieldError } from '../../../../shared/validation-error';
 import { conflict, HttpError, notFound } from '../../store/sources.repo';
 import type { Feature, SimulationDeps } from '../simulation-deps';
 import { AudiencesRepo, toAudience } from './audiences.repo';
-import { currentMembers, isSyncing, syncAudience } from './audience-sync';
+import { currentMembers, isSyncing, syncAudience, withAudienceLock } from './audience-sync';
 import { audienceKey, type Definition } from './rules';
 
-type Ops = 'listAudiences' | 'createAudience' | 'deleteAudience' | 'previewAudience' | 'syncAudience';
+type Ops = 'listAudiences' | 'createAudience' | 'updateAudience' | 'listAudienceMembers' | 'deleteAudience' | 'previewAudience' | 'syncAudience';
 type AudienceInput = z.output<typeof audienceInputSchema>;
+type AudienceUpdate = z.output<typeof audienceUpdateSchema>;
 export type AudienceConfigEntry = z.output<typeof audienceConfigSchema>;
 
 const PREVIEW_LIMIT = 1000;
@@ -71,6 +72,20 @@ export class Audiences implements Feature<Ops> {
         const id = await createStored(deps, { name: input.name, definition: definitionOf(input), sourceIds: input.sourceIds, syncIntervalMs: input.syncIntervalMs ?? null });
         const sync = await syncAudience(deps, id);
         return { ...toAudience(repo.get(id)!), sync };
+      },
+      updateAudience: async (input: AudienceUpdate) => {
+        input.sourceIds?.forEach((sid, i) => {
+          if (!deps.store.sources.get(sid)) throw new FieldNotFound(`sourceIds[${i}]`, `no source with id "${sid}"`);
+        });
+        // Inside the audience's lock: an interval sync never evaluates half an edit.
+        await withAudienceLock(deps.store, input.id, () => updateStored(deps, input));
+        deps.events.emit({ type: 'audiences.changed' });
+        const sync = await syncAudience(deps, input.id);
+        return { ...toAudience(repo.get(input.id)!), sync };
+      },
+      listAudienceMembers: ({ id, limit }: { id: string; limit: number }) => {
+        if (!repo.get(id)) throw notFound(`audience ${id}`);
+        return repo.memberList(id, limit) as { members: AudienceMember[]; total: number };
       },
       deleteAudience: async ({ id }: { id: string }) => {
         const removed = await deps.store.writes.run(() => repo.delete(id));
@@ -141,6 +156,32 @@ async function createStored(deps: SimulationDeps, a: NewAudience): Promise<strin
   });
   deps.events.emit({ type: 'audiences.changed' });
   return id;
+}
+
+/** Applies an edit over the stored audience (fields left out keep their value). */
+async function updateStored(deps: SimulationDeps, input: AudienceUpdate): Promise<void> {
+  const repo = new AudiencesRepo(deps.store.db);
+  const current = repo.get(input.id);
+  if (!current) throw notFound(`audience ${input.id}`);
+  const type = input.type ?? current.type;
+  const definition = definitionOf({
+    type,
+    rule: input.rule ?? (current.definition.type === 'audience' ? current.definition.rule : undefined),
+    compute: input.compute ?? (current.definition.type === 'computed_trait' ? current.definition.compute : undefined),
+  });
+  const next = {
+    definition,
+    sourceIds: input.sourceIds ?? current.sourceIds,
+    syncIntervalMs: input.syncIntervalMs === undefined ? current.syncIntervalMs : input.syncIntervalMs,
+  };
+  await deps.store.writes.run(() => {
+    if (input.name !== undefined && input.name !== current.name) {
+      const other = repo.byName(input.name);
+      if (other && other.id !== current.id) throw conflict(`name: an audience named "${input.name}" already exists`);
+      repo.rename(current.id, input.name);
+    }
+    repo.updateDefinition(current.id, next);
+  });
 }
 
 /**

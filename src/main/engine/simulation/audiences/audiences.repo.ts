@@ -78,6 +78,17 @@ export class AudiencesRepo {
       .run({ id, type: d.definition.type, definition: JSON.stringify(d.definition), sourceIds: JSON.stringify(d.sourceIds), syncIntervalMs: d.syncIntervalMs });
   }
 
+  rename(id: string, name: string): void {
+    this.stmt('UPDATE audiences SET name = ? WHERE id = ?').run(name, id);
+  }
+
+  /** Stored members (as of the last sync) by userId, values parsed; at most `limit`, and how many in all. */
+  memberList(id: string, limit: number): { members: { userId: string; value: Json }[]; total: number } {
+    const rows = this.stmt('SELECT user_id, value FROM audience_members WHERE audience_id = ? ORDER BY user_id LIMIT ?').all(id, limit) as { user_id: string; value: string }[];
+    const { n } = this.stmt('SELECT COUNT(*) AS n FROM audience_members WHERE audience_id = ?').get(id) as { n: number };
+    return { members: rows.map((r) => ({ userId: r.user_id, value: JSON.parse(r.value) as Json })), total: n };
+  }
+
   delete(id: string): boolean {
     this.stmt('DELETE FROM audience_members WHERE audience_id = ?').run(id);
     return this.stmt('DELETE FROM audiences WHERE id = ?').run(id).changes > 0;
