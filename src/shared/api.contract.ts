@@ -35,6 +35,26 @@ export const listMessagesSchema = z.strictObject({
   limit: intParam(1, 500).default(100),
 });
 
+/** The filters of listMessages without its paging: what a bulk action over "the calls shown" takes. */
+export const callFilterSchema = listMessagesSchema.omit({ before: true, limit: true });
+
+/** A bulk retry sends at most this many calls; more matching are left for another one. */
+export const RETRY_MATCHING_MAX = 10_000;
+
+export interface RetryMatchingResult {
+  /** Failed or expired calls matching the filters. */
+  matched: number;
+  /** Sent again (in the background, as manual attempts): at most RETRY_MATCHING_MAX; 0 for a dry run. */
+  retried: number;
+}
+
+export interface ClearCallsResult {
+  /** Calls deleted, with their requests, deliveries and attempts. */
+  removed: number;
+  /** Unfinished deliveries among them, canceled before the delete. */
+  canceled: number;
+}
+
 export interface Health {
   ok: true;
   version: string;
@@ -126,6 +146,15 @@ export const api = {
       body: z.string().max(512_000).optional(),
     }),
   ),
+
+  /**
+   * Sends every failed or expired call matching these filters (listMessages' fields) again to all its
+   * URLs, as manual attempts with the source's current secret, in chunks in the background; dropped
+   * and unfinished calls are skipped. dryRun only counts them (what the confirm shows).
+   */
+  retryMatching: op<RetryMatchingResult>()('POST', '/messages/retry', callFilterSchema.extend({ dryRun: z.boolean().optional() })),
+  /** Deletes every call with its request body, delivery and attempts (unfinished deliveries canceled first). */
+  clearCalls: op<ClearCallsResult>()('DELETE', '/messages', z.strictObject({})),
 
   /** Queue a built call through the app's batching client; body is the message with its `type`. */
   clientSend: op<{ messageId: string; queued: number }>()(

@@ -9,6 +9,7 @@ import type { Ingest } from './collector/ingest';
 import type { EventHub } from './event-hub';
 import type { LibraryMetrics } from './collector/library-metrics';
 import { analyticsNextAssets } from './collector/analytics-next-assets';
+import { bulkCallHandlers } from './calls-bulk';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps>;
 
@@ -85,6 +86,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     getMessage: (input) => getDetail(store, input.id),
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body }),
+    ...bulkCallHandlers(d),
 
     getSettings: () => store.settings.get(),
     updateSettings: (input) => {

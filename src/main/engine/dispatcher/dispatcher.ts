@@ -40,6 +40,10 @@ export class Dispatcher {
   private abandoned = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly concurrency: number;
+  /** Deliveries a bulk retry queued (retryMatching), sent MANUAL_CONCURRENCY at a time. */
+  private readonly manualQueue: number[] = [];
+  private readonly manualQueued = new Set<number>();
+  private manualRunning = 0;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.concurrency = deps.concurrency ?? 256;
@@ -63,6 +67,69 @@ export class Dispatcher {
     const callIds = await store.writes.run(() => store.deliveries.cancelUnfinished(sourceId, reason));
     for (const callId of callIds) this.deps.onAttempts(callId, []);
     return callIds.length;
+  }
+
+  /**
+   * Clearing every call: the unfinished deliveries of calls up to this id end as canceled first (in
+   * small write jobs), so nothing waiting or scheduled sends them while their rows are deleted; a
+   * round already out finds its delivery gone and records nothing. Returns how many were canceled.
+   */
+  async cancelUpTo(maxCallId: number, reason: string, chunk: number): Promise<number> {
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].callId <= maxCallId) this.waiting.splice(i, 1);
+    const { store } = this.deps;
+    let canceled = 0;
+    for (;;) {
+      const n = (await store.writes.run(() => store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk))).length;
+      canceled += n;
+      if (n < chunk) return canceled;
+    }
+  }
+
+  /**
+   * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background,
+   * MANUAL_CONCURRENCY at a time; each is read again when its turn comes and skipped unless it is
+   * still failed or expired. Returns how many were queued (one already queued is not queued twice).
+   */
+  retryInBackground(deliveryIds: number[]): number {
+    let queued = 0;
+    for (const id of deliveryIds) {
+      if (this.stopped || this.manualQueued.has(id)) continue;
+      this.manualQueued.add(id);
+      this.manualQueue.push(id);
+      queued++;
+    }
+    this.pumpManual();
+    return queued;
+  }
+
+  private pumpManual(): void {
+    while (!this.stopped && this.manualRunning < MANUAL_CONCURRENCY && this.manualQueue.length > 0) {
+      const id = this.manualQueue.shift()!;
+      const d = this.deps.store.deliveries.active(id);
+      if (!d || (d.state !== 'failed' && d.state !== 'expired')) {
+        this.manualQueued.delete(id);
+        continue;
+      }
+      this.manualRunning++;
+      void this.runManual(d, d.urls.map((_, i) => i), 'manual')
+        // Deleted while it was out (a clear): nothing to record.
+        .catch(() => undefined)
+        .finally(() => {
+          this.manualRunning--;
+          this.manualQueued.delete(id);
+          this.pumpManual();
+          this.wakeIdle();
+        });
+    }
+    this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    if (this.isIdle()) this.idleWaiters.splice(0).forEach((f) => f());
+  }
+
+  private isIdle(): boolean {
+    return this.running.size === 0 && this.waiting.length === 0 && this.manualRunning === 0 && (this.stopped || this.manualQueue.length === 0);
   }
 
   enqueue(deliveries: ActiveDelivery[]): void {
@@ -106,7 +173,7 @@ export class Dispatcher {
 
   /** Resolves when nothing is in flight (tests, shutdown). */
   idle(): Promise<void> {
-    if (this.running.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -115,6 +182,8 @@ export class Dispatcher {
     this.stopped = true;
     this.disarm();
     this.waiting.length = 0;
+    this.manualQueue.length = 0;
+    this.manualQueued.clear();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.abandoned = true;
   }
@@ -127,7 +196,7 @@ export class Dispatcher {
       void this.runScheduled(d).finally(() => {
         this.running.delete(d.id);
         this.pump();
-        if (this.running.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((f) => f());
+        this.wakeIdle();
       });
     }
   }
@@ -266,6 +335,9 @@ export class Dispatcher {
     this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), () => undefined);
   }
 }
+
+/** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
+const MANUAL_CONCURRENCY = 16;
 
 type ActiveDeliveryAttempts = Parameters<Store['deliveries']['insertAttempt']>[0][];
 

@@ -207,10 +207,14 @@ export class CallsRepo {
     return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
   }
 
-  /** The ids list() pages through (newest `limit` matching, newest first), without building summaries. */
+  /** The ids list() pages through (newest `limit` matching, newest first, below `before`), without building summaries. */
   ids(f: CallFilter): number[] {
     const { filter, args } = this.where(f);
-    return this.db.prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id ${filter} ORDER BY c.id DESC LIMIT ?`).pluck().all(...args, f.limit) as number[];
+    const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
+    return this.db
+      .prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
+      .pluck()
+      .all(...args, ...(f.before ? [f.before] : []), f.limit) as number[];
   }
 
   private where(f: CallFilter): { where: string[]; filter: string; args: unknown[] } {

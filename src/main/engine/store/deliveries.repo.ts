@@ -163,9 +163,28 @@ export class DeliveriesRepo {
    * the call ids changed. Run it inside a write job.
    */
   cancelUnfinished(sourceId: string, reason: string): number[] {
-    const rows = this.db
-      .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
-      .all(sourceId) as { id: number; call_id: number; urls: string; url_states: string | null }[];
+    return this.cancel(
+      this.db
+        .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
+        .all(sourceId) as CancelRow[],
+      reason,
+    );
+  }
+
+  /**
+   * The same for at most `limit` unfinished deliveries of calls up to this id (clearing the calls):
+   * the caller repeats it, one small write job each, until it returns fewer than `limit`.
+   */
+  cancelUnfinishedUpTo(maxCallId: number, reason: string, limit: number): number[] {
+    return this.cancel(
+      this.db
+        .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE call_id <= ? AND state IN ('pending', 'in_flight', 'retrying') LIMIT ?")
+        .all(maxCallId, limit) as CancelRow[],
+      reason,
+    );
+  }
+
+  private cancel(rows: CancelRow[], reason: string): number[] {
     const set = this.db.prepare(
       "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ? WHERE id = ?",
     );
@@ -263,6 +282,13 @@ export class DeliveriesRepo {
   }
 
 
+}
+
+interface CancelRow {
+  id: number;
+  call_id: number;
+  urls: string;
+  url_states: string | null;
 }
 
 interface AttemptRow {

@@ -9,6 +9,7 @@ import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
 import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
+import { CallsClearer } from './clear-calls';
 import { callStats, type StatsFilter } from './call-stats';
 
 /** The one SQLite database and its repositories. */
@@ -22,6 +23,8 @@ export class Store {
   readonly deliveries: DeliveriesRepo;
   readonly clientQueue: ClientQueueRepo;
   readonly sourceKeys: SourceKeys;
+  /** Deleting every call in small steps (clearCalls). */
+  readonly clearer: CallsClearer;
   /** Rounds being sent now (not written: they usually end within milliseconds); summaries show them. */
   readonly inFlight = new InFlight();
 
@@ -35,6 +38,7 @@ export class Store {
     this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight);
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
+    this.clearer = new CallsClearer(this.db, this.calls);
   }
 
   /** The calls counted by outcome (getStats). */

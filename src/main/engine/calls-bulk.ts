@@ -1,0 +1,59 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { RETRY_MATCHING_MAX, type ApiHandlers } from '../../shared/api.contract';
+import type { DeliveryState } from '../../shared/types';
+import type { Store } from './store/store';
+import type { Dispatcher } from './dispatcher/dispatcher';
+import type { EventHub } from './event-hub';
+import { CLEAR_CHUNK } from './store/clear-calls';
+
+/** Calls looked at per step of a bulk retry; the event loop turns between steps. */
+const RETRY_CHUNK = 500;
+
+export interface BulkDeps {
+  store: Store;
+  dispatcher: Dispatcher;
+  events: EventHub;
+}
+
+/** Acting on many calls at once: retry what failed under the current filters, or clear everything. */
+export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching' | 'clearCalls'> {
+  const { store, dispatcher } = d;
+  return {
+    retryMatching: async ({ dryRun, ...filter }) => {
+      // Only failed and expired deliveries are retried: a status filter naming another state matches none.
+      const states: DeliveryState[] = filter.status === undefined ? ['failed', 'expired'] : filter.status === 'failed' || filter.status === 'expired' ? [filter.status] : [];
+      let matched = 0;
+      for (const status of states) matched += store.calls.list({ ...filter, status, limit: 1 }).total;
+      if (dryRun || matched === 0) return { matched, retried: 0 };
+      const deliveryIds: number[] = [];
+      for (const status of states) {
+        let before: number | undefined;
+        while (deliveryIds.length < RETRY_MATCHING_MAX) {
+          const ids = store.calls.ids({ ...filter, status, before, limit: Math.min(RETRY_CHUNK, RETRY_MATCHING_MAX - deliveryIds.length) });
+          for (const callId of ids) {
+            const delivery = store.deliveries.activeForCall(callId);
+            if (delivery && (delivery.state === 'failed' || delivery.state === 'expired')) deliveryIds.push(delivery.id);
+          }
+          if (ids.length < RETRY_CHUNK) break;
+          before = ids[ids.length - 1];
+          await nextTurn();
+        }
+      }
+      return { matched, retried: dispatcher.retryInBackground(deliveryIds) };
+    },
+
+    clearCalls: async () => {
+      const cutoff = store.clearer.cutoff();
+      const canceled = await dispatcher.cancelUpTo(cutoff.callId, 'canceled: the calls were cleared', CLEAR_CHUNK);
+      let removed = 0;
+      for (;;) {
+        const n = await store.writes.run(() => store.clearer.deleteCallsChunk(cutoff));
+        removed += n;
+        if (n < CLEAR_CHUNK) break;
+      }
+      while ((await store.writes.run(() => store.clearer.deleteRequestsChunk(cutoff))) === CLEAR_CHUNK);
+      if (removed > 0) d.events.emit({ type: 'calls.removed', count: removed });
+      return { removed, canceled };
+    },
+  };
+}
