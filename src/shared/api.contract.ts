@@ -5,6 +5,7 @@ import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
 import { op, type OpDef } from './api-op';
 import type { LibraryMetrics } from './library-metrics';
+import { collectorFaultsSchema, type CollectorFaultCounts } from './collector-faults';
 import type { CallStats } from './call-stats';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
@@ -120,8 +121,10 @@ export const api = {
   updateSource: op<Source>()(
     'PATCH',
     '/sources/:id',
-    z.strictObject({ id, name: sourceNameSchema.optional(), webhooks: webhookSettingsSchema.optional() }),
+    z.strictObject({ id, name: sourceNameSchema.optional(), webhooks: webhookSettingsSchema.optional(), collectorFaults: collectorFaultsSchema.nullable().optional() }),
   ),
+  /** Faults the collector injected per source since start (shared/collector-faults.ts). */
+  getCollectorFaultCounts: op<CollectorFaultCounts>()('GET', '/collector-faults', z.strictObject({})),
   regenerateWriteKey: op<Source>()('POST', '/sources/:id/regenerate-key', z.strictObject({ id })),
   deleteSource: op<{ ok: true }>()('DELETE', '/sources/:id', z.strictObject({ id })),
   /** Sends a sample track call for this source through the collector path; returns the stored call. */

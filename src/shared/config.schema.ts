@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sourceNameSchema, webhookSettingsSchema, writeKeySchema } from './source.schema';
+import { collectorFaultsSchema } from './collector-faults';
 import { settingsPatchSchema } from './settings.schema';
 import { mockReceiversSchema } from './mock-receiver.schema';
 import { audienceConfigSchema } from './audience.schema';
@@ -9,6 +10,7 @@ export const configSourceSchema = z.strictObject({
   name: sourceNameSchema,
   writeKey: writeKeySchema.optional(),
   webhooks: webhookSettingsSchema.optional(),
+  collectorFaults: collectorFaultsSchema.nullable().optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collectorFaultsSchema } from './collector-faults';
 
 // Headers the dispatcher owns; a static header may not replace them (SPEC §2).
 export const RESERVED_HEADERS = [
@@ -71,12 +72,15 @@ export const createSourceSchema = z.strictObject({
   name: sourceNameSchema,
   writeKey: writeKeySchema.optional(),
   webhooks: webhookSettingsSchema.optional(),
+  /** null: none. Kept in memory only (README, Decisions, "Collector faults"). */
+  collectorFaults: collectorFaultsSchema.nullable().optional(),
 });
 
 export const updateSourceSchema = z.strictObject({
   id: z.string().min(1),
   name: sourceNameSchema.optional(),
   webhooks: webhookSettingsSchema.optional(),
+  collectorFaults: collectorFaultsSchema.nullable().optional(),
 });
 
 export type CreateSourceInput = z.input<typeof createSourceSchema>;

@@ -1,5 +1,6 @@
 // Domain types shared by the engine, the control API, IPC and the renderer.
 // Plain data only: everything here crosses a process or network boundary as JSON.
+import type { CollectorFaults } from './collector-faults';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -48,6 +49,8 @@ export interface Source {
   writeKey: string;
   createdAt: string;
   webhooks: WebhookSettings;
+  /** Fault injection on the way in (shared/collector-faults.ts); null when none. In memory only. */
+  collectorFaults: CollectorFaults | null;
 }
 
 export type PayloadFormat = 'full' | 'documented';

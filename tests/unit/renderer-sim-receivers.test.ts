@@ -149,7 +149,7 @@ describe('receivers slice', () => {
   });
 
   it('attaching updates the source in the list; a refusal is a toast', async () => {
-    const src = { id: 's1', name: 'shop', writeKey: 'k', createdAt: '', webhooks: { enabled: false, urls: [] } };
+    const src = { id: 's1', name: 'shop', writeKey: 'k', createdAt: '', webhooks: { enabled: false, urls: [] }, collectorFaults: null };
     const attached = { ...src, webhooks: { enabled: true, urls: [{ url: 'http://127.0.0.1:4000/r1', headers: {} }] } };
     const api = new FakeApi()
       .on('listSources', () => [src])

@@ -9,6 +9,7 @@ import type { Ingest } from './collector/ingest';
 import type { EventHub } from './event-hub';
 import type { LibraryMetrics } from './collector/library-metrics';
 import { analyticsNextAssets } from './collector/analytics-next-assets';
+import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps>;
@@ -24,6 +25,7 @@ export interface HandlerDeps {
   startedAt: number;
   version: string;
   libraryMetrics: LibraryMetrics;
+  faults: FaultInjector;
 }
 
 /** The engine side of every core operation; input arrives parsed by the op's schema. */
@@ -43,12 +45,12 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 
     listSources: () => store.sources.list(),
     createSource: (input) => {
-      const s = store.sources.create({ name: input.name, writeKey: input.writeKey, webhooks: input.webhooks }, d.now());
+      const s = store.sources.create({ name: input.name, writeKey: input.writeKey, webhooks: input.webhooks, collectorFaults: input.collectorFaults }, d.now());
       sourcesChanged();
       return s;
     },
     updateSource: async (input) => {
-      const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks });
+      const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks, collectorFaults: input.collectorFaults });
       sourcesChanged();
       if (!s.webhooks.enabled) await d.dispatcher.cancelSource(s.id, 'canceled: Webhooks was turned off for its source');
       return s;
@@ -60,6 +62,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     },
     deleteSource: async (input) => {
       store.sources.delete(input.id);
+      d.faults.forget(input.id);
       sourcesChanged();
       await d.dispatcher.cancelSource(input.id, 'canceled: its source was deleted');
       return { ok: true as const };
@@ -96,6 +99,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       d.events.emit({ type: 'settings.changed', settings: after });
       return after;
     },
+
+    getCollectorFaultCounts: () => d.faults.snapshot(),
 
     getLibraryMetrics: () => {
       const assets = analyticsNextAssets();

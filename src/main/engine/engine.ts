@@ -5,6 +5,7 @@ import { Store } from './store/store';
 import { Ingest } from './collector/ingest';
 import { startCollector } from './collector/collector-server';
 import { LibraryMetrics } from './collector/library-metrics';
+import { FaultInjector } from './collector/fault-injector';
 import { Dispatcher } from './dispatcher/dispatcher';
 import { HttpSender } from './dispatcher/http-sender';
 import { EventHub } from './event-hub';
@@ -45,10 +46,16 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       },
       onInFlight: (callId, deliveryId) => inFlightNotices.add(callId, deliveryId),
     });
-    const ingest = new Ingest(store, now, (stored) => {
-      if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
-      dispatcher.enqueue(stored.deliveries);
-    });
+    const faults = new FaultInjector(now());
+    const ingest = new Ingest(
+      store,
+      now,
+      (stored) => {
+        if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
+        dispatcher.enqueue(stored.deliveries);
+      },
+      faults,
+    );
 
     const libraryMetrics = new LibraryMetrics(now);
     collector = await startCollector(ingest, {
@@ -67,7 +74,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     );
     if (opts.config) await simulation.applyConfig(opts.config);
     const base = {
-      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics }),
+      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults }),
       ...client.handlers(),
       ...simulation.handlers,
     };

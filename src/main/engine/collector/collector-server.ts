@@ -5,6 +5,7 @@ import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
 import type { Ingest } from './ingest';
 import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../http-timeouts';
+import { FaultReplies } from './fault-replies';
 
 // Every route of SPEC §3, with the short aliases the official SDKs use.
 const SINGLE_ROUTES: Record<string, CallType> = {
@@ -40,6 +41,12 @@ export async function startCollector(
   const errorBody = (message: string) => ({ success: false, message });
   const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, ...fastifyServerOptions(opts.timeouts ?? HTTP_TIMEOUTS, errorBody) });
   closeConnectionsGracefully(app.server);
+  const faults = new FaultReplies();
+  // Hung requests never finish on their own: closing the collector must not wait for them.
+  app.addHook('preClose', (done) => {
+    faults.closeAll();
+    done();
+  });
 
   // JSON whatever the Content-Type (analytics.js sends text/plain): take the raw bytes, parse ourselves.
   app.removeAllContentTypeParsers();
@@ -67,6 +74,7 @@ export async function startCollector(
         userAgent: req.headers['user-agent'],
         body: req.body as Buffer | undefined,
       });
+      if (res.fault) return faults.answer(req, reply, res.fault, res.body);
       reply.code(res.status).header('access-control-allow-origin', '*');
       // The common answer is a constant: skip serializing it for every call.
       return res.status === 200 && res.body.success ? reply.type(JSON_TYPE).send(OK_TEXT) : reply.send(res.body);

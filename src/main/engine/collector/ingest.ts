@@ -11,6 +11,7 @@ import type { Store } from '../store/store';
 import type { ActiveDelivery, NewDelivery } from '../store/deliveries.repo';
 import type { RequestInfo } from '../store/requests.repo';
 import { urlOutcomes } from '../store/url-states';
+import type { FaultDecision, FaultInjector } from './fault-injector';
 
 export interface IngestRequest {
   path: string;
@@ -27,6 +28,8 @@ export interface IngestResponse {
   body: { success: boolean; message?: string };
   /** What was committed (absent when the request was refused). */
   stored?: StoredResult;
+  /** Set when fault injection refused the request: the HTTP layer answers status, hangs or resets as it says. */
+  fault?: FaultDecision;
 }
 
 export interface StoredResult {
@@ -77,6 +80,8 @@ export class Ingest {
     private readonly store: Store,
     private readonly now: () => number,
     private readonly onStored: (r: StoredResult) => void,
+    /** Collector faults (README, Decisions): consulted only for a source that has them set. */
+    private readonly faults?: FaultInjector,
   ) {}
 
   async handle(req: IngestRequest): Promise<IngestResponse> {
@@ -85,13 +90,13 @@ export class Ingest {
     const wait = this.gate.acquire(bytes);
     if (wait) await wait;
     try {
-      return await this.process(req, receivedAt);
+      return await this.process(req, receivedAt, bytes);
     } finally {
       this.gate.release(bytes);
     }
   }
 
-  private async process(req: IngestRequest, receivedAt: number): Promise<IngestResponse> {
+  private async process(req: IngestRequest, receivedAt: number, bytes: number): Promise<IngestResponse> {
     const text = req.body?.toString('utf8') ?? '';
     if (text.trim() === '') return bad('request body is empty: send a JSON object');
     let body: unknown;
@@ -104,6 +109,14 @@ export class Ingest {
     const envelopeBody = body as Record<string, unknown>;
     const found = findWriteKey(req.authorization, envelopeBody);
     if (!found) return bad('missing write key: send HTTP Basic auth with the write key as user name, or "writeKey" in the body');
+    // The key is known only once the body is parsed (it may be in it): faults are drawn here, one draw
+    // per request with a parsed body and a source's key, whichever way the key came.
+    const source = this.store.sources.byWriteKey(found.key);
+    if (source?.collectorFaults && this.faults) {
+      const fault = this.faults.draw(source);
+      if (fault?.mode === 'delay') await this.pause(fault.delayMs ?? 0, bytes);
+      else if (fault) return refusedByFault(fault);
+    }
 
     if (req.route === 'batch') {
       if (!Array.isArray(envelopeBody.batch)) return bad('"batch" must be an array of calls');
@@ -116,7 +129,6 @@ export class Ingest {
     }
     const { items, envelope } = requestItems(envelopeBody, req.route);
 
-    const source = this.store.sources.byWriteKey(found.key);
     const strict = this.store.settings.get().strict;
     if (!source && strict) return bad(`unknown write key "${found.key}"`, 401);
 
@@ -144,6 +156,14 @@ export class Ingest {
     // After COMMIT: the dispatcher may start, and the 2xx may go out.
     this.onStored(stored);
     return { ...OK, stored };
+  }
+
+  /** A delayed request waits outside the byte gate: its wait must not hold up other requests. */
+  private async pause(ms: number, bytes: number): Promise<void> {
+    this.gate.release(bytes);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const wait = this.gate.acquire(bytes);
+    if (wait) await wait;
   }
 
   private prepare(item: unknown, batchIndex: number | null, bytes: number, envelope: Envelope, receivedAt: number): Prepared {
@@ -265,6 +285,11 @@ function newActive(id: number, callId: number, sourceId: string, n: NormalizedCa
     urlStates: urls.map(() => ['pending', null, 0]),
     frozen: { userAgent, signature },
   };
+}
+
+function refusedByFault(fault: FaultDecision): IngestResponse {
+  const what = fault.mode === 'status' ? `answered ${fault.status}` : fault.mode === 'hang' ? 'never answered (hang)' : 'connection reset';
+  return { status: fault.mode === 'status' ? fault.status : 503, body: { success: false, message: `refused by fault injection: ${what}` }, fault };
 }
 
 function idOf(v: unknown): string | null {

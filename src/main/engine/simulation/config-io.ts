@@ -39,7 +39,7 @@ export class ConfigIo implements Feature<Ops> {
     const name = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
     const { retrySchedule, ...settings } = store.settings.get();
     return {
-      sources: sources.map((s) => ({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks })),
+      sources: sources.map((s) => ({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}) })),
       settings: { ...settings, retrySchedule: { ...retrySchedule } },
       mockReceivers: this.receivers.definitions().map((r) => ({ ...r })),
       audiences: this.audiences.list().map((a) => ({

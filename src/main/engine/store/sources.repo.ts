@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Source, WebhookSettings } from '../../../shared/types';
+import type { CollectorFaults } from '../../../shared/collector-faults';
 import type { Db } from './database';
 
 interface SourceRow {
@@ -16,7 +17,11 @@ export function newWriteKey(): string {
 
 const noWebhooks = (): WebhookSettings => ({ enabled: false, urls: [] });
 
-/** Sources are few and read on every request: kept in memory, written through to SQLite. */
+/**
+ * Sources are few and read on every request: kept in memory, written through to SQLite. Except their
+ * collectorFaults, kept in memory only: a fault left on would otherwise make the lab look broken at
+ * the next start (the config file sets them at every start; README, Decisions).
+ */
 export class SourcesRepo {
   private byId = new Map<string, Source>();
   private byKey = new Map<string, Source>();
@@ -55,7 +60,7 @@ export class SourcesRepo {
     return this.list().find((s) => s.name === name);
   }
 
-  create(input: { name: string; writeKey?: string; webhooks?: WebhookSettings }, now: number): Source {
+  create(input: { name: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now: number): Source {
     if (this.byName(input.name)) throw conflict(`name: a source named "${input.name}" already exists`);
     const writeKey = input.writeKey ?? newWriteKey();
     if (this.byKey.has(writeKey)) throw conflict('writeKey: already used by another source');
@@ -65,6 +70,7 @@ export class SourcesRepo {
       writeKey,
       createdAt: new Date(now).toISOString(),
       webhooks: input.webhooks ?? noWebhooks(),
+      collectorFaults: input.collectorFaults ?? null,
     };
     this.insertStmt.run(toRow(source));
     this.onCreate(source.id);
@@ -72,7 +78,7 @@ export class SourcesRepo {
     return source;
   }
 
-  update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings }): Source {
+  update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }): Source {
     const current = this.byId.get(id);
     if (!current) throw notFound(id);
     if (patch.name && patch.name !== current.name && this.byName(patch.name)) {
@@ -107,7 +113,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 function fromRow(r: SourceRow): Source {
-  return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: new Date(r.created_at).toISOString(), webhooks: JSON.parse(r.webhooks) };
+  return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: new Date(r.created_at).toISOString(), webhooks: JSON.parse(r.webhooks), collectorFaults: null };
 }
 
 function toRow(s: Source): SourceRow {
