@@ -49,6 +49,8 @@ function findChromium() {
 
 let failedSteps = [];
 if (!run('build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'])) failedSteps.push('build');
+// The published client's declarations (out/types), which the npm package test installs and compiles against.
+if (!run('build:types', bin('tsc'), ['-p', 'tsconfig.types.json'])) failedSteps.push('build:types');
 if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failedSteps.push('typecheck');
 if (!run('lint', bin('eslint'), ['.'])) failedSteps.push('lint');
 

@@ -1,0 +1,200 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookSource } from '../helpers/engine';
+import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { ensureBuilt, ROOT } from '../helpers/serve';
+import { until } from '../helpers/until';
+
+// The npm package as a user gets it: `npm pack`, then `npm install --omit=dev` of the tarball into
+// an empty folder, and everything below runs from that folder, never from this checkout.
+//
+// better-sqlite3's install script (prebuild-install, else a compile) is kept, as a user's install
+// runs it, but it finds its prebuilt addon in a local folder (npm_config_better_sqlite3_local_prebuilds)
+// instead of downloading it from GitHub, which this machine cannot reach: the addon this checkout's
+// `npm ci` compiled, packed the way better-sqlite3 publishes its prebuilds. That saves a second
+// compile (about a minute on two cores); if the versions differ it compiles, slower but the same.
+// `--prefer-offline` takes the packages from the npm cache `npm ci` just filled.
+//
+// The tarball is packed with --ignore-scripts: prepack would rebuild out/ while other test files
+// run the CLI from it. `npm test` builds out/ and out/types first; ensureBuilt() and the
+// declarations step below cover a run of this file alone.
+
+const SECRET = 'pkg-secret';
+const WRITE_KEY = 'wk_pkg';
+const TOKEN = 'pkg-token';
+
+let work: string;
+let app: string;
+let receiver: TestReceiver;
+let packed: { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
+let serve: ChildProcess | undefined;
+let urls: { collector: string; ui: string; api: string };
+let serveExit: Promise<{ code: number | null; signal: string | null }>;
+let serveStderr = '';
+
+/** The environment without what an outer `npm test` passes down (npm_config_*, npm_package_*), so npm below behaves as a user's. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (/^npm_(config|package|lifecycle)_/i.test(key) || key === 'INIT_CWD') delete env[key];
+  return env;
+}
+
+function run(cmd: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}): string {
+  const r = spawnSync(cmd, args, { cwd, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal ?? r.error?.message}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.types.json'], ROOT, 120_000);
+  work = mkdtempSync(join(tmpdir(), 'wl-npm-package-'));
+  const started = Date.now();
+  const json = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, 120_000);
+  packed = JSON.parse(json.slice(json.indexOf('[')))[0];
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  const prebuilds = join(work, 'prebuilds');
+  mkdirSync(prebuilds);
+  const sqlite = join(ROOT, 'node_modules', 'better-sqlite3');
+  const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }).version;
+  const prebuilt = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  run('tar', ['-czf', join(prebuilds, prebuilt), '-C', sqlite, 'build/Release/better_sqlite3.node'], ROOT, 60_000);
+  const installStarted = Date.now();
+  run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename)], app, 400_000, {
+    npm_config_better_sqlite3_local_prebuilds: prebuilds,
+  });
+  console.log(
+    `npm package: ${packed.filename} ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${packed.entryCount} files; ` +
+      `pack ${((installStarted - started) / 1000).toFixed(1)} s, install ${((Date.now() - installStarted) / 1000).toFixed(1)} s`,
+  );
+  receiver = await startReceiver();
+}, 600_000);
+
+afterAll(async () => {
+  if (serve && serve.exitCode === null && serve.signalCode === null) {
+    serve.kill('SIGKILL');
+    await serveExit;
+  }
+  await receiver?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the npm package, installed from its tarball', () => {
+  it('carries the built app, the client and its types, and no tests or TypeScript sources', () => {
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/webhook-lab.js', 'out/main/cli.js', 'out/main/client.js', 'out/renderer/index.html', 'out/types/main/engine/client/index.d.ts']));
+    expect(paths.filter((p) => /^(tests|src|scripts|bench|\.ci|\.github)\//.test(p))).toEqual([]);
+    expect(paths.filter((p) => /\.(ts|tsx|mts|cts)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
+    expect(paths.filter((p) => /\.(db|png|jpg|tgz)$/.test(p) || p.startsWith('docs/screenshots'))).toEqual([]);
+    // About 0.5 MB today; several MB would mean something that should not travel does.
+    expect(packed.size).toBeLessThan(2 * 1024 * 1024);
+    // --omit=dev: none of the build or test tools came along.
+    for (const dev of ['electron', 'electron-vite', 'vitest', 'typescript', 'react']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
+  });
+
+  it('runs `webhook-lab serve` from the install: UI page, /api/health, a call delivered signed', async () => {
+    const config = join(work, 'config.json');
+    writeFileSync(config, JSON.stringify({ sources: [webhookSource('pkg', WRITE_KEY, [`${receiver.url}/hook`], SECRET)] }));
+    const bin = join(app, 'node_modules', '.bin', 'webhook-lab');
+    serve = spawn(bin, ['serve', '--config', config, '--data-dir', join(work, 'data'), '--collector-port', '0', '--ui-port', '0', '--token', TOKEN], { cwd: app, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    serveExit = new Promise((resolve) => serve!.once('exit', (code, signal) => resolve({ code, signal })));
+    let stdout = '';
+    serve.stdout!.on('data', (d) => (stdout += String(d)));
+    serve.stderr!.on('data', (d) => (serveStderr += String(d)));
+    await until(() => /^data: /m.test(stdout) || serve!.exitCode !== null, 30_000);
+    expect(serve.exitCode, serveStderr).toBeNull();
+    const ui = /^ui: (\S+)\/\?token=/m.exec(stdout)![1];
+    urls = { collector: /^collector: (\S+)/m.exec(stdout)![1], ui, api: `${ui}/api` };
+
+    const page = await fetch(`${urls.ui}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<title>Webhook Lab<\/title>/);
+
+    const health = await fetch(`${urls.api}/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(health.status).toBe(200);
+    const h = (await health.json()) as { ok: boolean; version: string; collectorUrl: string };
+    expect(h).toMatchObject({ ok: true, version: '0.1.0', collectorUrl: urls.collector });
+
+    const res = await fetch(`${urls.collector}/v1/track`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` },
+      body: JSON.stringify({ userId: 'pkg-user', event: 'From Package' }),
+    });
+    expect(res.status).toBe(200);
+    const [hook] = await receiver.waitForRequests(1, 15_000);
+    expect(JSON.parse(hook.body.toString('utf8'))).toMatchObject({ type: 'track', event: 'From Package', userId: 'pkg-user' });
+    expect(hook.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(hook.body).digest('hex'));
+  });
+
+  it('exports webhook-lab/client to ESM and CommonJS: both send through the lab', async () => {
+    writeFileSync(
+      join(app, 'esm.mjs'),
+      `import { Analytics } from 'webhook-lab/client';
+const a = new Analytics(process.argv[2], { endpoint: process.argv[3], flushAt: 1 });
+a.track({ userId: 'esm-user', event: 'From ESM' });
+await a.close();
+console.log('esm', typeof Analytics);
+`,
+    );
+    writeFileSync(
+      join(app, 'cjs.cjs'),
+      `const { Analytics } = require('webhook-lab/client');
+const a = new Analytics(process.argv[2], { endpoint: process.argv[3], flushAt: 1 });
+a.track({ userId: 'cjs-user', event: 'From CJS' });
+a.close().then(() => console.log('cjs', typeof Analytics));
+`,
+    );
+    expect(run(process.execPath, ['esm.mjs', WRITE_KEY, urls.collector], app, 30_000)).toBe('esm function\n');
+    expect(run(process.execPath, ['cjs.cjs', WRITE_KEY, urls.collector], app, 30_000)).toBe('cjs function\n');
+    await until(() => {
+      const events = receiver.requests.map((q) => JSON.parse(q.body.toString('utf8')).event);
+      expect(events).toEqual(expect.arrayContaining(['From ESM', 'From CJS']));
+      for (const q of receiver.requests) expect(q.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(q.body).digest('hex'));
+    }, 15_000);
+  });
+
+  it("resolves the client's types from the install (ESM and CommonJS, NodeNext)", () => {
+    writeFileSync(
+      join(app, 'types.mts'),
+      `import { Analytics } from 'webhook-lab/client';
+const a: Analytics = new Analytics('wk', { endpoint: 'http://127.0.0.1:8787', flushAt: 1 });
+const id: string = a.track({ userId: 'u', event: 'e' });
+// @ts-expect-error flushAt is a number: fails to compile if the types were missing (any)
+new Analytics('wk', { flushAt: 'many' });
+await a.close();
+export { id };
+`,
+    );
+    writeFileSync(
+      join(app, 'types.cts'),
+      `import client = require('webhook-lab/client');
+const a = new client.Analytics('wk');
+// @ts-expect-error no such method
+a.noSuchMethod();
+export = a;
+`,
+    );
+    // And a file that must not compile: a wrong type is an error, so the types above were really read.
+    writeFileSync(join(app, 'wrong.mts'), `import { Analytics } from 'webhook-lab/client';\nconst n: number = new Analytics('wk');\nexport { n };\n`);
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types')];
+    // One compiler run (a second would cost as much again: it reads undici's and Node's types too).
+    const r = spawnSync(process.execPath, [tsc, ...args, 'types.mts', 'types.cts', 'wrong.mts'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
+    expect(errors, r.stdout + r.stderr).toEqual([expect.stringMatching(/^wrong\.mts\(2,7\): error TS2322: Type 'Analytics' is not assignable to type 'number'/)]);
+    expect(r.status).toBe(2);
+  }, 120_000);
+
+  it('stops cleanly on SIGTERM', async () => {
+    serve!.kill('SIGTERM');
+    const { code, signal } = await serveExit;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(serveStderr).toContain('SIGTERM, shutting down');
+  });
+});
