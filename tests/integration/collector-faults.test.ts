@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
 import { rawExchange } from '../helpers/raw-http';
 import { until } from '../helpers/until';
-import { seededRandom } from '../../src/main/engine/collector/fault-injector';
+import { mulberry32 as seededRandom } from '../../src/main/engine/seeded-random';
 import type { CollectorFaults } from '../../src/shared/collector-faults';
 import type { Source } from '../../src/shared/types';
 

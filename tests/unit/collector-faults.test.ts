@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FaultInjector, derivedSeed, seededRandom } from '../../src/main/engine/collector/fault-injector';
+import { FaultInjector, derivedSeed } from '../../src/main/engine/collector/fault-injector';
+import { mulberry32 as seededRandom } from '../../src/main/engine/seeded-random';
 import { collectorFaultsSchema, describeRefusals, type CollectorFaults } from '../../src/shared/collector-faults';
 import type { Source } from '../../src/shared/types';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBehaviorState, decide } from '../../src/main/engine/simulation/mock-receivers/behavior';
-import { mulberry32 } from '../../src/main/engine/simulation/mock-receivers/seeded-random';
+import { mulberry32 } from '../../src/main/engine/seeded-random';
 import { mockBehaviorSchema, type MockBehavior } from '../../src/shared/mock-receiver.schema';
 
 const seedless = () => 12345;

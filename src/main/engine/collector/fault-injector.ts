@@ -1,4 +1,5 @@
 import type { Source } from '../../../shared/types';
+import { mulberry32 } from '../seeded-random';
 import { DEFAULT_FAULT_STATUS, faultOutcome, type CollectorFaults, type CollectorFaultCounts, type FaultMode } from '../../../shared/collector-faults';
 
 /** What the collector does to one request instead of (status, hang, reset) or before (delay) handling it. */
@@ -10,21 +11,6 @@ export interface FaultDecision {
   delayMs?: number;
   /** How it is counted: "503", "delay", "hang", "reset". */
   outcome: string;
-}
-
-/**
- * mulberry32: a 32-bit state, one state step per draw, uniform in [0, 1). Small and fast; the draws
- * only have to be reproducible and spread evenly, not unpredictable.
- */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
 }
 
 /** The seed of a source that gives none: FNV-1a of its id, so the sequence is the same at every start. */
@@ -61,7 +47,7 @@ export class FaultInjector {
     if (!config) return null;
     let state = this.states.get(source.id);
     if (!state || state.config !== config) {
-      state = { config, next: seededRandom(config.seed ?? derivedSeed(source.id)), decision: decisionOf(config) };
+      state = { config, next: mulberry32(config.seed ?? derivedSeed(source.id)), decision: decisionOf(config) };
       this.states.set(source.id, state);
     }
     // rate 0 never (a draw is ≥ 0), rate 1 always (a draw is < 1).

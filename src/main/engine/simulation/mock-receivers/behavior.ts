@@ -5,7 +5,7 @@ import {
   type MockBehavior,
   type MockResponseRecord,
 } from '../../../../shared/mock-receiver.schema';
-import { mulberry32, randomSeed, type Random } from './seeded-random';
+import { mulberry32, randomSeed, type Random } from '../../seeded-random';
 
 // The pure part of a mock receiver: given its behavior and its running state, what to do with the
 // next request. Precedence (documented in docs/mock-receivers.md):

@@ -3,4 +3,4 @@ export { MockReceiverHost, type MockReceiverHostOptions } from './receiver-host'
 export { createBehaviorState, decide, type BehaviorState, type Decision } from './behavior';
 export { SignatureVerifier, checkSignature, signBody } from './signature-check';
 export { loadOrCreateCertificate, CERT_FILE, KEY_FILE, type CertificatePair } from './self-signed-cert';
-export { mulberry32, type Random } from './seeded-random';
+export { mulberry32, type Random } from '../../seeded-random';
