@@ -4,24 +4,34 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { themeBootScript } from './src/renderer/theme-boot';
 
 /**
  * Puts src/renderer/first-page.js into index.html as an inline script, and its hash into the page's
  * script-src, so it runs without a request of its own (a cold visit paints the inspector's rows
  * sooner, a reload has nothing to revalidate) while the policy still refuses any other inline script.
+ * The theme's boot script (src/renderer/theme-boot.ts) goes in the same way, made from its source so
+ * the stored key and choices are the app's own: it sets the remembered theme before the first paint.
  */
-function inlineFirstPage(): Plugin {
-  const file = resolve(__dirname, 'src/renderer/first-page.js');
-  const PLACE = '<!-- inline: first-page.js -->';
+function inlineScripts(): Plugin {
   const POLICY = "script-src 'self'";
+  const scripts: { place: string; code: () => string }[] = [
+    { place: '<!-- inline: theme-boot -->', code: () => themeBootScript() },
+    { place: '<!-- inline: first-page.js -->', code: () => readFileSync(resolve(__dirname, 'src/renderer/first-page.js'), 'utf8') },
+  ];
   return {
-    name: 'webhook-lab:inline-first-page',
+    name: 'webhook-lab:inline-scripts',
     transformIndexHtml(html) {
-      if (!html.includes(PLACE) || !html.includes(POLICY)) throw new Error(`index.html needs ${PLACE} and a ${POLICY} policy`);
-      const code = readFileSync(file, 'utf8');
-      if (code.includes('</script')) throw new Error('first-page.js cannot be inlined: it contains </script');
-      const hash = createHash('sha256').update(code).digest('base64');
-      return html.replace(POLICY, `${POLICY} 'sha256-${hash}'`).replace(PLACE, () => `<script>${code}</script>`);
+      if (!html.includes(POLICY)) throw new Error(`index.html needs a ${POLICY} policy`);
+      const hashes: string[] = [];
+      for (const { place, code: read } of scripts) {
+        if (!html.includes(place)) throw new Error(`index.html needs ${place}`);
+        const code = read();
+        if (code.includes('</script')) throw new Error(`${place} cannot be inlined: it contains </script`);
+        hashes.push(`'sha256-${createHash('sha256').update(code).digest('base64')}'`);
+        html = html.replace(place, () => `<script>${code}</script>`);
+      }
+      return html.replace(POLICY, `${POLICY} ${hashes.join(' ')}`);
     },
   };
 }
@@ -52,6 +62,6 @@ export default defineConfig({
       minify: true,
       rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
-    plugins: [react(), inlineFirstPage()],
+    plugins: [react(), inlineScripts()],
   },
 });

@@ -14,6 +14,10 @@ const ClientScreen = lazy(() => import('./features/client/client-screen').then((
 const SettingsScreen = lazy(() => import('./features/settings/settings-screen').then((m) => ({ default: m.SettingsScreen })));
 import { useApp, useAppStore } from './store-context';
 import { tabFromHash, type Tab } from './stores/ui.slice';
+import { FirstRun } from './features/demo/first-run';
+import { CommandPalette } from './features/palette/command-palette';
+import { HelpOverlay } from './features/help/help-overlay';
+import { isTyping } from './shortcuts';
 
 const NAV: { tab: Tab; label: string; screen: () => ReactNode }[] = [
   { tab: 'compose', label: 'Compose', screen: () => <ComposeScreen /> },
@@ -26,6 +30,38 @@ const NAV: { tab: Tab; label: string; screen: () => ReactNode }[] = [
   { tab: 'client', label: 'Client', screen: () => <ClientScreen /> },
   { tab: 'settings', label: 'Settings', screen: () => <SettingsScreen /> },
 ];
+
+const NAV_ITEMS = NAV.map(({ tab, label }) => ({ tab, label }));
+const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+
+/** The app-wide keys (src/renderer/shortcuts.ts): Ctrl/Cmd+K the palette, `?` the help, Esc closes either. */
+function useGlobalKeys() {
+  const store = useAppStore();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const s = store.getState();
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        s.setOverlay(s.overlay === 'palette' ? null : 'palette');
+      } else if (e.key === 'Escape' && s.overlay) {
+        e.preventDefault();
+        s.setOverlay(null);
+      } else if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey && !s.overlay && !isTyping(e.target)) {
+        e.preventDefault();
+        s.setOverlay('help');
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store]);
+}
+
+function Overlays() {
+  const overlay = useApp((s) => s.overlay);
+  if (overlay === 'palette') return <CommandPalette nav={NAV_ITEMS} />;
+  if (overlay === 'help') return <HelpOverlay />;
+  return null;
+}
 
 function Toasts() {
   const toasts = useApp((s) => s.toasts);
@@ -69,6 +105,7 @@ export function App() {
       void s.loadHealth();
       void s.loadClient();
       void s.loadDeletions();
+      void s.loadDemo();
       unwatch = s.watchSimulation();
     }, 0);
     return () => {
@@ -77,6 +114,7 @@ export function App() {
       window.removeEventListener('hashchange', sync);
     };
   }, [store]);
+  useGlobalKeys();
   const current = NAV.find((n) => n.tab === tab) ?? NAV[0];
   return (
     <div className="app">
@@ -88,13 +126,21 @@ export function App() {
           </a>
         ))}
         <span className="spacer" />
+        <button type="button" className="small sidebar-tool" data-testid="open-palette" title="Command palette" onClick={() => store.getState().setOverlay('palette')}>
+          Commands <kbd>{MAC ? '⌘K' : 'Ctrl K'}</kbd>
+        </button>
+        <button type="button" className="small sidebar-tool" data-testid="open-help" title="Keyboard shortcuts" onClick={() => store.getState().setOverlay('help')}>
+          Shortcuts <kbd>?</kbd>
+        </button>
         <ConnectionBadge />
       </nav>
       <main className="content">
+        <FirstRun />
         <ErrorBoundary area={current.label} key={current.tab}>
           <Suspense fallback={<div className="muted">Loading…</div>}>{current.screen()}</Suspense>
         </ErrorBoundary>
       </main>
+      <Overlays />
       <Toasts />
     </div>
   );

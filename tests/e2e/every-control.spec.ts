@@ -13,6 +13,9 @@ import { openApp } from './ui-steps';
 // a source id at the end of a name reads <source>.
 
 const COVERED: Record<string, string[]> = {
+  // Everything outside the screens: the sidebar's tools, the first-run offer and demo bar, the
+  // command palette and the shortcuts help.
+  shell: ['open-palette', 'open-help', 'help-close', 'demo-try', 'demo-open-call', 'demo-remove'],
   compose: [
     'template-select', 'compose-source', 'type-identify', 'type-track', 'type-page', 'type-screen', 'type-group', 'type-alias',
     'ts-now', 'ts-historical', 'queue-button', 'send-button', 'preview-raw-toggle',
@@ -41,13 +44,14 @@ const COVERED: Record<string, string[]> = {
     'combine-rule.conditions[i]-and', 'combine-rule.conditions[i]-or', 'add-trait-rule.conditions[i]', 'add-event-rule.conditions[i]',
     'add-group-rule.conditions[i]',
     'aud-preview', 'aud-save', 'aud-cancel', 'audience-sync', 'audience-delete', 'audience-delete-cancel', 'audience-delete-confirm',
+    'audience-edit', 'audience-members-toggle',
   ],
   deletions: ['deletion-purge', 'deletion-submit'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
   client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
   settings: [
     'settings-time-warp-1', 'settings-time-warp-10', 'settings-time-warp-100', 'settings-time-warp-1000', 'settings-time-warp-apply', 'set-payload-format',
-    'set-preset', 'set-strict', 'set-alias-keys', 'settings-save', 'config-export', 'config-import',
+    'set-preset', 'set-strict', 'set-alias-keys', 'settings-save', 'config-export', 'config-import', 'set-theme',
   ],
 };
 
@@ -72,9 +76,10 @@ test.afterEach(() => {
 
 /** Names of the visible controls inside the screen. */
 async function controlsOn(page: Page, screen: string): Promise<string[]> {
-  return page.getByTestId(`screen-${screen}`).evaluate((root) =>
+  const root = screen === 'shell' ? page.locator('.app') : page.getByTestId(`screen-${screen}`);
+  return root.evaluate((root, shell) =>
     [...root.querySelectorAll('button, select, summary, input[type="checkbox"], input[type="radio"], [role="menuitem"]')]
-      .filter((el) => el.getClientRects().length > 0)
+      .filter((el) => el.getClientRects().length > 0 && (!shell || !el.closest('.screen')))
       .map((el) => {
         const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
         if (id) return id;
@@ -82,6 +87,7 @@ async function controlsOn(page: Page, screen: string): Promise<string[]> {
         if (el.tagName === 'SUMMARY') return `summary:${el.closest('[data-testid]')?.getAttribute('data-testid') ?? ''}`;
         return `${el.tagName.toLowerCase()}:${(el.textContent ?? '').trim()}`;
       }),
+    screen === 'shell',
   );
 }
 
@@ -119,6 +125,39 @@ interface SourceView {
   writeKey: string;
   webhooks: { enabled: boolean; sharedSecret?: string; urls: { url: string }[] };
 }
+
+test('shell: first run, demo bar, palette and help: every control', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  const s = new Screen(page, 'shell');
+  const t = (id: string) => page.getByTestId(id);
+
+  await s.use('open-help', t('open-help'));
+  await expect(t('help-overlay')).toContainText('Ctrl+K');
+  await s.use('help-close', t('help-close'));
+  await expect(t('help-overlay')).toHaveCount(0);
+  await s.use('open-palette', t('open-palette'));
+  await expect(t('palette-input')).toBeFocused();
+  await t('palette-input').fill('load');
+  await page.keyboard.press('Enter');
+  await expect(t('palette')).toHaveCount(0);
+  await expect(t('screen-load')).toBeVisible();
+
+  // An empty lab offers the demo; it opens its call in the inspector.
+  await s.use('demo-try', t('demo-try'));
+  await expect(t('screen-inspector')).toBeVisible();
+  await expect(t('call-detail')).toBeVisible();
+  await expect(t('url-state').first()).toHaveAttribute('data-state', 'delivered');
+  await expect(t('demo-bar')).toContainText('Demo source');
+  await t('nav-compose').click();
+  await s.use('demo-open-call', t('demo-open-call'));
+  await expect(t('call-detail')).toBeVisible();
+  await s.use('demo-remove', t('demo-remove'));
+  await expect(t('demo-bar')).toHaveCount(0);
+  await expect(t('first-run')).toBeVisible();
+  await expect.poll(async () => (await lab.api<unknown[]>('GET', '/sources')).length).toBe(0);
+  expect(await lab.api<unknown[]>('GET', '/receivers')).toEqual([]);
+  s.done();
+});
 
 test('destinations: every control', async ({ page, receivers }) => {
   await openApp(page, lab, 'destinations');
@@ -446,6 +485,16 @@ test('audiences: every control', async ({ page }) => {
   await expect(audRow.getByTestId('audience-members')).toHaveText('1');
   await s.use('audience-sync', audRow.getByTestId('audience-sync'));
   await expect(audRow.getByTestId('audience-sync-result')).toContainText('0 entered');
+  await s.use('audience-members-toggle', audRow.getByTestId('audience-members-toggle'));
+  await expect(t('audience-member')).toHaveText([/every_pro\s*true/]);
+  await audRow.getByTestId('audience-members-toggle').click();
+  await expect(t('audience-member')).toHaveCount(0);
+  await s.use('audience-edit', audRow.getByTestId('audience-edit'));
+  await expect(t('audience-form')).toHaveAttribute('data-mode', 'edit');
+  await expect(t('aud-name')).toHaveValue('Every Pro');
+  await expect(t('cond-rule.conditions[0]-value')).toHaveValue('pro');
+  await t('aud-cancel').click();
+  await expect(t('audience-form')).toHaveCount(0);
 
   await s.use('audience-delete', audRow.getByTestId('audience-delete'));
   await s.use('audience-delete-cancel', audRow.getByTestId('audience-delete-cancel'));
@@ -516,6 +565,11 @@ test('deletions, load, client and settings: every control', async ({ page }) => 
   await expect(t('settings-time-warp')).toHaveAttribute('data-scale', '4');
   await t('settings-time-warp-1').click();
   await expect(t('settings-time-warp')).toHaveAttribute('data-scale', '1');
+  await set.use('set-theme', t('set-theme'), (l) => l.selectOption('dark'));
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(22, 24, 29)');
+  await t('set-theme').selectOption('system');
+  await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
   await set.use('set-payload-format', t('set-payload-format'), (l) => l.selectOption('documented'));
   await set.use('set-preset', t('set-preset'), (l) => l.selectOption('fast'));
   await set.use('set-strict', t('set-strict'));

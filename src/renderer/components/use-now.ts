@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { useTheme } from '../theme';
 
 // One shared 1 s ticker for every countdown on screen, running only while something listens.
 const listeners = new Set<() => void>();
@@ -27,13 +28,7 @@ export function useNow(): number {
   return useSyncExternalStore(subscribe, () => now);
 }
 
+/** The scheme on screen: the one chosen in Settings, or the system's (src/renderer/theme.ts). */
 export function useColorScheme(): 'light' | 'dark' {
-  return useSyncExternalStore(
-    (l) => {
-      const mq = matchMedia('(prefers-color-scheme: dark)');
-      mq.addEventListener('change', l);
-      return () => mq.removeEventListener('change', l);
-    },
-    () => (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
-  );
+  return useTheme().scheme;
 }

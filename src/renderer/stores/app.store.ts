@@ -12,6 +12,7 @@ import { createDeletionsSlice } from './deletions.slice';
 import { createAudiencesSlice } from './audiences.slice';
 import { createLoadSlice } from './load.slice';
 import { createSimToolsSlice } from './sim-tools.slice';
+import { createDemoSlice } from './demo.slice';
 
 export type { AppState } from './app.types';
 
@@ -29,6 +30,7 @@ export function createAppStore(api: ApiClient) {
     ...createAudiencesSlice(api)(...a),
     ...createLoadSlice(api)(...a),
     ...createSimToolsSlice(api)(...a),
+    ...createDemoSlice(api)(...a),
   }));
 }
 

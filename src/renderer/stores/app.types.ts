@@ -10,6 +10,7 @@ import type { DeletionsSlice } from './deletions.slice';
 import type { AudiencesSlice } from './audiences.slice';
 import type { LoadSlice } from './load.slice';
 import type { SimToolsSlice } from './sim-tools.slice';
+import type { DemoSlice } from './demo.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
@@ -21,7 +22,8 @@ export type AppState = ComposeSlice &
   DeletionsSlice &
   AudiencesSlice &
   LoadSlice &
-  SimToolsSlice;
+  SimToolsSlice &
+  DemoSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

@@ -28,6 +28,11 @@ export interface AudiencesSlice {
   previewAudience(input: PreviewInput): Promise<void>;
   clearAudiencePreview(): void;
   createAudience(input: AudienceInput): Promise<Audience | null>;
+  /** Saves an edit (the whole definition) and re-syncs: only users whose membership changed get a call. */
+  updateAudience(id: string, input: AudienceInput): Promise<Audience | null>;
+  /** Stored members of each audience whose list was opened, as of its last sync. */
+  audienceMembers: Record<string, { members: AudienceMember[]; total: number }>;
+  loadAudienceMembers(id: string): Promise<void>;
   deleteAudience(id: string): Promise<void>;
   syncAudience(id: string): Promise<SyncResult | null>;
 }
@@ -55,6 +60,7 @@ export const createAudiencesSlice =
       previewing: false,
       syncResults: {},
       syncingIds: [],
+      audienceMembers: {},
       async loadAudiences() {
         try {
           set({ audiences: await api.call('listAudiences', {}), audiencesLoaded: true, audiencesError: null });
@@ -90,6 +96,27 @@ export const createAudiencesSlice =
           return null;
         }
       },
+      async updateAudience(id, input) {
+        try {
+          const { sync, ...audience } = await api.call('updateAudience', { id, ...input, syncIntervalMs: input.syncIntervalMs ?? null });
+          set({ audiences: get().audiences.map((a) => (a.id === id ? audience : a)), audienceFormError: null });
+          remember(sync);
+          get().notify(`"${audience.name}" saved and synced: ${syncText(sync)}`);
+          if (get().audienceMembers[id]) void get().loadAudienceMembers(id);
+          return audience;
+        } catch (err) {
+          set({ audienceFormError: asApiError(err) });
+          return null;
+        }
+      },
+      async loadAudienceMembers(id) {
+        try {
+          const r = await api.call('listAudienceMembers', { id });
+          set({ audienceMembers: { ...get().audienceMembers, [id]: r } });
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        }
+      },
       async deleteAudience(id) {
         try {
           await api.call('deleteAudience', { id });
@@ -104,6 +131,7 @@ export const createAudiencesSlice =
           const r = await api.call('syncAudience', { id });
           remember(r);
           void get().loadAudiences();
+          if (get().audienceMembers[id]) void get().loadAudienceMembers(id);
           return r;
         } catch (err) {
           get().notify(errorText(err), 'error');

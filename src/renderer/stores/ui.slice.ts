@@ -10,10 +10,17 @@ export interface Toast {
   text: string;
 }
 
+/** The one overlay open over the app: the command palette (Ctrl/Cmd+K) or the shortcuts help (`?`). */
+export type Overlay = 'palette' | 'help' | null;
+
 export interface UiSlice {
   tab: Tab;
   connection: ConnectionStatus;
   toasts: Toast[];
+  overlay: Overlay;
+  setOverlay(overlay: Overlay): void;
+  /** Every inspector filter off and the search emptied (the palette's "Clear inspector filters"). */
+  clearInspectorFilters(): void;
   setTab(tab: Tab): void;
   setConnection(status: ConnectionStatus): void;
   notify(text: string, kind?: Toast['kind']): void;
@@ -36,6 +43,15 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   tab: typeof location === 'undefined' ? 'compose' : tabFromHash(location.hash),
   connection: 'connecting',
   toasts: [],
+  overlay: null,
+  setOverlay(overlay) {
+    set({ overlay });
+  },
+  clearInspectorFilters() {
+    const s = get();
+    const cleared = Object.fromEntries(Object.keys(s.filters).map((k) => [k, undefined]));
+    s.setFilters({ ...cleared, q: '' });
+  },
   setTab(tab) {
     const was = get().tab;
     set({ tab });
@@ -55,8 +71,7 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   },
   openCallInInspector(id) {
     const s = get();
-    const cleared = Object.fromEntries(Object.keys(s.filters).map((k) => [k, undefined]));
-    s.setFilters({ ...cleared, q: '' });
+    s.clearInspectorFilters();
     s.selectCall(id);
     if (typeof location !== 'undefined') location.hash = '#/inspector';
   },

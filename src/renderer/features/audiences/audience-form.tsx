@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Field } from '../../components/field';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { previewKey } from '../../stores/audiences.slice';
-import { audienceInputOf, definitionOf, emptyAudienceDraft, type AudienceDraft, type ComputeDraft } from './audience-model';
+import type { Audience } from '../../../shared/simulation.contract';
+import { audienceInputOf, definitionOf, draftOfAudience, emptyAudienceDraft, type AudienceDraft, type ComputeDraft } from './audience-model';
 import { RuleGroup } from './rule-builder';
 import { FormErrors } from '../../components/form-errors';
 
@@ -47,13 +48,15 @@ function Preview({ draftKey }: { draftKey: string }) {
   );
 }
 
-export function AudienceForm({ onDone }: { onDone(): void }) {
+/** Creates an audience, or edits `editing` (saved with updateAudience, which re-syncs at once). */
+export function AudienceForm({ onDone, editing }: { onDone(): void; editing?: Audience }) {
   const store = useAppStore();
   const sources = useApp((s) => s.sources);
   const apiError = useApp((s) => s.audienceFormError);
   const previewError = useApp((s) => s.audiencePreviewError);
   // With one source sending webhooks the choice is obvious; with several, the user picks.
   const [draft, setDraft] = useState<AudienceDraft>(() => {
+    if (editing) return draftOfAudience(editing);
     const enabled = sources.filter((s) => s.webhooks.enabled);
     return emptyAudienceDraft(enabled.length === 1 ? [enabled[0].id] : []);
   });
@@ -70,6 +73,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
     <form
       className="audience-form"
       data-testid="audience-form"
+      data-mode={editing ? 'edit' : 'create'}
       noValidate
       onSubmit={async (e) => {
         e.preventDefault();
@@ -77,15 +81,20 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
         setLocal(errors);
         if (Object.keys(errors).length) return;
         setSaving(true);
-        const created = await store.getState().createAudience(input);
+        const saved = editing ? await store.getState().updateAudience(editing.id, input) : await store.getState().createAudience(input);
         setSaving(false);
-        if (created) {
+        if (saved) {
           store.getState().clearAudiencePreview();
           onDone();
         }
       }}
     >
-      <h3>New audience or computed trait</h3>
+      <h3>{editing ? `Edit "${editing.name}"` : 'New audience or computed trait'}</h3>
+      {editing ? (
+        <div className="muted small-text">
+          Saving syncs at once: only users whose membership (or value) changes get an identify call. The trait key stays <code>{editing.key}</code>.
+        </div>
+      ) : null}
       <div className="grid-2">
         <Field label="Name" name="name" error={err('name')} hint="the trait key sent is its snake_cased form: High Value → high_value">
           <input data-testid="aud-name" value={draft.name} placeholder="Pro users" onChange={(e) => set({ name: e.target.value })} />
@@ -169,7 +178,7 @@ export function AudienceForm({ onDone }: { onDone(): void }) {
           Preview members
         </button>
         <button type="submit" className="primary" data-testid="aud-save" disabled={saving}>
-          {saving ? 'Creating…' : 'Create and sync'}
+          {saving ? (editing ? 'Saving…' : 'Creating…') : editing ? 'Save and sync' : 'Create and sync'}
         </button>
         <button
           type="button"

@@ -1,4 +1,4 @@
-import type { AudienceInput, AudienceRule, ComputedTraitDef, EventCondition, TraitCondition } from '../../../shared/simulation.contract';
+import type { Audience, AudienceInput, AudienceRule, ComputedTraitDef, EventCondition, TraitCondition } from '../../../shared/simulation.contract';
 
 // The audience form as editable drafts and their conversion to the API's input. Error keys use the
 // engine's paths (`rule.conditions[1].conditions[0].count`) so local and engine messages share fields.
@@ -73,6 +73,35 @@ export function emptyAudienceDraft(sourceIds: string[]): AudienceDraft {
     compute: { kind: 'event_count', event: '', withinDays: '', property: '' },
     sourceIds,
     syncMinutes: '',
+  };
+}
+
+/** A stored audience as a draft, to edit it in the same form it was made with. */
+export function draftOfAudience(a: Audience): AudienceDraft {
+  const group = (r: AudienceRule): GroupDraft => ({
+    kind: 'group',
+    combine: r.combine,
+    conditions: r.conditions.map((c): ConditionDraft => {
+      if ('combine' in c) return group(c);
+      if (c.kind === 'trait') return { kind: 'trait', trait: c.trait, op: c.op, value: c.value === undefined ? 'true' : formatValue(c.value) };
+      return { kind: 'event', event: c.event, op: c.op, count: String(c.count), withinDays: c.withinDays === undefined ? '' : String(c.withinDays) };
+    }),
+  });
+  const empty = emptyAudienceDraft(a.sourceIds);
+  return {
+    ...empty,
+    name: a.name,
+    type: a.type,
+    rule: a.rule ? group(a.rule) : empty.rule,
+    compute: a.compute
+      ? {
+          kind: a.compute.kind,
+          event: a.compute.event,
+          withinDays: a.compute.kind === 'event_count' && a.compute.withinDays !== undefined ? String(a.compute.withinDays) : '',
+          property: a.compute.kind === 'last_property' ? a.compute.property : '',
+        }
+      : empty.compute,
+    syncMinutes: a.syncIntervalMs ? String(a.syncIntervalMs / 60_000) : '',
   };
 }
 

@@ -6,6 +6,25 @@ import { formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
 import { ConfigIo } from '../load/config-io';
 import { TimeWarpControl } from '../receivers/time-warp';
+import { setThemeChoice, THEME_CHOICES, THEME_LABELS, useTheme, type ThemeChoice } from '../../theme';
+
+/** This window's theme: applied at once and remembered here (not an engine setting). */
+function ThemeControl() {
+  const { choice, scheme } = useTheme();
+  return (
+    <section className="settings-live" data-testid="settings-theme">
+      <Field label="Theme" name="theme" hint={choice === 'system' ? `the system's: ${scheme} now` : 'remembered in this browser or window'}>
+        <select data-testid="set-theme" value={choice} onChange={(e) => setThemeChoice(e.target.value as ThemeChoice)}>
+          {THEME_CHOICES.map((c) => (
+            <option key={c} value={c}>
+              {THEME_LABELS[c]}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </section>
+  );
+}
 
 function SettingsForm({ settings }: { settings: Settings }) {
   const store = useAppStore();
@@ -121,6 +140,7 @@ export function SettingsScreen() {
         <h1>Settings</h1>
       </header>
       {error ? <div className="notice error">Could not load settings: {error}</div> : null}
+      <ThemeControl />
       {settings ? (
         <section className="settings-live">
           <h3>Time-warp (applies at once)</h3>

@@ -1,0 +1,154 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { AppStore } from '../../stores/app.store';
+import type { Tab } from '../../stores/ui.slice';
+import { useApp, useAppStore } from '../../store-context';
+import { getThemeChoice, setThemeChoice, systemPrefersDark, toggledChoice } from '../../theme';
+import { filterCommands, moveHighlight, type PaletteCommand } from './palette-model';
+
+interface Command extends PaletteCommand {
+  run(store: AppStore): void | Promise<void>;
+}
+
+const go = (tab: Tab) => {
+  location.hash = `#/${tab}`;
+};
+
+/** Focuses an element of a screen that is still loading (screens other than the inspector load lazily). */
+function focusWhenThere(testId: string, tries = 60) {
+  const el = document.querySelector<HTMLElement>(`[data-testid="${testId}"]`);
+  if (el) el.focus();
+  else if (tries > 0) requestAnimationFrame(() => focusWhenThere(testId, tries - 1));
+}
+
+function commands(nav: { tab: Tab; label: string }[], hasDemo: boolean): Command[] {
+  return [
+    ...nav.map((n): Command => ({ id: `go-${n.tab}`, title: n.label, group: 'Go to', keywords: n.tab, run: () => go(n.tab) })),
+    {
+      id: 'new-source',
+      title: 'New source',
+      group: 'Action',
+      keywords: 'create source write key destinations',
+      run: () => {
+        go('destinations');
+        focusWhenThere('new-source-name');
+      },
+    },
+    {
+      id: 'send-test-call',
+      title: 'Send a test call',
+      group: 'Action',
+      keywords: 'sample track webhook',
+      run: async (store) => {
+        const s = store.getState();
+        const source = s.sources.find((x) => x.id === s.selectedSourceId) ?? s.sources[0];
+        if (!source) {
+          s.notify('No source yet: create one (New source) or try the demo', 'error');
+          return;
+        }
+        const detail = await s.sendTestCall(source.id);
+        if (detail) store.getState().openCallInInspector(detail.call.id);
+      },
+    },
+    {
+      id: 'clear-filters',
+      title: 'Clear inspector filters',
+      group: 'Action',
+      keywords: 'reset search status',
+      run: (store) => {
+        store.getState().clearInspectorFilters();
+        go('inspector');
+      },
+    },
+    {
+      id: 'toggle-theme',
+      title: 'Toggle theme (light / dark)',
+      group: 'Action',
+      keywords: 'dark mode light mode appearance colour color',
+      run: () => setThemeChoice(toggledChoice(getThemeChoice(), systemPrefersDark())),
+    },
+    { id: 'theme-system', title: 'Theme: follow the system', group: 'Action', keywords: 'dark light auto appearance', run: () => setThemeChoice('system') },
+    {
+      id: hasDemo ? 'remove-demo' : 'try-demo',
+      title: hasDemo ? 'Remove demo' : 'Try the demo',
+      group: 'Action',
+      keywords: 'first run sample example mock receiver',
+      run: (store) => (hasDemo ? store.getState().removeDemo() : store.getState().tryDemo()),
+    },
+    { id: 'open-help', title: 'Keyboard shortcuts', group: 'Help', keywords: 'help keys ?', hint: '?', run: (store) => store.getState().setOverlay('help') },
+  ];
+}
+
+/** Ctrl/Cmd+K: every screen and the common actions, fuzzy-filtered, run with Enter. */
+export function CommandPalette({ nav }: { nav: { tab: Tab; label: string }[] }) {
+  const store = useAppStore();
+  const hasDemo = useApp((s) => s.demo !== null);
+  const [query, setQuery] = useState('');
+  const [index, setIndex] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+  const all = useMemo(() => commands(nav, hasDemo), [nav, hasDemo]);
+  const matches = useMemo(() => filterCommands(all, query), [all, query]);
+  const highlighted = matches[Math.min(index, matches.length - 1)];
+  useEffect(() => input.current?.focus(), []);
+
+  const run = (c: Command | undefined) => {
+    if (!c) return;
+    store.getState().setOverlay(c.id === 'open-help' ? 'help' : null);
+    void c.run(store);
+  };
+
+  return (
+    <div className="overlay-backdrop" data-testid="palette-backdrop" onMouseDown={(e) => e.target === e.currentTarget && store.getState().setOverlay(null)}>
+      <div className="palette" role="dialog" aria-modal="true" aria-label="Command palette" data-testid="palette">
+        <input
+          ref={input}
+          className="palette-input"
+          data-testid="palette-input"
+          role="combobox"
+          aria-expanded="true"
+          aria-controls="palette-list"
+          aria-activedescendant={highlighted ? `palette-${highlighted.id}` : undefined}
+          placeholder="Type a screen or an action…"
+          value={query}
+          spellCheck={false}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setIndex(0);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+              e.preventDefault();
+              setIndex(moveHighlight(Math.min(index, matches.length - 1), e.key === 'ArrowDown' ? 1 : -1, matches.length));
+            } else if (e.key === 'Enter') {
+              e.preventDefault();
+              run(highlighted);
+            }
+          }}
+        />
+        <ul className="palette-list" id="palette-list" role="listbox" aria-label="Commands">
+          {matches.map((c) => (
+            <li
+              key={c.id}
+              id={`palette-${c.id}`}
+              role="option"
+              aria-selected={c === highlighted}
+              className={c === highlighted ? 'active' : ''}
+              data-testid="palette-item"
+              data-id={c.id}
+              onMouseMove={() => setIndex(matches.indexOf(c))}
+              onClick={() => run(c)}
+            >
+              <span className="grow ellipsis">{c.title}</span>
+              {c.hint ? <kbd>{c.hint}</kbd> : null}
+              <span className="muted small-text">{c.group}</span>
+            </li>
+          ))}
+          {matches.length === 0 ? (
+            <li className="muted palette-none" data-testid="palette-empty">
+              Nothing matches “{query}”
+            </li>
+          ) : null}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+// Every keyboard shortcut of the app, for the help overlay (`?`) and docs/ui.md. A screen with its
+// own keys adds a group here: the inspector's list (features/inspector/shortcuts.ts, when it lands)
+// is meant to be imported and appended to SHORTCUT_GROUPS.
+
+export interface Shortcut {
+  /** Alternatives, each shown as one key chip: ['Ctrl+K', '⌘K']. */
+  keys: string[];
+  does: string;
+}
+
+export interface ShortcutGroup {
+  /** Where the keys work. */
+  scope: string;
+  shortcuts: Shortcut[];
+}
+
+export const GLOBAL_SHORTCUTS: ShortcutGroup = {
+  scope: 'Anywhere',
+  shortcuts: [
+    { keys: ['Ctrl+K', '⌘K'], does: 'Open the command palette: every screen and common action' },
+    { keys: ['?'], does: 'Show these shortcuts (outside a text field)' },
+    { keys: ['Esc'], does: 'Close the palette or this help' },
+  ],
+};
+
+export const PALETTE_SHORTCUTS: ShortcutGroup = {
+  scope: 'Command palette',
+  shortcuts: [
+    { keys: ['↑', '↓'], does: 'Move through the matches' },
+    { keys: ['Enter'], does: 'Run the highlighted command' },
+  ],
+};
+
+export const SHORTCUT_GROUPS: ShortcutGroup[] = [GLOBAL_SHORTCUTS, PALETTE_SHORTCUTS];
+
+/** Whether a key event comes from a place that takes text (a `?` typed there is text, not a shortcut). */
+export function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.closest !== 'function') return false;
+  return Boolean(el.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"], .cm-editor'));
+}
