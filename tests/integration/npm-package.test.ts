@@ -1,27 +1,18 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookSource } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { ensureBuilt, ROOT } from '../helpers/serve';
+import { ROOT } from '../helpers/serve';
+import { cleanEnv, installTarball, pack, run, type Packed } from '../helpers/npm-package';
 import { until } from '../helpers/until';
 
-// The npm package as a user gets it: `npm pack`, then `npm install --omit=dev` of the tarball into
-// an empty folder, and everything below runs from that folder, never from this checkout.
-//
-// better-sqlite3's install script (prebuild-install, else a compile) is kept, as a user's install
-// runs it, but it finds its prebuilt addon in a local folder (npm_config_better_sqlite3_local_prebuilds)
-// instead of downloading it from GitHub, which this machine cannot reach: the addon this checkout's
-// `npm ci` compiled, packed the way better-sqlite3 publishes its prebuilds. That saves a second
-// compile (about a minute on two cores); if the versions differ it compiles, slower but the same.
-// `--prefer-offline` takes the packages from the npm cache `npm ci` just filled.
-//
-// The tarball is packed with --ignore-scripts: prepack would rebuild out/ while other test files
-// run the CLI from it. `npm test` builds out/ and out/types first; ensureBuilt() and the
-// declarations step below cover a run of this file alone.
+// The npm package as a user gets it (tests/helpers/npm-package.ts: pack, then install the tarball
+// with --omit=dev into an empty folder); everything below runs from that folder, never from this
+// checkout.
 
 const SECRET = 'pkg-secret';
 const WRITE_KEY = 'wk_pkg';
@@ -30,45 +21,19 @@ const TOKEN = 'pkg-token';
 let work: string;
 let app: string;
 let receiver: TestReceiver;
-let packed: { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] };
+let packed: Packed;
 let serve: ChildProcess | undefined;
 let urls: { collector: string; ui: string; api: string };
 let serveExit: Promise<{ code: number | null; signal: string | null }>;
 let serveStderr = '';
 
-/** The environment without what an outer `npm test` passes down (npm_config_*, npm_package_*), so npm below behaves as a user's. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (/^npm_(config|package|lifecycle)_/i.test(key) || key === 'INIT_CWD') delete env[key];
-  return env;
-}
-
-function run(cmd: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync(cmd, args, { cwd, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal ?? r.error?.message}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
 beforeAll(async () => {
-  ensureBuilt();
-  run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.types.json'], ROOT, 120_000);
   work = mkdtempSync(join(tmpdir(), 'wl-npm-package-'));
   const started = Date.now();
-  const json = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, 120_000);
-  packed = JSON.parse(json.slice(json.indexOf('[')))[0];
+  packed = pack(work);
   app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  const prebuilds = join(work, 'prebuilds');
-  mkdirSync(prebuilds);
-  const sqlite = join(ROOT, 'node_modules', 'better-sqlite3');
-  const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }).version;
-  const prebuilt = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  run('tar', ['-czf', join(prebuilds, prebuilt), '-C', sqlite, 'build/Release/better_sqlite3.node'], ROOT, 60_000);
   const installStarted = Date.now();
-  run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename)], app, 400_000, {
-    npm_config_better_sqlite3_local_prebuilds: prebuilds,
-  });
+  installTarball(work, join(work, packed.filename), app);
   console.log(
     `npm package: ${packed.filename} ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${packed.entryCount} files; ` +
       `pack ${((installStarted - started) / 1000).toFixed(1)} s, install ${((Date.now() - installStarted) / 1000).toFixed(1)} s`,
