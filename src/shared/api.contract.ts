@@ -4,6 +4,7 @@ import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './s
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
 import { op, type OpDef } from './api-op';
+import { flagParam } from './query-flag';
 import type { LibraryMetrics } from './library-metrics';
 import { collectorFaultsSchema, type CollectorFaultCounts } from './collector-faults';
 import type { CallStats } from './call-stats';
@@ -29,8 +30,10 @@ export const listMessagesSchema = z.strictObject({
   /** Calls with at least one URL in this state (failed, retrying, in_flight, …). */
   urlState: z.enum(URL_STATE_FILTERS).optional(),
   userId: z.string().optional(),
-  /** Free text: matches userId, anonymousId, event/name or messageId. */
+  /** Search (src/shared/search-filter.ts): a substring, any case, of userId, anonymousId, messageId, event/name, groupId or previousId. */
   q: z.string().max(200).optional(),
+  /** With q: also match keys and string values inside the call's body as received. */
+  body: flagParam.optional(),
   /** Cursor: only calls with an id below this. */
   before: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
   limit: intParam(1, 500).default(100),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flagParam } from './query-flag';
 import { op } from './api-op';
 import { URL_STATE_FILTERS } from './delivery-filters';
 import { mockBehaviorSchema, mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
@@ -130,6 +131,7 @@ export const exportInputSchema = z.strictObject({
   urlState: z.enum(URL_STATE_FILTERS).optional(),
   userId: z.string().optional(),
   q: z.string().max(200).optional(),
+  body: flagParam.optional(),
   limit: z.coerce.number().int().min(1).max(200_000).default(10_000),
 });
 

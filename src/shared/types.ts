@@ -188,6 +188,9 @@ export interface CallSummary {
   anonymousId: string | null;
   label: string | null;
   messageId: string | null;
+  /** A group call's groupId, an alias call's previousId (searched: src/shared/search-filter.ts). */
+  groupId: string | null;
+  previousId: string | null;
   status: CallStatus;
   dropReason: string | null;
   /** Delivery state of the Webhooks destination, or null when not routed to it. */

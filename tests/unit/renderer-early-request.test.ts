@@ -25,7 +25,7 @@ interface Sent {
 }
 
 const page = (ids: number[], total = ids.length): Page<CallSummary> => ({
-  items: ids.map((id) => ({ id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`, anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null, deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls: [] })),
+  items: ids.map((id) => ({ id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`, anonymousId: null, label: `E ${id}`, messageId: `m${id}`, groupId: null, previousId: null, status: 'accepted', dropReason: null, deliveryState: null, deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls: [] })),
   total,
   next: null,
 });

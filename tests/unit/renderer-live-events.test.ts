@@ -11,7 +11,7 @@ import { until } from '../helpers/until';
 
 const summary = (id: number): CallSummary => ({
   id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId: `u${id}`,
-  anonymousId: null, label: `E ${id}`, messageId: `m${id}`, status: 'accepted', dropReason: null, deliveryState: null,
+  anonymousId: null, label: `E ${id}`, messageId: `m${id}`, groupId: null, previousId: null, status: 'accepted', dropReason: null, deliveryState: null,
   deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls: [],
 });
 const page = (ids: number[]): Page<CallSummary> => ({ items: ids.map(summary), total: ids.length, next: null });

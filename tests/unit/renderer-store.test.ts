@@ -22,6 +22,8 @@ function summary(id: number, patch: Partial<CallSummary> = {}): CallSummary {
     anonymousId: null,
     label: id % 5 === 0 ? null : `Event ${id}`,
     messageId: `m-${id}`,
+    groupId: null,
+    previousId: null,
     status: 'accepted',
     dropReason: null,
     deliveryState: id % 7 === 0 ? 'retrying' : 'delivered',

@@ -1,5 +1,6 @@
 import type { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
+import { matchesSearch, searchTerm } from '../../shared/search-filter';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the
 // filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).
@@ -14,9 +15,16 @@ export interface InspectorFilters {
   type?: string;
   sourceId?: string;
   q?: string;
+  /** Search inside request bodies too (the engine's `body=1`). */
+  body?: boolean;
 }
 
-export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean {
+/**
+ * Whether a call belongs in the list under these filters: the engine's rules, applied to a summary.
+ * Null when only the engine can tell: a body search the call's fields do not match (summaries carry
+ * no body).
+ */
+export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean | null {
   if (f.type && c.type !== f.type) return false;
   if (f.sourceId && c.sourceId !== f.sourceId) return false;
   if (f.status) {
@@ -27,11 +35,8 @@ export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean {
     } else if (c.deliveryState !== f.status) return false;
   }
   if (f.urlState && !c.urls.some((u) => u.state === f.urlState)) return false;
-  const q = f.q?.trim().toLowerCase();
-  if (q) {
-    const hay = [c.userId, c.anonymousId, c.label, c.messageId];
-    if (!hay.some((h) => h != null && h.toLowerCase().includes(q))) return false;
-  }
+  const term = searchTerm(f.q);
+  if (term && !matchesSearch(c, term)) return f.body ? null : false;
   return true;
 }
 
@@ -45,8 +50,9 @@ export interface MergeInput {
   keepId?: number | null;
 }
 
-export function mergeCallEvents(state: MergeInput, stored: CallSummary[], updated: CallSummary[]): { items: CallSummary[]; total: number } {
-  if (stored.length === 0 && updated.length === 0) return { items: state.items, total: state.total };
+/** `undecided`: new calls only the engine can place (a body search): read the list again. */
+export function mergeCallEvents(state: MergeInput, stored: CallSummary[], updated: CallSummary[]): { items: CallSummary[]; total: number; undecided: boolean } {
+  if (stored.length === 0 && updated.length === 0) return { items: state.items, total: state.total, undecided: false };
   const byId = new Map(state.items.map((c) => [c.id, c]));
   // Newest version wins: stored then updated, each in arrival order.
   const incoming = new Map<number, CallSummary>();
@@ -54,10 +60,15 @@ export function mergeCallEvents(state: MergeInput, stored: CallSummary[], update
   for (const c of updated) incoming.set(c.id, c);
   const minLoaded = state.items.length ? state.items[state.items.length - 1].id : Infinity;
   let total = state.total;
+  let undecided = false;
   for (const [id, c] of incoming) {
     const had = byId.has(id);
     const matches = matchesFilters(c, state.filters);
-    if (matches) {
+    if (matches === null) {
+      // A body never changes: a call in the list stays; a new one is the engine's to place.
+      if (had) byId.set(id, c);
+      else if (state.next === null || id > minLoaded) undecided = true;
+    } else if (matches) {
       // A call below the loaded window belongs to a page not fetched yet; paging will bring it.
       if (!had && state.next !== null && id < minLoaded) continue;
       if (!had) total++;
@@ -70,5 +81,5 @@ export function mergeCallEvents(state: MergeInput, stored: CallSummary[], update
     }
   }
   const items = [...byId.values()].sort((a, b) => b.id - a.id);
-  return { items, total: Math.max(total, items.length) };
+  return { items, total: Math.max(total, items.length), undecided };
 }

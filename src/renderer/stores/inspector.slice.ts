@@ -41,6 +41,7 @@ function query(filters: InspectorFilters) {
     type: filters.type || undefined,
     sourceId: filters.sourceId || undefined,
     q: q || undefined,
+    body: q && filters.body ? true : undefined,
   };
 }
 
@@ -121,7 +122,8 @@ export const createInspectorSlice =
       applyCallEvents(stored, updated) {
         const s = get();
         if (s.paused) {
-          const missed = stored.filter((c) => matchesFilters(c, s.filters)).length;
+          // Calls only the engine can place (a body search) are not counted; Resume reads the list anyway.
+          const missed = stored.filter((c) => matchesFilters(c, s.filters) === true).length;
           if (missed) set({ missedWhilePaused: s.missedWhilePaused + missed });
           return;
         }
@@ -132,6 +134,8 @@ export const createInspectorSlice =
           updated,
         );
         if (r.items !== s.calls) set({ calls: r.items, callsTotal: r.total });
+        // One load at a time: events arriving meanwhile are dropped above, the load brings them.
+        if (r.undecided) void get().loadCalls();
       },
       selectCall(id) {
         set({ selectedCallId: id, detail: null, detailError: null });

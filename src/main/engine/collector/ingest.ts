@@ -230,12 +230,14 @@ export class Ingest {
     const anonymousId = h?.anonymousId ?? idOf(p.item?.anonymousId);
     const label = h?.event ?? h?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
     const messageId = h?.messageId ?? idOf(p.item?.messageId);
+    const groupId = p.item ? idOf(p.item.groupId) : (p.normalized?.groupId ?? null);
+    const previousId = p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null);
     const status: CallStatus = accepted ? 'accepted' : 'dropped';
     const sourceId = source?.id ?? null;
     // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
     // more keys takes V8's slow path.
     const callId = this.store.calls.insert({
-      sourceId, receivedAt, type: p.type, userId, anonymousId, label, messageId, status, dropReason,
+      sourceId, receivedAt, type: p.type, userId, anonymousId, label, messageId, groupId, previousId, status, dropReason,
       requestId, batchIndex: p.batchIndex, timestamp: accepted ? h.timestampMs : null, normalized: p.normalized,
     });
     let deliveryId: number | null = null;
@@ -252,7 +254,7 @@ export class Ingest {
     }
     result.calls.push({
       id: callId, receivedAt: formatTimestamp(receivedAt), sourceId, sourceName: source?.name ?? null, type: p.type,
-      userId, anonymousId, label, messageId, status, dropReason,
+      userId, anonymousId, label, messageId, groupId, previousId, status, dropReason,
       deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
       deliveryId, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls,
     });

@@ -118,5 +118,6 @@ function toFilter(input: ExportInput): Omit<CallFilter, 'limit'> {
     urlState: input.urlState,
     userId: input.userId || undefined,
     q: input.q || undefined,
+    body: input.body,
   };
 }

@@ -5,6 +5,8 @@ import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
 import type { SourceKeys } from './source-keys';
+import { searchTerm, searchText } from '../../../shared/search-filter';
+import { bodyMatchIds } from './body-search';
 import { URL_STATE_BITS, decodeUrlStates, hasUrlOut, urlOutcomes, type InFlight } from './url-states';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
@@ -19,6 +21,9 @@ export interface NewCall {
   anonymousId: string | null;
   label: string | null;
   messageId: string | null;
+  /** A group call's groupId, an alias call's previousId. */
+  groupId?: string | null;
+  previousId?: string | null;
   status: CallStatus;
   dropReason: string | null;
   /** The request row holding the body it arrived in (requests.repo.ts), and its index in a batch. */
@@ -40,7 +45,10 @@ export interface CallFilter {
   /** Calls with at least one URL in this state. */
   urlState?: UrlState;
   userId?: string;
+  /** Search (src/shared/search-filter.ts): a substring of the call's ids and event/name, any case. */
   q?: string;
+  /** Search inside request bodies too. */
+  body?: boolean;
   before?: number;
   limit: number;
 }
@@ -54,6 +62,8 @@ interface CallRow {
   anonymous_id: string | null;
   label: string | null;
   message_id: string | null;
+  group_id: string | null;
+  previous_id: string | null;
   status: CallStatus;
   drop_reason: string | null;
   request_id: number;
@@ -74,7 +84,7 @@ interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'times
 }
 
 const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
-  c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
+  c.group_id, c.previous_id, c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
   d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states`;
 
 export class CallsRepo {
@@ -95,8 +105,8 @@ export class CallsRepo {
     private readonly sourceKeys: SourceKeys,
     private readonly inFlight: InFlight,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, status, drop_reason, request_id, batch_index, timestamp, normalized)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     const since = Date.now() - DEDUP_WINDOW_MS;
     for (const r of db
@@ -125,12 +135,15 @@ export class CallsRepo {
         c.anonymousId,
         c.label,
         c.messageId,
+        c.groupId ?? null,
+        c.previousId ?? null,
         c.status,
         c.dropReason,
         c.requestId,
         c.batchIndex,
         c.timestamp,
         c.normalized ? JSON.stringify(c.normalized) : null,
+        searchText(c),
       ).lastInsertRowid,
     );
   }
@@ -192,6 +205,15 @@ export class CallsRepo {
   list(f: CallFilter): Page<CallSummary> {
     const { where, filter, args } = this.where(f);
     const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
+    // A search reads every row however many match: one pass for the total and the page together,
+    // instead of a COUNT(*) pass and a page query that scans the whole table when little matches.
+    if (searchTerm(f.q)) {
+      const all = this.db.prepare(`SELECT c.id ${from} ${filter} ORDER BY c.id DESC`).pluck().all(...args) as number[];
+      const start = f.before ? all.findIndex((id) => id < f.before!) : 0;
+      const page = start < 0 ? [] : all.slice(start, start + f.limit);
+      const items = this.summaries(page).sort((a, b) => b.id - a.id);
+      return { items, total: all.length, next: page.length === f.limit && start + f.limit < all.length ? page[page.length - 1] : null };
+    }
     // The total needs the join only when filtering on delivery state; without it, counting 100,000
     // calls for the inspector's first page is several times cheaper.
     const joinForCount = (f.status !== undefined && f.status !== 'dropped') || f.urlState !== undefined;
@@ -240,9 +262,10 @@ export class CallsRepo {
       const out = f.urlState === 'pending' || f.urlState === 'retrying';
       add(`(d.url_mask & ?) != 0${out ? ' AND d.id NOT IN (SELECT value FROM json_each(?))' : ''}`, URL_STATE_BITS[f.urlState], ...(out ? [this.inFlightIds()] : []));
     }
-    if (f.q) {
-      add("(c.user_id = ? OR c.anonymous_id = ? OR c.message_id = ? OR c.label LIKE ? ESCAPE '\\')", f.q, f.q, f.q, `%${f.q.replace(/[%_\\]/g, (m) => `\\${m}`)}%`);
-    }
+    const term = searchTerm(f.q);
+    // One instr() per row over the stored searchText (see migration 8 for what else was measured).
+    if (term && f.body) add('(instr(c.search, ?) > 0 OR c.id IN (SELECT value FROM json_each(?)))', term, JSON.stringify(bodyMatchIds(this.db, this.requests, term)));
+    else if (term) add('instr(c.search, ?) > 0', term);
     return { where, filter: where.length ? `WHERE ${where.join(' AND ')}` : '', args };
   }
 
@@ -278,6 +301,8 @@ export class CallsRepo {
       anonymousId: r.anonymous_id,
       label: r.label,
       messageId: r.message_id,
+      groupId: r.group_id,
+      previousId: r.previous_id,
       status: r.status,
       dropReason: r.drop_reason,
       deliveryState: r.status === 'dropped' ? 'dropped' : out ? 'in_flight' : r.d_state,

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
+import { bodyMayMatch, searchText } from '../../../shared/search-filter';
 
 export type Db = Database.Database;
 
@@ -26,8 +27,21 @@ export function openDatabase({ dataDir, nativeBinding }: OpenOptions): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = OFF');
+  registerSearchFunctions(db);
   migrate(db);
   return db;
+}
+
+/**
+ * The shared search rule as SQL functions (src/shared/search-filter.ts), so the database applies the
+ * rule itself rather than a copy of it: migration 8 fills calls.search with wl_search_text, and a
+ * body search passes request bodies through wl_body_may_match.
+ */
+export function registerSearchFunctions(db: Db): void {
+  db.function('wl_search_text', { deterministic: true }, (userId, anonymousId, messageId, label, groupId, previousId) =>
+    searchText({ userId, anonymousId, messageId, label, groupId, previousId } as Record<string, string | null>),
+  );
+  db.function('wl_body_may_match', { deterministic: true }, (body, term) => (typeof body === 'string' && bodyMayMatch(body, String(term)) ? 1 : 0));
 }
 
 export function migrate(db: Db): void {

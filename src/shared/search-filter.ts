@@ -1,0 +1,64 @@
+// The inspector's search (`q`), written once: the database stores searchText() per call and looks
+// for searchTerm(q) in it (calls.repo.ts), and the renderer's live merge runs matchesSearch() on the
+// summaries that events bring (inspector-merge.ts), so a call shown live is the call a reload shows.
+// No Node, no DOM: the engine also registers searchText as an SQL function for its migration.
+
+/** The call's fields searched, in the order searchText() joins them. `label` is track's event or page/screen's name. */
+export const SEARCH_FIELDS = ['userId', 'anonymousId', 'messageId', 'label', 'groupId', 'previousId'] as const;
+
+export type SearchFields = { [K in (typeof SEARCH_FIELDS)[number]]?: string | null };
+
+/** Case-insensitive means: both sides lowercased by JavaScript's toLowerCase (Unicode, locale-free). */
+export function foldCase(s: string): string {
+  return s.toLowerCase();
+}
+
+/** What `q` searches for: trimmed and folded; null when there is nothing to search (no filter). */
+export function searchTerm(q: string | null | undefined): string | null {
+  const t = q?.trim();
+  return t ? foldCase(t) : null;
+}
+
+/**
+ * A call's searchable text: its fields that are set, folded, one per line. A term matches when it is
+ * a substring of this text (so, in practice, of one field: a term with a line break is the only way
+ * to span two).
+ */
+export function searchText(c: SearchFields): string {
+  let out = '';
+  for (const k of SEARCH_FIELDS) {
+    const v = c[k];
+    if (v != null && v !== '') out += out ? `\n${v}` : v;
+  }
+  return foldCase(out);
+}
+
+/** term: from searchTerm(). */
+export function matchesSearch(c: SearchFields, term: string): boolean {
+  return searchText(c).includes(term);
+}
+
+/**
+ * "Search bodies" (`body=1`) also matches a call whose JSON as received holds the term inside one of
+ * its keys or string values, folded the same way. The call's JSON is its own item: for a call sent in
+ * a batch, that batch item, not its neighbours or the batch envelope. Numbers, booleans and the JSON
+ * punctuation are not searched (a number's text depends on how the sender wrote it). A body that was
+ * not JSON is searched as one string.
+ */
+export function bodyMatches(item: unknown, term: string): boolean {
+  if (typeof item === 'string') return foldCase(item).includes(term);
+  if (Array.isArray(item)) return item.some((v) => bodyMatches(v, term));
+  if (typeof item === 'object' && item !== null) {
+    for (const [k, v] of Object.entries(item)) if (foldCase(k).includes(term) || bodyMatches(v, term)) return true;
+  }
+  return false;
+}
+
+/**
+ * A cheap test on a request body's text that never misses a body bodyMatches() would match (it may
+ * pass bodies that do not): a key or string value appears in the JSON text verbatim unless written
+ * with an escape, and folding it folds the same characters in the text.
+ */
+export function bodyMayMatch(text: string, term: string): boolean {
+  return text.includes('\\') || foldCase(text).includes(term);
+}
