@@ -65,11 +65,16 @@ export function FiltersBar() {
       <input
         type="search"
         className="grow"
-        placeholder="Search userId, anonymousId, event or messageId"
+        aria-label="Search"
+        placeholder="Search userId, anonymousId, messageId, event/name, groupId, previousId"
+        title="Any part of these fields, upper or lower case; tick “search bodies” to look inside each call's JSON too (keys and text values)"
         data-testid="filter-search"
         value={q}
         onChange={(e) => setQ(e.target.value)}
       />
+      <label className="small-text" title="Also match keys and text values inside each call's JSON as received (slower on large histories)">
+        <input type="checkbox" data-testid="filter-search-bodies" checked={filters.body ?? false} onChange={(e) => s.setFilters({ body: e.target.checked || undefined })} /> search bodies
+      </label>
       <span className="muted small-text" data-testid="calls-total">
         {total} call{total === 1 ? '' : 's'}
       </span>
