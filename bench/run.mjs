@@ -14,6 +14,7 @@ import { startReceiver } from './lib/receiver.mjs';
 import { startEngine } from './lib/engine.mjs';
 import { Report, fmt } from './lib/report.mjs';
 import { measureInspector, INSPECTOR_CALLS } from './lib/inspector.mjs';
+import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -32,6 +33,7 @@ const CLIENT_FLUSH_AT = num('BENCH_CLIENT_FLUSH_AT', 100);
 const CLIENT_ROUNDS = num('BENCH_CLIENT_ROUNDS', 3);
 const SECRET = 'bench-shared-secret';
 const INSPECTOR_ROUNDS = num('BENCH_INSPECTOR_ROUNDS', 5);
+const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -109,6 +111,7 @@ async function waitIdle(maxSeconds) {
 }
 
 async function main() {
+  if (process.argv[2] === 'search') return searchOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -285,6 +288,8 @@ async function main() {
     const inspector = await measureInspector({ root: ROOT, tmp, rounds: INSPECTOR_ROUNDS, log });
     if (inspector.skipped) log(`  skipped: ${inspector.skipped}`);
 
+    const search = await searchSection(tmp);
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
@@ -312,6 +317,7 @@ async function main() {
       report.add({ figure: `inspector app rows (clickable), reload (median of ${INSPECTOR_ROUNDS})`, value: inspector.appReload, show: fmt.ms, baselineName: 'static 40-row page, reload', baseline: inspector.baselineReload });
       report.check({ figure: 'inspector list virtualized', ok: inspector.rowsInDom > 0 && inspector.rowsInDom < 80, detail: `${inspector.rowsInDom} rows in the DOM for ${fmt.int(INSPECTOR_CALLS)} calls`, target: '< 80 rows' });
     }
+    addSearchFigures(report, search);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -326,6 +332,36 @@ async function main() {
     if (bare) bare.child.kill('SIGKILL');
     if (!env.BENCH_KEEP) rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
+  }
+}
+
+/** 7. Search (issue 14): its own engine with 200,000 calls; `node bench/run.mjs search` runs it alone. */
+async function searchSection(tmp) {
+  log(`\n7. search (issue 14): ${fmt.int(SEARCH_CALLS)} stored calls; GET /api/messages?q=…&limit=100 through the control API, ${SEARCH_ROUNDS} rounds of ${FIELD_QUERIES.length} searches and ${BODY_QUERIES.length} with body=1`);
+  // Not a phase(): the engine is started inside. measureSearch reports the other programs' CPU itself.
+  const r = await measureSearch({ root: ROOT, tmp, rounds: SEARCH_ROUNDS, log });
+  noisiest = Math.max(noisiest, r.others);
+  log(`  search: fields median ${fmt.ms(r.fieldMedian)}, p95 ${fmt.ms(r.fieldP95)}; bodies median ${fmt.ms(r.bodyMedian)}, p95 ${fmt.ms(r.bodyP95)}; no search ${fmt.ms(r.baseline)} [other programs ${r.others.toFixed(2)} cores]`);
+  return r;
+}
+
+function addSearchFigures(report, search) {
+  const base = { show: fmt.ms, baselineName: 'same page, no search', baseline: search.baseline, noise: [search] };
+  report.add({ ...base, figure: `search median (${search.samples.field} searches)`, value: search.fieldMedian, target: { text: '< 100 ms', pass: (v) => v < 100 } });
+  report.add({ ...base, figure: 'search p95', value: search.fieldP95, target: { text: '< 250 ms', pass: (v) => v < 250 } });
+  report.add({ ...base, figure: `search with bodies median (${search.samples.body})`, value: search.bodyMedian });
+  report.add({ ...base, figure: 'search with bodies p95', value: search.bodyP95 });
+}
+
+async function searchOnly() {
+  log(`Webhook Lab benchmark, search only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addSearchFigures(report, await searchSection(tmp));
+    log(`\n${report.table()}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
