@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/main/engine/store/store';
-import { matchesFilters } from '../../src/renderer/stores/inspector-merge';
+import { matchesFilters, mergeCallEvents } from '../../src/renderer/stores/inspector-merge';
+import type { CallSummary } from '../../src/shared/types';
 import { bodyMatches, bodyMayMatch, searchTerm, searchText } from '../../src/shared/search-filter';
 import type { NewCall } from '../../src/main/engine/store/calls.repo';
 
@@ -104,5 +105,29 @@ describe('search: the database and the live merge apply one rule', () => {
     }
     expect(searchText({ userId: 'A', label: null, groupId: 'B' })).toBe('a\nb');
     expect(searchTerm('   ')).toBeNull();
+  });
+});
+
+describe('the live merge under a body search', () => {
+  const summary = (id: number, userId: string): CallSummary => ({
+    id, receivedAt: new Date(1_700_000_000_000 + id).toISOString(), sourceId: 's', sourceName: 's', type: 'track', userId, anonymousId: null,
+    label: 'E', messageId: `m${id}`, groupId: null, previousId: null, status: 'accepted', dropReason: null, deliveryState: null,
+    deliveryId: null, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls: [],
+  });
+  const state = (filters: { q: string; body?: boolean }) => ({ items: [summary(5, 'x')], total: 1, next: null, filters });
+
+  it('places a new call its fields match, leaves one only its body may match to the engine, and keeps listed calls', () => {
+    const byFields = mergeCallEvents(state({ q: 'alice', body: true }), [summary(6, 'Alice')], []);
+    expect(byFields.items.map((c) => c.id)).toEqual([6, 5]);
+    expect(byFields.undecided).toBe(false);
+    const byBody = mergeCallEvents(state({ q: 'alice', body: true }), [summary(7, 'bob')], []);
+    expect(byBody.items.map((c) => c.id)).toEqual([5]);
+    expect(byBody.undecided).toBe(true);
+    // Without bodies the same call is simply not shown, and nothing is asked.
+    const fieldsOnly = mergeCallEvents(state({ q: 'alice' }), [summary(7, 'bob')], []);
+    expect(fieldsOnly).toMatchObject({ items: [expect.objectContaining({ id: 5 })], undecided: false });
+    // Call 5 was listed by the engine for its body: an update (delivery state) keeps it.
+    const updated = mergeCallEvents(state({ q: 'alice', body: true }), [], [{ ...summary(5, 'x'), attemptCount: 1 }]);
+    expect(updated.items.map((c) => c.attemptCount)).toEqual([1]);
   });
 });
