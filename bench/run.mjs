@@ -14,6 +14,7 @@ import { startReceiver } from './lib/receiver.mjs';
 import { startEngine } from './lib/engine.mjs';
 import { Report, fmt } from './lib/report.mjs';
 import { measureInspector, INSPECTOR_CALLS } from './lib/inspector.mjs';
+import { compareReceivers, addReceiverFigures } from './lib/receivers-compare.mjs';
 import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,6 +34,7 @@ const CLIENT_FLUSH_AT = num('BENCH_CLIENT_FLUSH_AT', 100);
 const CLIENT_ROUNDS = num('BENCH_CLIENT_ROUNDS', 3);
 const SECRET = 'bench-shared-secret';
 const INSPECTOR_ROUNDS = num('BENCH_INSPECTOR_ROUNDS', 5);
+const RECEIVERS_RATE = num('BENCH_RECEIVERS_RATE', 500);
 const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -111,6 +113,7 @@ async function waitIdle(maxSeconds) {
 }
 
 async function main() {
+  if (process.argv[2] === 'receivers') return receiversOnly();
   if (process.argv[2] === 'search') return searchOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
@@ -290,6 +293,8 @@ async function main() {
 
     const search = await searchSection(tmp);
 
+    const receivers = await receiversSection(tmp);
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
@@ -318,6 +323,7 @@ async function main() {
       report.check({ figure: 'inspector list virtualized', ok: inspector.rowsInDom > 0 && inspector.rowsInDom < 80, detail: `${inspector.rowsInDom} rows in the DOM for ${fmt.int(INSPECTOR_CALLS)} calls`, target: '< 80 rows' });
     }
     addSearchFigures(report, search);
+    addReceiverFigures(report, receivers, RECEIVERS_RATE);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -359,6 +365,24 @@ async function searchOnly() {
   try {
     const report = new Report();
     addSearchFigures(report, await searchSection(tmp));
+    log(`\n${report.table()}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** 8. Mock receivers vs @mockoon/cli and mockttp (issue 15); `node bench/run.mjs receivers` runs it alone. */
+async function receiversSection(tmp) {
+  log(`\n8. mock receivers side by side (issue 15): the same fixed 200 from each server, alone in its child process; ${CONNECTIONS} connections × ${DURATION_S} s, then ${RECEIVERS_RATE} req/s for ${LATENCY_MS / 1000} s`);
+  return compareReceivers({ root: ROOT, tmp, phase, log, connections: CONNECTIONS, durationS: DURATION_S, rate: RECEIVERS_RATE, rateMs: LATENCY_MS });
+}
+
+async function receiversOnly() {
+  log(`Webhook Lab benchmark, mock receivers only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addReceiverFigures(report, await receiversSection(tmp), RECEIVERS_RATE);
     log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -1,0 +1,149 @@
+// Issue 15: the mock receivers side by side with what QA would otherwise pick, @mockoon/cli and
+// mockttp, each serving the same fixed 200 to the same requests, in the same run. Each server runs
+// alone in its own child process while it is measured (sequentially, so they never share the CPU).
+// Figures only: requests/s at saturation (autocannon in a child) and p99 at a fixed offered rate.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { spawnNode, exited } from './proc.mjs';
+import { saturateInChild, constantRate, percentile } from './load.mjs';
+import { trackBody } from './bodies.mjs';
+import { startEngine } from './engine.mjs';
+import { fmt } from './report.mjs';
+
+/** The one answer every server gives. */
+export const RECEIVER_BODY = '{"ok":true}';
+const json = { 'content-type': 'application/json' };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until200(url, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url, { method: 'POST', headers: json, body: trackBody('warm') });
+      if (res.status === 200 && (await res.text()) === RECEIVER_BODY) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`${url} never answered 200 ${RECEIVER_BODY}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Ours: the engine (`webhook-lab serve`) with one mock receiver; it records every request, as by default. */
+async function startOurs({ root, tmp }) {
+  const dataDir = join(tmp, 'receivers-data');
+  mkdirSync(dataDir, { recursive: true });
+  const engine = await startEngine({ root, dataDir, config: { mockReceivers: [{ name: 'bench', path: '/hook', behavior: { status: 200, body: RECEIVER_BODY } }] } });
+  const [receiver] = await engine.api('/receivers');
+  return { name: 'Webhook Lab mock receiver', url: receiver.url, pid: engine.pid, stop: () => engine.stop() };
+}
+
+/** @mockoon/cli: an environment of one route, POST /hook → 200; its defaults, except no log file in $HOME. */
+async function startMockoon({ root, tmp }) {
+  const require = createRequire(join(root, 'package.json'));
+  const { BuildEnvironment, BuildHTTPRoute, BuildRouteResponse } = require('@mockoon/commons');
+  const version = require('@mockoon/cli/package.json').version;
+  const port = await freePort();
+  const env = BuildEnvironment({ hasDefaultRoute: false });
+  const route = BuildHTTPRoute(false);
+  const response = BuildRouteResponse();
+  Object.assign(response, { statusCode: 200, body: RECEIVER_BODY, headers: [{ key: 'Content-Type', value: 'application/json' }] });
+  Object.assign(route, { method: 'post', endpoint: 'hook', responses: [response] });
+  Object.assign(env, { name: 'bench', port, hostname: '127.0.0.1', routes: [route], rootChildren: [{ type: 'route', uuid: route.uuid }] });
+  const file = join(tmp, 'mockoon-env.json');
+  writeFileSync(file, JSON.stringify(env));
+  const { child } = await spawnNode([require.resolve('@mockoon/cli/bin/run.js'), 'start', '--data', file, '--disable-log-to-file'], { wait: ['{'], timeoutMs: 30_000 });
+  const url = `http://127.0.0.1:${port}/hook`;
+  await until200(url);
+  return { name: `@mockoon/cli ${version}`, url, pid: child.pid, stop: () => stopChild(child) };
+}
+
+async function startMockttp({ root }) {
+  // mockttp's exports map does not include its package.json.
+  const version = JSON.parse(readFileSync(join(root, 'node_modules/mockttp/package.json'), 'utf8')).version;
+  const { child, lines } = await spawnNode([join(root, 'bench/mockttp-child.mjs'), RECEIVER_BODY], { wait: ['listening: '] });
+  const url = `${lines['listening: '].replace('localhost', '127.0.0.1')}/hook`;
+  await until200(url);
+  return { name: `mockttp ${version}`, url, pid: child.pid, stop: () => stopChild(child) };
+}
+
+async function stopChild(child) {
+  child.kill('SIGTERM');
+  try {
+    await exited(child, 10_000);
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+const STARTERS = { ours: startOurs, mockoon: startMockoon, mockttp: startMockttp };
+
+/**
+ * Measures each server in turn. `phase(name, pids, fn)` is run.mjs's (CPU per process, other
+ * programs' CPU); returns { [key]: { name, perSecond, satP99, p50, p99, others } } and what was skipped.
+ */
+export async function compareReceivers({ root, tmp, phase, log, connections, durationS, rate, rateMs }) {
+  const results = {};
+  for (const [key, start] of Object.entries(STARTERS)) {
+    let server;
+    try {
+      server = await start({ root, tmp });
+    } catch (err) {
+      log(`  ${key}: could not start (${err.message.split('\n')[0]}), skipped`);
+      continue;
+    }
+    try {
+      const sat = await phase(`${server.name}, saturation`, { server: server.pid }, async () => {
+        const r = await saturateInChild({ root, url: server.url, connections, duration: durationS, headers: json, body: { kind: 'track', prefix: key } });
+        r.children = { generator: r.cpuSeconds };
+        return { ...r, summary: `${fmt.int(r.perSecond)} req/s, p99 ${r.latencyP99} ms, errors ${r.errors + r.non2xx}` };
+      });
+      const u = new URL(server.url);
+      const fixed = await phase(`${server.name}, ${rate} req/s`, { server: server.pid, generator: process.pid }, async () => {
+        const r = await constantRate({ origin: u.origin, path: u.pathname, headers: json, rate, durationMs: rateMs, makeBody: (n) => trackBody(`${key}-f-${n}`) });
+        const p50 = percentile(r.rtts, 50);
+        const p99 = percentile(r.rtts, 99);
+        return { ...r, p50, p99, summary: `${fmt.int(r.ok)} of ${fmt.int(r.sent)} answered 2xx, p50 ${fmt.ms(p50)}, p99 ${fmt.ms(p99)}` };
+      });
+      results[key] = {
+        name: server.name,
+        perSecond: sat.perSecond,
+        satP99: sat.latencyP99,
+        errors: sat.errors + sat.non2xx + fixed.failed,
+        p50: fixed.p50,
+        p99: fixed.p99,
+        others: Math.max(sat.others, fixed.others),
+      };
+    } finally {
+      await server.stop();
+    }
+  }
+  return results;
+}
+
+/** Rows for run.mjs's report: ours against each of the others (ratio = ours ÷ theirs), never asserted. */
+export function addReceiverFigures(report, results, rate) {
+  const ours = results.ours;
+  if (!ours) return;
+  for (const key of ['mockoon', 'mockttp']) {
+    const other = results[key];
+    if (!other) continue;
+    report.add({ figure: `mock receiver req/s at saturation vs ${other.name}`, value: ours.perSecond, baselineName: other.name, baseline: other.perSecond, noise: [ours, other], target: { text: 'ratio ≥ 1 (issue 15)', pass: (_, r) => r >= 1 } });
+    report.add({ figure: `mock receiver p99 at ${rate} req/s vs ${other.name}`, value: ours.p99, show: fmt.ms, baselineName: other.name, baseline: other.p99, noise: [ours, other], target: { text: 'ratio ≤ 1 (issue 15)', pass: (_, r) => r <= 1 } });
+  }
+  if (results.mockoon && results.mockttp) {
+    report.add({ figure: 'req/s at saturation: mockttp vs mockoon', value: results.mockttp.perSecond, baselineName: results.mockoon.name, baseline: results.mockoon.perSecond, noise: [results.mockttp, results.mockoon] });
+  }
+}
