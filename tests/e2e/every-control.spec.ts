@@ -25,6 +25,7 @@ const COVERED: Record<string, string[]> = {
     'source-item', 'create-source', 'copy-write-key', 'regenerate-key', 'regenerate-key-cancel', 'regenerate-key-confirm',
     'delete-source', 'delete-source-cancel', 'delete-source-confirm', 'wh-enabled', 'wh-add-url', 'wh-url-remove-0', 'wh-url-remove-1',
     'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call',
+    'cf-enabled', 'cf-mode', 'cf-save',
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
@@ -124,6 +125,7 @@ interface SourceView {
   name: string;
   writeKey: string;
   webhooks: { enabled: boolean; sharedSecret?: string; urls: { url: string }[] };
+  collectorFaults: Record<string, unknown> | null;
 }
 
 test('shell: first run, demo bar, palette and help: every control', async ({ page }) => {
@@ -222,6 +224,34 @@ test('destinations: every control', async ({ page, receivers }) => {
   await t('wh-url-0').fill(`${receivers.ok.url}/every`);
   await t('wh-save').click();
   await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.ok.url}/every`]);
+
+  // Collector faults: every request refused 503 with Retry-After, saved; a call with the key is refused
+  // and counted in the panel; a bad rate is named on its field; then off again.
+  const faultsOf = async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.collectorFaults;
+  await s.use('cf-enabled', t('cf-enabled'));
+  await t('cf-rate').fill('1');
+  await s.use('cf-mode', t('cf-mode'), (l) => l.selectOption('delay'));
+  await expect(t('cf-delay')).toHaveValue('2000');
+  await t('cf-mode').selectOption('status');
+  await t('cf-status').fill('503');
+  await t('cf-retry-after').fill('2');
+  await t('cf-seed').fill('7');
+  await s.use('cf-save', t('cf-save'));
+  await expect.poll(faultsOf).toEqual({ rate: 1, mode: 'status', status: 503, retryAfterS: 2, seed: 7 });
+  const refused = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${(await t('write-key').textContent())!}:`).toString('base64')}` },
+    body: JSON.stringify({ userId: 'u', event: 'Refused' }),
+  });
+  expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '2']);
+  await expect(t('cf-counts')).toHaveText('refused by fault injection: 503 ×1');
+  guard.allow(/status of 400 \(Bad Request\) \(.*\/api\/sources\//);
+  await t('cf-rate').fill('2');
+  await t('cf-save').click();
+  await expect(t('error-collectorFaults.rate')).toHaveText('must be between 0 and 1');
+  await t('cf-enabled').uncheck();
+  await t('cf-save').click();
+  await expect.poll(faultsOf).toBeNull();
 
   await t('source-item').filter({ hasText: 'doomed' }).click();
   await expect(t('source-panel').locator('h2')).toHaveText('doomed');

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
 import type { CallDetail, Source, WebhookSettings } from '../../shared/types';
+import type { CollectorFaultCounts, CollectorFaults } from '../../shared/collector-faults';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
@@ -25,6 +26,11 @@ export interface SourcesSlice {
   /** The test call changed (live events): read it again so its chip shows where it is now. */
   refreshTestCall(): Promise<void>;
   clearSourceFormError(): void;
+  /** Faults the collector injected per source since start (null until loaded). */
+  faultCounts: CollectorFaultCounts | null;
+  loadFaultCounts(): Promise<void>;
+  /** Sets or (null) clears a source's collector faults; the error, with its fields, when refused. */
+  saveCollectorFaults(id: string, faults: CollectorFaults | null): Promise<ApiError | null>;
 }
 
 export const createSourcesSlice =
@@ -121,6 +127,23 @@ export const createSourcesSlice =
       },
       clearSourceFormError() {
         set({ sourceFormError: null });
+      },
+      faultCounts: null,
+      async loadFaultCounts() {
+        try {
+          set({ faultCounts: await api.call('getCollectorFaultCounts', {}) });
+        } catch {
+          // Counts are a convenience: the next poll tries again.
+        }
+      },
+      async saveCollectorFaults(id, collectorFaults) {
+        try {
+          replace(await api.call('updateSource', { id, collectorFaults }));
+          get().notify(collectorFaults ? 'Collector faults on for this source' : 'Collector faults off');
+          return null;
+        } catch (err) {
+          return asApiError(err);
+        }
       },
     };
   };

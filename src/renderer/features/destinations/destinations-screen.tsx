@@ -7,6 +7,7 @@ import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { SourceList } from './source-list';
 import { WebhooksForm } from './webhooks-form';
+import { CollectorFaultsForm } from './collector-faults-form';
 
 function SourcePanel({ source }: { source: Source }) {
   const store = useAppStore();
@@ -64,6 +65,7 @@ function SourcePanel({ source }: { source: Source }) {
           </span>
         ) : null}
       </div>
+      <CollectorFaultsForm key={`${source.id}:${JSON.stringify(source.collectorFaults)}`} source={source} />
     </div>
   );
 }
