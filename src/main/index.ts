@@ -59,7 +59,8 @@ let disposeIpc: (() => void) | undefined;
 
 function openWindow(): BrowserWindow {
   if (!engine) throw new Error('engine not started');
-  const w = createMainWindow({ preloadFile: join(__dirname, '../preload/index.js'), renderer, title: APP_NAME });
+  // out/renderer/icon.png: rendered from src/renderer/public/icon.svg by scripts/icons.mjs, like the installers' icons.
+  const w = createMainWindow({ preloadFile: join(__dirname, '../preload/index.js'), renderer, title: APP_NAME, icon: join(__dirname, '../renderer/icon.png') });
   const forwarder = createEventForwarder((batch) => {
     if (!w.isDestroyed()) w.webContents.send(IPC_EVENTS_CHANNEL, batch);
   });
@@ -87,7 +88,7 @@ async function startApp(): Promise<void> {
   restrictPermissions(session.defaultSession);
 
   const dataDir = app.getPath('userData');
-  const sqliteNativeBinding = resolveSqliteBinding(app.getAppPath(), process.env);
+  const sqliteNativeBinding = resolveSqliteBinding(app.getAppPath(), process.env, app.isPackaged ? process.resourcesPath : undefined);
   let portNotice: string | undefined;
   try {
     const started = await startEngineWithPortFallback(

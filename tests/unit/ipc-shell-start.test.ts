@@ -45,6 +45,19 @@ describe('resolveSqliteBinding', () => {
     expect(resolveSqliteBinding(root, { WEBHOOK_LAB_SQLITE_BINDING: '/x.node' })).toBe('/x.node');
   });
 
+  it('an installed app takes the addon packaged in its resources folder first', () => {
+    const resources = mkdtempSync(join(tmpdir(), 'wl-resources-'));
+    try {
+      expect(resolveSqliteBinding(root, {}, resources)).toBeUndefined();
+      mkdirSync(join(resources, 'native'));
+      writeFileSync(join(resources, 'native', 'better_sqlite3.node'), '');
+      expect(resolveSqliteBinding(root, {}, resources)).toBe(join(resources, 'native', 'better_sqlite3.node'));
+      expect(resolveSqliteBinding(root, { WEBHOOK_LAB_SQLITE_BINDING: '/x.node' }, resources)).toBe('/x.node');
+    } finally {
+      rmSync(resources, { recursive: true, force: true });
+    }
+  });
+
   it('recognises an addon built for the other runtime', () => {
     const msg =
       "The module '/a/better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 150.";

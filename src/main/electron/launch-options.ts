@@ -41,13 +41,19 @@ export function parseLaunchOptions(argv: readonly string[], env: NodeJS.ProcessE
 /** Folder, under the app root, where scripts/electron-native.mjs puts better-sqlite3 built for Electron's ABI. */
 export const ELECTRON_NATIVE_DIR = '.electron-native';
 
+/** Folder, under an installed app's resources, where electron-builder.yml puts that addon (extraResources). */
+export const PACKAGED_NATIVE_DIR = 'native';
+
 /**
- * The better-sqlite3 addon for this Electron: WEBHOOK_LAB_SQLITE_BINDING, else the copy built into
+ * The better-sqlite3 addon for this Electron: WEBHOOK_LAB_SQLITE_BINDING, else (an installed app,
+ * given its resources folder) the copy packaged beside app.asar, else the copy built into
  * `.electron-native/`, else undefined (better-sqlite3's own lookup, right only if node_modules was
  * rebuilt for Electron in place).
  */
-export function resolveSqliteBinding(appRoot: string, env: NodeJS.ProcessEnv): string | undefined {
+export function resolveSqliteBinding(appRoot: string, env: NodeJS.ProcessEnv, resourcesPath?: string): string | undefined {
   if (env.WEBHOOK_LAB_SQLITE_BINDING) return env.WEBHOOK_LAB_SQLITE_BINDING;
+  const packaged = resourcesPath && join(resourcesPath, PACKAGED_NATIVE_DIR, 'better_sqlite3.node');
+  if (packaged && existsSync(packaged)) return packaged;
   const built = join(appRoot, ELECTRON_NATIVE_DIR, 'better_sqlite3.node');
   return existsSync(built) ? built : undefined;
 }

@@ -10,6 +10,8 @@ export interface WindowOptions {
   preloadFile: string;
   renderer: RendererLocation;
   title: string;
+  /** Window and taskbar icon (Linux, Windows); macOS takes the bundle's. */
+  icon?: string;
 }
 
 /** http(s) links go to the system browser; every other scheme (file:, javascript:, custom) is dropped. */
@@ -40,6 +42,7 @@ export function lockNavigation(contents: WebContents): void {
 export function createMainWindow(opts: WindowOptions): BrowserWindow {
   const win = new BrowserWindow({
     title: opts.title,
+    ...(opts.icon ? { icon: opts.icon } : {}),
     width: 1360,
     height: 880,
     minWidth: 900,
