@@ -200,6 +200,22 @@ describe('sources', () => {
     expect((await api<Source[]>('GET', '/api/sources')).body.find((x) => x.id === s.id)?.webhooks.urls[0].url).toBe(`${ok.url}/v`);
   });
 
+  it('collector faults: set on POST and PATCH, refused with the field named, cleared with null, counted at /api/collector-faults', async () => {
+    const bad = await api<ApiErrorBody>('POST', '/api/sources', { body: { name: 'faulty', collectorFaults: { rate: 1.5, mode: 'status' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.fields).toEqual([{ path: 'collectorFaults.rate', message: 'must be between 0 and 1' }]);
+    const s = await createSource('faulty', [], { writeKey: 'wk_faulty', collectorFaults: { rate: 1, mode: 'status', status: 429, retryAfterS: 1 } });
+    expect(s.collectorFaults).toEqual({ rate: 1, mode: 'status', status: 429, retryAfterS: 1 });
+    expect((await te.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_faulty' })).status).toBe(429);
+    const badPatch = await api<ApiErrorBody>('PATCH', `/api/sources/${s.id}`, { body: { collectorFaults: { rate: 0.5, mode: 'delay' } } });
+    expect(badPatch.body.fields).toEqual([{ path: 'collectorFaults.delayMs', message: 'required with mode "delay"' }]);
+    const cleared = await api<Source>('PATCH', `/api/sources/${s.id}`, { body: { collectorFaults: null } });
+    expect(cleared.body.collectorFaults).toBeNull();
+    expect((await te.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_faulty' })).status).toBe(200);
+    const counts = await api<{ since: string; sources: Record<string, Record<string, number>> }>('GET', '/api/collector-faults');
+    expect(counts.body.sources[s.id]).toEqual({ '429': 1 });
+  });
+
   it('refuses a duplicate name with 409', async () => {
     await createSource('dup', []);
     const res = await api<ApiErrorBody>('POST', '/api/sources', { body: { name: 'dup' } });

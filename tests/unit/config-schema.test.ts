@@ -97,6 +97,14 @@ describe('config schema (SPEC §8)', () => {
     expect(errorsOf(dup)).toBe('sources[1].name: duplicate source name "a"; sources[1].writeKey: duplicate write key');
   });
 
+  it('a source may set collectorFaults (or null); a wrong field is named with its path', () => {
+    const faults = { rate: 0.5, mode: 'status', status: 503, retryAfterS: 2, seed: 42 };
+    expect(configSchema.parse({ sources: [{ name: 'a', collectorFaults: faults }] }).sources[0].collectorFaults).toEqual(faults);
+    expect(configSchema.parse({ sources: [{ name: 'a', collectorFaults: null }] }).sources[0].collectorFaults).toBeNull();
+    expect(errorsOf({ sources: [{ name: 'a', collectorFaults: { rate: 2, mode: 'hang' } }] })).toBe('sources[0].collectorFaults.rate: must be between 0 and 1');
+    expect(errorsOf({ sources: [{ name: 'a', collectorFaults: { rate: 1, mode: 'delay' } }] })).toBe('sources[0].collectorFaults.delayMs: required with mode "delay"');
+  });
+
   it('parseOrThrow raises a ValidationError carrying the same field list', () => {
     expect(() => parseOrThrow(configSchema, withWebhooks({ enabled: true }))).toThrow(ValidationError);
     let caught: unknown;
