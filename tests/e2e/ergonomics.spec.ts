@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { guardConsole, type ConsoleGuard } from './console-guard';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp } from './ui-steps';
@@ -5,6 +7,10 @@ import { openApp } from './ui-steps';
 // Issue 14, Ergonomics: first run in one click, the command palette, the `?` help, the theme
 // remembered across a reload without a flash, and editing an audience. A lab of its own, empty at
 // the start (the first-run offer shows only on an empty lab).
+
+// docs/ui.md's screenshots of these, refreshed only on request like the other specs'.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 
 test.describe.configure({ mode: 'serial' });
 
@@ -31,6 +37,8 @@ const LIGHT_BG = 'rgb(255, 255, 255)';
 test('first run: from an empty lab, one click gives a delivered, signed call open in the inspector', async ({ page }) => {
   expect(await lab.api<unknown[]>('GET', '/sources')).toEqual([]);
   await openApp(page, lab, 'compose');
+  await expect(page.getByTestId('first-run')).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/first-run.png` });
   await page.getByTestId('demo-try').click();
 
   await expect(page.getByTestId('screen-inspector')).toBeVisible();
@@ -54,6 +62,7 @@ test('command palette: Ctrl+K, type, Enter navigates; arrows move; Esc closes; a
   await expect(page.getByTestId('palette-input')).toBeFocused();
   await page.keyboard.type('dest');
   await expect(page.getByTestId('palette-item').first()).toHaveAttribute('data-id', 'go-destinations');
+  await page.screenshot({ path: `${SHOTS}/command-palette.png` });
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('palette')).toHaveCount(0);
   await expect(page.getByTestId('screen-destinations')).toBeVisible();
@@ -102,6 +111,7 @@ test('? shows the shortcuts (not while typing); Esc closes', async ({ page }) =>
   await expect(help).toBeVisible();
   await expect(help.getByTestId('help-shortcut').filter({ hasText: 'command palette' })).toContainText('Ctrl+K');
   await expect(help.getByTestId('help-group').first()).toHaveAttribute('data-scope', 'Anywhere');
+  await page.screenshot({ path: `${SHOTS}/shortcuts-help.png` });
   await page.keyboard.press('Escape');
   await expect(help).toHaveCount(0);
   // The palette opens it too.
@@ -181,6 +191,7 @@ test('audiences: edit one, only changed users are sent, and its members are list
   await expect(row.getByTestId('audience-sync-result')).toContainText('1 entered, 1 exited, 2 identify calls sent');
   await expect(page.getByTestId('audience-member')).toHaveText([/bob\s*true/]);
   await expect(row).toContainText('"team"');
+  await page.screenshot({ path: `${SHOTS}/audience-members.png` });
   const calls = await lab.api<{ items: { type: string; userId: string }[] }>('GET', '/messages?type=identify');
   // The two identify calls sent, then the audience's two at creation and edit: ann true, ann false, bob true.
   expect(calls.items.filter((c) => c.userId === 'ann')).toHaveLength(3);
