@@ -68,6 +68,21 @@ describe('modes', () => {
     expect(await counts('delay')).toEqual({ delay: 1 });
   });
 
+  it('delay longer than the client waits: the late request is still stored, and the retry of it is a duplicate', async () => {
+    const call = { userId: 'u', event: 'Gave up', messageId: 'late-1' };
+    const aborted = await fetch(`${t.collectorUrl}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: basic('delay'), 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+      signal: AbortSignal.timeout(DELAY_MS / 3),
+    }).catch((err: Error) => err);
+    expect(aborted).toBeInstanceOf(Error);
+    const stored = async () => (await t.call('listMessages', { sourceId: byName.get('delay')!.id, q: 'late-1', limit: 5 })).items;
+    await until(async () => (await stored()).length === 1);
+    expect(await t.post('/v1/track', call, { writeKey: key('delay') })).toEqual({ status: 200, json: { success: true } });
+    expect((await stored()).map((c) => [c.status, c.dropReason])).toEqual([['dropped', 'duplicate messageId'], ['accepted', null]]);
+  });
+
   it('hang: never answers; the client gives up, and the collector meanwhile answers others', async () => {
     const giveUp = new AbortController();
     const hung = rawTrack('hang', { signal: giveUp.signal });
