@@ -28,14 +28,14 @@ describe('demo', () => {
 
     const detail = await waitFor(async () => {
       const d = await t.call('getMessage', { id: demo.callIds[0] });
-      return d.deliveries[0]?.state === 'delivered' && d;
+      return d.deliveries[0]?.state === 'delivered' ? d : null;
     }, 'the demo call delivered');
     const attempt = detail.deliveries[0].attempts[0];
     expect(attempt.responseStatus).toBe(200);
     expect(attempt.signature).toBe(signBody(receiver.secret!, Buffer.from(attempt.requestBody)));
     const requests = await waitFor(async () => {
       const r = await t.call('listReceiverRequests', { id: receiver.id });
-      return r.length > 0 && r;
+      return r.length > 0 ? r : null;
     }, 'the receiver to record it');
     expect(requests).toHaveLength(1);
     expect(requests[0].signature.state).toBe('valid');
