@@ -154,6 +154,22 @@ export interface Attempt {
   errorMessage: string | null;
   timedOut: boolean;
   outcome: AttemptOutcome;
+  /** Where the time went; null when the request never had a connection, or for attempts made before v9. */
+  timing: AttemptTiming | null;
+}
+
+/**
+ * One attempt's time split (ms, to 0.1 ms), as the HTTP sender measures it. connectMs and tlsMs are
+ * null when the request went out on a kept-alive connection an earlier request opened (reused), and
+ * tlsMs for http. ttfbMs counts from the start of the attempt (any wait for a connection, connect and
+ * TLS included) to the response's first byte, so connectMs + tlsMs ≤ ttfbMs ≤ totalMs.
+ */
+export interface AttemptTiming {
+  connectMs: number | null;
+  tlsMs: number | null;
+  ttfbMs: number | null;
+  totalMs: number;
+  reused: boolean;
 }
 
 export interface Delivery {

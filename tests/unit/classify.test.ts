@@ -7,7 +7,7 @@ const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 function response(status: number, headers: Record<string, string> = {}): SendResult {
   return {
     startedAt: NOW, durationMs: 12, status, responseHeaders: headers, responseBody: '', responseTruncated: false,
-    errorCode: null, errorMessage: null, timedOut: false, tlsError: false,
+    errorCode: null, errorMessage: null, timedOut: false, tlsError: false, timing: null,
   };
 }
 

@@ -1,6 +1,9 @@
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { AttemptTiming } from '../../../shared/types';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** Response bodies are kept up to 64 KiB (SPEC §4); the rest is read and dropped. */
@@ -29,6 +32,8 @@ export interface SendResult {
   errorMessage: string | null;
   timedOut: boolean;
   tlsError: boolean;
+  /** Connect, TLS, first byte and total, where measured; null when the request never had a connection. */
+  timing: AttemptTiming | null;
 }
 
 export interface HttpSenderOptions {
@@ -69,7 +74,7 @@ export class HttpSender {
     this.#agent = new Agent({
       connections: opts.connectionsPerOrigin ?? 32,
       pipelining: 1,
-      connect: opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : undefined,
+      connect: timedConnector(buildConnector(opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {})),
     });
   }
 
@@ -147,6 +152,10 @@ class Attempt implements Dispatcher.DispatchHandler {
   #truncated = false;
   readonly #t0 = performance.now();
   #timer: NodeJS.Timeout;
+  /** The connection the request went out on (set when its headers are written), and the first response byte. */
+  #socket: SocketTiming | null = null;
+  #reused = false;
+  #firstByte: number | null = null;
 
   constructor(
     readonly onSettled: () => void,
@@ -160,7 +169,23 @@ class Attempt implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     // Timed out while waiting for a connection: never send it.
     if (this.#done) controller.abort(TIMEOUT_REASON);
-    else this.#controller = controller;
+    else {
+      this.#controller = controller;
+      // undici writes this request's headers next, in the same synchronous step: the channel's
+      // message names the socket (the subscriber at the end of this file).
+      nextOnSocket(this);
+    }
+  }
+
+  /** @internal The socket this request is written on; its connect and TLS times if it is new. */
+  onSocket(t: SocketTiming | undefined): void {
+    if (!t) return;
+    this.#socket = t;
+    this.#reused = t.uses++ > 0;
+  }
+
+  onResponseStarted(): void {
+    this.#firstByte ??= performance.now();
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -216,9 +241,10 @@ class Attempt implements Dispatcher.DispatchHandler {
       : chunks.length === 1 ? chunks[0].toString('utf8')
       : Buffer.concat(chunks, this.#kept).toString('utf8');
     this.#chunks = [];
+    const end = performance.now();
     this.resolve({
       startedAt: this.startedAt,
-      durationMs: Math.round(performance.now() - this.#t0),
+      durationMs: Math.round(end - this.#t0),
       status: this.#status,
       responseHeaders: this.#headers,
       responseBody: body,
@@ -227,10 +253,64 @@ class Attempt implements Dispatcher.DispatchHandler {
       errorMessage: message,
       timedOut,
       tlsError,
+      timing: this.#timing(end),
     });
     this.onSettled();
   }
+
+  #timing(end: number): AttemptTiming | null {
+    const s = this.#socket;
+    if (s === null) return null;
+    const fresh = !this.#reused;
+    return {
+      connectMs: fresh && s.tcp !== null ? ms(s.tcp - s.start) : null,
+      tlsMs: fresh && s.tls !== null && s.tcp !== null ? ms(s.tls - s.tcp) : null,
+      ttfbMs: this.#firstByte === null ? null : ms(this.#firstByte - this.#t0),
+      totalMs: ms(end - this.#t0),
+      reused: this.#reused,
+    };
+  }
 }
+
+const ms = (v: number) => Math.round(Math.max(0, v) * 10) / 10;
+
+/** When a connection was opened (performance.now()), connected, and finished its TLS handshake; how many requests it carried. */
+interface SocketTiming {
+  start: number;
+  tcp: number | null;
+  tls: number | null;
+  uses: number;
+}
+
+const socketTimings = new WeakMap<object, SocketTiming>();
+
+/** undici's own connector, with each new socket's connect and handshake times noted. */
+function timedConnector(base: buildConnector.connector): buildConnector.connector {
+  // Typed as returning nothing, undici's connector returns the socket it opens (lib/core/connect.js).
+  const open = base as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => Socket | undefined;
+  return (opts, callback) => {
+    const t: SocketTiming = { start: performance.now(), tcp: null, tls: null, uses: 0 };
+    const socket = open(opts, callback);
+    if (!socket) return socket;
+    socketTimings.set(socket, t);
+    socket.once('connect', () => (t.tcp = performance.now()));
+    if (opts.protocol === 'https:') socket.once('secureConnect', () => (t.tls = performance.now()));
+    return socket;
+  };
+}
+
+// The attempt whose request undici is about to write: set in onRequestStart, taken by the next
+// sendHeaders message, which undici publishes in the same synchronous step (client-h1 writeH1). The
+// channel is process-wide (Node's own fetch publishes there too), so nothing else is ever paired.
+let assigning: Attempt | null = null;
+function nextOnSocket(a: Attempt): void {
+  assigning = a;
+}
+subscribe('undici:client:sendHeaders', (message) => {
+  const a = assigning;
+  assigning = null;
+  if (a) a.onSocket(socketTimings.get((message as { socket: object }).socket));
+});
 
 function onTimer(a: Attempt): void {
   a.expire();
@@ -239,7 +319,7 @@ function onTimer(a: Attempt): void {
 function errorResult(startedAt: number, code: string, message: string): SendResult {
   return {
     startedAt, durationMs: 0, status: null, responseHeaders: null, responseBody: null,
-    responseTruncated: false, errorCode: code, errorMessage: message, timedOut: false, tlsError: false,
+    responseTruncated: false, errorCode: code, errorMessage: message, timedOut: false, tlsError: false, timing: null,
   };
 }
 

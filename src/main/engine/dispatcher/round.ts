@@ -89,6 +89,7 @@ function toAttempt(
     errorMessage: r.errorMessage ?? (c.outcome === 'success' ? null : c.reason),
     timedOut: r.timedOut,
     outcome: c.outcome,
+    timing: r.timing,
   };
 }
 

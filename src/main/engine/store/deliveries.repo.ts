@@ -1,4 +1,4 @@
-import type { Attempt, AttemptOutcome, AttemptTrigger, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { Attempt, AttemptOutcome, AttemptTiming, AttemptTrigger, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import type { Db } from './database';
 import { canceledUrlStates, decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
 
@@ -57,6 +57,7 @@ export interface NewAttempt {
   errorMessage: string | null;
   timedOut: boolean;
   outcome: AttemptOutcome;
+  timing: AttemptTiming | null;
 }
 
 export interface DeliveryUpdate {
@@ -127,7 +128,8 @@ export class DeliveriesRepo {
     this.stateStmt = db.prepare("UPDATE deliveries SET state = ? WHERE id = ? AND state != 'canceled'");
     this.attemptStmt = db.prepare(`INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
       request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
-      error_message, timed_out, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byCallStmt = db.prepare('SELECT * FROM deliveries WHERE call_id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
@@ -216,6 +218,11 @@ export class DeliveriesRepo {
         a.errorMessage,
         a.timedOut ? 1 : 0,
         a.outcome,
+        a.timing?.connectMs ?? null,
+        a.timing?.tlsMs ?? null,
+        a.timing?.ttfbMs ?? null,
+        a.timing?.totalMs ?? null,
+        a.timing ? (a.timing.reused ? 1 : 0) : null,
       ).lastInsertRowid,
     );
   }
@@ -311,6 +318,11 @@ interface AttemptRow {
   error_message: string | null;
   timed_out: number;
   outcome: AttemptOutcome;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  ttfb_ms: number | null;
+  total_ms: number | null;
+  conn_reused: number | null;
 }
 
 /** The API shape of an attempt just written (same as toAttempt of its row). */
@@ -335,6 +347,7 @@ export function recordedAttempt(a: NewAttempt, id: number, deliveryBody: Buffer)
     errorMessage: a.errorMessage,
     timedOut: a.timedOut,
     outcome: a.outcome,
+    timing: a.timing,
   };
 }
 
@@ -359,6 +372,11 @@ export function toAttempt(a: AttemptRow, deliveryBody: string): Attempt {
     errorMessage: a.error_message,
     timedOut: a.timed_out === 1,
     outcome: a.outcome,
+    // Written with the attempt since v9 (total_ms set whenever the request had a connection).
+    timing:
+      a.total_ms === null || a.total_ms === undefined
+        ? null
+        : { connectMs: a.connect_ms, tlsMs: a.tls_ms, ttfbMs: a.ttfb_ms, totalMs: a.total_ms, reused: a.conn_reused === 1 },
   };
 }
 

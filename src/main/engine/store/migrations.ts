@@ -262,4 +262,15 @@ export const MIGRATIONS: string[] = [
   DROP TABLE ids_v8;
   UPDATE calls SET search = wl_search_text(user_id, anonymous_id, message_id, label, group_id, previous_id);
   `,
+  /* 9: an attempt's time split, as the HTTP sender measures it (AttemptTiming in shared/types.ts):
+     connect and TLS of a new connection (NULL on a reused keep-alive connection, TLS NULL for http),
+     time to first byte and total, in ms to 0.1 ms; conn_reused 1 when the request went out on a
+     kept-alive connection. All NULL for attempts made before, and for those that never had a
+     connection (refused, TLS failure): the inspector then shows the duration only. */ `
+  ALTER TABLE attempts ADD COLUMN connect_ms REAL;
+  ALTER TABLE attempts ADD COLUMN tls_ms REAL;
+  ALTER TABLE attempts ADD COLUMN ttfb_ms REAL;
+  ALTER TABLE attempts ADD COLUMN total_ms REAL;
+  ALTER TABLE attempts ADD COLUMN conn_reused INTEGER;
+  `,
 ];
