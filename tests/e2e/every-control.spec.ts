@@ -31,7 +31,8 @@ const COVERED: Record<string, string[]> = {
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
     'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state',
     'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
-    'copy:Copy body', 'copy:Copy as cURL',
+    'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
+    'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -352,13 +353,13 @@ test('inspector: every control', async ({ page, receivers }) => {
     await expect(t(id)).toHaveText('Copied');
   }
   const attempt = timelineOk.getByTestId('attempt').first();
-  for (const label of ['Copy body', 'Copy as cURL']) {
-    const b = attempt.locator(`[data-copy-label="${label}"]`);
-    await s.use(`copy:${label}`, b);
-    await expect(b).toHaveText('Copied');
-  }
-  await s.use('toggle-raw', attempt.getByTestId('toggle-raw'));
-  await expect(attempt.getByTestId('toggle-raw')).toHaveText('pretty');
+  const curl = attempt.locator('[data-copy-label="Copy as cURL"]');
+  await s.use('copy:Copy as cURL', curl);
+  await expect(curl).toHaveText('Copied');
+  // The body is shown once, above the attempts; raw shows the exact bytes.
+  await s.use('toggle-raw', t('toggle-raw'));
+  await expect(t('toggle-raw')).toHaveText('pretty');
+  await expect(t('delivery-body')).toHaveAttribute('data-mode', 'raw');
   await attempt.getByTestId('verify-secret').fill('wrong');
   await s.use('verify-button', attempt.getByTestId('verify-button'));
   await expect(attempt.getByTestId('verify-result')).toBeVisible();
@@ -368,8 +369,52 @@ test('inspector: every control', async ({ page, receivers }) => {
   await expect(timelineOk).toHaveAttribute('data-attempts', '2');
   await s.use('replay-button', t('replay-button'));
   await expect(timelineOk).toHaveAttribute('data-attempts', '3');
+  // Replay with an edited body: cancelled once, then sent; the new attempt shows the body it sent.
+  await s.use('edit-replay', t('edit-replay'));
+  await expect(t('edit-replay-panel')).toBeVisible();
+  await s.use('edit-replay-cancel', t('edit-replay-cancel'));
+  await expect(t('edit-replay-panel')).toHaveCount(0);
+  await t('edit-replay').click();
+  const edited = '{"type":"track","event":"Every Edited","userId":"every_user"}';
+  await t('edit-replay-body').locator('.cm-content').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(edited);
+  await s.use('edit-replay-send', t('edit-replay-send'));
+  await expect(timelineOk).toHaveAttribute('data-attempts', '4');
+  const editedAttempt = timelineOk.locator('[data-testid="attempt"][data-edited="true"]');
+  await expect(editedAttempt.getByTestId('attempt-body')).toHaveText(edited);
+  await s.use('attempt-copy-edited', editedAttempt.getByTestId('attempt-copy-edited'));
+  await expect(editedAttempt.getByTestId('attempt-copy-edited')).toHaveText('Copied');
   await s.use('Close detail', page.getByRole('button', { name: 'Close detail' }));
   await expect(t('detail-pane')).toHaveCount(0);
+
+  // Retry failed: one call failed for good (TLS to a plain-HTTP port is not retried), counted, cancelled once, then retried.
+  const failing = await lab.api<SourceView>('POST', '/sources', {
+    name: 'every-fail',
+    webhooks: { enabled: true, urls: [{ url: `https://127.0.0.1:${receivers.ok.port}/tls`, headers: {} }] },
+  });
+  const failed = await lab.api<{ call: { id: number } }>('POST', `/sources/${failing.id}/test`);
+  const attemptsOf = async (id: number) => (await lab.api<{ deliveries: { attemptCount: number }[] }>('GET', `/messages/${id}`)).deliveries[0]?.attemptCount;
+  await expect(page.locator(`[data-testid="call-row"][data-id="${failed.call.id}"]`)).toHaveAttribute('data-status', 'failed');
+  await s.use('retry-matching', t('retry-matching'));
+  await expect(t('bulk-confirm-text')).toContainText('Send 1 failed or expired call matching');
+  await s.use('retry-matching-cancel', t('retry-matching-cancel'));
+  await expect(t('bulk-confirm')).toHaveCount(0);
+  expect(await attemptsOf(failed.call.id)).toBe(1);
+  await t('retry-matching').click();
+  await s.use('retry-matching-confirm', t('retry-matching-confirm'));
+  await expect(t('toast-info').filter({ hasText: 'Retrying 1 failed or expired call' })).toBeVisible();
+  await expect.poll(() => attemptsOf(failed.call.id)).toBe(2);
+  await lab.api('DELETE', `/sources/${failing.id}`);
+
+  // Clear all calls: cancelled once, then confirmed; the list is empty and so is the store.
+  await s.use('clear-calls', t('clear-calls'));
+  await s.use('clear-calls-cancel', t('clear-calls-cancel'));
+  await expect(row).toBeVisible();
+  await t('clear-calls').click();
+  await s.use('clear-calls-confirm', t('clear-calls-confirm'));
+  await expect(t('inspector-empty')).toContainText('No calls yet');
+  expect((await lab.api<{ total: number }>('GET', '/messages')).total).toBe(0);
   s.done();
 });
 

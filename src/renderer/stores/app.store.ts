@@ -12,6 +12,7 @@ import { createDeletionsSlice } from './deletions.slice';
 import { createAudiencesSlice } from './audiences.slice';
 import { createLoadSlice } from './load.slice';
 import { createSimToolsSlice } from './sim-tools.slice';
+import { createInspectorActionsSlice } from './inspector-actions.slice';
 import { createDemoSlice } from './demo.slice';
 
 export type { AppState } from './app.types';
@@ -22,6 +23,7 @@ export function createAppStore(api: ApiClient) {
     ...createUiSlice(...a),
     ...createComposeSlice(api)(...a),
     ...createInspectorSlice(api)(...a),
+    ...createInspectorActionsSlice(api)(...a),
     ...createSourcesSlice(api)(...a),
     ...createClientSlice(api)(...a),
     ...createSettingsSlice(api)(...a),

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { ComposeSlice } from './compose.slice';
 import type { InspectorSlice } from './inspector.slice';
+import type { InspectorActionsSlice } from './inspector-actions.slice';
 import type { SourcesSlice } from './sources.slice';
 import type { ClientSlice } from './client.slice';
 import type { SettingsSlice } from './settings.slice';
@@ -14,6 +15,7 @@ import type { DemoSlice } from './demo.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
+  InspectorActionsSlice &
   SourcesSlice &
   ClientSlice &
   SettingsSlice &

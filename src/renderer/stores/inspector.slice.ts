@@ -33,7 +33,8 @@ export interface InspectorSlice {
   replay(id: number, urlIndex?: number): Promise<ReplayResult | null>;
 }
 
-function query(filters: InspectorFilters) {
+/** The filters as listMessages (and retryMatching) take them. */
+export function listQuery(filters: InspectorFilters) {
   const q = filters.q?.trim();
   return {
     status: filters.status || undefined,
@@ -75,7 +76,7 @@ export const createInspectorSlice =
         set({ callsLoading: true, callsError: null });
         lastLoad = (async () => {
           try {
-            const page = await api.call('listMessages', { ...query(get().filters), limit: PAGE_SIZE });
+            const page = await api.call('listMessages', { ...listQuery(get().filters), limit: PAGE_SIZE });
             if (seq !== loadSeq) return;
             set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, missedWhilePaused: 0 });
           } catch (err) {
@@ -97,7 +98,7 @@ export const createInspectorSlice =
         const seq = loadSeq;
         set({ callsLoadingMore: true });
         try {
-          const page = await api.call('listMessages', { ...query(get().filters), before: callsNext, limit: PAGE_SIZE });
+          const page = await api.call('listMessages', { ...listQuery(get().filters), before: callsNext, limit: PAGE_SIZE });
           if (seq !== loadSeq) return;
           const seen = new Set(get().calls.map((c) => c.id));
           set({

@@ -1,21 +1,43 @@
-import { useState } from 'react';
 import type { Attempt } from '../../../shared/types';
 import { curlCommand } from '../../../shared/preview/curl';
 import { CopyButton } from '../../components/copy-button';
-import { formatDateTime, formatMs, prettyJson } from '../../components/format';
+import { formatDateTime, formatMs } from '../../components/format';
+import { BodyView } from '../../components/lazy-json-view';
 import { explainAttempt, outcomeLabel, type AttemptContext } from './explain';
 import { VerifyBox } from './verify-box';
 import { HeadersTable as Headers } from '../../components/headers-table';
+import { AttemptTimingView } from './attempt-timing';
 
 export function attemptCurl(a: Attempt): string {
   return curlCommand({ url: a.url, headers: a.requestHeaders, body: a.requestBody });
 }
 
-export function AttemptView({ attempt: a, index, defaultOpen, context }: { attempt: Attempt; index: number; defaultOpen: boolean; context?: AttemptContext }) {
-  const [raw, setRaw] = useState(false);
+export const byteLength = (text: string) => new TextEncoder().encode(text).length;
+
+/**
+ * One attempt: its headers, signature, response and timing. The body is the delivery's, shown once
+ * above the attempts (DeliveryBody); an attempt shows its own only when it differs (a replay with an
+ * edited body).
+ */
+export function AttemptView({
+  attempt: a,
+  index,
+  defaultOpen,
+  context,
+  deliveryBody,
+  raw,
+}: {
+  attempt: Attempt;
+  index: number;
+  defaultOpen: boolean;
+  context?: AttemptContext;
+  deliveryBody: string;
+  raw: boolean;
+}) {
   const why = explainAttempt(a, context);
+  const edited = a.requestBody !== deliveryBody;
   return (
-    <details className={`attempt attempt-${a.outcome}`} open={defaultOpen} data-testid="attempt" data-outcome={a.outcome} data-trigger={a.trigger}>
+    <details className={`attempt attempt-${a.outcome}`} open={defaultOpen} data-testid="attempt" data-outcome={a.outcome} data-trigger={a.trigger} data-edited={edited}>
       <summary>
         <span className="attempt-no">#{index + 1}</span>
         <span className={`chip chip-outcome-${a.outcome}`} data-testid="attempt-outcome">
@@ -23,6 +45,7 @@ export function AttemptView({ attempt: a, index, defaultOpen, context }: { attem
         </span>
         <span className="muted">round {a.round}</span>
         <span className="muted">{a.trigger}</span>
+        {edited ? <span className="chip chip-edited">edited body</span> : null}
         <span className="muted">{formatDateTime(a.startedAt)}</span>
         <span className="muted">{formatMs(a.durationMs)}</span>
       </summary>
@@ -32,19 +55,23 @@ export function AttemptView({ attempt: a, index, defaultOpen, context }: { attem
             {why}
           </div>
         ) : null}
+        <AttemptTimingView attempt={a} />
         <div className="cols-2">
           <section>
-            <h4>Request</h4>
-            <Headers headers={a.requestHeaders} />
             <div className="row">
-              <h4 className="grow">Body ({new TextEncoder().encode(a.requestBody).length} B)</h4>
-              <button type="button" className="small" onClick={() => setRaw(!raw)} data-testid="toggle-raw">
-                {raw ? 'pretty' : 'raw bytes'}
-              </button>
-              <CopyButton text={a.requestBody} label="Copy body" />
+              <h4 className="grow">Request</h4>
               <CopyButton text={() => attemptCurl(a)} label="Copy as cURL" />
             </div>
-            <pre className="body" data-testid="attempt-body">{raw ? a.requestBody : prettyJson(a.requestBody)}</pre>
+            <Headers headers={a.requestHeaders} />
+            {edited ? (
+              <>
+                <div className="row">
+                  <h4 className="grow">Edited body ({byteLength(a.requestBody)} B)</h4>
+                  <CopyButton text={a.requestBody} label="Copy edited body" testId="attempt-copy-edited" />
+                </div>
+                <BodyView text={a.requestBody} raw={raw} label={`attempt ${index + 1} body`} testId="attempt-body" />
+              </>
+            ) : null}
             <h4>Signature</h4>
             <div className="mono" data-testid="attempt-signature">
               {a.signature ?? 'none (no shared secret)'}
@@ -59,7 +86,11 @@ export function AttemptView({ attempt: a, index, defaultOpen, context }: { attem
                   HTTP {a.responseStatus} · {formatMs(a.durationMs)}
                 </div>
                 <Headers headers={a.responseHeaders} />
-                <pre className="body">{a.responseBody ? prettyJson(a.responseBody) : '(empty body)'}</pre>
+                {a.responseBody ? (
+                  <BodyView text={a.responseBody} raw={raw} label={`attempt ${index + 1} response`} testId="attempt-response-body" maxHeight="200px" />
+                ) : (
+                  <pre className="body">(empty body)</pre>
+                )}
                 {a.responseTruncated ? <div className="muted">… truncated at 64 KB</div> : null}
               </>
             ) : (

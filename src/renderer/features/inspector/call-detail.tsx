@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { MAX_CALL_DEPTH } from '../../../shared/nesting';
@@ -5,7 +6,9 @@ import { CopyButton } from '../../components/copy-button';
 import { formatDateTime } from '../../components/format';
 import { Elapsed, StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
-import { AttemptView, attemptCurl } from './attempt-view';
+import { AttemptView, attemptCurl, byteLength } from './attempt-view';
+import { BodyView } from '../../components/lazy-json-view';
+import { EditReplay } from './edit-replay';
 import { RetryTimes } from '../receivers/time-warp';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
@@ -22,7 +25,7 @@ function UrlStateChip({ outcome }: { outcome: UrlOutcome }) {
   );
 }
 
-function UrlTimeline({ delivery, urlIndex, outcome }: { delivery: DeliveryWithAttempts; urlIndex: number; outcome?: UrlOutcome }) {
+function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryWithAttempts; urlIndex: number; outcome?: UrlOutcome; raw: boolean }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
   const attempts = delivery.attempts.filter((a) => a.urlIndex === urlIndex).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
@@ -54,7 +57,15 @@ function UrlTimeline({ delivery, urlIndex, outcome }: { delivery: DeliveryWithAt
         <div className="muted">{outcome?.state === 'not_attempted' ? 'Not attempted: the delivery ended without sending to this URL.' : 'No attempt yet.'}</div>
       ) : null}
       {attempts.map((a, i) => (
-        <AttemptView key={a.id} attempt={a} index={i} defaultOpen={a === last} context={attemptContext(delivery, a, a === last)} />
+        <AttemptView
+          key={a.id}
+          attempt={a}
+          index={i}
+          defaultOpen={a === last}
+          context={attemptContext(delivery, a, a === last)}
+          deliveryBody={delivery.body}
+          raw={raw}
+        />
       ))}
       {delivery.state === 'retrying' && last && last.outcome === 'retryable' && delivery.nextAttemptAt ? (
         <div className="notice" data-testid="url-next-retry">
@@ -73,7 +84,36 @@ function attemptContext(delivery: DeliveryWithAttempts, a: Attempt, last: boolea
   };
 }
 
+/** The body the delivery sends, shown once for all its attempts (an attempt shows its own only when edited). */
+function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempts; raw: boolean; setRaw(raw: boolean): void }) {
+  const [editing, setEditing] = useState(false);
+  const replaying = useApp((s) => s.replaying);
+  return (
+    <section className="delivery-body">
+      <div className="row">
+        <h4 className="grow">Body ({byteLength(delivery.body)} B)</h4>
+        <button type="button" className="small" onClick={() => setRaw(!raw)} data-testid="toggle-raw" title="Exact bytes sent, or indented and foldable">
+          {raw ? 'pretty' : 'raw bytes'}
+        </button>
+        <button
+          type="button"
+          className="small"
+          data-testid="edit-replay"
+          disabled={editing || replaying}
+          onClick={() => setEditing(true)}
+          title="Edit the body and send it to every URL as a replay"
+        >
+          Edit &amp; replay
+        </button>
+      </div>
+      {editing ? <EditReplay callId={delivery.callId} body={delivery.body} onClose={() => setEditing(false)} /> : null}
+      <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" />
+    </section>
+  );
+}
+
 function DeliveryView({ delivery, urls }: { delivery: DeliveryWithAttempts; urls: UrlOutcome[] }) {
+  const [raw, setRaw] = useState(false);
   const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
   // The row says in flight while a round is out (not written to the delivery until it ends).
   const state = urls.some((u) => u.state === 'in_flight') ? 'in_flight' : delivery.state;
@@ -88,8 +128,9 @@ function DeliveryView({ delivery, urls }: { delivery: DeliveryWithAttempts; urls
         {delivery.attemptCount} attempt{delivery.attemptCount === 1 ? '' : 's'}
         {delivery.lastError ? ` · last error: ${delivery.lastError}` : ''}
       </div>
+      <DeliveryBody delivery={delivery} raw={raw} setRaw={setRaw} />
       {Array.from({ length: urlCount }, (_, i) => (
-        <UrlTimeline key={i} delivery={delivery} urlIndex={i} outcome={urls[i]} />
+        <UrlTimeline key={i} delivery={delivery} urlIndex={i} outcome={urls[i]} raw={raw} />
       ))}
     </section>
   );
@@ -156,12 +197,16 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
               <pre className="body" data-testid="call-raw">{call.rawText}</pre>
             </>
           ) : (
-            <pre className="body" data-testid="call-raw">{JSON.stringify(call.raw, null, 2)}</pre>
+            <BodyView text={JSON.stringify(call.raw, null, 2)} label="call as received" testId="call-raw" />
           )}
         </section>
         <section>
           <h3>As normalized</h3>
-          <pre className="body" data-testid="call-normalized">{call.normalized ? JSON.stringify(call.normalized, null, 2) : '(not normalized: dropped)'}</pre>
+          {call.normalized ? (
+            <BodyView text={JSON.stringify(call.normalized, null, 2)} label="call as normalized" testId="call-normalized" />
+          ) : (
+            <pre className="body" data-testid="call-normalized">(not normalized: dropped)</pre>
+          )}
         </section>
       </div>
     </div>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CallSummary } from '../../../shared/types';
 import { formatMs, formatTime } from '../../components/format';
@@ -7,34 +7,41 @@ import { useApp, useAppShallow, useAppStore } from '../../store-context';
 
 const ROW_HEIGHT = 30;
 
-function Row({ call, selected, onSelect }: { call: CallSummary; selected: boolean; onSelect(): void }) {
+function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected: boolean; cursor: boolean; onSelect(): void }) {
   return (
     <div
       role="row"
       aria-selected={selected}
-      className={`call-row${selected ? ' selected' : ''}`}
+      // One row in the tab order (roving): the cursor's; the keys move it (keyboard.ts).
+      tabIndex={cursor ? 0 : -1}
+      className={`call-row${selected ? ' selected' : ''}${cursor ? ' cursor' : ''}`}
       data-testid="call-row"
       data-id={call.id}
+      data-cursor={cursor || undefined}
       data-status={call.status === 'dropped' ? 'dropped' : (call.deliveryState ?? 'not_forwarded')}
       onClick={onSelect}
     >
-      <span className="mono">{formatTime(call.receivedAt)}</span>
-      <span className="ellipsis">{call.sourceName ?? '—'}</span>
-      <span>{call.type}</span>
-      <span className="ellipsis mono" title={call.anonymousId ?? undefined}>
+      <span role="gridcell" className="mono">{formatTime(call.receivedAt)}</span>
+      <span role="gridcell" className="ellipsis">{call.sourceName ?? '—'}</span>
+      <span role="gridcell">{call.type}</span>
+      <span role="gridcell" className="ellipsis mono" title={call.anonymousId ?? undefined}>
         {call.userId ?? (call.anonymousId ? `anon ${call.anonymousId.slice(0, 8)}` : '—')}
       </span>
-      <span className="ellipsis" data-testid="call-label">{call.label ?? ''}</span>
-      <span className="ellipsis">
+      <span role="gridcell" className="ellipsis" data-testid="call-label">{call.label ?? ''}</span>
+      <span role="gridcell" className="ellipsis">
         <StatusChip call={call} />
       </span>
-      <span className="num">{call.attemptCount}</span>
-      <span className="num">{formatMs(call.latencyMs)}</span>
+      <span role="gridcell" className="num">{call.attemptCount}</span>
+      <span role="gridcell" className="num">{formatMs(call.latencyMs)}</span>
     </div>
   );
 }
 
-export function CallList() {
+/**
+ * `cursor`: the row the keys are on (focused, in the tab order); the first row when none. `footer`
+ * goes under the rows (actions on the calls): there it never moves them.
+ */
+export function CallList({ cursor, onCursor, footer }: { cursor: number | null; onCursor(id: number): void; footer?: ReactNode }) {
   const store = useAppStore();
   const calls = useApp((s) => s.calls);
   const { selected, next, loadingMore } = useAppShallow((s) => ({ selected: s.selectedCallId, next: s.callsNext, loadingMore: s.callsLoadingMore }));
@@ -50,6 +57,17 @@ export function CallList() {
     initialRect: { width: 0, height: window.innerHeight },
   });
   const items = virtualizer.getVirtualItems();
+  const cursorId = cursor !== null && calls.some((c) => c.id === cursor) ? cursor : (calls[0]?.id ?? null);
+  // The cursor moved (keys, which never act while a field has the focus, or a click): bring its row
+  // into view and give it the focus.
+  useEffect(() => {
+    if (cursor === null) return;
+    const index = calls.findIndex((c) => c.id === cursor);
+    if (index === -1) return;
+    virtualizer.scrollToIndex(index, { align: 'auto' });
+    requestAnimationFrame(() => parent.current?.querySelector<HTMLElement>(`[data-testid="call-row"][data-id="${cursor}"]`)?.focus({ preventScroll: true }));
+    // Only when the cursor moves, not on every live update of the list.
+  }, [cursor]);
   const lastIndex = items.length ? items[items.length - 1].index : -1;
   // Page in the next 100 when the viewport nears the end of what is loaded.
   useEffect(() => {
@@ -57,27 +75,36 @@ export function CallList() {
   }, [lastIndex, calls.length, next, loadingMore, store]);
 
   return (
-    <div className="call-list" role="grid" aria-rowcount={calls.length}>
+    <div className="call-list" role="grid" aria-label="Calls" aria-rowcount={calls.length}>
       <div className="call-row call-head" role="row">
-        <span>time</span>
-        <span>source</span>
-        <span>type</span>
-        <span>user</span>
-        <span>event / name</span>
-        <span>status</span>
-        <span className="num">tries</span>
-        <span className="num">latency</span>
+        <span role="columnheader">time</span>
+        <span role="columnheader">source</span>
+        <span role="columnheader">type</span>
+        <span role="columnheader">user</span>
+        <span role="columnheader">event / name</span>
+        <span role="columnheader">status</span>
+        <span role="columnheader" className="num">tries</span>
+        <span role="columnheader" className="num">latency</span>
       </div>
       <div className="call-scroll" ref={parent} data-testid="call-list">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((v) => (
             <div key={v.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: v.size, transform: `translateY(${v.start}px)` }}>
-              <Row call={calls[v.index]} selected={calls[v.index].id === selected} onSelect={() => store.getState().selectCall(calls[v.index].id)} />
+              <Row
+                call={calls[v.index]}
+                selected={calls[v.index].id === selected}
+                cursor={calls[v.index].id === cursorId}
+                onSelect={() => {
+                  onCursor(calls[v.index].id);
+                  store.getState().selectCall(calls[v.index].id);
+                }}
+              />
             </div>
           ))}
         </div>
         {loadingMore ? <div className="muted list-foot">loading more…</div> : null}
       </div>
+      {footer ? <div className="call-list-foot">{footer}</div> : null}
     </div>
   );
 }

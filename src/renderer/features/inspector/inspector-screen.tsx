@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { EmptyState } from '../../components/field';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorBoundary } from '../../components/error-boundary';
@@ -7,6 +8,9 @@ import { CallList } from './call-list';
 import { FiltersBar } from './filters-bar';
 import { ExportMenu } from '../load/export-menu';
 import { TimeWarpControl } from '../receivers/time-warp';
+import { BulkActions } from './bulk-actions';
+import { useInspectorKeys } from './keyboard';
+import { SplitHandle, useDetailWidth } from './split-handle';
 
 function NoCalls() {
   const { filtered, collector, hasSources } = useAppShallow((s) => ({
@@ -56,6 +60,10 @@ export function InspectorScreen() {
   const selected = useApp((s) => s.selectedCallId);
   const detail = useApp((s) => s.detail);
   const detailError = useApp((s) => s.detailError);
+  const [cursor, setCursor] = useState<number | null>(null);
+  useInspectorKeys(store, cursor, setCursor);
+  const [detailWidth, setDetailWidth] = useDetailWidth();
+  const withDetail = selected !== null;
   return (
     <div className="screen inspector-screen" data-testid="screen-inspector">
       <div className="inspector-head">
@@ -71,8 +79,13 @@ export function InspectorScreen() {
           </button>
         </div>
       ) : null}
-      <div className={`inspector-split${selected !== null ? ' with-detail' : ''}`}>
-        {count === 0 && !loading ? <NoCalls /> : <CallList />}
+      <div
+        className={`inspector-split${withDetail ? ' with-detail' : ''}`}
+        data-testid="inspector-split"
+        style={withDetail ? { gridTemplateColumns: `minmax(0, ${1 - detailWidth}fr) 10px minmax(0, ${detailWidth}fr)` } : undefined}
+      >
+        {count === 0 && !loading ? <NoCalls /> : <CallList cursor={cursor} onCursor={setCursor} footer={<BulkActions />} />}
+        {withDetail ? <SplitHandle fraction={detailWidth} onChange={setDetailWidth} /> : null}
         {selected !== null ? (
           <aside className="detail-pane" data-testid="detail-pane">
             <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">

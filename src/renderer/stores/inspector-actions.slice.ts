@@ -1,0 +1,69 @@
+import type { ApiClient, ClearCallsResult, RetryMatchingResult } from '../../shared/api.contract';
+import type { SliceCreator } from './app.types';
+import { errorText } from './errors';
+import { listQuery } from './inspector.slice';
+
+/** Acting on what the inspector shows: replay with an edited body, retry what failed, clear everything. */
+export interface InspectorActionsSlice {
+  /** Sends this body (JSON text, exactly these bytes) to every URL of the call, signed with the current secret. */
+  replayEdited(id: number, body: string): Promise<boolean>;
+  /** How many failed or expired calls the current filters match (what the confirm shows). */
+  countRetryable(): Promise<number | null>;
+  /** Sends them again (manual attempts, in the background). */
+  retryMatching(): Promise<RetryMatchingResult | null>;
+  /** Deletes every call; the list and the detail empty. */
+  clearCalls(): Promise<ClearCallsResult | null>;
+}
+
+export const createInspectorActionsSlice =
+  (api: ApiClient): SliceCreator<InspectorActionsSlice> =>
+  (set, get) => ({
+    async replayEdited(id, body) {
+      set({ replaying: true });
+      try {
+        const r = await api.call('replayMessage', { id, body });
+        get().notify(`Replayed with the edited body: ${r.attempts.length} new attempt(s)`);
+        await get().refreshDetail();
+        return true;
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+        return false;
+      } finally {
+        set({ replaying: false });
+      }
+    },
+    async countRetryable() {
+      try {
+        return (await api.call('retryMatching', { ...listQuery(get().filters), dryRun: true })).matched;
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+        return null;
+      }
+    },
+    async retryMatching() {
+      try {
+        const r = await api.call('retryMatching', listQuery(get().filters));
+        get().notify(
+          r.retried < r.matched
+            ? `Retrying ${r.retried} of ${r.matched} failed or expired calls (at most 10,000 at once)`
+            : `Retrying ${r.retried} failed or expired call${r.retried === 1 ? '' : 's'}`,
+        );
+        return r;
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+        return null;
+      }
+    },
+    async clearCalls() {
+      try {
+        const r = await api.call('clearCalls', {});
+        get().selectCall(null);
+        get().notify(`Cleared ${r.removed} call${r.removed === 1 ? '' : 's'}`);
+        await get().loadCalls();
+        return r;
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+        return null;
+      }
+    },
+  });
