@@ -1,6 +1,7 @@
+import { INSPECTOR_SHORTCUT_GROUP } from './features/inspector/shortcuts';
+
 // Every keyboard shortcut of the app, for the help overlay (`?`) and docs/ui.md. A screen with its
-// own keys adds a group here: the inspector's list (features/inspector/shortcuts.ts, when it lands)
-// is meant to be imported and appended to SHORTCUT_GROUPS.
+// own keys adds a group here, as the inspector does (features/inspector/shortcuts.ts).
 
 export interface Shortcut {
   /** Alternatives, each shown as one key chip: ['Ctrl+K', '⌘K']. */
@@ -31,7 +32,7 @@ export const PALETTE_SHORTCUTS: ShortcutGroup = {
   ],
 };
 
-export const SHORTCUT_GROUPS: ShortcutGroup[] = [GLOBAL_SHORTCUTS, PALETTE_SHORTCUTS];
+export const SHORTCUT_GROUPS: ShortcutGroup[] = [GLOBAL_SHORTCUTS, PALETTE_SHORTCUTS, INSPECTOR_SHORTCUT_GROUP];
 
 /** Whether a key event comes from a place that takes text (a `?` typed there is text, not a shortcut). */
 export function isTyping(target: EventTarget | null): boolean {

@@ -33,6 +33,7 @@ const COVERED: Record<string, string[]> = {
     'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
+    'copy:Copy',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -415,6 +416,10 @@ test('inspector: every control', async ({ page, receivers }) => {
   await s.use('clear-calls-confirm', t('clear-calls-confirm'));
   await expect(t('inspector-empty')).toContainText('No calls yet');
   expect((await lab.api<{ total: number }>('GET', '/messages')).total).toBe(0);
+  // The empty inspector's collector address.
+  const copyCollector = t('inspector-empty').locator('[data-copy-label="Copy"]');
+  await s.use('copy:Copy', copyCollector);
+  await expect(copyCollector).toHaveText('Copied');
   s.done();
 });
 

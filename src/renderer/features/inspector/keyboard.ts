@@ -1,12 +1,7 @@
 import { useEffect } from 'react';
 import type { AppStore } from '../../stores/app.store';
+import { isTyping } from '../../shortcuts';
 import { inspectorAction } from './shortcuts';
-
-/** Typing somewhere: keys belong to that field (the search box, an editor, a select). */
-function typing(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.closest('.cm-editor') !== null;
-}
 
 /**
  * The inspector's keys (shortcuts.ts), while it is on screen: ↑/↓ or j/k move the cursor row (and the
@@ -16,7 +11,7 @@ function typing(target: EventTarget | null): boolean {
 export function useInspectorKeys(store: AppStore, cursor: number | null, setCursor: (id: number) => void): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || typing(e.target) || document.querySelector('[aria-modal="true"]')) return;
+      if (e.defaultPrevented || isTyping(e.target) || document.querySelector('[aria-modal="true"]')) return;
       const action = inspectorAction(e);
       if (action === null) return;
       const s = store.getState();

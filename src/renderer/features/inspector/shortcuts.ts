@@ -1,7 +1,9 @@
+import type { ShortcutGroup } from '../../shortcuts';
+
 /**
  * The inspector's keyboard shortcuts: one list that both the key handler (keyboard.ts) and the help
- * overlay read, so what is listed is what works. `keys` are KeyboardEvent.key values; `label` is how
- * to show them.
+ * overlay (src/renderer/shortcuts.ts, as INSPECTOR_SHORTCUT_GROUP) read, so what is listed is what
+ * works. `keys` are KeyboardEvent.key values; `label` is how to show them.
  */
 export type InspectorAction = 'next' | 'previous' | 'open' | 'close' | 'search';
 
@@ -25,3 +27,9 @@ export function inspectorAction(e: { key: string; ctrlKey?: boolean; metaKey?: b
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
   return INSPECTOR_SHORTCUTS.find((s) => s.keys.includes(e.key))?.action ?? null;
 }
+
+/** The same list as the help overlay shows its groups. */
+export const INSPECTOR_SHORTCUT_GROUP: ShortcutGroup = {
+  scope: 'Inspector (outside a text field)',
+  shortcuts: INSPECTOR_SHORTCUTS.map((s) => ({ keys: s.label, does: s.description })),
+};
