@@ -35,6 +35,7 @@ const CLIENT_ROUNDS = num('BENCH_CLIENT_ROUNDS', 3);
 const SECRET = 'bench-shared-secret';
 const INSPECTOR_ROUNDS = num('BENCH_INSPECTOR_ROUNDS', 5);
 const RECEIVERS_RATE = num('BENCH_RECEIVERS_RATE', 500);
+const RECEIVERS_ROUNDS = num('BENCH_RECEIVERS_ROUNDS', 3);
 const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -373,8 +374,8 @@ async function searchOnly() {
 
 /** 8. Mock receivers vs @mockoon/cli and mockttp (issue 15); `node bench/run.mjs receivers` runs it alone. */
 async function receiversSection(tmp) {
-  log(`\n8. mock receivers side by side (issue 15): the same fixed 200 from each server, alone in its child process; ${CONNECTIONS} connections × ${DURATION_S} s, then ${RECEIVERS_RATE} req/s for ${LATENCY_MS / 1000} s`);
-  return compareReceivers({ root: ROOT, tmp, phase, log, connections: CONNECTIONS, durationS: DURATION_S, rate: RECEIVERS_RATE, rateMs: LATENCY_MS });
+  log(`\n8. mock receivers side by side (issue 15): the same fixed 200 from each server (each its own child process); ${RECEIVERS_ROUNDS} rounds, each server in turn: ${CONNECTIONS} connections × ${DURATION_S} s, then ${RECEIVERS_RATE} req/s for ${LATENCY_MS / 1000} s; medians`);
+  return compareReceivers({ root: ROOT, tmp, phase, log, connections: CONNECTIONS, durationS: DURATION_S, rate: RECEIVERS_RATE, rateMs: LATENCY_MS, rounds: RECEIVERS_ROUNDS });
 }
 
 async function receiversOnly() {

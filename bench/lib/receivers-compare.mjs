@@ -91,44 +91,56 @@ async function stopChild(child) {
 const STARTERS = { ours: startOurs, mockoon: startMockoon, mockttp: startMockttp };
 
 /**
- * Measures each server in turn. `phase(name, pids, fn)` is run.mjs's (CPU per process, other
- * programs' CPU); returns { [key]: { name, perSecond, satP99, p50, p99, others } } and what was skipped.
+ * Starts the three servers (idle ones cost nothing), then measures them in `rounds` rounds, each
+ * server once per round in a rotating order, so a machine busier at one moment does not favour one
+ * of them; medians are reported. `phase(name, pids, fn)` is run.mjs's (CPU per process, other
+ * programs' CPU). Returns { [key]: { name, perSecond, p50, p99, others } }; a server that cannot
+ * start is skipped with the reason printed.
  */
-export async function compareReceivers({ root, tmp, phase, log, connections, durationS, rate, rateMs }) {
+export async function compareReceivers({ root, tmp, phase, log, connections, durationS, rate, rateMs, rounds }) {
+  const servers = [];
+  try {
+    for (const [key, start] of Object.entries(STARTERS)) {
+      try {
+        servers.push({ key, ...(await start({ root, tmp })), runs: [] });
+      } catch (err) {
+        log(`  ${key}: could not start (${err.message.split('\n')[0]}), skipped`);
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < servers.length; i++) {
+        const server = servers[(i + round) % servers.length];
+        const tag = `${server.name}, round ${round + 1}`;
+        const sat = await phase(`${tag}, saturation`, { server: server.pid }, async () => {
+          const r = await saturateInChild({ root, url: server.url, connections, duration: durationS, headers: json, body: { kind: 'track', prefix: `${server.key}-${round}` } });
+          r.children = { generator: r.cpuSeconds };
+          return { ...r, summary: `${fmt.int(r.perSecond)} req/s, p99 ${r.latencyP99} ms, errors ${r.errors + r.non2xx}` };
+        });
+        const u = new URL(server.url);
+        const fixed = await phase(`${tag}, ${rate} req/s`, { server: server.pid, generator: process.pid }, async () => {
+          const r = await constantRate({ origin: u.origin, path: u.pathname, headers: json, rate, durationMs: rateMs, makeBody: (n) => trackBody(`${server.key}-${round}-f-${n}`) });
+          const p50 = percentile(r.rtts, 50);
+          const p99 = percentile(r.rtts, 99);
+          return { ...r, p50, p99, summary: `${fmt.int(r.ok)} of ${fmt.int(r.sent)} answered 2xx, p50 ${fmt.ms(p50)}, p99 ${fmt.ms(p99)}` };
+        });
+        server.runs.push({ perSecond: sat.perSecond, p50: fixed.p50, p99: fixed.p99, others: Math.max(sat.others, fixed.others) });
+      }
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const results = {};
-  for (const [key, start] of Object.entries(STARTERS)) {
-    let server;
-    try {
-      server = await start({ root, tmp });
-    } catch (err) {
-      log(`  ${key}: could not start (${err.message.split('\n')[0]}), skipped`);
-      continue;
-    }
-    try {
-      const sat = await phase(`${server.name}, saturation`, { server: server.pid }, async () => {
-        const r = await saturateInChild({ root, url: server.url, connections, duration: durationS, headers: json, body: { kind: 'track', prefix: key } });
-        r.children = { generator: r.cpuSeconds };
-        return { ...r, summary: `${fmt.int(r.perSecond)} req/s, p99 ${r.latencyP99} ms, errors ${r.errors + r.non2xx}` };
-      });
-      const u = new URL(server.url);
-      const fixed = await phase(`${server.name}, ${rate} req/s`, { server: server.pid, generator: process.pid }, async () => {
-        const r = await constantRate({ origin: u.origin, path: u.pathname, headers: json, rate, durationMs: rateMs, makeBody: (n) => trackBody(`${key}-f-${n}`) });
-        const p50 = percentile(r.rtts, 50);
-        const p99 = percentile(r.rtts, 99);
-        return { ...r, p50, p99, summary: `${fmt.int(r.ok)} of ${fmt.int(r.sent)} answered 2xx, p50 ${fmt.ms(p50)}, p99 ${fmt.ms(p99)}` };
-      });
-      results[key] = {
-        name: server.name,
-        perSecond: sat.perSecond,
-        satP99: sat.latencyP99,
-        errors: sat.errors + sat.non2xx + fixed.failed,
-        p50: fixed.p50,
-        p99: fixed.p99,
-        others: Math.max(sat.others, fixed.others),
-      };
-    } finally {
-      await server.stop();
-    }
+  for (const { key, name, runs } of servers) {
+    if (runs.length === 0) continue;
+    results[key] = {
+      name,
+      perSecond: median(runs.map((r) => r.perSecond)),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      others: Math.max(...runs.map((r) => r.others)),
+    };
+    log(`  ${name}, median of ${runs.length}: ${fmt.int(results[key].perSecond)} req/s at saturation; at ${rate} req/s p50 ${fmt.ms(results[key].p50)}, p99 ${fmt.ms(results[key].p99)}`);
   }
   return results;
 }
