@@ -84,7 +84,7 @@
     for (let i = 0; i < shown; i++) {
       const slot = el('div');
       slot.style.cssText = `position:absolute;top:0;left:0;right:0;height:${ROW_HEIGHT}px;transform:translateY(${i * ROW_HEIGHT}px)`;
-      slot.append(row(calls[i], now));
+      slot.append(row(calls[i], now, i === 0));
       inner.append(slot);
     }
     scroll.append(inner);
@@ -109,9 +109,12 @@
   }
 
   // CallList's Row, with StatusChip and the formatting of components/format.ts.
-  function row(call, now) {
+  // The first row is the keyboard cursor's until the keys move it (CallList's roving tabIndex).
+  function row(call, now, cursor) {
     const status = call.status === 'dropped' ? 'dropped' : call.deliveryState || 'not_forwarded';
-    const node = el('div', 'call-row');
+    const node = el('div', cursor ? 'call-row cursor' : 'call-row');
+    node.tabIndex = cursor ? 0 : -1;
+    if (cursor) node.dataset.cursor = 'true';
     node.setAttribute('role', 'row');
     node.setAttribute('aria-selected', 'false');
     node.dataset.testid = 'call-row';

@@ -29,7 +29,7 @@ const COVERED: Record<string, string[]> = {
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
-    'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state',
+    'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state', 'filter-search-bodies',
     'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
@@ -321,6 +321,14 @@ test('inspector: every control', async ({ page, receivers }) => {
   await s.use('filter-url-state', t('filter-url-state'), (l) => l.selectOption('delivered'));
   await expect(row).toBeVisible();
   await t('filter-url-state').selectOption('');
+  // A term only in the body (the template's affiliation) finds the call only with "search bodies" on.
+  await t('filter-search').fill('google store');
+  await expect(t('inspector-empty')).toContainText('No call matches');
+  await s.use('filter-search-bodies', t('filter-search-bodies'), (l) => l.check());
+  await expect(row).toBeVisible();
+  await t('filter-search-bodies').uncheck();
+  await t('filter-search').fill('');
+  await expect(row).toBeVisible();
 
   await s.use('pause-button', t('pause-button'));
   await expect(t('pause-button')).toHaveText(/^Resume/);

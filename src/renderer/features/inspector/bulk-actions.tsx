@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useAppStore } from '../../store-context';
+import { useApp, useAppStore } from '../../store-context';
 
 type Asking = { kind: 'retry'; count: number } | { kind: 'clear' } | null;
 
@@ -12,6 +12,7 @@ export function BulkActions() {
   const store = useAppStore();
   const [asking, setAsking] = useState<Asking>(null);
   const [busy, setBusy] = useState(false);
+  const total = useApp((s) => s.callsTotal);
   const askRetry = async () => {
     setBusy(true);
     const count = await store.getState().countRetryable();
@@ -30,6 +31,9 @@ export function BulkActions() {
   };
   return (
     <>
+      <span className="muted small-text grow" data-testid="calls-total">
+        {total} call{total === 1 ? '' : 's'}
+      </span>
       <span className="bulk-actions">
         <button
           type="button"

@@ -8,10 +8,9 @@ import type { StatusFilter, UrlStateFilter } from '../../stores/inspector-merge'
 export function FiltersBar() {
   const store = useAppStore();
   const filters = useApp((s) => s.filters);
-  const { paused, missed, total, sources } = useAppShallow((s) => ({
+  const { paused, missed, sources } = useAppShallow((s) => ({
     paused: s.paused,
     missed: s.missedWhilePaused,
-    total: s.callsTotal,
     sources: s.sources,
   }));
   const [q, setQ] = useState(filters.q ?? '');
@@ -39,10 +38,10 @@ export function FiltersBar() {
         value={filters.urlState ?? ''}
         onChange={(e) => s.setFilters({ urlState: (e.target.value || undefined) as UrlStateFilter | undefined })}
       >
-        <option value="">any URL outcome</option>
+        <option value="">any URL state</option>
         {URL_STATE_FILTERS.map((f) => (
           <option key={f} value={f}>
-            a URL {URL_STATE_LABELS[f]}
+            URL {URL_STATE_LABELS[f]}
           </option>
         ))}
       </select>
@@ -66,18 +65,15 @@ export function FiltersBar() {
         type="search"
         className="grow"
         aria-label="Search"
-        placeholder="Search userId, anonymousId, messageId, event/name, groupId, previousId"
-        title="Any part of these fields, upper or lower case; tick “search bodies” to look inside each call's JSON too (keys and text values)"
+        placeholder="Search ids, event, name…"
+        title="Any part of userId, anonymousId, messageId, event/name, groupId or previousId, upper or lower case; tick “in bodies” to look inside each call's JSON too (keys and text values)"
         data-testid="filter-search"
         value={q}
         onChange={(e) => setQ(e.target.value)}
       />
       <label className="small-text" title="Also match keys and text values inside each call's JSON as received (slower on large histories)">
-        <input type="checkbox" data-testid="filter-search-bodies" checked={filters.body ?? false} onChange={(e) => s.setFilters({ body: e.target.checked || undefined })} /> search bodies
+        <input type="checkbox" data-testid="filter-search-bodies" checked={filters.body ?? false} onChange={(e) => s.setFilters({ body: e.target.checked || undefined })} /> in bodies
       </label>
-      <span className="muted small-text" data-testid="calls-total">
-        {total} call{total === 1 ? '' : 's'}
-      </span>
       <button type="button" data-testid="pause-button" className={paused ? 'primary' : ''} onClick={() => s.setPaused(!paused)}>
         {paused ? `Resume${missed ? ` (${missed} new)` : ''}` : 'Pause'}
       </button>
