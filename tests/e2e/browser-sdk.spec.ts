@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from '@playwright/test';
-import { expect, test, type Lab } from './lab-fixture';
+import { expect, startLab, startReceivers, test, type Lab, type Receivers } from './lab-fixture';
 import { openApp } from './ui-steps';
 import type { ReceivedRequest } from '../helpers/receiver';
 
@@ -84,7 +84,23 @@ async function signedHooks(requests: ReceivedRequest[], path: string, types: str
   return got.map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>);
 }
 
-test('a web page with the real analytics.js snippet, host swapped, sends identify, track and page to a receiver, signed, singly and batched', async ({ page, context, lab, receivers }) => {
+
+// A lab and receivers of its own: what other specs leave in the shared ones (sources, calls,
+// recorded requests) must not change what this one reads.
+let lab: Lab;
+let receivers: Receivers;
+let stopLab: () => Promise<void>;
+let stopReceivers: () => Promise<void>;
+test.beforeAll(async () => {
+  ({ lab, stop: stopLab } = await startLab());
+  ({ receivers, stop: stopReceivers } = await startReceivers());
+});
+test.afterAll(async () => {
+  await stopLab?.();
+  await stopReceivers?.();
+});
+
+test('a web page with the real analytics.js snippet, host swapped, sends identify, track and page to a receiver, signed, singly and batched', async ({ page, context }) => {
   const std = await createWebSource(lab, 'web-standard', `${receivers.ok.url}/sdk-standard`);
   const batched = await createWebSource(lab, 'web-batched', `${receivers.ok.url}/sdk-batched`);
 
@@ -147,7 +163,7 @@ test('a web page with the real analytics.js snippet, host swapped, sends identif
   }
 });
 
-test('AnalyticsBrowser.load({ writeKey, cdnURL: collector }) from the UMD build sends a signed track', async ({ context, lab, receivers }) => {
+test('AnalyticsBrowser.load({ writeKey, cdnURL: collector }) from the UMD build sends a signed track', async ({ context }) => {
   const source = await createWebSource(lab, 'web-npm', `${receivers.ok.url}/sdk-npm`);
   // The npm entry needs a bundler; in a plain page its UMD build (dist/umd/index.js, global
   // AnalyticsNext) is the same AnalyticsBrowser, served by the collector with the chunks.
@@ -171,7 +187,7 @@ analytics.track("Npm Track", { via: "cdnURL" });
   }
 });
 
-test('library metrics posted to /v1/m show in the Client screen, and are not calls', async ({ page, lab }) => {
+test('library metrics posted to /v1/m show in the Client screen, and are not calls', async ({ page }) => {
   const before = (await lab.api<{ total: number }>('GET', '/messages?limit=1')).total;
   const res = await fetch(`${lab.collectorUrl}/v1/m`, {
     method: 'POST',

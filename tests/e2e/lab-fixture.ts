@@ -87,6 +87,17 @@ export async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
   };
 }
 
+/** The three receivers (200, 500, 6 s), for a spec that wants ones no other spec has used. */
+export async function startReceivers(): Promise<{ receivers: Receivers; stop(): Promise<void> }> {
+  const ok = await startReceiver((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+  const failing = await startReceiver((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded'));
+  const slow = await startReceiver((_req, res) => {
+    const t = setTimeout(() => res.writeHead(200).end('late'), 6000);
+    res.on('close', () => clearTimeout(t));
+  });
+  return { receivers: { ok, failing, slow }, stop: () => Promise.all([ok.close(), failing.close(), slow.close()]).then(() => undefined) };
+}
+
 export const test = base.extend<object, { lab: Lab; receivers: Receivers }>({
   lab: [
     async ({}, use) => {
@@ -98,14 +109,9 @@ export const test = base.extend<object, { lab: Lab; receivers: Receivers }>({
   ],
   receivers: [
     async ({}, use) => {
-      const ok = await startReceiver((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
-      const failing = await startReceiver((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded'));
-      const slow = await startReceiver((_req, res) => {
-        const t = setTimeout(() => res.writeHead(200).end('late'), 6000);
-        res.on('close', () => clearTimeout(t));
-      });
-      await use({ ok, failing, slow });
-      await Promise.all([ok.close(), failing.close(), slow.close()]);
+      const { receivers, stop } = await startReceivers();
+      await use(receivers);
+      await stop();
     },
     { scope: 'worker' },
   ],

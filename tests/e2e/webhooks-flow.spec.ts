@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { expect, test } from './lab-fixture';
+import { expect, startLab, startReceivers, test, type Lab, type Receivers } from './lab-fixture';
 import { composeTrack, configureWebhooks, createSource, openApp, row, timeline, useSourceInCompose } from './ui-steps';
 
 // The issue's "done when", in a browser against web mode: configure two receivers and a secret,
@@ -15,7 +15,23 @@ const SECRET = 'e2e-shared-secret';
 
 test.describe.configure({ mode: 'serial' });
 
-test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page, lab, receivers }) => {
+
+// A lab and receivers of its own: what other specs leave in the shared ones (sources, calls,
+// recorded requests) must not change what this one reads.
+let lab: Lab;
+let receivers: Receivers;
+let stopLab: () => Promise<void>;
+let stopReceivers: () => Promise<void>;
+test.beforeAll(async () => {
+  ({ lab, stop: stopLab } = await startLab());
+  ({ receivers, stop: stopReceivers } = await startReceivers());
+});
+test.afterAll(async () => {
+  await stopLab?.();
+  await stopReceivers?.();
+});
+
+test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page }) => {
   await openApp(page, lab, 'destinations');
   await expect(page.getByTestId('destinations-empty')).toBeVisible();
   await createSource(page, 'shop');
@@ -45,7 +61,7 @@ test('destinations: a source with two receivers, headers and a secret; bad URLs 
   await page.screenshot({ path: `${SHOTS}/destinations.png` });
 });
 
-test('compose: inline validation on the right field, live previews, send now', async ({ page, lab }) => {
+test('compose: inline validation on the right field, live previews, send now', async ({ page }) => {
   await openApp(page, lab, 'compose');
   await useSourceInCompose(page, 'shop');
   await composeTrack(page, 'e2e_user_1', 'E2E Order');
@@ -76,7 +92,7 @@ test('compose: inline validation on the right field, live previews, send now', a
   await expect(page.getByTestId('send-result')).toContainText(/^Sent (1 message\(s\)|by the client’s background flush)/);
 });
 
-test('inspector: delivered with the right body and a valid signature; the 500 is shown and not retried; replay appends', async ({ page, lab, receivers }) => {
+test('inspector: delivered with the right body and a valid signature; the 500 is shown and not retried; replay appends', async ({ page }) => {
   await openApp(page, lab, 'inspector');
   const r = row(page, 'E2E Order');
   await expect(r).toHaveAttribute('data-status', 'delivered');
@@ -122,7 +138,7 @@ test('inspector: delivered with the right body and a valid signature; the 500 is
   expect(again.body.toString('utf8')).toBe(body);
 });
 
-test('a receiver that answers after 6 s: timeout shown and a retry scheduled with a countdown', async ({ page, lab, receivers }) => {
+test('a receiver that answers after 6 s: timeout shown and a retry scheduled with a countdown', async ({ page }) => {
   // The default first retry (5 s ±20 %) would start the second attempt while this test and the next
   // read the call as retrying, and a busy machine lands there (the row turns "in flight"). A first retry
   // 30 min away keeps "E2E Slow" retrying until the settings test changes the schedule.
@@ -148,7 +164,7 @@ test('a receiver that answers after 6 s: timeout shown and a retry scheduled wit
   await page.screenshot({ path: `${SHOTS}/inspector-timeout.png` });
 });
 
-test('filters and search narrow the list through the engine', async ({ page, lab }) => {
+test('filters and search narrow the list through the engine', async ({ page }) => {
   await openApp(page, lab, 'inspector');
   const order = row(page, 'E2E Order');
   const slow = row(page, 'E2E Slow');
@@ -188,7 +204,7 @@ test('filters and search narrow the list through the engine', async ({ page, lab
   await expect(slow).toBeVisible();
 });
 
-test('client and settings screens', async ({ page, lab }) => {
+test('client and settings screens', async ({ page }) => {
   await openApp(page, lab, 'client');
   await expect(page.getByTestId('client-batches')).toBeVisible();
   await expect(page.getByTestId('client-queued')).toHaveText('0');
@@ -208,7 +224,7 @@ test('client and settings screens', async ({ page, lab }) => {
   await page.screenshot({ path: `${SHOTS}/settings.png` });
 });
 
-test('a call the collector drops shows why; dark theme follows the system', async ({ page, lab }) => {
+test('a call the collector drops shows why; dark theme follows the system', async ({ page }) => {
   const [source] = await lab.api<{ writeKey: string }[]>('GET', '/sources');
   const res = await fetch(`${lab.collectorUrl}/v1/track`, {
     method: 'POST',
@@ -230,7 +246,7 @@ test('a call the collector drops shows why; dark theme follows the system', asyn
   await page.screenshot({ path: `${SHOTS}/inspector-dark.png` });
 });
 
-test('without a token the page says how to get one instead of showing a blank screen', async ({ page, lab }) => {
+test('without a token the page says how to get one instead of showing a blank screen', async ({ page }) => {
   await page.goto(lab.apiBase + '/');
   await expect(page.getByTestId('fatal-error')).toContainText('No access token');
 });
