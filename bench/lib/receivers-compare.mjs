@@ -2,7 +2,7 @@
 // mockttp, each serving the same fixed 200 to the same requests, in the same run. Each server runs
 // alone in its own child process while it is measured (sequentially, so they never share the CPU).
 // Figures only: requests/s at saturation (autocannon in a child) and p99 at a fixed offered rate.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -71,6 +71,11 @@ async function startMockoon({ root, tmp }) {
 }
 
 async function startMockttp({ root }) {
+  // Not a devDependency: its optional dependency tls-impersonate@^0.2.1 is missing from some npm
+  // registries (this project's CI reaches one), and then `npm ci` cannot lock it and refuses to install.
+  if (!existsSync(join(root, 'node_modules/mockttp/package.json'))) {
+    throw new Error('mockttp is not installed; for this comparison run `npm install --no-save mockttp` first');
+  }
   // mockttp's exports map does not include its package.json.
   const version = JSON.parse(readFileSync(join(root, 'node_modules/mockttp/package.json'), 'utf8')).version;
   const { child, lines } = await spawnNode([join(root, 'bench/mockttp-child.mjs'), RECEIVER_BODY], { wait: ['listening: '] });
