@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
 import { api, type ApiErrorBody, type OpInput, type OpName, type OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
 import { toHttpRequest } from '../shared/http-mapping';
@@ -30,7 +30,6 @@ Exit status:
 
 export const CHECK_EXIT = { ok: 0, failures: 1, usage: 2, timeout: 3, api: 4 } as const;
 
-class UsageError extends Error {}
 /** The control API could not be reached or answered with an error (exit 4). */
 class ApiFailure extends Error {}
 
@@ -45,29 +44,14 @@ export interface CheckArgs {
 
 /** The check's request from the command line; throws UsageError naming the flag. */
 export function parseCheckArgs(argv: string[], env: Record<string, string | undefined> = process.env): CheckArgs | { help: true } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        api: { type: 'string' },
-        token: { type: 'string' },
-        since: { type: 'string' },
-        source: { type: 'string' },
-        timeout: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const values = parseApiCommand(argv, {
+    since: { type: 'string' },
+    source: { type: 'string' },
+    timeout: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   if (values.help) return { help: true };
-  const apiUrl = values.api ?? env.WEBHOOK_LAB_API;
-  const token = values.token ?? env.WEBHOOK_LAB_TOKEN;
-  if (!apiUrl) throw new UsageError('--api: give the control API URL (or set WEBHOOK_LAB_API); `webhook-lab serve` prints it');
-  if (!token) throw new UsageError('--token: give the control API token (or set WEBHOOK_LAB_TOKEN)');
+  const { api: apiUrl, token } = apiTarget(values, env);
   let since: string | undefined;
   if (values.since !== undefined) {
     const t = Date.parse(values.since);

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
 import type { ApiErrorBody } from '../shared/api.contract';
 import type { LoadInput, LoadRun, LoadSample } from '../shared/simulation.contract';
 import { CALL_TYPES, type CallType } from '../shared/types';
@@ -25,7 +25,6 @@ Options:
 Exit status: 0 when the run ended (done, or stopped by Ctrl+C), 1 when it failed, 2 on bad usage.
 `;
 
-class UsageError extends Error {}
 
 function positive(value: string | undefined, name: string, integer = false): number | undefined {
   if (value === undefined) return undefined;
@@ -50,33 +49,18 @@ function templateFor(type: CallType, name: string, extra: Record<string, unknown
 
 /** The run's request from the command line; throws UsageError naming the flag. */
 export function parseLoadArgs(argv: string[], env: Record<string, string | undefined> = process.env) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        api: { type: 'string' },
-        token: { type: 'string' },
-        rate: { type: 'string' },
-        duration: { type: 'string' },
-        total: { type: 'string' },
-        type: { type: 'string' },
-        event: { type: 'string' },
-        users: { type: 'string' },
-        source: { type: 'string' },
-        template: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const values = parseApiCommand(argv, {
+    rate: { type: 'string' },
+    duration: { type: 'string' },
+    total: { type: 'string' },
+    type: { type: 'string' },
+    event: { type: 'string' },
+    users: { type: 'string' },
+    source: { type: 'string' },
+    template: { type: 'string' },
+  });
   if (values.help) return { help: true as const };
-  const api = values.api ?? env.WEBHOOK_LAB_API;
-  const token = values.token ?? env.WEBHOOK_LAB_TOKEN;
-  if (!api) throw new UsageError('--api: give the control API URL (or set WEBHOOK_LAB_API); `webhook-lab serve` prints it');
-  if (!token) throw new UsageError('--token: give the control API token (or set WEBHOOK_LAB_TOKEN)');
+  const { api, token } = apiTarget(values, env);
   const rate = positive(values.rate, 'rate');
   if (rate === undefined) throw new UsageError('--rate: required (calls per second)');
   const durationS = positive(values.duration, 'duration');

@@ -3,6 +3,9 @@
 // answers the README documents for it. Bodies are built as text where JSON.stringify could not say
 // it (`__proto__` keys, `1e400`, lone surrogates, invalid UTF-8, depths it cannot write).
 
+import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../src/main/engine/collector/limits';
+import { mulberry32, type Random } from '../../src/main/engine/seeded-random';
+
 export interface FuzzRequest {
   n: number;
   /** What was generated, for the failure message. */
@@ -21,22 +24,10 @@ export interface FuzzRequest {
   expect: number[];
 }
 
-type Rng = () => number;
+type Rng = Random;
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const MAX_CALL = 32 * 1024;
-const MAX_BATCH = 500 * 1024;
+const MAX_CALL = MAX_CALL_BYTES;
+const MAX_BATCH = MAX_BATCH_BYTES;
 const SINGLE_ROUTES: [string, string][] = [
   ['identify', 'identify'], ['i', 'identify'], ['track', 'track'], ['t', 'track'], ['page', 'page'], ['p', 'page'],
   ['screen', 'screen'], ['s', 'screen'], ['group', 'group'], ['g', 'group'], ['alias', 'alias'], ['a', 'alias'],
@@ -129,7 +120,7 @@ const text = (s: string) => Buffer.from(s, 'utf8');
 type Made = Omit<FuzzRequest, 'n' | 'strict' | 'expect'> & ({ shape: Shape } | { expect: number[] });
 
 export function generateRequests(seed: number, count: number, keys: { hooks: string; quiet: string }): FuzzRequest[] {
-  const g = new Gen(prng(seed), keys);
+  const g = new Gen(mulberry32(seed), keys);
   const out: FuzzRequest[] = [];
   // Weighted kinds; each builds a body and says what it is.
   const kinds: [number, () => Made][] = [
