@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { guardConsole, type ConsoleGuard } from './console-guard';
-import { expect, startLab, test, type Lab } from './lab-fixture';
+import { expect, ownLab, test } from './lab-fixture';
 import { openApp } from './ui-steps';
 
 // Issue 14, Ergonomics: first run in one click, the command palette, the `?` help, the theme
@@ -14,22 +13,8 @@ mkdirSync(SHOTS, { recursive: true });
 
 test.describe.configure({ mode: 'serial' });
 
-let lab: Lab;
-let stopLab: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-});
-test.afterAll(async () => {
-  await stopLab();
-});
+const lab = ownLab();
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 const DARK_BG = 'rgb(22, 24, 29)';
 const LIGHT_BG = 'rgb(255, 255, 255)';

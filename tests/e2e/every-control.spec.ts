@@ -1,6 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { guardConsole, type ConsoleGuard } from './console-guard';
-import { expect, startLab, test, type Lab } from './lab-fixture';
+import { expect, ownLab, test } from './lab-fixture';
 import { openApp } from './ui-steps';
 
 // Every button, select, checkbox, radio and menu item of every screen is used at least once, the
@@ -60,22 +59,8 @@ const COVERED: Record<string, string[]> = {
 
 test.describe.configure({ mode: 'serial' });
 
-let lab: Lab;
-let stopLab: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-});
-test.afterAll(async () => {
-  await stopLab();
-});
+const lab = ownLab();
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 /** Names of the visible controls inside the screen. */
 async function controlsOn(page: Page, screen: string): Promise<string[]> {
@@ -163,7 +148,7 @@ test('shell: first run, demo bar, palette and help: every control', async ({ pag
   s.done();
 });
 
-test('destinations: every control', async ({ page, receivers }) => {
+test('destinations: every control', async ({ page, receivers, consoleGuard }) => {
   await openApp(page, lab, 'destinations');
   const s = new Screen(page, 'destinations');
   const t = (id: string) => page.getByTestId(id);
@@ -247,7 +232,7 @@ test('destinations: every control', async ({ page, receivers }) => {
   });
   expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '2']);
   await expect(t('cf-counts')).toHaveText('refused by fault injection: 503 ×1');
-  guard.allow(/status of 400 \(Bad Request\) \(.*\/api\/sources\//);
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/sources\//);
   await t('cf-rate').fill('2');
   await t('cf-save').click();
   await expect(t('error-collectorFaults.rate')).toHaveText('must be between 0 and 1');

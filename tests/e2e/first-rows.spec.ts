@@ -1,6 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { startLab, type Lab } from './lab-fixture';
+import { expect, startLab, test, type Lab } from './lab-fixture';
 
 // first-page.js paints the inspector's first rows before the app bundle runs. Here the bundle
 // is held back, so the painted rows can be read, then let go: React's rows must replace them with
@@ -115,6 +115,9 @@ test('the painted rows are the rows React renders, in the same places', async ({
   const release = await holdBundle(page);
   await page.goto(`${lab.uiUrl.split('#')[0]}#/inspector`, { waitUntil: 'commit' }); // 'load' waits for the held bundle
   await expect(painted(page).first()).toBeVisible();
+  // A browser paints nothing before the stylesheet is in, but layout can be read before: on a busy
+  // machine the rows were measured unstyled. Read them as a user first sees them.
+  await page.waitForFunction(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].every((l) => l.sheet !== null));
   const before = await readRows(page);
   // Untrusted fields are text: the page name's markup is shown, not parsed.
   expect(before.rows.some((r) => r.cells.some((c) => c.text === '<b>Home</b>'))).toBe(true);

@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { guardConsole, type ConsoleGuard } from './console-guard';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, timeline } from './ui-steps';
 
@@ -65,13 +64,6 @@ test.afterAll(async () => {
   await stopLab?.();
 });
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 const rowOf = (page: Page, label: string) => page.locator(`[data-testid="call-row"][data-id="${ids[label]}"]`);
 

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { startLab, type Lab } from './lab-fixture';
+import { expect, startLab, test, type Lab } from './lab-fixture';
 
 // The inspector with 100,000 stored calls (issue 4, Performance): a virtualized list (a bounded
 // number of rows in the DOM, also while scrolling) and live updates batched so the list re-renders

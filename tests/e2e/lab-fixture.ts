@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { guardConsole, type ConsoleGuard } from './console-guard';
 
 // Web mode under test: the real `webhook-lab serve` as a child process with a temporary data dir
 // and any free ports, plus three real receivers on loopback: one answers 200, one 500, one waits
@@ -98,7 +99,19 @@ export async function startReceivers(): Promise<{ receivers: Receivers; stop(): 
   return { receivers: { ok, failing, slow }, stop: () => Promise.all([ok.close(), failing.close(), slow.close()]).then(() => undefined) };
 }
 
-export const test = base.extend<object, { lab: Lab; receivers: Receivers }>({
+/**
+ * Every test fails on a console error or an uncaught page error (consoleGuard, automatic); a test
+ * that provokes one on purpose names it with `consoleGuard.allow(/…/)`.
+ */
+export const test = base.extend<{ consoleGuard: ConsoleGuard }, { lab: Lab; receivers: Receivers }>({
+  consoleGuard: [
+    async ({ page }, use) => {
+      const guard = guardConsole(page);
+      await use(guard);
+      expect(guard.unexpected(), 'console errors').toEqual([]);
+    },
+    { auto: true },
+  ],
   lab: [
     async ({}, use) => {
       const { lab, stop } = await startLab();
@@ -118,3 +131,25 @@ export const test = base.extend<object, { lab: Lab; receivers: Receivers }>({
 });
 
 export { expect };
+
+/**
+ * A lab of the calling spec's own, started before its first test and stopped after its last: what
+ * other specs leave in a shared one (sources, calls) cannot change what this one reads. Call at the
+ * top of a spec file; the object forwards to the lab once it runs.
+ */
+export function ownLab(): Lab {
+  let current: Lab | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  test.beforeAll(async () => {
+    ({ lab: current, stop } = await startLab());
+  });
+  test.afterAll(async () => {
+    await stop?.();
+  });
+  return new Proxy({} as Lab, {
+    get: (_, key) => {
+      if (!current) throw new Error('the lab starts in beforeAll: use it inside a test or hook');
+      return current[key as keyof Lab];
+    },
+  });
+}

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from '@playwright/test';
-import { guardConsole, type ConsoleGuard } from './console-guard';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 
 // Layout holds at 1024×700, 1440×900 and 1920×1080 (issue 14): every screen, with data on it, is
@@ -44,13 +43,6 @@ test.afterAll(async () => {
   await stopLab();
 });
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 interface Problem {
   kind: 'cut' | 'overlap';

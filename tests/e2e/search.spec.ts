@@ -1,4 +1,3 @@
-import { guardConsole, type ConsoleGuard } from './console-guard';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
 
@@ -36,13 +35,6 @@ test.afterAll(async () => {
   await stopLab?.();
 });
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 test('a search matches any case, live and when the list is read again; search bodies looks inside the JSON', async ({ page }) => {
   await openApp(page, lab, 'inspector');

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { plannedOffsets, resolveRetrySchedule } from '../../src/shared/retry-schedule';
-import { expect, startLab, test, type Lab } from './lab-fixture';
+import { expect, ownLab, test, type Lab } from './lab-fixture';
 import { composeTrack, createSource, openApp, row, useSourceInCompose } from './ui-steps';
 
 type Screen = 'receivers' | 'audiences' | 'deletions' | 'load';
@@ -25,14 +25,7 @@ test.describe.configure({ mode: 'serial' });
 
 // Its own server: the sources, receivers and settings made here must not leak into other specs
 // that share the worker's lab and expect a fresh one.
-let lab: Lab;
-let stopLab: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-});
-test.afterAll(async () => {
-  await stopLab();
-});
+const lab = ownLab();
 
 interface ReceiverView {
   id: string;
@@ -78,7 +71,9 @@ async function identify(lab: Lab, writeKey: string, userId: string, traits: Reco
   expect(res.status).toBe(200);
 }
 
-test('a 500 mock receiver under time-warp ×1000: the whole default schedule runs to expired', async ({ page }) => {
+test('a 500 mock receiver under time-warp ×1000: the whole default schedule runs to expired', async ({ page, consoleGuard }) => {
+  // The forms are submitted with bad values on purpose: the browser logs the refused requests.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/(receivers|config)\)/);
   // The default schedule without jitter, so the attempt count is exact (16 for 5 s doubling, 30 min cap, 4 h).
   await lab.api('PATCH', '/settings', { retrySchedule: { preset: 'default', jitter: 0 }, timeScale: 1 });
   const expected = plannedOffsets(resolveRetrySchedule({ preset: 'default', jitter: 0 })).length;
@@ -171,7 +166,9 @@ test('a 500 mock receiver under time-warp ×1000: the whole default schedule run
   await expect(page.getByTestId('settings-time-warp-current')).toContainText('real time');
 });
 
-test('an audience over users who identified with a trait: members get identify calls at a mock receiver', async ({ page }) => {
+test('an audience over users who identified with a trait: members get identify calls at a mock receiver', async ({ page, consoleGuard }) => {
+  // An audience without a source is saved on purpose first: the browser logs the refused request.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/audiences\)/);
   await openScreen(page, lab, 'audiences');
   await createSource(page, 'aud-src');
   await createReceiver(page, { name: 'audience-sink', path: '/audience-sink' });
@@ -228,7 +225,9 @@ test('an audience over users who identified with a trait: members get identify c
   await expect(page.getByTestId('request-compare')).toContainText('"pro_users": true');
 });
 
-test('deletion request: one delete notification per source with Webhooks, linked to the inspector', async ({ page }) => {
+test('deletion request: one delete notification per source with Webhooks, linked to the inspector', async ({ page, consoleGuard }) => {
+  // A request without a userId is sent on purpose first: the browser logs the refused request.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/deletions\)/);
   await openScreen(page, lab, 'deletions');
   await page.getByTestId('deletion-submit').click();
   await expect(page.getByTestId('error-userId')).toBeVisible();

@@ -1,6 +1,5 @@
 import type { Page } from '@playwright/test';
-import { guardConsole, type ConsoleGuard } from './console-guard';
-import { expect, startLab, test, type Lab } from './lab-fixture';
+import { expect, ownLab, test } from './lab-fixture';
 import { createSource, openApp } from './ui-steps';
 
 // Issue 14, "Broken today": each item as a user meets it, in web mode. Its own server, so what these
@@ -8,22 +7,8 @@ import { createSource, openApp } from './ui-steps';
 // under its own names; only the Compose test needs to run before any source exists (it runs first
 // to create one).
 
-let lab: Lab;
-let stopLab: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-});
-test.afterAll(async () => {
-  await stopLab();
-});
+const lab = ownLab();
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 interface Source {
   id: string;
@@ -57,11 +42,11 @@ test('the app icon is served and named by the page (no favicon 404)', async ({ p
   expect(res.headers()['content-type']).toContain('image/svg+xml');
 });
 
-test('compose picks up a source created while it is open: source, signature, write key, no stale error', async ({ page }) => {
+test('compose picks up a source created while it is open: source, signature, write key, no stale error', async ({ page, consoleGuard }) => {
   await openApp(page, lab, 'compose');
   await expect(page.getByTestId('compose-empty')).toBeVisible();
   // Sending with no source is refused by the engine (409); its console line is expected here.
-  guard.allow(/status of 409/);
+  consoleGuard.allow(/status of 409/);
   await page.getByTestId('send-button').click();
   await expect(page.getByTestId('send-error')).toContainText('no source');
 

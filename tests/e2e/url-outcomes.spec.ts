@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { guardConsole, type ConsoleGuard } from './console-guard';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row, timeline } from './ui-steps';
 
@@ -32,13 +31,6 @@ test.afterAll(async () => {
   await stopLab?.();
 });
 
-let guard: ConsoleGuard;
-test.beforeEach(({ page }) => {
-  guard = guardConsole(page);
-});
-test.afterEach(() => {
-  expect(guard.unexpected()).toEqual([]);
-});
 
 /** A source sending to these URLs, and a call to it through the collector. */
 async function sendTo(name: string, urls: string[], event: string): Promise<void> {

@@ -31,7 +31,9 @@ test.afterAll(async () => {
   await stopReceivers?.();
 });
 
-test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page }) => {
+test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page, consoleGuard }) => {
+  // A bad URL is saved on purpose: the browser logs the refused request.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/sources\//);
   await openApp(page, lab, 'destinations');
   await expect(page.getByTestId('destinations-empty')).toBeVisible();
   await createSource(page, 'shop');
@@ -204,7 +206,9 @@ test('filters and search narrow the list through the engine', async ({ page }) =
   await expect(slow).toBeVisible();
 });
 
-test('client and settings screens', async ({ page }) => {
+test('client and settings screens', async ({ page, consoleGuard }) => {
+  // A bad setting is saved on purpose: the browser logs the refused request.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/settings\)/);
   await openApp(page, lab, 'client');
   await expect(page.getByTestId('client-batches')).toBeVisible();
   await expect(page.getByTestId('client-queued')).toHaveText('0');
