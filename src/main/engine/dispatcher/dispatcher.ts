@@ -2,7 +2,7 @@ import type { Attempt, AttemptTrigger, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../store/sources.repo';
 import type { Store } from '../store/store';
-import type { ActiveDelivery, DeliveryUpdate } from '../store/deliveries.repo';
+import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate } from '../store/deliveries.repo';
 import type { HttpSender } from './http-sender';
 import { planDelivery } from './delivery-plan';
 import { afterRound, roundUrlStates, sendRound } from './round';
@@ -34,6 +34,8 @@ export interface DispatcherDeps {
 export class Dispatcher {
   private readonly waiting: ActiveDelivery[] = [];
   private readonly running = new Set<number>();
+  /** Scheduled rounds whose delivery was canceled while they were out (noteCanceled, commit). */
+  private readonly canceledWhileOut = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private stopped = false;
@@ -64,9 +66,18 @@ export class Dispatcher {
   async cancelSource(sourceId: string, reason: string): Promise<number> {
     for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].sourceId === sourceId) this.waiting.splice(i, 1);
     const { store } = this.deps;
-    const callIds = await store.writes.run(() => store.deliveries.cancelUnfinished(sourceId, reason));
-    for (const callId of callIds) this.deps.onAttempts(callId, []);
-    return callIds.length;
+    const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason)));
+    for (const c of canceled) this.deps.onAttempts(c.callId, []);
+    return canceled.length;
+  }
+
+  /**
+   * Scheduled rounds out for deliveries just canceled: their commit records what was sent but
+   * schedules nothing. Called inside the cancel's write job, so every commit queued after it sees it.
+   */
+  private noteCanceled(canceled: CanceledDelivery[]): CanceledDelivery[] {
+    for (const c of canceled) if (this.running.has(c.deliveryId)) this.canceledWhileOut.add(c.deliveryId);
+    return canceled;
   }
 
   /**
@@ -79,7 +90,7 @@ export class Dispatcher {
     const { store } = this.deps;
     let canceled = 0;
     for (;;) {
-      const n = (await store.writes.run(() => store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk))).length;
+      const n = (await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk)))).length;
       canceled += n;
       if (n < chunk) return canceled;
     }
@@ -217,10 +228,12 @@ export class Dispatcher {
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return;
       const update = afterRound(d, round, settings, startedAt, now(), random);
-      const recorded = await this.commit(d, update, round.attempts, out.round);
+      const recorded = await this.commit(d, update, round.attempts, out.round, true);
       if (recorded && update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
     } finally {
       store.inFlight.end(d.id, out.round);
+      // A cancel that came after this round's commit (or while abandoned) leaves nothing to apply.
+      this.canceledWhileOut.delete(d.id);
     }
   }
 
@@ -277,14 +290,16 @@ export class Dispatcher {
   }
 
   /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
-  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts, out: InFlightRound): Promise<Attempt[] | null> {
+  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts, out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
     const { store } = this.deps;
     const ids = await store.writes.run(() => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
       store.inFlight.end(d.id, out);
-      // Canceled while this round was out: what it sent is recorded, but nothing more is scheduled
-      // (unless it delivered the call, which is then the truth).
-      const final = update.state !== 'delivered' && store.deliveries.stateOf(d.id) === 'canceled' ? canceled(update) : update;
+      // A scheduled round canceled while out: what it sent is recorded, but nothing more is scheduled
+      // (unless it delivered the call, which is then the truth). A manual round reads the delivery's
+      // state afresh (recordManual) and keeps canceled that way.
+      const wasCanceled = scheduled && this.canceledWhileOut.delete(d.id);
+      const final = wasCanceled && update.state !== 'delivered' ? canceled(update) : update;
       return store.deliveries.update(final) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
     });
     if (!ids) return null;

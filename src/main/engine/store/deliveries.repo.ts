@@ -155,16 +155,12 @@ export class DeliveriesRepo {
     this.stateStmt.run(state, id);
   }
 
-  stateOf(id: number): DeliveryState | undefined {
-    return (this.db.prepare('SELECT state FROM deliveries WHERE id = ?').pluck().get(id) as DeliveryState | undefined) ?? undefined;
-  }
-
   /**
    * Ends a source's unfinished deliveries as canceled (SPEC §4: its source was deleted or its
    * Webhooks turned off); a round already out is recorded when it ends, but never retried. Returns
-   * the call ids changed. Run it inside a write job.
+   * the deliveries changed, with their calls. Run it inside a write job.
    */
-  cancelUnfinished(sourceId: string, reason: string): number[] {
+  cancelUnfinished(sourceId: string, reason: string): CanceledDelivery[] {
     return this.cancel(
       this.db
         .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
@@ -177,7 +173,7 @@ export class DeliveriesRepo {
    * The same for at most `limit` unfinished deliveries of calls up to this id (clearing the calls):
    * the caller repeats it, one small write job each, until it returns fewer than `limit`.
    */
-  cancelUnfinishedUpTo(maxCallId: number, reason: string, limit: number): number[] {
+  cancelUnfinishedUpTo(maxCallId: number, reason: string, limit: number): CanceledDelivery[] {
     return this.cancel(
       this.db
         .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE call_id <= ? AND state IN ('pending', 'in_flight', 'retrying') LIMIT ?")
@@ -186,7 +182,7 @@ export class DeliveriesRepo {
     );
   }
 
-  private cancel(rows: CancelRow[], reason: string): number[] {
+  private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
     const set = this.db.prepare(
       "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ? WHERE id = ?",
     );
@@ -194,7 +190,7 @@ export class DeliveriesRepo {
       const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
       set.run(reason, JSON.stringify(states), urlMask(states), r.id);
     }
-    return rows.map((r) => r.call_id);
+    return rows.map((r) => ({ deliveryId: r.id, callId: r.call_id }));
   }
 
   insertAttempt(a: NewAttempt): number {
@@ -289,6 +285,11 @@ export class DeliveriesRepo {
   }
 
 
+}
+
+export interface CanceledDelivery {
+  deliveryId: number;
+  callId: number;
 }
 
 interface CancelRow {
