@@ -1,4 +1,4 @@
-import type { CallSummary, UrlOutcome } from './types';
+import type { CallSummary, DeliveryState, UrlOutcome } from './types';
 
 // How a call's per-URL outcomes read at a glance in the inspector's list. src/renderer/first-page.js
 // (an inline script, which cannot import) paints the same text; tests/e2e/first-rows.spec.ts compares.
@@ -28,8 +28,8 @@ export function inFlightSince(urls: readonly UrlOutcome[]): number | null {
   return since;
 }
 
-/** What each URL state reads as. */
-export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = {
+/** What each delivery state and URL state reads as (the two share most names). */
+export const STATE_LABELS: Record<DeliveryState | UrlOutcome['state'], string> = {
   pending: 'pending',
   in_flight: 'in flight',
   delivered: 'delivered',
@@ -37,5 +37,8 @@ export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = {
   failed: 'failed',
   expired: 'expired',
   canceled: 'canceled',
+  dropped: 'dropped',
   not_attempted: 'not attempted',
 };
+
+export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = STATE_LABELS;

@@ -1,18 +1,7 @@
-import type { CallSummary, DeliveryState, UrlOutcome } from '../../shared/types';
-import { deliveredWithFailures, inFlightSince, urlOutcomeNote } from '../../shared/url-outcome';
+import type { CallSummary, UrlOutcome } from '../../shared/types';
+import { deliveredWithFailures, inFlightSince, STATE_LABELS, urlOutcomeNote } from '../../shared/url-outcome';
 import { formatDuration } from './format';
 import { useNow } from './use-now';
-
-const LABELS: Record<DeliveryState, string> = {
-  pending: 'pending',
-  in_flight: 'in flight',
-  delivered: 'delivered',
-  retrying: 'retrying',
-  failed: 'failed',
-  expired: 'expired',
-  canceled: 'canceled',
-  dropped: 'dropped',
-};
 
 function Countdown({ at }: { at: string }) {
   const now = useNow();
@@ -52,7 +41,7 @@ export function StatusChip({ call }: { call: Pick<CallSummary, 'status' | 'dropR
   const warn = deliveredWithFailures({ deliveryState: state, urls });
   return (
     <span className={`chip chip-${state}${warn ? ' chip-warn' : ''}`} data-status={state}>
-      {LABELS[state]}
+      {STATE_LABELS[state]}
       {since !== null ? <Elapsed since={since} /> : null}
       {state === 'retrying' && call.nextAttemptAt ? <Countdown at={call.nextAttemptAt} /> : null}
       {note ? <span className="url-note"> · {note}</span> : null}
