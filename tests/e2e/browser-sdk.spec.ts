@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from '@playwright/test';
-import { expect, startLab, startReceivers, test, type Lab, type Receivers } from './lab-fixture';
+import { expect, ownLab, ownReceivers, test, type Lab } from './lab-fixture';
 import { openApp } from './ui-steps';
 import type { ReceivedRequest } from '../helpers/receiver';
 
@@ -87,18 +87,8 @@ async function signedHooks(requests: ReceivedRequest[], path: string, types: str
 
 // A lab and receivers of its own: what other specs leave in the shared ones (sources, calls,
 // recorded requests) must not change what this one reads.
-let lab: Lab;
-let receivers: Receivers;
-let stopLab: () => Promise<void>;
-let stopReceivers: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-  ({ receivers, stop: stopReceivers } = await startReceivers());
-});
-test.afterAll(async () => {
-  await stopLab?.();
-  await stopReceivers?.();
-});
+const lab = ownLab();
+const receivers = ownReceivers();
 
 test('a web page with the real analytics.js snippet, host swapped, sends identify, track and page to a receiver, signed, singly and batched', async ({ page, context }) => {
   const std = await createWebSource(lab, 'web-standard', `${receivers.ok.url}/sdk-standard`);

@@ -138,18 +138,33 @@ export { expect };
  * top of a spec file; the object forwards to the lab once it runs.
  */
 export function ownLab(): Lab {
-  let current: Lab | undefined;
+  return ownForTheFile('lab', async () => {
+    const { lab, stop } = await startLab();
+    return { value: lab, stop };
+  });
+}
+
+/** The three receivers of the calling spec's own, the same way (requests other specs made are not in them). */
+export function ownReceivers(): Receivers {
+  return ownForTheFile('receivers', async () => {
+    const { receivers, stop } = await startReceivers();
+    return { value: receivers, stop };
+  });
+}
+
+function ownForTheFile<T extends object>(what: string, start: () => Promise<{ value: T; stop(): Promise<void> }>): T {
+  let current: T | undefined;
   let stop: (() => Promise<void>) | undefined;
   test.beforeAll(async () => {
-    ({ lab: current, stop } = await startLab());
+    ({ value: current, stop } = await start());
   });
   test.afterAll(async () => {
     await stop?.();
   });
-  return new Proxy({} as Lab, {
-    get: (_, key) => {
-      if (!current) throw new Error('the lab starts in beforeAll: use it inside a test or hook');
-      return current[key as keyof Lab];
+  return new Proxy({} as T, {
+    get: (_, prop) => {
+      if (!current) throw new Error(`the spec's ${what} start in beforeAll: use them inside a test or hook`);
+      return current[prop as keyof T];
     },
   });
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { expect, startLab, startReceivers, test, type Lab, type Receivers } from './lab-fixture';
+import { expect, ownLab, ownReceivers, test } from './lab-fixture';
 import { composeTrack, configureWebhooks, createSource, openApp, row, timeline, useSourceInCompose } from './ui-steps';
 
 // The "done when", in a browser against web mode: configure two receivers and a secret,
@@ -18,18 +18,8 @@ test.describe.configure({ mode: 'serial' });
 
 // A lab and receivers of its own: what other specs leave in the shared ones (sources, calls,
 // recorded requests) must not change what this one reads.
-let lab: Lab;
-let receivers: Receivers;
-let stopLab: () => Promise<void>;
-let stopReceivers: () => Promise<void>;
-test.beforeAll(async () => {
-  ({ lab, stop: stopLab } = await startLab());
-  ({ receivers, stop: stopReceivers } = await startReceivers());
-});
-test.afterAll(async () => {
-  await stopLab?.();
-  await stopReceivers?.();
-});
+const lab = ownLab();
+const receivers = ownReceivers();
 
 test('destinations: a source with two receivers, headers and a secret; bad URLs are refused on their field', async ({ page, consoleGuard }) => {
   // A bad URL is saved on purpose: the browser logs the refused request.
