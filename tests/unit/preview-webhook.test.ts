@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hmacSha1Hex, verifySignature } from '../../src/shared/preview/signature';
-import { normalizeForPreview, userAgent, webhookPreview } from '../../src/shared/preview/webhook-preview';
+import { normalizeForPreview, webhookPreview } from '../../src/shared/preview/webhook-preview';
+import { userAgentOf } from '../../src/shared/webhook-request';
 import { clientRequest } from '../../src/shared/preview/client-request';
 import { curlCommand } from '../../src/shared/preview/curl';
 import { normalizeCall } from '../../src/shared/normalize';
@@ -80,7 +81,7 @@ describe('webhook body preview', () => {
     const full = await webhookPreview(call, { format: 'full', userAgentProduct: 'Acme/2.3' });
     expect(JSON.parse(full.body)).toMatchObject({ messageId: 'msg-1', originalTimestamp: '2026-03-01T10:00:00.000Z', receivedAt: '2026-03-01T10:00:01.250Z' });
     expect(full.headers['User-Agent']).toBe('Acme/2.3');
-    expect(userAgent('')).toBe('Segment.io/1.0');
+    expect(userAgentOf('')).toBe('Segment.io/1.0');
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildRequestHeaders, currentRequest } from '../../src/main/engine/dispatcher/request-headers';
+import { currentRequest } from '../../src/main/engine/dispatcher/request-headers';
+import { buildRequestHeaders } from '../../src/shared/webhook-request';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
 
 const body = Buffer.from('{"type":"track","event":"Café ☕"}', 'utf8');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
-import { buildRequestHeaders, currentRequest } from '../../src/main/engine/dispatcher/request-headers';
+import { currentRequest } from '../../src/main/engine/dispatcher/request-headers';
+import { buildRequestHeaders } from '../../src/shared/webhook-request';
 
 interface Vector { name: string; secret: string; body: string; signature: string | null }
 const vectors: { description: string; cases: Vector[] } = JSON.parse(

@@ -1,7 +1,7 @@
 import { buildWebhookBody } from '../webhook-body';
 import { normalizeCall } from '../normalize';
 import type { AliasKeys, JsonObject, NormalizedCall, PayloadFormat } from '../types';
-import { RESERVED_HEADERS } from '../source.schema';
+import { buildRequestHeaders, userAgentOf } from '../webhook-request';
 import { hmacSha1Hex } from './signature';
 
 // What a receiver will get for a call the composer is about to send: normalized by the collector's
@@ -36,22 +36,9 @@ export async function webhookPreview(
   opts: { format: PayloadFormat; aliasKeys?: AliasKeys; userAgentProduct: string; sharedSecret?: string; headers?: Record<string, string> },
 ): Promise<WebhookPreview> {
   const body = JSON.stringify(buildWebhookBody(call, opts.format, opts.aliasKeys));
-  const signature = opts.sharedSecret ? await hmacSha1Hex(opts.sharedSecret, body) : null;
-  const headers: Record<string, string> = {
-    'User-Agent': userAgent(opts.userAgentProduct),
-    'Content-Type': 'application/json',
-    'Content-Length': String(new TextEncoder().encode(body).length),
-  };
-  if (signature) headers['X-Signature'] = signature;
-  for (const [name, value] of Object.entries(opts.headers ?? {})) {
-    if (!RESERVED_HEADERS.includes(name.toLowerCase())) headers[name] = value;
-  }
+  // Encoded once: its length is Content-Length and its bytes are what gets signed, as on the wire.
+  const bytes = new TextEncoder().encode(body);
+  const signature = opts.sharedSecret ? await hmacSha1Hex(opts.sharedSecret, bytes) : null;
+  const headers = buildRequestHeaders({ userAgent: userAgentOf(opts.userAgentProduct), signature, urlHeaders: opts.headers ?? {}, body: bytes });
   return { normalized: call, body, headers, signature };
-}
-
-/** `Segment.io` → `Segment.io/1.0`; a full product token (`Acme/2.3`) is used as given. */
-export function userAgent(product: string): string {
-  const p = product.trim();
-  if (p === '') return 'Segment.io/1.0';
-  return p.includes('/') ? p : `${p}/1.0`;
 }

@@ -2,7 +2,7 @@ import type { NormalizedCall, Settings, Source } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
 import type { NewDelivery } from '../store/deliveries.repo';
-import { userAgentOf } from './request-headers';
+import { userAgentOf } from '../../../shared/webhook-request';
 import { signBody } from './sign';
 
 /**

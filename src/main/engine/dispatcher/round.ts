@@ -1,6 +1,7 @@
 import type { AttemptTrigger, Settings, Source, DeliveryState } from '../../../shared/types';
 import { nextRetry } from '../../../shared/retry-schedule';
-import { buildRequestHeaders, currentRequest } from './request-headers';
+import { buildRequestHeaders } from '../../../shared/webhook-request';
+import { currentRequest } from './request-headers';
 import { classify, type Classification } from './classify';
 import type { HttpSender, SendResult } from './http-sender';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/deliveries.repo';

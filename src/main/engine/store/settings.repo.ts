@@ -1,12 +1,13 @@
 import type { Settings } from '../../../shared/types';
 import { resolveRetrySchedule } from '../../../shared/retry-schedule';
 import type { SettingsPatch } from '../../../shared/settings.schema';
+import { DEFAULT_USER_AGENT_PRODUCT } from '../../../shared/webhook-request';
 import type { Db } from './database';
 
 export const DEFAULT_SETTINGS: Settings = {
   payloadFormat: 'full',
   aliasKeys: 'both',
-  userAgentProduct: 'Segment.io',
+  userAgentProduct: DEFAULT_USER_AGENT_PRODUCT,
   retrySchedule: resolveRetrySchedule({ preset: 'default' }),
   timeScale: 1,
   strict: false,

@@ -3,6 +3,7 @@ import { clientRequest, formatHttpRequest } from '../../../shared/preview/client
 import { goCode } from '../../../shared/preview/go-code';
 import { normalizeForPreview, webhookPreview, type WebhookPreview } from '../../../shared/preview/webhook-preview';
 import type { JsonObject } from '../../../shared/types';
+import { DEFAULT_USER_AGENT_PRODUCT } from '../../../shared/webhook-request';
 import { useAppShallow } from '../../store-context';
 import type { Draft } from '../../stores/compose-model';
 
@@ -57,7 +58,7 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
     void webhookPreview(sync.normalized, {
       format: settings?.payloadFormat ?? 'full',
       aliasKeys: settings?.aliasKeys ?? 'both',
-      userAgentProduct: settings?.userAgentProduct ?? 'Segment.io',
+      userAgentProduct: settings?.userAgentProduct ?? DEFAULT_USER_AGENT_PRODUCT,
       sharedSecret: secret,
       headers: firstUrl?.headers,
     }).then((p) => live && setWebhook(p));

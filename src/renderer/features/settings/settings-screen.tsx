@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { RETRY_PRESETS, plannedOffsets, resolveRetrySchedule } from '../../../shared/retry-schedule';
 import type { Settings } from '../../../shared/types';
+import { userAgentOf } from '../../../shared/webhook-request';
 import { Field } from '../../components/field';
 import { formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
@@ -94,7 +95,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           <option value="camel">camel (previousId)</option>
         </select>
       </Field>
-      <Field label="User-Agent product" name="userAgentProduct" error={err('userAgentProduct')} hint={`sent as User-Agent: ${ua || '…'}/1.0`}>
+      <Field label="User-Agent product" name="userAgentProduct" error={err('userAgentProduct')} hint={`sent as User-Agent: ${ua.trim() ? userAgentOf(ua) : '…'}`}>
         <input data-testid="set-ua" value={ua} onChange={(e) => setUa(e.target.value)} spellCheck={false} />
       </Field>
       <Field label="Retry schedule" name="retrySchedule" error={err('retrySchedule.preset') ?? err('retrySchedule')} hint={preview ?? undefined}>

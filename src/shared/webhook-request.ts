@@ -1,0 +1,47 @@
+import { RESERVED_HEADERS } from './source.schema';
+
+// The outbound webhook request's headers and User-Agent (SPEC §4), written once for the dispatcher,
+// which sends them, and the Compose preview and Settings, which show them. Browser-safe: the body
+// arrives as bytes (a Node Buffer is a Uint8Array), so no Buffer and no string measuring here.
+
+export const DEFAULT_USER_AGENT_PRODUCT = 'Segment.io';
+
+const RESERVED = new Set(RESERVED_HEADERS);
+
+/** `User-Agent` for a product setting: `Segment.io` → `Segment.io/1.0`. */
+export function userAgentOf(product: string): string {
+  const p = product.trim();
+  if (p === '') return `${DEFAULT_USER_AGENT_PRODUCT}/1.0`;
+  // A full product token ("Acme/2.3") is used as given rather than becoming "Acme/2.3/1.0".
+  return p.includes('/') ? p : `${p}/1.0`;
+}
+
+export interface RequestHeadersInput {
+  /** The whole User-Agent value (userAgentOf). */
+  userAgent: string;
+  /** X-Signature of `body`; null sends none. */
+  signature: string | null;
+  /** The URL's static headers (SPEC §2). */
+  urlHeaders: Record<string, string>;
+  /** The exact bytes that will be sent (and were signed); only its byte length is read. */
+  body: Uint8Array;
+}
+
+/**
+ * Headers for one outbound POST (SPEC §4). Settings validation already refuses static headers that
+ * would replace a reserved one; they are skipped here as well so a bad row in the store can never
+ * change what is signed, framed or identified. Called once per attempt on the dispatcher's hot
+ * path: one object, no intermediate arrays.
+ */
+export function buildRequestHeaders(o: RequestHeadersInput): Record<string, string> {
+  const headers: Record<string, string> = {
+    'User-Agent': o.userAgent,
+    'Content-Type': 'application/json',
+    'Content-Length': String(o.body.byteLength),
+  };
+  if (o.signature) headers['X-Signature'] = o.signature;
+  for (const name in o.urlHeaders) {
+    if (!RESERVED.has(name.toLowerCase())) headers[name] = o.urlHeaders[name];
+  }
+  return headers;
+}
