@@ -35,7 +35,7 @@ describe('buildRequestHeaders', () => {
 
 describe('the Compose preview shows what the dispatcher sends', () => {
   const call = normalizeForPreview({ type: 'track', userId: 'u1', event: 'Café ☕', messageId: 'm1' }, {}, Date.parse('2026-03-01T10:00:00Z'));
-  const cases = [
+  const cases: { name: string; product: string; secret: string | undefined; urlHeaders: Record<string, string> }[] = [
     { name: 'unsigned, default product', product: 'Segment.io', secret: undefined, urlHeaders: {} },
     { name: 'signed, full product token, static headers incl. a forged reserved one', product: 'Acme/2.3', secret: 's3cret', urlHeaders: { 'X-Env': 'qa', 'x-signature': 'forged' } },
     { name: 'blank product', product: '', secret: 'k', urlHeaders: {} },
