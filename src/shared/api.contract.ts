@@ -5,6 +5,7 @@ import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
 import { op, type OpDef } from './api-op';
 import { flagParam } from './query-flag';
+import { MAX_BATCH_ITEMS, MAX_REPLAY_BODY_CHARS } from './limits';
 import type { LibraryMetrics } from './library-metrics';
 import { collectorFaultsSchema, type CollectorFaultCounts } from './collector-faults';
 import type { CallStats } from './call-stats';
@@ -109,7 +110,7 @@ export interface ClientState {
 }
 
 export const clientSettingsPatchSchema = z.strictObject({
-  flushAt: z.number().int().min(1).max(2500).optional(),
+  flushAt: z.number().int().min(1).max(MAX_BATCH_ITEMS).optional(),
   flushAfter: z.number().int().min(10).max(3_600_000).optional(),
   endpoint: z.string().url().optional(),
   sourceId: z.string().min(1).optional(),
@@ -149,7 +150,7 @@ export const api = {
       /** Only this URL of the delivery; all URLs when omitted. */
       urlIndex: z.number().int().min(0).max(4).optional(),
       /** A deliberately edited body (JSON text); the stored bytes when omitted. */
-      body: z.string().max(512_000).optional(),
+      body: z.string().max(MAX_REPLAY_BODY_CHARS).optional(),
     }),
   ),
 

@@ -3,7 +3,7 @@
 // answers the README documents for it. Bodies are built as text where JSON.stringify could not say
 // it (`__proto__` keys, `1e400`, lone surrogates, invalid UTF-8, depths it cannot write).
 
-import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../src/main/engine/collector/limits';
+import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../src/shared/limits';
 import { mulberry32, type Random } from '../../src/main/engine/seeded-random';
 
 export interface FuzzRequest {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
-import { INGEST_BYTES_IN_FLIGHT } from '../../src/main/engine/collector/ingest';
+import { INGEST_BYTES_IN_FLIGHT } from '../../src/shared/limits';
 
 // The collector over a real socket and a real SQLite file: every route, every 400, every drop reason.
 let t: TestEngine;

@@ -4,10 +4,11 @@
 export const LIBRARY_NAME = 'webhook-lab-client';
 export const LIBRARY_VERSION = '0.1.0';
 
-/** KB = 1024 bytes (SPEC §3 decision): a call at most 32 KB, a request at most 500 KB. */
-export const MAX_MESSAGE_BYTES = 32 * 1024;
-export const MAX_BATCH_BYTES = 500 * 1024;
-export const MAX_BATCH_MESSAGES = 2500;
+/**
+ * The collector's own limits (src/shared/limits.ts), so the client never sends what it would refuse;
+ * under the names this package has always exported ("message" is the client's word for a call).
+ */
+export { MAX_CALL_BYTES as MAX_MESSAGE_BYTES, MAX_BATCH_BYTES, MAX_BATCH_ITEMS as MAX_BATCH_MESSAGES } from '../../../shared/limits';
 
 export const DEFAULTS = {
   endpoint: 'http://127.0.0.1:8787',

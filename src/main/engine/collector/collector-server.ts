@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { CallType } from '../../../shared/types';
-import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from './limits';
+import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../../shared/limits';
 import type { Ingest } from './ingest';
 import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../http-timeouts';
@@ -96,8 +96,8 @@ export async function startCollector(
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const single = !BATCH_ROUTES.some((r) => req.url.startsWith(`/v1/${r}`));
       const message = single
-        ? `call is larger than ${MAX_CALL_BYTES} bytes (32 KB), the limit for a single call`
-        : `batch is larger than ${MAX_BATCH_BYTES} bytes (500 KB), the limit for a batch request`;
+        ? `call is larger than ${MAX_CALL_BYTES} bytes (${MAX_CALL_BYTES / 1024} KB), the limit for a single call`
+        : `batch is larger than ${MAX_BATCH_BYTES} bytes (${MAX_BATCH_BYTES / 1024} KB), the limit for a batch request`;
       return reply.code(400).send({ success: false, message });
     }
     if (err.statusCode && err.statusCode < 500) return reply.code(400).send({ success: false, message: err.message });

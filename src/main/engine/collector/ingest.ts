@@ -5,7 +5,7 @@ import { completeCall, readCallHead, requestItems, type CallHead, type Envelope 
 import { findWriteKey } from './write-key';
 import { batchItemSizes, mayHoldOversizeItem } from './batch-item-sizes';
 import { ByteGate } from './byte-gate';
-import { MAX_BATCH_ITEMS, MAX_CALL_BYTES } from './limits';
+import { INGEST_BYTES_IN_FLIGHT, MAX_BATCH_ITEMS, MAX_CALL_BYTES } from '../../../shared/limits';
 import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, NewDelivery } from '../store/deliveries.repo';
@@ -56,14 +56,6 @@ interface Prepared {
   /** Its messageId was added to the de-duplication window by this request. */
   remembered?: boolean;
 }
-
-/**
- * Request bytes parsed and not yet committed, at most (one request is always admitted). About 1,300
- * typical events: enough for group commit to batch well (ten concurrent 40 KB batches fit), small
- * enough that a flood of hundreds of batches does not balloon the heap (measured: 240 MB peak RSS
- * under the official Node SDK's 200 concurrent batches, against 290 MB with 2 MB here).
- */
-export const INGEST_BYTES_IN_FLIGHT = 512 * 1024;
 
 const OK: IngestResponse = { status: 200, body: { success: true } };
 const bad = (message: string, status = 400): IngestResponse => ({ status, body: { success: false, message } });
