@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/main/engine/simulation/mock-receivers/signature-check';
+import { signBody } from '../../src/main/engine/dispatcher/sign';
 import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
 
 // The first-run demo (issue 14): one operation from an empty lab to a delivered, signed call the

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MockReceiverHost } from '../../src/main/engine/simulation/mock-receivers/receiver-host';
-import { signBody } from '../../src/main/engine/simulation/mock-receivers/signature-check';
+import { signBody } from '../../src/main/engine/dispatcher/sign';
 import type { MockReceiver, MockRequestRecord } from '../../src/shared/mock-receiver.schema';
 
 const BODY = '{"type":"track","event":"Order Completed","userId":"u1"}';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SignatureVerifier, checkSignature, signBody } from '../../src/main/engine/simulation/mock-receivers/signature-check';
+import { signBody } from '../../src/main/engine/dispatcher/sign';
+import { SignatureVerifier, checkSignature } from '../../src/main/engine/simulation/mock-receivers/signature-check';
 
 describe('signature check', () => {
   it('computes lowercase hex HMAC-SHA1 (RFC 2104 / Wikipedia vector)', () => {

@@ -1,10 +1,7 @@
-import { createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
+import { timingSafeEqual, type Hmac } from 'node:crypto';
 import type { SignatureCheck } from '../../../../shared/mock-receiver.schema';
-
-/** Lowercase hex HMAC-SHA1 of the exact bytes, as the dispatcher signs them (SPEC §4). */
-export function signBody(secret: string, body: Buffer | string): string {
-  return createHmac('sha1', secret).update(body).digest('hex');
-}
+// The dispatcher's own HMAC: a receiver that disagrees with the sender is then a real finding.
+import { signatureHmac } from '../../dispatcher/sign';
 
 /**
  * Checks X-Signature while the body streams in, so the digest covers every byte even when the
@@ -14,7 +11,7 @@ export class SignatureVerifier {
   private readonly hmac: Hmac | null;
 
   constructor(private readonly secret: string | undefined) {
-    this.hmac = secret === undefined ? null : createHmac('sha1', secret);
+    this.hmac = secret === undefined ? null : signatureHmac(secret);
   }
 
   update(chunk: Buffer): void {
