@@ -11,6 +11,7 @@ import type { AttemptTiming } from '../../src/shared/types';
 import { closedPort, startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
 import { selfSignedCert } from '../helpers/tls';
 import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { openDbFile } from '../helpers/db-file';
 
 // Per-attempt timing (AttemptTiming): connect, TLS, time to first byte and total, measured by the
 // HTTP sender from undici's connector and its sendHeaders diagnostics message.
@@ -144,7 +145,9 @@ describe('migration to v9: timing columns on a database the previous version wro
 
     const store = new Store({ dataDir: dir });
     try {
-      expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      const file = openDbFile(dir);
+      expect(file.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      file.close();
       const [before] = store.deliveries.forCall(1)[0].attempts;
       expect(before).toMatchObject({ durationMs: 7, responseStatus: 200, timing: null });
       const timing: AttemptTiming = { connectMs: 0.4, tlsMs: 1.2, ttfbMs: 3.5, totalMs: 4.1, reused: false };

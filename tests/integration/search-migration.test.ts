@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/main/engine/store/store';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
+import { openDbFile } from '../helpers/db-file';
 
 // Migration 8 gives every call its search text (the shared rule, src/shared/search-filter.ts) and
 // group and alias calls their groupId and previousId, read from the bodies they arrived in. Tested on
@@ -50,7 +51,8 @@ function previousDatabase(): string {
 
 describe(`migration from schema ${PREVIOUS}: search`, () => {
   it('fills groupId, previousId and the search text of existing calls; search finds them by any field, any case', () => {
-    const store = new Store({ dataDir: previousDatabase() });
+    const dir = previousDatabase();
+    const store = new Store({ dataDir: dir });
     try {
       const byId = new Map(store.calls.list({ limit: 10 }).items.map((c) => [c.id, [c.groupId, c.previousId]]));
       expect(Object.fromEntries(byId)).toEqual({
@@ -72,7 +74,9 @@ describe(`migration from schema ${PREVIOUS}: search`, () => {
       expect(ids('internal')).toEqual([5]);
       expect(ids('M-')).toEqual([5, 4, 3, 2, 1]);
       expect(ids('acme')).toEqual(store.calls.list({ q: 'acme', body: true, limit: 10 }).items.map((c) => c.id));
-      expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      const file = openDbFile(dir);
+      expect(file.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      file.close();
     } finally {
       store.close();
     }

@@ -8,6 +8,7 @@ import { MIGRATIONS } from '../../src/main/engine/store/migrations';
 import { PAGE_SIZE } from '../../src/main/engine/store/database';
 import { Ingest, type IngestRequest, type StoredResult } from '../../src/main/engine/collector/ingest';
 import { planDelivery } from '../../src/main/engine/dispatcher/delivery-plan';
+import { openDbFile } from '../helpers/db-file';
 
 // Request bodies are stored once (schema v4): calls read their item back from them, retention and
 // purges keep them in step, and databases from before v4 keep every call readable.
@@ -27,8 +28,18 @@ function open(dataDir = tempDir()) {
   const ingest = new Ingest(store, () => Date.now(), () => {});
   const send = (route: IngestRequest['route'], body: unknown) =>
     ingest.handle({ path: route === 'batch' ? '/v1/batch' : `/v1/${route}`, route, authorization: `Basic ${Buffer.from('wk_src:').toString('base64')}`, body: Buffer.from(JSON.stringify(body)) });
-  const count = (table: string) => (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = (table: string) => sql(dataDir, (db) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
   return { store, source, send, count, dataDir };
+}
+
+/** A query on a connection of the test's own (the Store's handle is private), closed after. */
+function sql<T>(dataDir: string, read: (db: ReturnType<typeof openDbFile>) => T, opts: { write?: boolean } = {}): T {
+  const db = openDbFile(dataDir, opts);
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
 }
 
 const track = (i: number, extra: Record<string, unknown> = {}) => ({ type: 'track', userId: `u${i}`, event: `E${i}`, properties: { i }, ...extra });
@@ -55,7 +66,8 @@ describe('request bodies stored once', () => {
   });
 
   it('retention removes requests with their calls and keeps those a kept call still needs', async () => {
-    const { store, source, send, count } = open();
+    const { store, source, send, count, dataDir } = open();
+    const requestIds = () => sql(dataDir, (db) => (db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id));
     for (let r = 0; r < 10; r++) await send('batch', { batch: [track(r * 2), track(r * 2 + 1)] });
     // An unfinished delivery on the oldest call: retention keeps that call, so its request stays.
     const oldest = store.calls.list({ limit: 100 }).items.at(-1)!;
@@ -65,13 +77,13 @@ describe('request bodies stored once', () => {
     expect(count('calls')).toBe(7);
     // Requests 1 (the kept call's) and 8–10 (the newest six calls) are needed; 2–7 are not, though
     // they are newer than the kept call's.
-    expect((store.db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual([1, 8, 9, 10]);
+    expect(requestIds()).toEqual([1, 8, 9, 10]);
     const kept = store.calls.list({ limit: 100 }).items.map((c) => store.calls.get(c.id)!.raw);
     expect(kept).toEqual([track(19), track(18), track(17), track(16), track(15), track(14), track(0)]);
 
-    store.db.prepare("UPDATE deliveries SET state = 'delivered'").run();
+    sql(dataDir, (db) => db.prepare("UPDATE deliveries SET state = 'delivered'").run(), { write: true });
     expect(store.prune()).toBe(1);
-    expect((store.db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual([8, 9, 10]);
+    expect(requestIds()).toEqual([8, 9, 10]);
     expect(store.calls.list({ limit: 100 }).items.map((c) => store.calls.get(c.id)!.raw)).toEqual(kept.slice(0, 6));
     store.close();
   });
@@ -88,7 +100,7 @@ describe('request bodies stored once', () => {
     old.close();
 
     const store = new Store({ dataDir });
-    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(sql(dataDir, (db) => db.pragma('user_version', { simple: true }))).toBe(MIGRATIONS.length);
     const [first, second] = [store.calls.get(1)!, store.calls.get(2)!];
     expect(first.raw).toEqual(track(1));
     // Schema v5 keys sources by integer; an id with no source row (deleted) survives.
@@ -98,7 +110,7 @@ describe('request bodies stored once', () => {
     expect(second.raw).toBe('not json');
     expect(second.request.writeKeyFrom).toBe('body');
     // An existing file keeps its page size; only new ones get PAGE_SIZE.
-    expect(store.db.pragma('page_size', { simple: true })).toBe(4096);
+    expect(sql(dataDir, (db) => db.pragma('page_size', { simple: true }))).toBe(4096);
     store.close();
   });
 
@@ -123,7 +135,7 @@ describe('request bodies stored once', () => {
   });
 
   it('a source key created in a transaction that rolls back is forgotten with it', async () => {
-    const { store } = open();
+    const { store, dataDir } = open();
     await expect(
       store.writes.run(() => {
         store.sourceKeys.keyOf('ghost-source');
@@ -132,20 +144,20 @@ describe('request bodies stored once', () => {
     ).rejects.toThrow('boom');
     expect(store.sourceKeys.find('ghost-source')).toBeUndefined();
     const key = store.sourceKeys.keyOf('ghost-source');
-    expect(store.db.prepare('SELECT source_id FROM source_keys WHERE key = ?').get(key)).toEqual({ source_id: 'ghost-source' });
+    expect(sql(dataDir, (db) => db.prepare('SELECT source_id FROM source_keys WHERE key = ?').get(key))).toEqual({ source_id: 'ghost-source' });
     store.close();
   });
 
   it(`a new database uses ${PAGE_SIZE}-byte pages, in WAL mode`, () => {
-    const { store } = open();
-    expect(store.db.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const { store, dataDir } = open();
+    expect(sql(dataDir, (db) => db.pragma('page_size', { simple: true }))).toBe(PAGE_SIZE);
+    expect(sql(dataDir, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     store.close();
   });
 
   it('the unfiltered total is kept in memory and stays equal to COUNT(*) through inserts, retention, purges and rollbacks', async () => {
-    const { store, send } = open();
-    const truth = () => (store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n;
+    const { store, send, count } = open();
+    const truth = () => count('calls');
     const shown = () => store.calls.list({ limit: 1 }).total;
     expect(shown()).toBe(0);
     for (let r = 0; r < 5; r++) await send('batch', { batch: [track(r * 2), track(r * 2 + 1)] });
@@ -170,7 +182,8 @@ describe('request bodies stored once', () => {
   });
 
   it('a call read back is normalized exactly as on arrival: its webhook body rebuilds byte for byte', async () => {
-    const store = new Store({ dataDir: tempDir() });
+    const dataDir = tempDir();
+    const store = new Store({ dataDir });
     const source = store.sources.create({ name: 'hooks', writeKey: 'wk_hooks', webhooks: { enabled: true, urls: [{ url: 'http://127.0.0.1:9/', headers: {} }] } }, Date.now());
     const stored: StoredResult[] = [];
     const ingest = new Ingest(store, () => Date.now(), (r) => stored.push(r));
@@ -200,7 +213,7 @@ describe('request bodies stored once', () => {
     // And the page call kept its route's type, not the body's.
     expect(store.calls.get(deliveries[4].callId)!.normalized!.type).toBe('page');
     // Nothing of this was stored twice: the normalized column is empty for collector calls.
-    expect((store.db.prepare('SELECT COUNT(*) AS n FROM calls WHERE normalized IS NOT NULL').get() as { n: number }).n).toBe(0);
+    expect(sql(dataDir, (db) => (db.prepare('SELECT COUNT(*) AS n FROM calls WHERE normalized IS NOT NULL').get() as { n: number }).n)).toBe(0);
     store.close();
   });
 });

@@ -52,11 +52,7 @@ export function demoHandlers(d: { store: Store; events: EventHub; handlers: Used
       out.receiverRemoved = true;
     }
     out.callsRemoved = await store.writes.run(() => {
-      const rows = store.db
-        .prepare('SELECT id, request_id AS requestId, batch_index AS batchIndex FROM calls WHERE id IN (SELECT value FROM json_each(?))')
-        .all(JSON.stringify(m.callIds)) as { id: number; requestId: number; batchIndex: number | null }[];
-      store.requests.redact(rows);
-      const n = store.calls.remove(rows.map((r) => r.id));
+      const n = store.erasure.ofCalls(m.callIds);
       store.settings.setExtra(MARK, null);
       return n;
     });

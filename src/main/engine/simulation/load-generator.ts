@@ -99,7 +99,7 @@ export class LoadGenerator implements Feature<'startLoad' | 'getLoad' | 'stopLoa
     const byDuration = input.durationS !== undefined ? Math.max(1, Math.round(input.rate * input.durationS)) : Infinity;
     const target = Math.min(byDuration, input.total ?? Infinity);
     const now = this.deps.now();
-    const nextId = (this.deps.store.db.prepare('SELECT COALESCE(MAX(id), 0) + 1 AS n FROM calls').get() as { n: number }).n;
+    const nextId = this.deps.store.outcomes.nextCallId();
     // Latency matters more than request count here: small batches, sent every 50 ms at the latest.
     const client = new Analytics(writeKey, {
       endpoint: this.deps.collectorUrl(),
@@ -228,19 +228,10 @@ export class LoadGenerator implements Feature<'startLoad' | 'getLoad' | 'stopLoa
 
   /** Outcome counts of the run's deliveries and the latency of those delivered since the last sample. */
   private measure(run: ActiveRun, now: number) {
-    const db = this.deps.store.db;
-    const like = `load-${run.view.id}-%`;
-    const rows = db
-      .prepare('SELECT d.call_id AS id, d.state AS state FROM deliveries d JOIN calls c ON c.id = d.call_id WHERE d.call_id >= ? AND c.message_id LIKE ? ORDER BY d.call_id')
-      .all(run.cursor, like) as { id: number; state: DeliveryState }[];
-    const latencies = (
-      db
-        .prepare(`SELECT d.delivered_at - c.received_at AS ms FROM deliveries d JOIN calls c ON c.id = d.call_id
-          WHERE d.call_id >= ? AND d.delivered_at > ? AND d.delivered_at <= ? AND c.message_id LIKE ?`)
-        .all(run.cursor, run.lastSampleMs, now, like) as { ms: number }[]
-    )
-      .map((r) => r.ms)
-      .sort((a, b) => a - b);
+    const { outcomes } = this.deps.store;
+    const prefix = `load-${run.view.id}-`;
+    const rows = outcomes.statesFrom(run.cursor, prefix);
+    const latencies = outcomes.latenciesFrom(run.cursor, prefix, run.lastSampleMs, now).sort((a, b) => a - b);
     let delivered = run.settled.delivered;
     let failed = run.settled.failed;
     let retrying = 0;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mockReceiverSchema, type MockReceiver, type MockReceiverInput, type MockRequestRecord } from '../../../shared/mock-receiver.schema';
+import { mockReceiverSchema, type MockReceiver, type MockReceiverInput } from '../../../shared/mock-receiver.schema';
 import type { MockReceiverView } from '../../../shared/simulation.contract';
 import { parseOrThrow } from '../../../shared/validation-error';
 import { MockReceiverHost } from './mock-receivers';
+import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../store/sources.repo';
 import type { Feature, SimulationDeps } from './simulation-deps';
 
@@ -27,12 +28,14 @@ export class ReceiversService implements Feature<Ops> {
   private counts = new Map<string, { n: number; last: string | null }>();
   /** Inserts per receiver since its last trim, counted where they are written (inside the write job). */
   private untrimmed = new Map<string, number>();
-  private trimStep!: (receiverId: string) => number;
+  private readonly repo: ReceiversRepo;
 
   constructor(
     private readonly deps: SimulationDeps,
     private readonly ports?: { http: number; https: number },
-  ) {}
+  ) {
+    this.repo = deps.store.featureRepo((db) => new ReceiversRepo(db));
+  }
 
   async start(): Promise<void> {
     const { store } = this.deps;
@@ -52,8 +55,8 @@ export class ReceiversService implements Feature<Ops> {
       const actual = { http: portOf(this.host.baseUrl(false)), https: portOf(this.host.baseUrl(true)) };
       store.settings.setExtra('mockReceiverPorts', actual);
     }
-    this.host.setReceivers(this.load());
-    for (const r of store.db.prepare('SELECT receiver_id AS id, COUNT(*) AS n, MAX(at) AS last FROM receiver_requests GROUP BY receiver_id').all() as { id: string; n: number; last: number }[]) {
+    this.host.setReceivers(this.repo.definitions());
+    for (const r of this.repo.requestCounts()) {
       this.counts.set(r.id, { n: r.n, last: new Date(r.last).toISOString() });
       // Rows over the bound count as untrimmed inserts, so a restart cannot let the log grow past it.
       this.untrimmed.set(r.id, Math.max(0, r.n - KEEP_REQUESTS));
@@ -89,10 +92,7 @@ export class ReceiversService implements Feature<Ops> {
       },
       deleteReceiver: ({ id }: { id: string }) => {
         if (!this.host.get(id)) throw notFound(`receiver ${id}`);
-        store.db.transaction(() => {
-          store.db.prepare('DELETE FROM mock_receivers WHERE id = ?').run(id);
-          store.db.prepare('DELETE FROM receiver_requests WHERE receiver_id = ?').run(id);
-        })();
+        this.repo.remove(id);
         this.host.remove(id);
         this.counts.delete(id);
         changed();
@@ -100,16 +100,14 @@ export class ReceiversService implements Feature<Ops> {
       },
       listReceiverRequests: ({ id, limit }: { id: string; limit: number }) => {
         if (!this.host.get(id)) throw notFound(`receiver ${id}`);
-        return (store.db.prepare('SELECT record FROM receiver_requests WHERE receiver_id = ? ORDER BY at DESC, rowid DESC LIMIT ?').all(id, limit) as { record: string }[]).map(
-          (r) => JSON.parse(r.record) as MockRequestRecord,
-        );
+        return this.repo.requests(id, limit);
       },
       resetReceiver: ({ id }: { id: string }) => {
         const r = this.host.get(id);
         if (!r) throw notFound(`receiver ${id}`);
         this.host.resetState(id);
         this.host.clearRequests(id);
-        store.db.prepare('DELETE FROM receiver_requests WHERE receiver_id = ?').run(id);
+        this.repo.clearRequests(id);
         this.counts.delete(id);
         changed();
         return this.view(r);
@@ -148,18 +146,11 @@ export class ReceiversService implements Feature<Ops> {
   }
 
   private save(r: MockReceiver, isNew: boolean): MockReceiver {
-    const { store } = this.deps;
     const clash = this.host.list().find((o) => o.id !== r.id && (o.name === r.name || o.path === r.path));
     if (clash) throw conflict(clash.name === r.name ? `name: a receiver named "${r.name}" exists` : `path: "${r.path}" is used by receiver "${clash.name}"`);
     if (isNew && this.host.get(r.id)) throw conflict(`id: receiver ${r.id} exists`);
-    store.db
-      .prepare('INSERT INTO mock_receivers (id, name, definition, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, definition = excluded.definition')
-      .run(r.id, r.name, JSON.stringify(r), this.deps.now());
+    this.repo.save(r, this.deps.now());
     return this.host.upsert(r);
-  }
-
-  private load(): MockReceiver[] {
-    return (this.deps.store.db.prepare('SELECT definition FROM mock_receivers ORDER BY created_at').all() as { definition: string }[]).map((r) => JSON.parse(r.definition) as MockReceiver);
   }
 
   private view(r: MockReceiver): MockReceiverView {
@@ -180,19 +171,12 @@ export class ReceiversService implements Feature<Ops> {
     step();
   }
 
+  private trimStep(receiverId: string): number {
+    return this.repo.trimRequests(receiverId, KEEP_REQUESTS, TRIM_CHUNK);
+  }
+
   private newHost(ports: { http: number; https: number }): MockReceiverHost {
     const { store } = this.deps;
-    const insert = store.db.prepare('INSERT OR IGNORE INTO receiver_requests (id, receiver_id, at, record) VALUES (?, ?, ?, ?)');
-    // The oldest row kept, then up to TRIM_CHUNK rows older than it: both walk the (receiver_id, at)
-    // index, in the order the log is listed (at, then rowid), never the whole table.
-    const oldestKept = store.db.prepare('SELECT at, rowid AS rid FROM receiver_requests WHERE receiver_id = ? ORDER BY at DESC, rowid DESC LIMIT 1 OFFSET ?');
-    const deleteOlder = store.db.prepare(
-      'DELETE FROM receiver_requests WHERE rowid IN (SELECT rowid FROM receiver_requests WHERE receiver_id = ? AND (at < ? OR (at = ? AND rowid < ?)) ORDER BY at, rowid LIMIT ?)',
-    );
-    this.trimStep = (receiverId) => {
-      const cut = oldestKept.get(receiverId, KEEP_REQUESTS - 1) as { at: number; rid: number } | undefined;
-      return cut ? deleteOlder.run(receiverId, cut.at, cut.at, cut.rid, TRIM_CHUNK).changes : 0;
-    };
     return new MockReceiverHost({
       dataDir: this.deps.dataDir,
       httpPort: ports.http,
@@ -204,7 +188,7 @@ export class ReceiversService implements Feature<Ops> {
         this.counts.set(record.receiverId, c);
         void store.writes
           .run(() => {
-            insert.run(record.id, record.receiverId, Date.parse(record.at), JSON.stringify(record));
+            this.repo.addRequest(record);
             // Counted here, not when the request arrived: a group commit runs many of these jobs at
             // once, and a count read then had moved on (the trim was mostly skipped at saturation).
             const since = (this.untrimmed.get(record.receiverId) ?? 0) + 1;

@@ -11,10 +11,18 @@ import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
 import { CallsClearer } from './clear-calls';
 import { callStats, type StatsFilter } from './call-stats';
+import { CallErasure } from './call-erasure';
+import { UserCalls } from './user-calls';
+import { DeliveryOutcomes } from './delivery-outcomes';
+import { UserActivity } from './user-activity';
 
-/** The one SQLite database and its repositories. */
+/**
+ * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
+ * requests, deliveries, attempts and source keys lives in this folder, behind named operations;
+ * the handle itself stays private (tests/unit/core-sql-ownership.test.ts holds both).
+ */
 export class Store {
-  readonly db: Db;
+  private readonly db: Db;
   readonly writes: WriteQueue;
   readonly sources: SourcesRepo;
   readonly settings: SettingsRepo;
@@ -25,6 +33,14 @@ export class Store {
   readonly sourceKeys: SourceKeys;
   /** Deleting every call in small steps (clearCalls). */
   readonly clearer: CallsClearer;
+  /** Erasing chosen calls with their request items (deletion requests, the demo). */
+  readonly erasure: CallErasure;
+  /** One userId's calls: where they came from, whether a round is under way (deletion requests). */
+  readonly userCalls: UserCalls;
+  /** Where the deliveries of chosen calls stand (deletion notices, load runs). */
+  readonly outcomes: DeliveryOutcomes;
+  /** Identify and track calls by user, for audience profiles. */
+  readonly activity: UserActivity;
   /** Rounds being sent now (not written: they usually end within milliseconds); summaries show them. */
   readonly inFlight = new InFlight();
 
@@ -39,6 +55,15 @@ export class Store {
     this.deliveries = new DeliveriesRepo(this.db);
     this.clientQueue = new ClientQueueRepo(this.db);
     this.clearer = new CallsClearer(this.db, this.calls);
+    this.erasure = new CallErasure(this.db, this.calls, this.requests);
+    this.userCalls = new UserCalls(this.db);
+    this.outcomes = new DeliveryOutcomes(this.db);
+    this.activity = new UserActivity(this.db);
+  }
+
+  /** A feature's repository over its own tables (receivers, deletions, audiences): the store can't import features (upward), so it lends its handle to a repo factory, never to callers at large. */
+  featureRepo<T>(make: (db: Db) => T): T {
+    return make(this.db);
   }
 
   /** The calls counted by outcome (getStats). */

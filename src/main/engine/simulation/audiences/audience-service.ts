@@ -38,7 +38,7 @@ export class Audiences implements Feature<Ops> {
   private readonly repo: AudiencesRepo;
 
   constructor(private readonly deps: SimulationDeps) {
-    this.repo = new AudiencesRepo(deps.store.db);
+    this.repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
   }
 
   start(): void {
@@ -144,7 +144,7 @@ interface NewAudience {
 
 /** Inserts (checks and insert in one write job, so two creates cannot both pass the checks). */
 async function createStored(deps: SimulationDeps, a: NewAudience): Promise<string> {
-  const repo = new AudiencesRepo(deps.store.db);
+  const repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
   const id = randomUUID();
   const key = audienceKey(a.name);
   await deps.store.writes.run(() => {
@@ -160,7 +160,7 @@ async function createStored(deps: SimulationDeps, a: NewAudience): Promise<strin
 
 /** Applies an edit over the stored audience (fields left out keep their value). */
 async function updateStored(deps: SimulationDeps, input: AudienceUpdate): Promise<void> {
-  const repo = new AudiencesRepo(deps.store.db);
+  const repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
   const current = repo.get(input.id);
   if (!current) throw notFound(`audience ${input.id}`);
   const type = input.type ?? current.type;
@@ -208,7 +208,7 @@ export async function applyAudiencesConfig(deps: SimulationDeps, entries: Audien
   });
   if (errors.length > 0) throw new ValidationError(errors);
 
-  const repo = new AudiencesRepo(deps.store.db);
+  const repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
   const counts = { created: 0, updated: 0, unchanged: 0 };
   for (const [i, a] of resolved.entries()) {
     const existing = repo.byName(a.name);

@@ -63,7 +63,7 @@ export function diffMembers(previous: Map<string, string>, current: Map<string, 
  */
 export function syncAudience(deps: SimulationDeps, id: string): Promise<SyncResult> {
   return withAudienceLock(deps.store, id, async () => {
-    const repo = new AudiencesRepo(deps.store.db);
+    const repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
     const a = repo.get(id);
     if (!a) throw notFound(`audience ${id}`);
     const sources = a.sourceIds.map((sid) => deps.store.sources.get(sid)).filter((s): s is Source => s !== undefined);

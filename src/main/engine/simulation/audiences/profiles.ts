@@ -1,46 +1,21 @@
 import type { Store } from '../../store/store';
+import { ACTIVITY_PAGE, type ActivityRow } from '../../store/user-activity';
 import { isPlainObject } from '../../../../shared/message-rules';
 import type { JsonObject } from '../../../../shared/types';
 import type { Profile } from './rules';
 
-interface Row {
-  id: number;
-  user_id: string;
-  type: 'identify' | 'track';
-  label: string | null;
-  received_at: number;
-  ts: number | null;
-  request_id: number;
-  batch_index: number | null;
-  /** The stored normalized form's traits / properties; null when the call's form is rebuilt from its request. */
-  traits: string | null;
-  props: string | null;
-  stored: 0 | 1;
-}
-
 /**
- * Profiles per userId from accepted identify and track calls. The app's own calls (paths under
- * /internal/: audience syncs, deletion notices) are left out, so a sync never feeds its own output
- * back into the rules. Anonymous-only calls have no userId and build no profile.
+ * Profiles per userId from accepted identify and track calls (store.activity: the app's own calls
+ * under /internal/ are left out, so a sync never feeds its own output back into the rules).
+ * Anonymous-only calls have no userId and build no profile.
  *
  * `propertiesOf` names the one event whose properties are parsed (for a last_property trait);
  * everything else reads only names and times, which keeps a 200k-call history cheap.
  */
 export function loadProfiles(store: Store, opts: { propertiesOf?: string } = {}): Map<string, Profile> {
-  // In pages by id: reading a call's item from its request needs the connection, which an open
-  // iterator would hold.
-  const page = store.db.prepare(
-    `SELECT c.id, c.user_id, c.type, c.label, c.received_at, c.timestamp AS ts, c.request_id, c.batch_index, c.normalized IS NOT NULL AS stored,
-       CASE WHEN c.type = 'identify' THEN json_extract(c.normalized, '$.traits') END AS traits,
-       CASE WHEN c.type = 'track' AND c.label = @event THEN json_extract(c.normalized, '$.properties') END AS props
-     FROM calls c JOIN requests r ON r.id = c.request_id
-     WHERE c.id > @after AND c.status = 'accepted' AND c.user_id IS NOT NULL AND c.type IN ('identify', 'track')
-       AND json_extract(r.meta, '$.path') NOT LIKE '/internal/%'
-     ORDER BY c.id LIMIT 5000`,
-  );
   const event = opts.propertiesOf ?? null;
   // The collector's calls keep traits and properties as sent (normalizing copies them unchanged).
-  const own = (r: Row, field: 'traits' | 'properties'): JsonObject | undefined => {
+  const own = (r: ActivityRow, field: 'traits' | 'properties'): JsonObject | undefined => {
     const item = store.requests.item(r.request_id, r.batch_index);
     const v = isPlainObject(item) ? item[field] : undefined;
     return isPlainObject(v) ? (v as JsonObject) : undefined;
@@ -48,7 +23,7 @@ export function loadProfiles(store: Store, opts: { propertiesOf?: string } = {})
 
   const profiles = new Map<string, Profile>();
   for (let after = 0; ; ) {
-    const rows = page.all({ event, after }) as Row[];
+    const rows = store.activity.pageAfter(after, event);
     for (const r of rows) {
       let p = profiles.get(r.user_id);
       if (!p) profiles.set(r.user_id, (p = { userId: r.user_id, traits: {}, events: [] }));
@@ -62,7 +37,7 @@ export function loadProfiles(store: Store, opts: { propertiesOf?: string } = {})
         p.events.push({ name: r.label, at: r.ts ?? r.received_at, ...(props ? { properties: props } : {}) });
       }
     }
-    if (rows.length < 5000) break;
+    if (rows.length < ACTIVITY_PAGE) break;
     after = rows[rows.length - 1].id;
   }
   // Events by their own time (historical imports arrive late); the sort is stable for equal times.
