@@ -13,25 +13,26 @@ const LoadScreen = lazy(() => import('./features/load/load-screen').then((m) => 
 const ClientScreen = lazy(() => import('./features/client/client-screen').then((m) => ({ default: m.ClientScreen })));
 const SettingsScreen = lazy(() => import('./features/settings/settings-screen').then((m) => ({ default: m.SettingsScreen })));
 import { useApp, useAppStore } from './store-context';
-import { tabFromHash, type Tab } from './stores/ui.slice';
+import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref, type Tab } from './screens';
 import { FirstRun } from './features/demo/first-run';
 import { CommandPalette } from './features/palette/command-palette';
 import { HelpOverlay } from './features/help/help-overlay';
 import { isTyping } from './shortcuts';
 
-const NAV: { tab: Tab; label: string; screen: () => ReactNode }[] = [
-  { tab: 'compose', label: 'Compose', screen: () => <ComposeScreen /> },
-  { tab: 'inspector', label: 'Inspector', screen: () => <InspectorScreen /> },
-  { tab: 'destinations', label: 'Destinations', screen: () => <DestinationsScreen /> },
-  { tab: 'receivers', label: 'Mock receivers', screen: () => <ReceiversScreen /> },
-  { tab: 'audiences', label: 'Audiences', screen: () => <AudiencesScreen /> },
-  { tab: 'deletions', label: 'Deletions', screen: () => <DeletionsScreen /> },
-  { tab: 'load', label: 'Load', screen: () => <LoadScreen /> },
-  { tab: 'client', label: 'Client', screen: () => <ClientScreen /> },
-  { tab: 'settings', label: 'Settings', screen: () => <SettingsScreen /> },
-];
+// What each screen of SCREENS (screens.ts: nav order, labels, routes) shows; a screen without a
+// view here does not compile.
+const VIEWS: Record<Tab, () => ReactNode> = {
+  compose: () => <ComposeScreen />,
+  inspector: () => <InspectorScreen />,
+  destinations: () => <DestinationsScreen />,
+  receivers: () => <ReceiversScreen />,
+  audiences: () => <AudiencesScreen />,
+  deletions: () => <DeletionsScreen />,
+  load: () => <LoadScreen />,
+  client: () => <ClientScreen />,
+  settings: () => <SettingsScreen />,
+};
 
-const NAV_ITEMS = NAV.map(({ tab, label }) => ({ tab, label }));
 const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
 /** The app-wide keys (src/renderer/shortcuts.ts): Ctrl/Cmd+K the palette, `?` the help, Esc closes either. */
@@ -58,7 +59,7 @@ function useGlobalKeys() {
 
 function Overlays() {
   const overlay = useApp((s) => s.overlay);
-  if (overlay === 'palette') return <CommandPalette nav={NAV_ITEMS} />;
+  if (overlay === 'palette') return <CommandPalette nav={SCREENS} />;
   if (overlay === 'help') return <HelpOverlay />;
   return null;
 }
@@ -79,10 +80,9 @@ function Toasts() {
 
 function ConnectionBadge() {
   const status = useApp((s) => s.connection);
-  const label = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'offline' }[status];
   return (
     <span className={`conn conn-${status}`} data-testid="connection" title="Live updates from the engine">
-      {label}
+      {CONNECTION_LABELS[status]}
     </span>
   );
 }
@@ -93,7 +93,7 @@ export function App() {
   useEffect(() => {
     const sync = () => store.getState().setTab(tabFromHash(location.hash));
     window.addEventListener('hashchange', sync);
-    // A nav link of the shell first-page.js painted may have been followed before this ran.
+    // A nav link of the shell first-page.ts painted may have been followed before this ran.
     sync();
     // The shell's own data in a task of its own: run here, these requests (and loading the API
     // contract they need) would delay the first screen's rows by the length of this effect.
@@ -115,13 +115,13 @@ export function App() {
     };
   }, [store]);
   useGlobalKeys();
-  const current = NAV.find((n) => n.tab === tab) ?? NAV[0];
+  const current = SCREENS.find((n) => n.tab === tab) ?? SCREENS[0];
   return (
     <div className="app">
       <nav className="sidebar">
-        <div className="brand">Webhook Lab</div>
-        {NAV.map((n) => (
-          <a key={n.tab} href={`#/${n.tab}`} className={n.tab === tab ? 'active' : ''} data-testid={`nav-${n.tab}`} aria-current={n.tab === tab ? 'page' : undefined}>
+        <div className="brand">{APP_NAME}</div>
+        {SCREENS.map((n) => (
+          <a key={n.tab} href={tabHref(n.tab)} className={n.tab === tab ? 'active' : ''} data-testid={`nav-${n.tab}`} aria-current={n.tab === tab ? 'page' : undefined}>
             {n.label}
           </a>
         ))}
@@ -137,7 +137,7 @@ export function App() {
       <main className="content">
         <FirstRun />
         <ErrorBoundary area={current.label} key={current.tab}>
-          <Suspense fallback={<div className="muted">Loading…</div>}>{current.screen()}</Suspense>
+          <Suspense fallback={<div className="muted">Loading…</div>}>{VIEWS[current.tab]()}</Suspense>
         </ErrorBoundary>
       </main>
       <Overlays />

@@ -1,8 +1,6 @@
 import type { ConnectionStatus } from '../api/transport.types';
+import { DEFAULT_TAB, tabFromHash, tabHref, type Tab } from '../screens';
 import type { SliceCreator } from './app.types';
-
-export const TABS = ['compose', 'inspector', 'destinations', 'receivers', 'audiences', 'deletions', 'load', 'client', 'settings'] as const;
-export type Tab = (typeof TABS)[number];
 
 export interface Toast {
   id: number;
@@ -34,13 +32,8 @@ export interface UiSlice {
 
 let nextToast = 1;
 
-export function tabFromHash(hash: string): Tab {
-  const t = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
-  return (TABS as readonly string[]).includes(t) ? (t as Tab) : 'compose';
-}
-
 export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
-  tab: typeof location === 'undefined' ? 'compose' : tabFromHash(location.hash),
+  tab: typeof location === 'undefined' ? DEFAULT_TAB : tabFromHash(location.hash),
   connection: 'connecting',
   toasts: [],
   overlay: null,
@@ -73,6 +66,6 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
     const s = get();
     s.clearInspectorFilters();
     s.selectCall(id);
-    if (typeof location !== 'undefined') location.hash = '#/inspector';
+    if (typeof location !== 'undefined') location.hash = tabHref('inspector');
   },
 });

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AppStore } from '../../stores/app.store';
-import type { Tab } from '../../stores/ui.slice';
+import { tabHref, type Screen, type Tab } from '../../screens';
 import { useApp, useAppStore } from '../../store-context';
 import { getThemeChoice, setThemeChoice, systemPrefersDark, toggledChoice } from '../../theme';
 import { filterCommands, moveHighlight, type PaletteCommand } from './palette-model';
@@ -10,7 +10,7 @@ interface Command extends PaletteCommand {
 }
 
 const go = (tab: Tab) => {
-  location.hash = `#/${tab}`;
+  location.hash = tabHref(tab);
 };
 
 /** Focuses an element of a screen that is still loading (screens other than the inspector load lazily). */
@@ -20,7 +20,7 @@ function focusWhenThere(testId: string, tries = 60) {
   else if (tries > 0) requestAnimationFrame(() => focusWhenThere(testId, tries - 1));
 }
 
-function commands(nav: { tab: Tab; label: string }[], hasDemo: boolean): Command[] {
+function commands(nav: readonly Screen[], hasDemo: boolean): Command[] {
   return [
     ...nav.map((n): Command => ({ id: `go-${n.tab}`, title: n.label, group: 'Go to', keywords: n.tab, run: () => go(n.tab) })),
     {
@@ -79,7 +79,7 @@ function commands(nav: { tab: Tab; label: string }[], hasDemo: boolean): Command
 }
 
 /** Ctrl/Cmd+K: every screen and the common actions, fuzzy-filtered, run with Enter. */
-export function CommandPalette({ nav }: { nav: { tab: Tab; label: string }[] }) {
+export function CommandPalette({ nav }: { nav: readonly Screen[] }) {
   const store = useAppStore();
   const hasDemo = useApp((s) => s.demo !== null);
   const [query, setQuery] = useState('');
