@@ -3,8 +3,7 @@ import type { CallDetail, CallSummary } from '../../shared/types';
 import type { SliceCreator } from './app.types';
 import { errorText } from './errors';
 import { mergeCallEvents, matchesFilters, type InspectorFilters } from './inspector-merge';
-
-export const PAGE_SIZE = 100;
+import { PAGE_SIZE } from '../features/inspector/call-list-model';
 
 export interface InspectorSlice {
   calls: CallSummary[];
@@ -53,7 +52,7 @@ export const createInspectorSlice =
     let loadSeq = 0;
     let detailSeq = 0;
     // A page read before the live connection was open can miss calls stored before events flowed
-    // (the first page may even be read by first-page.js before the app runs).
+    // (the first page may even be read by first-page.ts before the app runs).
     let loadedBeforeLive = false;
     let lastLoad: Promise<void> = Promise.resolve();
     return {

@@ -1,11 +1,9 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CallSummary } from '../../../shared/types';
-import { formatMs, formatTime } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-
-const ROW_HEIGHT = 30;
+import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from './call-list-model';
 
 function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected: boolean; cursor: boolean; onSelect(): void }) {
   return (
@@ -18,21 +16,14 @@ function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected
       data-testid="call-row"
       data-id={call.id}
       data-cursor={cursor || undefined}
-      data-status={call.status === 'dropped' ? 'dropped' : (call.deliveryState ?? 'not_forwarded')}
+      data-status={rowStatus(call)}
       onClick={onSelect}
     >
-      <span role="gridcell" className="mono">{formatTime(call.receivedAt)}</span>
-      <span role="gridcell" className="ellipsis">{call.sourceName ?? '—'}</span>
-      <span role="gridcell">{call.type}</span>
-      <span role="gridcell" className="ellipsis mono" title={call.anonymousId ?? undefined}>
-        {call.userId ?? (call.anonymousId ? `anon ${call.anonymousId.slice(0, 8)}` : '—')}
-      </span>
-      <span role="gridcell" className="ellipsis" data-testid="call-label">{call.label ?? ''}</span>
-      <span role="gridcell" className="ellipsis">
-        <StatusChip call={call} />
-      </span>
-      <span role="gridcell" className="num">{call.attemptCount}</span>
-      <span role="gridcell" className="num">{formatMs(call.latencyMs)}</span>
+      {CALL_COLUMNS.map((col) => (
+        <span key={col.label} role="gridcell" className={col.className || undefined} title={col.title?.(call)} data-testid={col.testId}>
+          {col.text ? col.text(call) : <StatusChip call={call} />}
+        </span>
+      ))}
     </div>
   );
 }
@@ -77,14 +68,11 @@ export function CallList({ cursor, onCursor, footer }: { cursor: number | null; 
   return (
     <div className="call-list" role="grid" aria-label="Calls" aria-rowcount={calls.length}>
       <div className="call-row call-head" role="row">
-        <span role="columnheader">time</span>
-        <span role="columnheader">source</span>
-        <span role="columnheader">type</span>
-        <span role="columnheader">user</span>
-        <span role="columnheader">event / name</span>
-        <span role="columnheader">status</span>
-        <span role="columnheader" className="num">tries</span>
-        <span role="columnheader" className="num">latency</span>
+        {CALL_COLUMNS.map((col) => (
+          <span key={col.label} role="columnheader" className={col.numeric ? 'num' : undefined}>
+            {col.label}
+          </span>
+        ))}
       </div>
       <div className="call-scroll" ref={parent} data-testid="call-list">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

@@ -1,0 +1,57 @@
+import type { CallSummary, UrlOutcome } from '../../shared/types';
+import { deliveredWithFailures, inFlightSince, STATE_LABELS, urlOutcomeNote } from '../../shared/url-outcome';
+import { formatDuration } from './format';
+
+// What a call's status chip says, without React: StatusChip renders it (its times ticking), and so
+// does the shell painted before the app runs (first-page/first-page.ts, inlined by the build).
+
+export type ChipCall = Pick<CallSummary, 'status' | 'dropReason' | 'deliveryState' | 'nextAttemptAt'> & { urls?: UrlOutcome[] };
+
+export interface Chip {
+  /** data-status: the delivery's state, 'dropped' or 'not_forwarded'. */
+  status: string;
+  className: string;
+  label: string;
+  title?: string;
+  /** In flight: when the oldest attempt still out started (epoch ms), shown as its elapsed time. */
+  since: number | null;
+  /** Retrying: when the next attempt is due, shown as a countdown. */
+  retryAt: string | null;
+  /** "1 of 5 URLs failed", when some but not all did. */
+  note: string | null;
+}
+
+export const NOT_FORWARDED_TITLE = "Webhooks is disabled for this source or by the call's integrations";
+
+export function chipOf(call: ChipCall): Chip {
+  if (call.status === 'dropped') {
+    const reason = call.dropReason ?? undefined;
+    return { status: 'dropped', className: 'chip chip-dropped', label: reason ? `dropped: ${reason}` : 'dropped', title: reason, since: null, retryAt: null, note: null };
+  }
+  const state = call.deliveryState;
+  if (!state) return { status: 'not_forwarded', className: 'chip chip-none', label: 'not forwarded', title: NOT_FORWARDED_TITLE, since: null, retryAt: null, note: null };
+  const urls = call.urls ?? [];
+  const warn = deliveredWithFailures({ deliveryState: state, urls });
+  return {
+    status: state,
+    className: `chip chip-${state}${warn ? ' chip-warn' : ''}`,
+    label: STATE_LABELS[state],
+    since: state === 'in_flight' ? inFlightSince(urls) : null,
+    retryAt: state === 'retrying' ? call.nextAttemptAt : null,
+    note: urlOutcomeNote(urls),
+  };
+}
+
+/** The countdown after a chip or a next-retry time: " in 4m 59s", " now" once due. */
+export function countdownText(at: string, now: number): string {
+  const left = new Date(at).getTime() - now;
+  return left > 0 ? ` in ${formatDuration(left)}` : ' now';
+}
+
+/** How long something has been out: " 3s". */
+export function elapsedText(since: number, now: number): string {
+  return ` ${formatDuration(Math.max(0, now - since))}`;
+}
+
+/** The URL note after the label: " · 1 of 5 URLs failed". */
+export const noteText = (note: string): string => ` · ${note}`;
