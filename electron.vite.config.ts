@@ -1,32 +1,61 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
-import type { Plugin } from 'vite';
+import { build, type Plugin, type Rollup } from 'vite';
 import react from '@vitejs/plugin-react';
 import { themeBootScript } from './src/renderer/theme-boot';
 
+const FIRST_PAGE = resolve(__dirname, 'src/renderer/first-page/first-page.ts');
+
 /**
- * Puts src/renderer/first-page.js into index.html as an inline script, and its hash into the page's
- * script-src, so it runs without a request of its own (a cold visit paints the inspector's rows
- * sooner, a reload has nothing to revalidate) while the policy still refuses any other inline script.
- * The theme's boot script (src/renderer/theme-boot.ts) goes in the same way, made from its source so
- * the stored key and choices are the app's own: it sets the remembered theme before the first paint.
+ * The first-page painter (src/renderer/first-page/first-page.ts) and the app modules it imports
+ * (screens, call list columns, status chip words, formatters, token key), bundled as a second entry:
+ * one minified IIFE, tree-shaken to what it uses, for inlineScripts to put into index.html.
+ */
+export async function firstPageScript(): Promise<string> {
+  const result = await build({
+    configFile: false,
+    envDir: false,
+    publicDir: false,
+    logLevel: 'warn',
+    root: resolve(__dirname, 'src/renderer'),
+    build: {
+      write: false,
+      emptyOutDir: false,
+      minify: true,
+      reportCompressedSize: false,
+      lib: { entry: FIRST_PAGE, formats: ['iife'], name: 'webhookLabFirstPage', fileName: () => 'first-page.js' },
+    },
+  });
+  const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
+  const chunks = outputs.flatMap((o) => o.output).filter((o): o is Rollup.OutputChunk => o.type === 'chunk');
+  if (chunks.length !== 1) throw new Error(`first-page.ts built into ${chunks.length} chunks, not one`);
+  return chunks[0].code.trim();
+}
+
+/**
+ * Puts the first-page painter (built by firstPageScript) into index.html as an inline script, and
+ * its hash into the page's script-src, so it runs without a request of its own (a cold visit paints
+ * the inspector's rows sooner, a reload has nothing to revalidate) while the policy still refuses
+ * any other inline script. The theme's boot script (src/renderer/theme-boot.ts) goes in the same
+ * way, made from its source so the stored key and choices are the app's own: it sets the remembered
+ * theme before the first paint. The server's policy hashes the built page's inline scripts again
+ * (src/main/server/ui-csp.ts), so it names whatever is inlined here.
  */
 function inlineScripts(): Plugin {
   const POLICY = "script-src 'self'";
-  const scripts: { place: string; code: () => string }[] = [
+  const scripts: { place: string; code: () => string | Promise<string> }[] = [
     { place: '<!-- inline: theme-boot -->', code: () => themeBootScript() },
-    { place: '<!-- inline: first-page.js -->', code: () => readFileSync(resolve(__dirname, 'src/renderer/first-page.js'), 'utf8') },
+    { place: '<!-- inline: first-page -->', code: firstPageScript },
   ];
   return {
     name: 'webhook-lab:inline-scripts',
-    transformIndexHtml(html) {
+    async transformIndexHtml(html) {
       if (!html.includes(POLICY)) throw new Error(`index.html needs a ${POLICY} policy`);
       const hashes: string[] = [];
       for (const { place, code: read } of scripts) {
         if (!html.includes(place)) throw new Error(`index.html needs ${place}`);
-        const code = read();
+        const code = await read();
         if (code.includes('</script')) throw new Error(`${place} cannot be inlined: it contains </script`);
         hashes.push(`'sha256-${createHash('sha256').update(code).digest('base64')}'`);
         html = html.replace(place, () => `<script>${code}</script>`);

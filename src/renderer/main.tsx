@@ -26,9 +26,9 @@ try {
   const transport = createTransport();
   const store = createAppStore(transport);
   // Starting on the inspector: its first page is what the first render waits on, so ask now
-  // (first-page.js may already have), not from an effect after that render.
+  // (first-page.ts may already have), not from an effect after that render.
   if (store.getState().tab === 'inspector') void store.getState().loadCalls();
-  // Rows first-page.js painted may have been clicked already.
+  // Rows first-page.ts painted may have been clicked already.
   adoptFirstRows((id) => store.getState().selectCall(id));
   // Live events from the next task, so opening the stream does not hold up the first render; a page
   // loaded before they flow is loaded again once they do (inspector slice, resyncCalls).

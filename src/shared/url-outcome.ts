@@ -1,7 +1,7 @@
 import type { CallSummary, DeliveryState, UrlOutcome } from './types';
 
-// How a call's per-URL outcomes read at a glance in the inspector's list. src/renderer/first-page.js
-// (an inline script, which cannot import) paints the same text; tests/e2e/first-rows.spec.ts compares.
+// How a call's per-URL outcomes read at a glance in the inspector's list, in the app and in the rows
+// painted before it runs (src/renderer/first-page/first-page.ts, which the build bundles with these).
 
 const FAILED: ReadonlySet<UrlOutcome['state']> = new Set(['failed', 'expired']);
 

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 
-// first-page.js paints the inspector's first rows before the app bundle runs. Here the bundle
+// first-page.ts (inlined) paints the inspector's first rows before the app bundle runs. Here the bundle
 // is held back, so the painted rows can be read, then let go: React's rows must replace them with
 // the same cells in the same places, and a click on a painted row must open that call.
 

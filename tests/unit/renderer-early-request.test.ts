@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { firstPageScript } from '../../electron.vite.config';
 import { adoptFirstRows, sameQuery, takeEarlyRequest, type EarlyRequest, type FirstRows } from '../../src/renderer/api/early-request';
 import { createHttpTransport } from '../../src/renderer/api/http-transport';
 import type { ConnectionStatus, Transport } from '../../src/renderer/api/transport.types';
@@ -12,11 +11,15 @@ import { toHttpRequest } from '../../src/shared/http-mapping';
 import type { CallSummary, Page } from '../../src/shared/types';
 import { until } from '../helpers/until';
 
-// first-page.js (inlined into index.html) asks for the inspector's first page before the bundle runs; the HTTP
-// transport must answer the slice's first load from it, and only that load. The script is plain JS
-// served as is, so it is run here as the browser would, against the transport's own code.
+// The first page's script (first-page/first-page.ts, built and inlined into index.html) asks for
+// the inspector's first page before the bundle runs; the HTTP transport must answer the slice's
+// first load from it, and only that load. The script the build inlines is run here as the browser
+// would, against the transport's own code.
 
-const SCRIPT = readFileSync(resolve(__dirname, '../../src/renderer/first-page.js'), 'utf8');
+let SCRIPT = '';
+beforeAll(async () => {
+  SCRIPT = await firstPageScript();
+});
 
 interface Sent {
   url: string;
@@ -40,17 +43,26 @@ function fakeFetch(answer: (url: string) => Response | Promise<Response>) {
   return { sent, fetch: fn as typeof fetch };
 }
 
-/** Runs first-page.js as a page at `href` would; returns what it left for the bundle. */
+/** Runs the first page's script as a page at `href` would; returns what it left for the bundle. */
 function runScript(href: string, opts: { stored?: string; desktop?: boolean; fetch: typeof fetch }): EarlyRequest | undefined {
-  const win: { webhookLab?: object; __webhookLabEarly?: EarlyRequest } = opts.desktop ? { webhookLab: {} } : {};
   const storage = new Map(opts.stored ? [['webhook-lab.token', opts.stored]] : []);
   // A document still being parsed: the rows would be painted once it is (tests/e2e/first-rows.spec.ts).
   const document = { getElementById: () => null, addEventListener: () => {} };
-  runInNewContext(SCRIPT, { window: win, document, location: new URL(href), sessionStorage: { getItem: (k: string) => storage.get(k) ?? null }, fetch: opts.fetch, URL });
+  const win: Record<string, unknown> & { __webhookLabEarly?: EarlyRequest } = {
+    document,
+    location: new URL(href),
+    sessionStorage: { getItem: (k: string) => storage.get(k) ?? null },
+    fetch: opts.fetch,
+    URL,
+    URLSearchParams,
+    ...(opts.desktop ? { webhookLab: {} } : {}),
+  };
+  win.window = win; // the page's global object is its window
+  runInNewContext(SCRIPT, win);
   return win.__webhookLabEarly;
 }
 
-describe('early first page (first-page.js)', () => {
+describe('early first page (first-page.ts, as built)', () => {
   it('sends the request the transport would send for the slice’s first load, which then uses it', async () => {
     const early = fakeFetch(() => new Response(JSON.stringify(page([3, 2, 1], 100_000))));
     const req = runScript('http://127.0.0.1:5000/?token=tok-1#/inspector', { fetch: early.fetch });
@@ -113,7 +125,7 @@ describe('early first page (first-page.js)', () => {
     adoptFirstRows((id) => opened.push(id), win);
     expect(opened).toEqual([42]);
     expect(win.__webhookLabFirstRows).toBeUndefined();
-    rows.pick!(7); // what first-page.js does on a click until React replaces its rows
+    rows.pick!(7); // what first-page.ts does on a click until React replaces its rows
     expect(opened).toEqual([42, 7]);
 
     const none: { __webhookLabFirstRows?: FirstRows } = { __webhookLabFirstRows: { picked: null, pick: null } };

@@ -3,8 +3,8 @@ import { readFileSync, statSync } from 'node:fs';
 
 // The Content-Security-Policy header of the UI in a browser: the desktop window's rules, with
 // script-src naming, besides 'self', the hash of each inline script of the built index.html (the
-// build inlines first-page.js and puts the same hash in the page's <meta> policy; a browser enforces
-// both). Any other inline script stays refused.
+// build inlines the first page's script and puts the same hash in the page's <meta> policy; a
+// browser enforces both). Any other inline script stays refused.
 
 const FIXED = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 

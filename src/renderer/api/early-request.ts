@@ -1,6 +1,6 @@
 import type { OpName } from '../../shared/api.contract';
 
-// Web mode: first-page.js (loaded ahead of the bundle) may already have asked for the
+// Web mode: first-page/first-page.ts (inlined, run ahead of the bundle) may already have asked for the
 // inspector's first page, and read its body while the bundle was still loading. The HTTP transport
 // answers its first call of that operation with that input from it.
 
@@ -16,7 +16,7 @@ export interface EarlyRequest {
   answer: Promise<EarlyAnswer>;
 }
 
-/** The rows first-page.js painted: the call a click on one of them picked, and who to tell of later clicks. */
+/** The rows first-page.ts painted: the call a click on one of them picked, and who to tell of later clicks. */
 export interface FirstRows {
   picked: number | null;
   pick: ((id: number) => void) | null;
