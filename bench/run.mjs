@@ -116,6 +116,7 @@ async function waitIdle(maxSeconds) {
 async function main() {
   if (process.argv[2] === 'receivers') return receiversOnly();
   if (process.argv[2] === 'search') return searchOnly();
+  if (process.argv[2] === 'batches') return batchesOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -192,17 +193,8 @@ async function main() {
       return { ...r, summary: `${fmt.int(r.perSecond)} calls/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} (${r.dropped} dropped), sent ${fmt.int(r.built)}` };
     });
 
-    log(`\n3. collector, batches of ${BATCH_SIZE} (POST /v1/batch, ${batchBody('b-0', BATCH_SIZE).length}-byte body)`);
     const ackBatch = new Set();
-    const batch = await phase('batches', { engine: engine.pid }, async () => {
-      const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/batch`, connections: BATCH_CONNECTIONS, duration: DURATION_S, headers: collectorHeaders, body: { kind: 'batch', prefix: 'b', size: BATCH_SIZE }, acks: true });
-      for (const n of r.acks) ackBatch.add(n);
-      r.children = { generator: r.cpuSeconds };
-      r.stored = (await engine.count(src['bench-collector'].id)) - single.stored;
-      r.dropped = (await engine.count(src['bench-collector'].id, 'dropped')) - single.dropped;
-      r.events = r.acked * BATCH_SIZE;
-      return { ...r, summary: `${fmt.int(r.perSecond * BATCH_SIZE)} events/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} events (${r.dropped} dropped)` };
-    });
+    const { batch, floor } = await batchSection(engine, src['bench-collector'].id, collectorHeaders, tmp, { ackBatch, before: single });
 
     log('\n4. end to end: collector → dispatcher → local receiver, signed (HMAC-SHA1 checked on every arrival)');
     const hookId = src['bench-webhooks'].id;
@@ -301,6 +293,7 @@ async function main() {
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
     report.check({ figure: 'single calls durable', ok: disk.missingSingle === 0 && single.stored >= single.acked && single.dropped === 0, detail: `stored ${fmt.int(single.stored)} ≥ 2xx ${fmt.int(single.acked)}; ${disk.missingSingle} 2xx ids missing in DB` });
     report.add({ figure: 'collector batch events/s', value: batch.perSecond * BATCH_SIZE, baselineName: 'bare http, same batches', baseline: bareBatch.perSecond * BATCH_SIZE, noise: [batch, bareBatch], target: { text: '≥ 50,000/s', pass: (v) => v >= 50_000 } });
+    addFloorFigure(report, batch, floor);
     report.check({ figure: 'batch events durable', ok: disk.missingBatch === 0 && batch.stored >= batch.events && batch.dropped === 0, detail: `stored ${fmt.int(batch.stored)} ≥ 2xx×100 ${fmt.int(batch.events)}; ${disk.missingBatch} events of 2xx batches missing in DB` });
     report.add({ figure: 'e2e deliveries/s while loaded', value: e2e.deliveriesPerSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [e2e, bareSingle], target: { text: '≥ 2,000/s', pass: (v) => v >= 2000 } });
     report.add({ figure: `e2e backlog drain/s (${fmt.int(e2e.backlog)} in ${fmt.s(e2e.drainSeconds)})`, value: e2e.drainPerSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [e2e, bareSingle] });
@@ -339,6 +332,76 @@ async function main() {
     if (bare) bare.child.kill('SIGKILL');
     if (!env.BENCH_KEEP) rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
+  }
+}
+
+/**
+ * 3. Batches through the collector, then (issue 16) the floor: the same bodies, as many as were
+ * answered 2xx, parsed and stored without HTTP (bench/batch-floor-child.mjs). `before`: what the
+ * source held before (stored, dropped), so the counts are this phase's own.
+ */
+async function batchSection(engine, collectorId, headers, tmp, { ackBatch, before = { stored: 0, dropped: 0 } }) {
+  log(`\n3. collector, batches of ${BATCH_SIZE} (POST /v1/batch, ${batchBody('b-0', BATCH_SIZE).length}-byte body)`);
+  const batch = await phase('batches', { engine: engine.pid }, async () => {
+    const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/batch`, connections: BATCH_CONNECTIONS, duration: DURATION_S, headers, body: { kind: 'batch', prefix: 'b', size: BATCH_SIZE }, acks: true });
+    for (const n of r.acks) ackBatch.add(n);
+    r.children = { generator: r.cpuSeconds };
+    r.stored = (await engine.count(collectorId)) - before.stored;
+    r.dropped = (await engine.count(collectorId, 'dropped')) - before.dropped;
+    r.events = r.acked * BATCH_SIZE;
+    return { ...r, summary: `${fmt.int(r.perSecond * BATCH_SIZE)} events/s accepted (${fmt.int(r.acked)} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors), p99 ${r.latencyP99} ms; stored ${fmt.int(r.stored)} events (${r.dropped} dropped)` };
+  });
+  const dir = mkdtempSync(join(tmp, 'floor-'));
+  // The engine stays up, idle, so its CPU shows if it is not.
+  const floor = await phase(`floor: the same ${fmt.int(batch.acked)} bodies, JSON.parse + better-sqlite3, one transaction per request, no HTTP (child process)`, { engine: engine.pid }, async () => {
+    const { child, lines } = await spawnNode([join(ROOT, 'bench/batch-floor-child.mjs'), String(batch.acked), String(BATCH_SIZE), dir], { wait: ['{'], nodeFlags: ['--expose-gc'], timeoutMs: 180_000 });
+    await exited(child);
+    const r = JSON.parse(`{${lines['{']}`);
+    r.children = { floor: r.cpuSeconds };
+    return { ...r, summary: `${fmt.int(r.perSecond)} events/s (${fmt.int(r.events)} events in ${fmt.s(r.timedSeconds)} timed, ${fmt.int(r.stored)} rows stored); collector at ${fmt.ratio((batch.perSecond * BATCH_SIZE) / r.perSecond)} of it (target 0.7×)` };
+  });
+  rmSync(dir, { recursive: true, force: true });
+  return { batch, floor };
+}
+
+function addFloorFigure(report, batch, floor) {
+  report.add({ figure: 'collector batch events/s vs floor', value: batch.perSecond * BATCH_SIZE, baselineName: 'same bodies: JSON.parse + SQLite, no HTTP', baseline: floor.perSecond, noise: [batch, floor], target: { text: 'ratio ≥ 0.7', pass: (_, r) => r >= 0.7 } });
+}
+
+/** `node bench/run.mjs batches`: the bare server's batches, the collector's and the floor, alone. */
+async function batchesOnly() {
+  log(`Webhook Lab benchmark, batches only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const started = Date.now();
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  const dataDir = join(tmp, 'data');
+  mkdirSync(dataDir);
+  const headers = { ...json, authorization: basicAuth('wk_collector') };
+  let bare;
+  let engine;
+  try {
+    log('\n1. baseline: bare Node http server (child process)');
+    bare = await spawnNode([join(ROOT, 'bench/bare-server.mjs')], { wait: ['listening: '] });
+    const bareUrl = bare.lines['listening: '];
+    const bareBatch = await phase('batches of 100', { server: bare.child.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${bareUrl}/v1/batch`, connections: BATCH_CONNECTIONS, duration: Math.min(5, DURATION_S), headers, body: { kind: 'batch', prefix: 'b', size: BATCH_SIZE } });
+      r.children = { generator: r.cpuSeconds };
+      return { ...r, summary: `${fmt.int(r.perSecond)} req/s = ${fmt.int(r.perSecond * BATCH_SIZE)} events/s` };
+    });
+    bare.child.kill('SIGTERM');
+    await exited(bare.child);
+    bare = undefined;
+    engine = await startEngine({ root: ROOT, dataDir, nodeFlags: ENGINE_FLAGS, config: { sources: [{ name: 'bench-collector', writeKey: 'wk_collector' }], settings: { retentionCalls: 100_000_000 } } });
+    const src = await engine.sources();
+    const { batch, floor } = await batchSection(engine, src['bench-collector'].id, headers, tmp, { ackBatch: new Set() });
+    const report = new Report();
+    report.add({ figure: 'collector batch events/s', value: batch.perSecond * BATCH_SIZE, baselineName: 'bare http, same batches', baseline: bareBatch.perSecond * BATCH_SIZE, noise: [batch, bareBatch], target: { text: '≥ 50,000/s', pass: (v) => v >= 50_000 } });
+    addFloorFigure(report, batch, floor);
+    log(`\n${report.table()}`);
+    log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    if (engine) await engine.stop().catch(() => engine.kill());
+    if (bare) bare.child.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
