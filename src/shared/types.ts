@@ -37,10 +37,44 @@ export interface WebhookUrl {
   headers: Record<string, string>;
 }
 
+/** Which requests a source's Webhooks destination sends: Classic's, Webhooks (Actions)', or both. */
+export type DestinationMode = 'classic' | 'actions' | 'both';
+export type ActionsMethod = 'POST' | 'PUT' | 'PATCH';
+/** A bare string means equals. */
+export type TriggerCondition = string | { equals: string } | { contains: string } | { oneOf: string[] };
+/** Conditions on the call; every one given must hold, none given matches every call. */
+export interface ActionsTrigger {
+  type?: TriggerCondition;
+  event?: TriggerCondition;
+}
+
+/** One Webhooks (Actions) mapping: which calls it takes and the request it makes of each. */
+export interface ActionsMapping {
+  name: string;
+  trigger: ActionsTrigger;
+  url: string;
+  method: ActionsMethod;
+  headers: Record<string, string>;
+  /** omitted = the whole event ({"@path": "$."}) */
+  data?: Json;
+  /** omitted = no batching; 1..4000 */
+  batchSize?: number;
+}
+
+/**
+ * The new fields are optional so that settings stored or written before Actions existed stay valid;
+ * read them through webhookMode() and webhookMappings() (src/shared/actions/mode.ts), never directly.
+ */
 export interface WebhookSettings {
   enabled: boolean;
   urls: WebhookUrl[];
   sharedSecret?: string;
+  /** Omitted = 'classic'. */
+  mode?: DestinationMode;
+  /** Omitted = none. At most 5. */
+  mappings?: ActionsMapping[];
+  /** `whsec_` + base64 key: adds the Standard Webhooks headers to Classic and Actions requests. */
+  standardWebhooksSecret?: string;
 }
 
 export interface Source {
