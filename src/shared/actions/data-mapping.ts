@@ -1,0 +1,132 @@
+import type { Json, NormalizedCall } from '../types';
+
+// A mapping's `data`: the body of a Webhooks (Actions) request, built from the call by Segment's
+// mapping-kit (segmentio/action-destinations, packages/core/src/mapping-kit). We keep its two
+// directives people use in this destination, with its rules:
+//   {"@path": "$.properties.total"}    the value there; a field whose path finds nothing is left out
+//   {"@template": "Hi {{traits.name}}"} text; `{{x}}` HTML-escapes a string value as mapping-kit's
+//                                       placeholders.ts does (so "a/b" becomes "a&#x2F;b"), `{{{x}}}`
+//                                       does not; a missing value is ''
+// Anything else is a literal, and objects and arrays are resolved member by member.
+// Paths must start with `$.` here (mapping-kit also takes them without), so a typo cannot read as
+// a literal-looking key: `$.` alone is the whole call, then dotted keys and [n] indexes.
+
+/** The default data: the whole call, as Segment's Webhooks (Actions) sends it. */
+export const WHOLE_EVENT: Json = { '@path': '$.' };
+
+export type PathSegment = string | number;
+
+/** `$.a.b[0].c` → ['a', 'b', 0, 'c']; `$.` → []; null when it is not such a path. */
+export function parseDataPath(path: string): PathSegment[] | null {
+  if (!path.startsWith('$.')) return null;
+  if (path === '$.') return [];
+  return parseRelativePath(path.slice(2));
+}
+
+/** `a.b[0]` (a template placeholder's path) → ['a', 'b', 0]; null when malformed. */
+export function parseRelativePath(path: string): PathSegment[] | null {
+  const out: PathSegment[] = [];
+  for (const part of path.split('.')) {
+    const m = /^([^.[\]]+)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return null;
+    out.push(m[1]);
+    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
+  }
+  return out;
+}
+
+/** The value at `segments` inside `root`, or undefined when any step finds nothing. */
+export function lookup(root: unknown, segments: readonly PathSegment[]): Json | undefined {
+  let v: unknown = root;
+  for (const s of segments) {
+    if (v === null || typeof v !== 'object') return undefined;
+    if (Array.isArray(v)) {
+      const i = typeof s === 'number' ? s : /^\d+$/.test(s) ? Number(s) : -1;
+      v = i >= 0 && i < v.length ? v[i] : undefined;
+    } else {
+      v = Object.prototype.hasOwnProperty.call(v, s) ? (v as Record<string, unknown>)[String(s)] : undefined;
+    }
+  }
+  return v as Json | undefined;
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '/': '&#x2F;', '`': '&#x60;', '=': '&#x3D;',
+};
+
+/** mapping-kit's render(): triple braces first (raw), then double braces (escaped). */
+export function renderTemplate(template: string, call: unknown): string {
+  const text = (raw: string, escape: boolean): string => {
+    const segments = parseRelativePath(raw.trim());
+    const value = segments ? lookup(call, segments) : undefined;
+    if (value === undefined || value === null) return '';
+    if (escape && typeof value === 'string') return value.replace(/[&<>"'`=/]/g, (c) => HTML_ENTITIES[c]);
+    // Segment's String(): an object reads "[object Object]", an array "a,b". Kept, as it is what arrives.
+    return String(value);
+  };
+  return template
+    .replace(/\{\{\{([^}]+)\}\}\}/g, (_, p: string) => text(p, false))
+    .replace(/\{\{([^}]+)\}\}/g, (_, p: string) => text(p, true));
+}
+
+/** The directive an object is, if it is one: a single `@`-key. */
+function directiveOf(v: { [key: string]: Json }): { key: string; arg: Json } | null {
+  const keys = Object.keys(v);
+  if (keys.length !== 1 || !keys[0].startsWith('@')) return null;
+  return { key: keys[0], arg: v[keys[0]] };
+}
+
+/**
+ * `data` resolved against the call; undefined when it resolves to nothing (a top-level `@path` that
+ * finds nothing), in which case Segment sends no body and no signature. Omitted data = the whole call.
+ * Expects data the schema accepted (dataMappingErrors); an unknown directive is kept as a literal.
+ */
+export function resolveData(data: Json | undefined, call: NormalizedCall): Json | undefined {
+  return resolve(data ?? WHOLE_EVENT, call);
+}
+
+function resolve(v: Json, call: NormalizedCall): Json | undefined {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((item) => resolve(item, call) ?? null); // as JSON writes a hole
+  const d = directiveOf(v);
+  if (d && d.key === '@path' && typeof d.arg === 'string') {
+    const segments = parseDataPath(d.arg);
+    return segments ? lookup(call, segments) : undefined;
+  }
+  if (d && d.key === '@template' && typeof d.arg === 'string') return renderTemplate(d.arg, call);
+  const out: { [key: string]: Json } = {};
+  for (const k of Object.keys(v)) {
+    const r = resolve(v[k], call);
+    if (r !== undefined) out[k] = r;
+  }
+  return out;
+}
+
+export interface DataIssue {
+  /** Where in `data`, for the schema to report as `mappings[0].data.<path>`. */
+  path: PathSegment[];
+  message: string;
+}
+
+/** Why `data` is not a mapping we can resolve; empty when it is. */
+export function dataMappingErrors(data: Json, at: PathSegment[] = []): DataIssue[] {
+  if (data === null || typeof data !== 'object') return [];
+  if (Array.isArray(data)) return data.flatMap((item, i) => dataMappingErrors(item, [...at, i]));
+  const keys = Object.keys(data);
+  const directives = keys.filter((k) => k.startsWith('@'));
+  if (directives.length === 0) return keys.flatMap((k) => dataMappingErrors(data[k], [...at, k]));
+  if (keys.length > 1) {
+    return [{ path: at, message: `a directive (${directives[0]}) must be the only key of its object; put it under its own key` }];
+  }
+  const key = keys[0];
+  const arg = data[key];
+  if (key !== '@path' && key !== '@template') {
+    return [{ path: [...at, key], message: `unsupported directive "${key}": use @path or @template` }];
+  }
+  if (typeof arg !== 'string') return [{ path: [...at, key], message: `${key} takes a string` }];
+  if (key === '@path') {
+    return parseDataPath(arg) ? [] : [{ path: [...at, key], message: `"${arg}" is not a path: start with "$." then dotted keys and [n] indexes, e.g. "$.properties.items[0].sku"` }];
+  }
+  const bad = [...arg.matchAll(/\{\{\{?([^}]*)\}?\}\}/g)].find((m) => !parseRelativePath(m[1].trim()));
+  return bad ? [{ path: [...at, key], message: `placeholder "${bad[0]}" is not a path: use dotted keys, e.g. {{properties.plan}}` }] : [];
+}
