@@ -106,7 +106,10 @@ const recentMs: number[] = new Array<number>(RECENT).fill(Number.NaN);
 const recentText: string[] = new Array<string>(RECENT).fill('');
 let nextSlot = 0;
 
-/** UTC, millisecond precision, `Z` suffix: the one outbound form (SPEC §3). Throws RangeError on NaN. */
+/**
+ * UTC, millisecond precision, `Z` suffix: the one form every time the app shows or sends is written in
+ * (SPEC §3), the same text as Date#toISOString. Throws RangeError on NaN.
+ */
 export function formatTimestamp(ms: number): string {
   for (let i = 0; i < RECENT; i++) if (recentMs[i] === ms) return recentText[i];
   // Outside 0000–9999 (and NaN, which must throw) Date has the rules for extended years.
@@ -134,6 +137,11 @@ export function formatTimestamp(ms: number): string {
   recentText[nextSlot] = text;
   nextSlot = (nextSlot + 1) % RECENT;
   return text;
+}
+
+/** formatTimestamp for a time that may be absent (a delivery not yet attempted, a call never synced). */
+export function formatOptionalTimestamp(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : formatTimestamp(ms);
 }
 
 export interface SkewInput {

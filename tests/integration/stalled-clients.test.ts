@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCollector } from '../../src/main/engine/collector/collector-server';
 import { Ingest } from '../../src/main/engine/collector/ingest';
+import { arrivalPlanner } from '../../src/main/engine/dispatcher/delivery-plan';
 import { Store } from '../../src/main/engine/store/store';
 import { MockReceiverHost } from '../../src/main/engine/simulation/mock-receivers';
 import { startControlServer } from '../../src/main/server/control-server';
@@ -39,7 +40,7 @@ let receivers: MockReceiverHost;
 beforeAll(async () => {
   storeDir = mkdtempSync(join(tmpdir(), 'wl-stalled-'));
   store = new Store({ dataDir: storeDir });
-  collector = await startCollector(new Ingest(store, Date.now, () => undefined), { host: '127.0.0.1', port: 0, timeouts: T });
+  collector = await startCollector(new Ingest(store, Date.now, arrivalPlanner(() => store.settings.get()), () => undefined), { host: '127.0.0.1', port: 0, timeouts: T });
   t = await startTestEngine();
   control = await startControlServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: TOKEN, timeouts: T });
   receivers = new MockReceiverHost({ dataDir: t.dataDir, timeouts: T });

@@ -6,8 +6,9 @@ import Database from 'better-sqlite3';
 import { Store } from '../../src/main/engine/store/store';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
 import { PAGE_SIZE } from '../../src/main/engine/store/database';
-import { Ingest, type IngestRequest, type StoredResult } from '../../src/main/engine/collector/ingest';
-import { planDelivery } from '../../src/main/engine/dispatcher/delivery-plan';
+import { Ingest, type IngestRequest } from '../../src/main/engine/collector/ingest';
+import type { StoredResult } from '../../src/main/engine/store/arrivals';
+import { arrivalPlanner, planDelivery } from '../../src/main/engine/dispatcher/delivery-plan';
 import { openDbFile } from '../helpers/db-file';
 
 // Request bodies are stored once (schema v4): calls read their item back from them, retention and
@@ -25,7 +26,7 @@ const tempDir = () => {
 function open(dataDir = tempDir()) {
   const store = new Store({ dataDir });
   const source = store.sources.create({ name: 'src', writeKey: 'wk_src' }, Date.now());
-  const ingest = new Ingest(store, () => Date.now(), () => {});
+  const ingest = new Ingest(store, () => Date.now(), arrivalPlanner(() => store.settings.get()), () => {});
   const send = (route: IngestRequest['route'], body: unknown) =>
     ingest.handle({ path: route === 'batch' ? '/v1/batch' : `/v1/${route}`, route, authorization: `Basic ${Buffer.from('wk_src:').toString('base64')}`, body: Buffer.from(JSON.stringify(body)) });
   const count = (table: string) => sql(dataDir, (db) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
@@ -186,7 +187,7 @@ describe('request bodies stored once', () => {
     const store = new Store({ dataDir });
     const source = store.sources.create({ name: 'hooks', writeKey: 'wk_hooks', webhooks: { enabled: true, urls: [{ url: 'http://127.0.0.1:9/', headers: {} }] } }, Date.now());
     const stored: StoredResult[] = [];
-    const ingest = new Ingest(store, () => Date.now(), (r) => stored.push(r));
+    const ingest = new Ingest(store, () => Date.now(), arrivalPlanner(() => store.settings.get()), (r) => stored.push(r));
     const auth = `Basic ${Buffer.from('wk_hooks:').toString('base64')}`;
     const send = (route: IngestRequest['route'], body: unknown) =>
       ingest.handle({ path: `/v1/${route}`, route, authorization: auth, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
@@ -207,7 +208,7 @@ describe('request bodies stored once', () => {
     for (const d of deliveries) {
       const call = store.calls.get(d.callId)!;
       expect(call.normalized).not.toBeNull();
-      const rebuilt = planDelivery(call.normalized!, source, store.settings.get())!;
+      const rebuilt = planDelivery(call.normalized!, source.webhooks, store.settings.get())!;
       expect(rebuilt.body.toString()).toBe(d.body.toString());
     }
     // And the page call kept its route's type, not the body's.

@@ -8,6 +8,7 @@ import { LibraryMetrics } from './collector/library-metrics';
 import { FaultInjector } from './collector/fault-injector';
 import { Dispatcher } from './dispatcher/dispatcher';
 import { HttpSender } from './dispatcher/http-sender';
+import { arrivalPlanner } from './dispatcher/delivery-plan';
 import { EventHub } from './event-hub';
 import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
@@ -50,6 +51,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const ingest = new Ingest(
       store,
       now,
+      // The dispatcher's rule decides which arriving calls are forwarded; the store records them.
+      arrivalPlanner(() => store.settings.get()),
       (stored) => {
         if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
         dispatcher.enqueue(stored.deliveries);

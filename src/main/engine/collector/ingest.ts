@@ -1,16 +1,13 @@
-import type { CallStatus, CallSummary, CallType, NormalizedCall, Settings, Source } from '../../../shared/types';
-import { formatTimestamp } from '../../../shared/timestamp';
+import type { CallType, NormalizedCall, Source } from '../../../shared/types';
 import { validateMessage } from '../../../shared/message-rules';
-import { completeCall, readCallHead, requestItems, type CallHead, type Envelope } from '../../../shared/normalize';
+import { readCallHead, requestItems, type CallHead, type Envelope } from '../../../shared/normalize';
 import { findWriteKey } from './write-key';
 import { batchItemSizes, mayHoldOversizeItem } from './batch-item-sizes';
 import { ByteGate } from './byte-gate';
 import { INGEST_BYTES_IN_FLIGHT, MAX_BATCH_ITEMS, MAX_CALL_BYTES } from '../../../shared/limits';
-import { planDelivery } from '../dispatcher/delivery-plan';
 import type { Store } from '../store/store';
-import type { ActiveDelivery, NewDelivery } from '../store/deliveries.repo';
+import { recordArrivals, type ArrivingCall, type DeliveryPlanner, type StoredResult } from '../store/arrivals';
 import type { RequestInfo } from '../store/requests.repo';
-import { urlOutcomes } from '../store/url-states';
 import type { FaultDecision, FaultInjector } from './fault-injector';
 
 export interface IngestRequest {
@@ -32,38 +29,14 @@ export interface IngestResponse {
   fault?: FaultDecision;
 }
 
-export interface StoredResult {
-  calls: CallSummary[];
-  deliveries: ActiveDelivery[];
-}
-
-interface Prepared {
-  /** Index in the batch; null for a single call. */
-  batchIndex: number | null;
-  /** What was read of a valid call; null when it is dropped as invalid. */
-  head: CallHead | null;
-  /**
-   * The full record: given for calls the app makes itself (stored with the row); for received
-   * calls built only when they may be forwarded, and otherwise rebuilt from the stored request
-   * when read (RequestsRepo.normalized).
-   */
-  normalized: NormalizedCall | null;
-  /** The request's envelope, which completeCall merges under the item. */
-  envelope: Envelope;
-  type: string;
-  item: Record<string, unknown> | null;
-  dropReason: string | null;
-  /** Its messageId was added to the de-duplication window by this request. */
-  remembered?: boolean;
-}
-
 const OK: IngestResponse = { status: 200, body: { success: true } };
 const bad = (message: string, status = 400): IngestResponse => ({ status, body: { success: false, message } });
 
 /**
- * The collector's logic, independent of the HTTP framework: parse, authenticate, normalize, then
- * one write-queue job that de-duplicates, stores every call (accepted or dropped with its reason)
- * and creates the delivery rows. The promise settles after COMMIT: only then is 2xx answered.
+ * The collector's logic, independent of the HTTP framework: parse, authenticate, read each call's
+ * head, then hand the request over to the store's call ledger (store/arrivals.ts), which
+ * de-duplicates, stores every call (accepted or dropped with its reason) and creates the deliveries
+ * the planner asks for, in one write job. The promise settles after COMMIT: only then is 2xx answered.
  */
 export class Ingest {
   private readonly gate = new ByteGate(INGEST_BYTES_IN_FLIGHT);
@@ -71,6 +44,8 @@ export class Ingest {
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
+    /** How accepted calls are forwarded: the dispatcher's rule (delivery-plan.ts), wired in engine.ts. */
+    private readonly planner: DeliveryPlanner,
     private readonly onStored: (r: StoredResult) => void,
     /** Collector faults (README, Decisions): consulted only for a source that has them set. */
     private readonly faults?: FaultInjector,
@@ -137,14 +112,7 @@ export class Ingest {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);
       if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
     }
-    let stored: StoredResult;
-    try {
-      stored = await this.store.writes.run(() => this.persist(prepared, info, text, source, receivedAt));
-    } catch (err) {
-      // Rolled back: forget the ids, or the client's retry of this request would be taken for duplicates.
-      if (source) for (const p of prepared) if (p.remembered && p.head) this.store.calls.dedup.remove(source.id, p.head.messageId);
-      throw err;
-    }
+    const stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true }], this.planner);
     // After COMMIT: the dispatcher may start, and the 2xx may go out.
     this.onStored(stored);
     return { ...OK, stored };
@@ -158,7 +126,7 @@ export class Ingest {
     if (wait) await wait;
   }
 
-  private prepare(item: unknown, batchIndex: number | null, bytes: number, envelope: Envelope, receivedAt: number): Prepared {
+  private prepare(item: unknown, batchIndex: number | null, bytes: number, envelope: Envelope, receivedAt: number): ArrivingCall {
     const obj = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
     const type = typeof obj?.type === 'string' ? obj.type : 'unknown';
     if (bytes > MAX_CALL_BYTES) {
@@ -170,86 +138,20 @@ export class Ingest {
       : { batchIndex, type, item: obj, remembered: false, head: null, normalized: null, envelope, dropReason: r.reason };
   }
 
-  private persist(prepared: Prepared[], info: RequestInfo, body: string, source: Source | undefined, receivedAt: number): StoredResult {
-    const settings = this.store.settings.get();
-    const result: StoredResult = { calls: [], deliveries: [] };
-    if (prepared.length === 0) return result;
-    const { dedup } = this.store.calls;
-    // The write queue may run this job again after a rollback: start from a clean window.
-    if (source) for (const p of prepared) if (p.remembered && p.head) dedup.remove(source.id, p.head.messageId);
-    const requestId = this.store.requests.insert(receivedAt, info, body);
-    for (const p of prepared) {
-      p.remembered = false;
-      let dropReason = source ? p.dropReason : 'unknown write key';
-      const n = p.head;
-      if (!dropReason && source && n) {
-        // Added here, inside the job, so a repeat later in the same batch is caught too.
-        if (dedup.admit(source.id, n.messageId, receivedAt)) p.remembered = true;
-        else dropReason = 'duplicate messageId';
-      }
-      this.storeOne(p, requestId, dropReason, source, receivedAt, settings, result);
-    }
-    return result;
-  }
-
   /**
    * Calls the app makes itself (deletion notices, audience syncs, test calls): stored and forwarded
    * exactly like received ones, so the inspector shows them and the dispatcher treats them the same.
    */
   async inject(items: InternalCall[]): Promise<StoredResult> {
     const receivedAt = this.now();
-    const stored = await this.store.writes.run(() => {
-      const settings = this.store.settings.get();
-      const result: StoredResult = { calls: [], deliveries: [] };
-      for (const it of items) {
-        const info: RequestInfo = { path: it.path, contentType: null, userAgent: it.userAgent, writeKeyFrom: 'none', batchSize: null };
-        const requestId = this.store.requests.insert(receivedAt, info, JSON.stringify(it.call));
-        const c = it.call;
-        const head: CallHead = { type: c.type, messageId: c.messageId, timestampMs: Date.parse(c.timestamp), userId: c.userId ?? undefined, anonymousId: c.anonymousId ?? undefined, event: c.event, name: c.name };
-        const call: Prepared = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, item: null, dropReason: null };
-        this.storeOne(call, requestId, null, it.source, receivedAt, settings, result);
-      }
-      return result;
+    const arrivals = items.map(({ call: c, path, userAgent, source }) => {
+      const head: CallHead = { type: c.type, messageId: c.messageId, timestampMs: Date.parse(c.timestamp), userId: c.userId ?? undefined, anonymousId: c.anonymousId ?? undefined, event: c.event, name: c.name };
+      const call: ArrivingCall = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, item: null, dropReason: null };
+      return { receivedAt, info: { path, contentType: null, userAgent, writeKeyFrom: 'none' as const, batchSize: null }, body: JSON.stringify(c), source, calls: [call], deduplicate: false };
     });
+    const stored = await recordArrivals(this.store, arrivals, this.planner);
     this.onStored(stored);
     return stored;
-  }
-
-  private storeOne(p: Prepared, requestId: number, dropReason: string | null, source: Source | undefined, receivedAt: number, settings: Settings, result: StoredResult): void {
-    const h = p.head;
-    const accepted = dropReason === null && h !== null && source !== undefined;
-    const userId = h?.userId ?? idOf(p.item?.userId);
-    const anonymousId = h?.anonymousId ?? idOf(p.item?.anonymousId);
-    const label = h?.event ?? h?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name);
-    const messageId = h?.messageId ?? idOf(p.item?.messageId);
-    const groupId = p.item ? idOf(p.item.groupId) : (p.normalized?.groupId ?? null);
-    const previousId = p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null);
-    const status: CallStatus = accepted ? 'accepted' : 'dropped';
-    const sourceId = source?.id ?? null;
-    // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
-    // more keys takes V8's slow path.
-    const callId = this.store.calls.insert({
-      sourceId, receivedAt, type: p.type, userId, anonymousId, label, messageId, groupId, previousId, status, dropReason,
-      requestId, batchIndex: p.batchIndex, timestamp: accepted ? h.timestampMs : null, normalized: p.normalized,
-    });
-    let deliveryId: number | null = null;
-    let urls: CallSummary['urls'] = [];
-    // Most received calls are not forwarded (no Webhooks on the source): those never need their full record.
-    if (accepted && source.webhooks.enabled) {
-      const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
-      const plan = planDelivery(n, source, settings);
-      if (plan) {
-        deliveryId = this.store.deliveries.insert(callId, source.id, n.type, plan);
-        result.deliveries.push(newActive(deliveryId, callId, source.id, n, plan));
-        urls = urlOutcomes(plan.urls, null);
-      }
-    }
-    result.calls.push({
-      id: callId, receivedAt: formatTimestamp(receivedAt), sourceId, sourceName: source?.name ?? null, type: p.type,
-      userId, anonymousId, label, messageId, groupId, previousId, status, dropReason,
-      deliveryState: accepted ? (deliveryId ? 'pending' : null) : 'dropped',
-      deliveryId, attemptCount: 0, nextAttemptAt: null, latencyMs: null, urls,
-    });
   }
 }
 
@@ -261,36 +163,12 @@ export interface InternalCall {
   userAgent: string;
 }
 
-function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, { urls, body, userAgent, signature }: NewDelivery): ActiveDelivery {
-  return {
-    id,
-    callId,
-    sourceId,
-    type: n.type,
-    state: 'pending',
-    urls,
-    pendingUrls: urls.map((_, i) => i),
-    round: 0,
-    attemptCount: 0,
-    simElapsedMs: 0,
-    firstAttemptAt: null,
-    nextAttemptAt: null,
-    body,
-    urlStates: urls.map(() => ['pending', null, 0]),
-    frozen: { userAgent, signature },
-  };
-}
-
 function refusedByFault(fault: FaultDecision): IngestResponse {
   const what = fault.mode === 'status' ? `answered ${fault.status}` : fault.mode === 'hang' ? 'never answered (hang)' : 'connection reset';
   return { status: fault.mode === 'status' ? fault.status : 503, body: { success: false, message: `refused by fault injection: ${what}` }, fault };
 }
 
-function idOf(v: unknown): string | null {
-  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
-}
-
-function strictMessage(route: IngestRequest['route'], index: number, p: Prepared): string {
+function strictMessage(route: IngestRequest['route'], index: number, p: ArrivingCall): string {
   const where = route === 'batch' ? `batch[${index}]` : 'call';
   const violation = p.item ? validateMessage(p.type, p.item)[0] : undefined;
   if (violation && violation.field) return `${where}.${violation.field}: ${violation.message}`;

@@ -1,12 +1,12 @@
-import type { Attempt, AttemptTrigger, Settings } from '../../../shared/types';
+import type { Attempt, AttemptTrigger, NormalizedCall, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../store/sources.repo';
 import type { Store } from '../store/store';
-import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate } from '../store/deliveries.repo';
+import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { HttpSender } from './http-sender';
 import { planDelivery } from './delivery-plan';
 import { afterRound, roundUrlStates, sendRound } from './round';
-import { recordedAttempt } from '../store/deliveries.repo';
+import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 
 export interface DispatcherDeps {
@@ -290,7 +290,7 @@ export class Dispatcher {
   }
 
   /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
-  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: ActiveDeliveryAttempts, out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
+  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
     const { store } = this.deps;
     const ids = await store.writes.run(() => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
@@ -304,18 +304,23 @@ export class Dispatcher {
     });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
-    const recorded = attempts.map((a, i) => recordedAttempt(a, ids[i], d.body));
+    const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d.body));
     this.deps.onAttempts(d.callId, recorded);
     return recorded;
   }
 
-  private async createForReplay(callId: number, sourceId: string | null, normalized: NonNullable<ReturnType<Store['calls']['get']>>['normalized']): Promise<ActiveDelivery> {
+  /**
+   * A call that has no delivery (forwarding was off when it arrived, or its integrations left
+   * Webhooks out) gets one now, planned from the source's current URLs, secret and settings.
+   */
+  private async createForReplay(callId: number, sourceId: string | null, call: NormalizedCall): Promise<ActiveDelivery> {
     const { store } = this.deps;
     const source = sourceId ? store.sources.get(sourceId) : undefined;
     if (!source) throw new HttpError(409, 'the source of this message no longer exists');
-    const plan = planDelivery(normalized!, { ...source, webhooks: { ...source.webhooks, enabled: true } }, store.settings.get(), { ignoreIntegrations: true });
+    const { urls, sharedSecret } = source.webhooks;
+    const plan = planDelivery(call, { urls, sharedSecret }, store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, normalized!.type, plan));
+    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan));
     return store.deliveries.active(id)!;
   }
 
@@ -354,7 +359,6 @@ export class Dispatcher {
 /** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
 const MANUAL_CONCURRENCY = 16;
 
-type ActiveDeliveryAttempts = Parameters<Store['deliveries']['insertAttempt']>[0][];
 
 function canceled(u: DeliveryUpdate): DeliveryUpdate {
   return { ...u, state: 'canceled', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, urlStates: canceledUrlStates(u.urlStates) };

@@ -4,7 +4,7 @@ import { buildRequestHeaders } from '../../../shared/webhook-request';
 import { currentRequest } from './request-headers';
 import { classify, type Classification } from './classify';
 import type { HttpSender, SendResult } from './http-sender';
-import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/deliveries.repo';
+import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
 
 export interface RoundResult {

@@ -7,7 +7,8 @@ import type { RequestsRepo } from './requests.repo';
 import type { SourceKeys } from './source-keys';
 import { searchTerm, searchText } from '../../../shared/search-filter';
 import { bodyMatchIds } from './body-search';
-import { URL_STATE_BITS, decodeUrlStates, hasUrlOut, urlOutcomes, type InFlight } from './url-states';
+import { URL_STATE_BITS, type InFlight } from './url-states';
+import { SUMMARY_COLUMNS, summaryOfRow, type SummaryRow } from './call-summary';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -53,7 +54,7 @@ export interface CallFilter {
   limit: number;
 }
 
-interface CallRow {
+export interface CallRow {
   id: number;
   source_key: number | null;
   received_at: number;
@@ -72,20 +73,6 @@ interface CallRow {
   normalized: string | null;
   meta: string;
 }
-
-interface SummaryRow extends Omit<CallRow, 'request_id' | 'batch_index' | 'timestamp' | 'normalized' | 'meta'> {
-  d_id: number | null;
-  d_state: DeliveryState | null;
-  d_attempts: number | null;
-  d_next: number | null;
-  d_latency: number | null;
-  d_urls: string | null;
-  d_url_states: string | null;
-}
-
-const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
-  c.group_id, c.previous_id, c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
-  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states`;
 
 export class CallsRepo {
   private readonly insertStmt;
@@ -287,31 +274,9 @@ export class CallsRepo {
     return out;
   }
 
-  toSummary(r: SummaryRow): CallSummary {
+  private toSummary(r: SummaryRow): CallSummary {
     const sourceId = this.sourceKeys.idOf(r.source_key);
-    const rounds = r.d_id === null ? undefined : this.inFlight.of(r.d_id);
-    const out = hasUrlOut(rounds);
-    return {
-      id: r.id,
-      receivedAt: formatTimestamp(r.received_at),
-      sourceId,
-      sourceName: this.sourceName(sourceId),
-      type: r.type,
-      userId: r.user_id,
-      anonymousId: r.anonymous_id,
-      label: r.label,
-      messageId: r.message_id,
-      groupId: r.group_id,
-      previousId: r.previous_id,
-      status: r.status,
-      dropReason: r.drop_reason,
-      deliveryState: r.status === 'dropped' ? 'dropped' : out ? 'in_flight' : r.d_state,
-      deliveryId: r.d_id,
-      attemptCount: r.d_attempts ?? 0,
-      nextAttemptAt: r.d_next != null && r.d_state === 'retrying' && !out ? new Date(r.d_next).toISOString() : null,
-      latencyMs: r.d_latency,
-      urls: r.d_urls === null ? [] : urlOutcomes(JSON.parse(r.d_urls), decodeUrlStates(r.d_url_states, 0), rounds),
-    };
+    return summaryOfRow(r, sourceId, this.sourceName(sourceId), r.d_id === null ? undefined : this.inFlight.of(r.d_id));
   }
 }
 

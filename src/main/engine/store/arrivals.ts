@@ -1,0 +1,181 @@
+import type { CallStatus, CallSummary, NormalizedCall, Source } from '../../../shared/types';
+import { completeCall, type CallHead, type Envelope } from '../../../shared/normalize';
+import type { CallsRepo, NewCall } from './calls.repo';
+import type { DeliveriesRepo } from './deliveries.repo';
+import type { ActiveDelivery, NewDelivery } from './delivery.types';
+import type { RequestInfo, RequestsRepo } from './requests.repo';
+import type { WriteQueue } from './write-queue';
+import { callSummary } from './call-summary';
+
+// The call ledger's one way in: the calls of an arriving request, stored with their delivery rows in
+// one write-queue job. Its promise settles after COMMIT, which is what lets the collector answer 2xx
+// only once every accepted call, and the delivery that will forward it, is durable.
+
+/** One call as the collector read it (or as the app made it), before it is stored. */
+export interface ArrivingCall {
+  /** Index in the batch; null for a single call. */
+  batchIndex: number | null;
+  /** What was read of a valid call; null when it is dropped as invalid. */
+  head: CallHead | null;
+  /**
+   * The full record: given for calls the app makes itself (stored with the row); for received calls
+   * built here only when they are forwarded, and otherwise rebuilt from the stored request when read
+   * (RequestsRepo.normalized).
+   */
+  normalized: NormalizedCall | null;
+  /** The request's envelope, which completeCall merges under the item. */
+  envelope: Envelope;
+  type: string;
+  item: Record<string, unknown> | null;
+  dropReason: string | null;
+  /** Its messageId was added to the de-duplication window by this request. */
+  remembered?: boolean;
+}
+
+export interface Arrival {
+  receivedAt: number;
+  info: RequestInfo;
+  /** The request body as received, stored once (requests.repo.ts). */
+  body: string;
+  /** The source its write key names; undefined when the key is unknown (its calls are stored dropped). */
+  source: Source | undefined;
+  calls: ArrivingCall[];
+  /** Received calls are de-duplicated by messageId (SPEC §3); calls the app makes itself are not. */
+  deduplicate: boolean;
+}
+
+export interface StoredResult {
+  calls: CallSummary[];
+  /** The deliveries created, for the dispatcher to start once the job has committed. */
+  deliveries: ActiveDelivery[];
+}
+
+/**
+ * How a source's accepted calls are forwarded: the dispatcher's rule, handed in from outside (engine.ts
+ * wires dispatcher/delivery-plan.ts), so the store records deliveries without knowing how they are
+ * planned. Asked once per request: null when the source forwards nothing (most received calls, which
+ * then never need their full record), else the plan of each call (null for one not forwarded).
+ */
+export type DeliveryPlanner = (source: Source) => ((call: NormalizedCall) => NewDelivery | null) | null;
+
+export interface LedgerTables {
+  writes: WriteQueue;
+  requests: RequestsRepo;
+  calls: CallsRepo;
+  deliveries: DeliveriesRepo;
+}
+
+/**
+ * Stores these requests' calls (accepted, or dropped with their reason) and the deliveries of those
+ * forwarded, in one write job: de-duplicates, writes the request rows, the call rows and the
+ * delivery rows, and returns what the inspector and the dispatcher need, built from what was written.
+ */
+export async function recordArrivals(t: LedgerTables, arrivals: Arrival[], planner: DeliveryPlanner): Promise<StoredResult> {
+  try {
+    return await t.writes.run(() => {
+      const result: StoredResult = { calls: [], deliveries: [] };
+      for (const a of arrivals) record(t, a, planner, result);
+      return result;
+    });
+  } catch (err) {
+    // Rolled back: forget the ids, or the client's retry of this request would be taken for duplicates.
+    for (const a of arrivals) forget(t, a);
+    throw err;
+  }
+}
+
+function forget(t: LedgerTables, a: Arrival): void {
+  if (!a.source) return;
+  for (const c of a.calls) if (c.remembered && c.head) t.calls.dedup.remove(a.source.id, c.head.messageId);
+}
+
+function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: StoredResult): void {
+  if (a.calls.length === 0) return;
+  const { source, receivedAt } = a;
+  // The write queue may run this job again after a rollback: start from a clean window.
+  forget(t, a);
+  const plan = source ? planner(source) : null;
+  const requestId = t.requests.insert(receivedAt, a.info, a.body);
+  for (const c of a.calls) {
+    c.remembered = false;
+    let dropReason = source ? c.dropReason : 'unknown write key';
+    const h = c.head;
+    if (a.deduplicate && !dropReason && source && h) {
+      // Added here, inside the job, so a repeat later in the same batch is caught too.
+      if (t.calls.dedup.admit(source.id, h.messageId, receivedAt)) c.remembered = true;
+      else dropReason = 'duplicate messageId';
+    }
+    storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result);
+  }
+}
+
+function storeOne(
+  t: LedgerTables,
+  p: ArrivingCall,
+  requestId: number,
+  dropReason: string | null,
+  source: Source | undefined,
+  receivedAt: number,
+  plan: ((call: NormalizedCall) => NewDelivery | null) | null,
+  result: StoredResult,
+): void {
+  const h = p.head;
+  const accepted = dropReason === null && h !== null && source !== undefined;
+  const status: CallStatus = accepted ? 'accepted' : 'dropped';
+  const sourceId = source?.id ?? null;
+  // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
+  // more keys takes V8's slow path.
+  const row: NewCall = {
+    sourceId,
+    receivedAt,
+    type: p.type,
+    userId: h?.userId ?? idOf(p.item?.userId),
+    anonymousId: h?.anonymousId ?? idOf(p.item?.anonymousId),
+    label: h?.event ?? h?.name ?? idOf(p.item?.event) ?? idOf(p.item?.name),
+    messageId: h?.messageId ?? idOf(p.item?.messageId),
+    groupId: p.item ? idOf(p.item.groupId) : (p.normalized?.groupId ?? null),
+    previousId: p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null),
+    status,
+    dropReason,
+    requestId,
+    batchIndex: p.batchIndex,
+    timestamp: accepted ? h.timestampMs : null,
+    normalized: p.normalized,
+  };
+  const callId = t.calls.insert(row);
+  let delivery: ActiveDelivery | null = null;
+  // Most received calls are not forwarded (plan is null): those never need their full record.
+  if (accepted && plan) {
+    const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
+    const planned = plan(n);
+    if (planned) {
+      delivery = newActive(t.deliveries.insert(callId, source.id, n.type, planned), callId, source.id, n, planned);
+      result.deliveries.push(delivery);
+    }
+  }
+  result.calls.push(callSummary(callId, row, source?.name ?? null, delivery, undefined));
+}
+
+function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, { urls, body, userAgent, signature }: NewDelivery): ActiveDelivery {
+  return {
+    id,
+    callId,
+    sourceId,
+    type: n.type,
+    state: 'pending',
+    urls,
+    pendingUrls: urls.map((_, i) => i),
+    round: 0,
+    attemptCount: 0,
+    simElapsedMs: 0,
+    firstAttemptAt: null,
+    nextAttemptAt: null,
+    body,
+    urlStates: urls.map(() => ['pending', null, 0]),
+    frozen: { userAgent, signature },
+  };
+}
+
+function idOf(v: unknown): string | null {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+}

@@ -1,0 +1,131 @@
+import type { Attempt, AttemptOutcome, AttemptTrigger } from '../../../shared/types';
+import { formatTimestamp } from '../../../shared/timestamp';
+import type { NewAttempt } from './delivery.types';
+
+// An attempt between its three forms: what the dispatcher records (NewAttempt), its row in
+// `attempts`, and what the API shows (Attempt). The API shape has one builder, attemptOf, used both
+// for an attempt just written and for one read back, so the two can never differ.
+
+export const INSERT_ATTEMPT_SQL = `INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
+  request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
+  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export interface AttemptRow {
+  id: number;
+  delivery_id: number;
+  round: number;
+  url_index: number;
+  url: string;
+  trigger: AttemptTrigger;
+  started_at: number;
+  duration_ms: number;
+  request_headers: string;
+  body: Buffer | null;
+  signature: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  response_truncated: number;
+  error_code: string | null;
+  error_message: string | null;
+  timed_out: number;
+  outcome: AttemptOutcome;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  ttfb_ms: number | null;
+  total_ms: number | null;
+  conn_reused: number | null;
+}
+
+/** INSERT_ATTEMPT_SQL's parameters, in its column order. */
+export function attemptParams(a: NewAttempt): unknown[] {
+  return [
+    a.deliveryId,
+    a.round,
+    a.urlIndex,
+    a.url,
+    a.trigger,
+    a.startedAt,
+    a.durationMs,
+    JSON.stringify(a.requestHeaders),
+    a.body,
+    a.signature,
+    a.responseStatus,
+    a.responseHeaders ? JSON.stringify(a.responseHeaders) : null,
+    a.responseBody,
+    a.responseTruncated ? 1 : 0,
+    a.errorCode,
+    a.errorMessage,
+    a.timedOut ? 1 : 0,
+    a.outcome,
+    a.timing?.connectMs ?? null,
+    a.timing?.tlsMs ?? null,
+    a.timing?.ttfbMs ?? null,
+    a.timing?.totalMs ?? null,
+    a.timing ? (a.timing.reused ? 1 : 0) : null,
+  ];
+}
+
+/** A stored attempt as the dispatcher recorded it. */
+export function attemptFromRow(a: AttemptRow): NewAttempt {
+  return {
+    deliveryId: a.delivery_id,
+    round: a.round,
+    urlIndex: a.url_index,
+    url: a.url,
+    trigger: a.trigger,
+    startedAt: a.started_at,
+    durationMs: a.duration_ms,
+    requestHeaders: JSON.parse(a.request_headers),
+    body: a.body,
+    signature: a.signature,
+    responseStatus: a.response_status,
+    responseHeaders: a.response_headers ? JSON.parse(a.response_headers) : null,
+    responseBody: a.response_body,
+    responseTruncated: a.response_truncated === 1,
+    errorCode: a.error_code,
+    errorMessage: a.error_message,
+    timedOut: a.timed_out === 1,
+    outcome: a.outcome,
+    // Written with the attempt since v9 (total_ms set whenever the request had a connection).
+    timing:
+      a.total_ms === null || a.total_ms === undefined
+        ? null
+        : { connectMs: a.connect_ms, tlsMs: a.tls_ms, ttfbMs: a.ttfb_ms, totalMs: a.total_ms, reused: a.conn_reused === 1 },
+  };
+}
+
+/**
+ * The API shape of an attempt. Its request body is its own when it sent other bytes than its
+ * delivery's (a replay with an edited body), else the delivery's.
+ */
+export function attemptOf(id: number, a: NewAttempt, deliveryBody: Buffer | string): Attempt {
+  return {
+    id,
+    deliveryId: a.deliveryId,
+    round: a.round,
+    urlIndex: a.urlIndex,
+    url: a.url,
+    trigger: a.trigger,
+    startedAt: formatTimestamp(a.startedAt),
+    durationMs: a.durationMs,
+    requestHeaders: a.requestHeaders,
+    requestBody: a.body ? a.body.toString('utf8') : typeof deliveryBody === 'string' ? deliveryBody : deliveryBody.toString('utf8'),
+    signature: a.signature,
+    responseStatus: a.responseStatus,
+    responseHeaders: a.responseHeaders,
+    responseBody: a.responseBody,
+    responseTruncated: a.responseTruncated,
+    errorCode: a.errorCode,
+    errorMessage: a.errorMessage,
+    timedOut: a.timedOut,
+    outcome: a.outcome,
+    timing: a.timing,
+  };
+}
+
+/** An attempt read back from its row. */
+export function attemptOfRow(r: AttemptRow, deliveryBody: string): Attempt {
+  return attemptOf(r.id, attemptFromRow(r), deliveryBody);
+}

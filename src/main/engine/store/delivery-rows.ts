@@ -1,0 +1,72 @@
+import type { Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import { formatOptionalTimestamp } from '../../../shared/timestamp';
+import type { ActiveDelivery } from './delivery.types';
+import { decodeUrlStates } from './url-states';
+
+// A `deliveries` row and the two shapes read from it: what the dispatcher runs (ActiveDelivery) and
+// what the API shows (Delivery).
+
+export interface DeliveryRow {
+  id: number;
+  call_id: number;
+  source_id: string;
+  type: OutboundType;
+  state: DeliveryState;
+  urls: string;
+  pending_urls: string;
+  round: number;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  next_sim_offset_ms: number | null;
+  sim_elapsed_ms: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_duration_ms: number | null;
+  delivered_at: number | null;
+  last_error: string | null;
+  body: Buffer;
+  url_states: string | null;
+  user_agent: string | null;
+  signature: string | null;
+}
+
+export function toActive(r: DeliveryRow): ActiveDelivery {
+  const urls = JSON.parse(r.urls) as WebhookUrl[];
+  return {
+    id: r.id,
+    callId: r.call_id,
+    sourceId: r.source_id,
+    type: r.type,
+    state: r.state,
+    urls,
+    pendingUrls: JSON.parse(r.pending_urls),
+    round: r.round,
+    attemptCount: r.attempt_count,
+    simElapsedMs: r.sim_elapsed_ms,
+    firstAttemptAt: r.first_attempt_at,
+    nextAttemptAt: r.next_attempt_at,
+    body: r.body,
+    urlStates: decodeUrlStates(r.url_states, urls.length),
+    frozen: r.user_agent === null ? null : { userAgent: r.user_agent, signature: r.signature },
+  };
+}
+
+export function toDelivery(r: DeliveryRow, body: string): Delivery {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    sourceId: r.source_id,
+    type: r.type,
+    state: r.state,
+    urls: JSON.parse(r.urls),
+    round: r.round,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.state === 'retrying' ? formatOptionalTimestamp(r.next_attempt_at) : null,
+    nextAttemptSimOffsetMs: r.state === 'retrying' ? r.next_sim_offset_ms : null,
+    firstAttemptAt: formatOptionalTimestamp(r.first_attempt_at),
+    lastAttemptAt: formatOptionalTimestamp(r.last_attempt_at),
+    deliveredAt: formatOptionalTimestamp(r.delivered_at),
+    lastError: r.last_error,
+    body,
+  };
+}
