@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { dataMappingErrors } from './actions/data-mapping';
+import { ACTIONS_MAX_BATCH_SIZE } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
+import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
+import { CALL_TYPES, type TriggerCondition } from './types';
 
 // Headers the dispatcher owns; a static header may not replace them (SPEC §2).
 export const RESERVED_HEADERS = [
@@ -43,6 +47,78 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+// Webhooks (Actions) mappings (issue 17). Segment sends their headers with fetch, which takes only
+// ASCII (its send action: "Only ASCII characters are supported"), so values are held to that here.
+const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `invalid header name "${name}": use ASCII letters, digits and !#$%&'*+-.^_\`|~ only` });
+    } else if (RESERVED_HEADERS.includes(name.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `header "${name}" is set by the dispatcher and cannot be replaced` });
+    }
+    if (!ASCII_HEADER_VALUE.test(value)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `invalid value for header "${name}": Segment's Actions destination sends only ASCII header values (printable characters, space and tab)` });
+    }
+  }
+});
+
+/** A trigger condition; `allowed` restricts the values an equals or oneOf may name. */
+function conditionSchema(allowed?: readonly string[]) {
+  const shape = 'a condition is a string (equals), {"equals": "…"}, {"contains": "…"} or {"oneOf": ["…"]}';
+  const notAllowed = (v: string) => `"${v}" is not a call type: ${allowed!.join(', ')}`;
+  return z.custom<TriggerCondition>(() => true).superRefine((c, ctx) => {
+    const check = (v: unknown, path: PropertyKey[]) => {
+      if (typeof v !== 'string') ctx.addIssue({ code: 'custom', path, message: 'must be a string' });
+      else if (allowed && !allowed.includes(v)) ctx.addIssue({ code: 'custom', path, message: notAllowed(v) });
+    };
+    if (typeof c === 'string') return check(c, []);
+    const keys = c !== null && typeof c === 'object' && !Array.isArray(c) ? Object.keys(c) : [];
+    if (keys.length !== 1 || !['equals', 'contains', 'oneOf'].includes(keys[0])) {
+      return ctx.addIssue({ code: 'custom', path: [], message: shape });
+    }
+    const v = (c as Record<string, unknown>)[keys[0]];
+    if (keys[0] === 'equals') return check(v, ['equals']);
+    if (keys[0] === 'contains') {
+      if (typeof v !== 'string' || v === '') ctx.addIssue({ code: 'custom', path: ['contains'], message: 'must be some text' });
+      return;
+    }
+    if (!Array.isArray(v) || v.length === 0) return ctx.addIssue({ code: 'custom', path: ['oneOf'], message: 'must list at least one value' });
+    v.forEach((item, i) => check(item, ['oneOf', i]));
+  });
+}
+
+export const actionsMappingSchema = z.strictObject({
+  name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }),
+  /** Omitted = every call. */
+  trigger: z.strictObject({ type: conditionSchema(CALL_TYPES).optional(), event: conditionSchema().optional() }).default({}),
+  url: z.string().refine(isHttpUrl, { message: 'must be an absolute http: or https: URL' }),
+  method: z.enum(['POST', 'PUT', 'PATCH'], { message: 'must be POST, PUT or PATCH' }).default('POST'),
+  headers: actionsHeadersSchema.default({}),
+  /** Omitted = the whole call. */
+  data: z.json().superRefine((data, ctx) => {
+    for (const issue of dataMappingErrors(data)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  }).optional(),
+  batchSize: z
+    .number()
+    .int({ message: `must be a whole number from 1 to ${ACTIONS_MAX_BATCH_SIZE}` })
+    .min(1, { message: `must be a whole number from 1 to ${ACTIONS_MAX_BATCH_SIZE}` })
+    .max(ACTIONS_MAX_BATCH_SIZE, { message: `at most ${ACTIONS_MAX_BATCH_SIZE}, Segment's limit; omit it to send one call per request` })
+    .optional(),
+});
+
+export const actionsMappingsSchema = z.array(actionsMappingSchema).superRefine((mappings, ctx) => {
+  // Reported on the first entry over the limit, as for urls: mappings[5].
+  if (mappings.length > 5) ctx.addIssue({ code: 'custom', path: [5], message: 'at most 5 mappings' });
+  const seen = new Map<string, number>();
+  mappings.forEach((m, i) => {
+    const first = seen.get(m.name);
+    if (first !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${m.name}" is already the name of mappings[${first}]` });
+    else seen.set(m.name, i);
+  });
+});
+
 export const webhookSettingsSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
@@ -54,10 +130,33 @@ export const webhookSettingsSchema = z
       })
       .default([]),
     sharedSecret: z.string().max(1024).optional(),
+    // No zod defaults for the three below: settings written before them stay as they were, and
+    // readers go through webhookMode() / webhookMappings() (src/shared/actions/mode.ts).
+    mode: z.enum(['classic', 'actions', 'both'], { message: 'must be "classic", "actions" or "both"' }).optional(),
+    mappings: actionsMappingsSchema.optional(),
+    /** '' = none, as for sharedSecret. */
+    standardWebhooksSecret: z
+      .string()
+      .refine((s) => s === '' || secretProblem(s) === null, { error: (issue) => secretProblem(String(issue.input)) ?? 'invalid' })
+      .optional(),
   })
   .superRefine((w, ctx) => {
-    if (w.enabled && w.urls.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['enabled'], message: 'cannot enable Webhooks without a URL' });
+    const mode = w.mode ?? 'classic';
+    const mappings = w.mappings ?? [];
+    if (w.enabled && mode !== 'actions' && w.urls.length === 0) {
+      const why = mode === 'both' ? ': mode "both" also sends Classic requests, to urls' : '';
+      ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a URL${why}` });
+    }
+    if (w.enabled && mode !== 'classic' && mappings.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a mapping: mode "${mode}" sends Actions requests, one per matching entry of mappings` });
+    }
+    // The Standard Webhooks headers are the signer's, like X-Signature.
+    if (w.standardWebhooksSecret) {
+      const own = new Set<string>(Object.values(STANDARD_WEBHOOKS_HEADERS));
+      const refuse = (path: PropertyKey[], name: string) =>
+        ctx.addIssue({ code: 'custom', path, message: `header "${name}" is set by the Standard Webhooks signature (standardWebhooksSecret) and cannot be replaced` });
+      w.urls.forEach((u, i) => Object.keys(u.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['urls', i, 'headers', h], h)));
+      mappings.forEach((m, i) => Object.keys(m.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['mappings', i, 'headers', h], h)));
     }
   });
 
