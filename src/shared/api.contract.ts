@@ -6,6 +6,7 @@ import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from '.
 import { op, type OpDef } from './api-op';
 import { flagParam } from './query-flag';
 import { MAX_BATCH_ITEMS, MAX_REPLAY_BODY_CHARS } from './limits';
+import type { ErrorCode } from './error-codes';
 import type { LibraryMetrics } from './library-metrics';
 import { collectorFaultsSchema, type CollectorFaultCounts } from './collector-faults';
 import type { CallStats } from './call-stats';
@@ -213,9 +214,12 @@ export interface ApiClient {
 /** What saving an export to disk came to: not saved when the user cancelled the dialog. */
 export type SavedExport = { saved: false } | { saved: true; path: string; bytes: number };
 
-/** Errors cross HTTP and IPC as this shape. */
+/** Errors cross HTTP and IPC as this shape (built by errorAnswer in src/main/engine/errors.ts). */
 export interface ApiErrorBody {
+  /** For people; may be reworded. */
   error: string;
+  /** For programs: what went wrong (src/shared/error-codes.ts). Optional: answers from before it existed lack it. */
+  code?: ErrorCode;
   fields?: { path: string; message: string }[];
 }
 

@@ -1,5 +1,6 @@
 import type { EngineEvent, OpInput, OpName, OpOutput, SavedExport } from './api.contract';
 import type { FieldError } from './validation-error';
+import { codeOfStatus, type ErrorCode } from './error-codes';
 
 export type { SavedExport };
 
@@ -10,6 +11,8 @@ export type { SavedExport };
 /** What a failed call rejects with: a plain object (Error subclasses lose their fields crossing contextBridge). */
 export interface BridgeError {
   status: number;
+  /** What went wrong, for programs (ApiErrorBody.code); the same code the control API answers with. */
+  code: ErrorCode;
   error: string;
   fields: FieldError[];
 }
@@ -64,8 +67,8 @@ export interface BridgeTransport {
   on(channel: string, listener: (payload: unknown) => void): () => void;
 }
 
-function bridgeError(status: number, error: string, fields: FieldError[] = []): BridgeError {
-  return { status, error, fields };
+function bridgeError(status: number, error: string, fields: FieldError[] = [], code: ErrorCode = codeOfStatus(status)): BridgeError {
+  return { status, code, error, fields };
 }
 
 function isIpcResult(v: unknown): v is IpcResult {
@@ -83,12 +86,13 @@ export function createBridge(transport: BridgeTransport, opNames: ReadonlySet<st
     }
     if (!isIpcResult(result)) throw bridgeError(500, `malformed reply to ${label}`);
     if (result.ok) return result.value;
-    throw bridgeError(result.status, result.error, result.fields ?? []);
+    throw bridgeError(result.status, result.error, result.fields ?? [], result.code ?? codeOfStatus(result.status));
   }
   return {
     async call(name, input) {
       if (typeof name !== 'string' || !opNames.has(name)) {
-        throw bridgeError(400, `unknown operation: ${String(name)}`);
+        // 404 not_found, as the main process (ipc-core) and the control API answer an unknown operation.
+        throw bridgeError(404, `unknown operation: ${String(name)}`);
       }
       return (await invoke(ipcChannel(name), name, input)) as never;
     },

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './error-codes';
 
 /** `sources[0].webhooks.urls[5]` from a zod path, the form every error message uses. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -34,6 +35,7 @@ export function describeErrors(errors: FieldError[]): string {
 /** Thrown (and sent over HTTP/IPC as `{error, fields}`) when input fails its schema. */
 export class ValidationError extends Error {
   readonly status = 400;
+  readonly code: ErrorCode = 'invalid_input';
   constructor(readonly fields: FieldError[]) {
     super(describeErrors(fields));
     this.name = 'ValidationError';

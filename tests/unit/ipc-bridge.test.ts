@@ -39,7 +39,7 @@ describe('createBridge', () => {
     );
     const bridge = createBridge(t, names);
     await expect(bridge.saveExport({ format: 'har' })).resolves.toEqual({ saved: true, path: '/tmp/x.har', bytes: 12 });
-    await expect(bridge.saveExport({ format: 'har', status: 'bogus' })).rejects.toEqual({ status: 400, error: 'invalid', fields: [{ path: 'status', message: 'expected one of …' }] });
+    await expect(bridge.saveExport({ format: 'har', status: 'bogus' })).rejects.toEqual({ status: 400, code: 'invalid_input', error: 'invalid', fields: [{ path: 'status', message: 'expected one of …' }] });
     expect(invoked.map((i) => i.channel)).toEqual(['export:save', 'export:save']);
   });
 
@@ -50,20 +50,27 @@ describe('createBridge', () => {
     expect(invoked).toEqual([{ channel: 'api:regenerateWriteKey', payload: { id: 's1' } }]);
   });
 
-  it('rejects with a plain {status, error, fields} object on failure results', async () => {
+  it('rejects with a plain {status, code, error, fields} object on failure results', async () => {
     const fields = [{ path: 'name', message: 'required' }];
-    const { t } = transport(() => ({ ok: false, status: 400, error: 'name: required', fields }));
+    const { t } = transport(() => ({ ok: false, status: 400, code: 'invalid_input', error: 'name: required', fields }));
     const err = await createBridge(t, names).call('createSource', {} as never).catch((e: unknown) => e);
-    expect(err).toEqual({ status: 400, error: 'name: required', fields });
+    expect(err).toEqual({ status: 400, code: 'invalid_input', error: 'name: required', fields });
     expect(Object.getPrototypeOf(err)).toBe(Object.prototype);
+  });
+
+  it("passes the main process's code through, and derives one from the status when a result has none", async () => {
+    const coded = transport(() => ({ ok: false, status: 409, code: 'conflict', error: 'name: taken', fields: [] }));
+    await expect(createBridge(coded.t, names).call('health', {})).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    const bare = transport(() => ({ ok: false, status: 404, error: 'not found: source s1', fields: [] }));
+    await expect(createBridge(bare.t, names).call('health', {})).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('refuses names outside the list without touching IPC', async () => {
     const { t, invoked } = transport(() => ({ ok: true, value: 1 }));
     const bridge = createBridge(t, names);
-    await expect(bridge.call('shutdown' as never, {} as never)).rejects.toEqual({ status: 400, error: 'unknown operation: shutdown', fields: [] });
+    await expect(bridge.call('shutdown' as never, {} as never)).rejects.toEqual({ status: 404, code: 'not_found', error: 'unknown operation: shutdown', fields: [] });
     const empty = createBridge(t, new Set());
-    await expect(empty.call('health', {})).rejects.toMatchObject({ status: 400 });
+    await expect(empty.call('health', {})).rejects.toMatchObject({ status: 404, code: 'not_found' });
     expect(invoked).toEqual([]);
   });
 
@@ -73,6 +80,7 @@ describe('createBridge', () => {
     });
     await expect(createBridge(failing.t, names).call('health', {})).rejects.toEqual({
       status: 500,
+      code: 'internal',
       error: "No handler registered for 'api:health'",
       fields: [],
     });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OP_NAMES, type ApiHandlers } from '../../src/shared/api.contract';
 import { ValidationError } from '../../src/shared/validation-error';
+import { conflict, HttpError, notFound } from '../../src/main/engine/errors';
 import { createEventForwarder, errorResult, invokeOp, isOpName, isTrustedSender } from '../../src/main/ipc/ipc-core';
 import { registerIpcHandlers } from '../../src/main/ipc/ipc-register';
 import type { EngineEvent } from '../../src/shared/api.contract';
@@ -42,6 +43,7 @@ describe('invokeOp', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.status).toBe(400);
+    expect(r.code).toBe('invalid_input');
     expect(r.fields.map((f) => f.path).sort()).toEqual(['colour', 'limit']);
     expect(r.error).toContain('limit:');
     expect(calls).toEqual([]);
@@ -51,14 +53,14 @@ describe('invokeOp', () => {
     const { handlers, calls } = recordingHandlers();
     for (const name of ['dropDatabase', 'constructor', '__proto__', 42, undefined]) {
       const r = await invokeOp(handlers, name, {});
-      expect(r).toMatchObject({ ok: false, status: 404 });
+      expect(r).toMatchObject({ ok: false, status: 404, code: 'not_found' });
     }
     expect(calls).toEqual([]);
     expect(isOpName('getMessage')).toBe(true);
     expect(isOpName('toString')).toBe(false);
   });
 
-  it('turns thrown errors into plain results: ValidationError keeps fields, HttpError-like keeps status, others are 500', async () => {
+  it('turns thrown errors into plain results: ValidationError keeps fields, HttpError-like keeps status, others are 500 internal', async () => {
     const { handlers } = recordingHandlers({
       updateSource: () => {
         throw new ValidationError([{ path: 'webhooks.urls[0].url', message: 'must be http or https' }]);
@@ -74,17 +76,28 @@ describe('invokeOp', () => {
     expect(await invokeOp(handlers, 'updateSource', { id: 's1' })).toEqual({
       ok: false,
       status: 400,
+      code: 'invalid_input',
       error: 'webhooks.urls[0].url: must be http or https',
       fields: [{ path: 'webhooks.urls[0].url', message: 'must be http or https' }],
     });
-    expect(await invokeOp(handlers, 'getMessage', { id: 7 })).toEqual({ ok: false, status: 404, error: 'not found: message 7', fields: [] });
-    expect(await invokeOp(handlers, 'health', {})).toEqual({ ok: false, status: 500, error: 'boom', fields: [] });
-    expect(await invokeOp(handlers, 'clientFlush', {})).toEqual({ ok: false, status: 500, error: 'a string', fields: [] });
+    expect(await invokeOp(handlers, 'getMessage', { id: 7 })).toEqual({ ok: false, status: 404, code: 'not_found', error: 'not found: message 7', fields: [] });
+    expect(await invokeOp(handlers, 'health', {})).toEqual({ ok: false, status: 500, code: 'internal', error: 'boom', fields: [] });
+    expect(await invokeOp(handlers, 'clientFlush', {})).toEqual({ ok: false, status: 500, code: 'internal', error: 'a string', fields: [] });
+  });
+
+  it("keeps the engine's own code, and never takes a foreign one (Node's, Fastify's) for ours", () => {
+    expect(errorResult(notFound('source s1'))).toEqual({ ok: false, status: 404, code: 'not_found', error: 'not found: source s1', fields: [] });
+    expect(errorResult(conflict('name: taken'))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(errorResult(new HttpError(429, 'queue full'))).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(errorResult(Object.assign(new Error('no file'), { code: 'ENOENT' }))).toMatchObject({ status: 500, code: 'internal' });
+    expect(errorResult(Object.assign(new Error('bad media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }))).toMatchObject({ status: 415, code: 'invalid_input' });
+    // A code that contradicts the status is not trusted: the status decides.
+    expect(errorResult(Object.assign(new Error('odd'), { status: 404, code: 'conflict' }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('does not trust a status outside 4xx/5xx', () => {
-    expect(errorResult(Object.assign(new Error('weird'), { status: 200 }))).toMatchObject({ status: 500 });
-    expect(errorResult(Object.assign(new Error('teapot'), { status: 418 }))).toMatchObject({ status: 418 });
+    expect(errorResult(Object.assign(new Error('weird'), { status: 200 }))).toMatchObject({ status: 500, code: 'internal' });
+    expect(errorResult(Object.assign(new Error('teapot'), { status: 418 }))).toMatchObject({ status: 418, code: 'invalid_input' });
   });
 });
 
@@ -141,9 +154,9 @@ describe('registerIpcHandlers', () => {
 
     const handler = ipc.table.get('api:getSettings')!;
     expect(await handler(frame(pathToFileURL(indexFile).href), {})).toEqual({ ok: true, value: { echoed: {} } });
-    expect(await handler(frame('https://attacker.example/'), {})).toMatchObject({ ok: false, status: 403 });
-    expect(await handler(frame(pathToFileURL(indexFile).href, {}), {})).toMatchObject({ ok: false, status: 403 });
-    expect(await handler({ senderFrame: null }, {})).toMatchObject({ ok: false, status: 403 });
+    expect(await handler(frame('https://attacker.example/'), {})).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
+    expect(await handler(frame(pathToFileURL(indexFile).href, {}), {})).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
+    expect(await handler({ senderFrame: null }, {})).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
     expect(calls).toHaveLength(1);
     expect(refused).toHaveLength(3);
 
@@ -161,7 +174,7 @@ describe('registerIpcHandlers', () => {
     };
     const dispose = registerIpcHandlers(ipc as never, handlers, { indexFile }, () => {}, { open, choosePath: async () => null });
     const handler = ipc.table.get('export:save')!;
-    expect(await handler(frame('https://attacker.example/'), { format: 'jsonl' })).toMatchObject({ ok: false, status: 403 });
+    expect(await handler(frame('https://attacker.example/'), { format: 'jsonl' })).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
     expect(opened).toEqual([]);
     expect(await handler(frame(pathToFileURL(indexFile).href), { format: 'jsonl' })).toEqual({ ok: true, value: { saved: false } });
     expect(opened).toHaveLength(1);

@@ -88,12 +88,13 @@ describe('HTTP transport: operations', () => {
 
   it('throws ApiError with the engine’s field errors on a non-2xx answer', async () => {
     const { base } = await serve((_req, res) =>
-      json(res, 400, { error: 'webhooks.urls[1].url: must be an absolute http: or https: URL', fields: [{ path: 'webhooks.urls[1].url', message: 'must be an absolute http: or https: URL' }] }),
+      json(res, 400, { error: 'webhooks.urls[1].url: must be an absolute http: or https: URL', code: 'invalid_input', fields: [{ path: 'webhooks.urls[1].url', message: 'must be an absolute http: or https: URL' }] }),
     );
     const t = createHttpTransport({ token: 't', baseUrl: base });
     const err = await t.call('updateSource', { id: 's', webhooks: { enabled: false, urls: [] } }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
+    expect(err.code).toBe('invalid_input');
     expect(err.fieldMessage('webhooks.urls[1].url')).toBe('must be an absolute http: or https: URL');
     expect(err.fieldMessage('webhooks.urls[0].url')).toBeUndefined();
   });
@@ -105,13 +106,15 @@ describe('HTTP transport: operations', () => {
     });
     const t = createHttpTransport({ token: 't', baseUrl: base });
     const err = await t.call('health', {}).catch((e) => e);
-    expect(err).toMatchObject({ status: 502, message: 'bad gateway' });
+    // No code in a body that is not ours: the status's own.
+    expect(err).toMatchObject({ status: 502, code: 'internal', message: 'bad gateway' });
     server!.closeAllConnections();
     await new Promise((r) => server!.close(r));
     server = null;
     const down = await t.call('health', {}).catch((e) => e);
     expect(down).toBeInstanceOf(ApiError);
     expect(down.status).toBe(0);
+    expect(down.code).toBe('unreachable');
     expect(down.message).toMatch(/Cannot reach Webhook Lab/);
   });
 });

@@ -41,16 +41,17 @@ describe('IPC transport', () => {
     const { t } = channel((ch, payload) =>
       ch === 'api:health'
         ? { ok: true, value: { ok: true, payload } }
-        : { ok: false, status: 400, error: 'invalid', fields: [{ path: 'webhooks.urls[0].url', message: 'must be an absolute http: or https: URL' }] },
+        : { ok: false, status: 400, code: 'invalid_input', error: 'invalid', fields: [{ path: 'webhooks.urls[0].url', message: 'must be an absolute http: or https: URL' }] },
     );
     const api = createIpcTransport(createBridge(t, OPS));
     expect(await api.call('health', {})).toEqual({ ok: true, payload: {} });
     const err = await api.call('updateSource', { id: 's' }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
+    expect(err.code).toBe('invalid_input');
     expect(err.fieldMessage('webhooks.urls[0].url')).toBe('must be an absolute http: or https: URL');
     const unknown = await api.call('listSources', {}).catch((e) => e);
-    expect(unknown).toMatchObject({ status: 400, message: 'unknown operation: listSources' });
+    expect(unknown).toMatchObject({ status: 404, code: 'not_found', message: 'unknown operation: listSources' });
   });
 
   it('passes event batches through and reports itself open', () => {

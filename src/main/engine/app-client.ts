@@ -4,7 +4,7 @@ import { AnalyticsError, AnalyticsValidationError } from './client/errors';
 import type { Logger } from './client/logger';
 import type { Persistence } from './client/persistence';
 import type { Store } from './store/store';
-import { HttpError } from './store/sources.repo';
+import { codedError, conflict } from './errors';
 import { ValidationError } from '../../shared/validation-error';
 
 type ClientHandlers = Pick<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings'>;
@@ -67,7 +67,7 @@ export class AppClient {
           if (err instanceof AnalyticsValidationError) {
             throw new ValidationError(err.violations.map((v) => ({ path: v.field, message: v.message })));
           }
-          if (err instanceof AnalyticsError) throw new HttpError(err.code === 'queue_full' ? 429 : 400, err.message);
+          if (err instanceof AnalyticsError) throw codedError(err.code === 'queue_full' ? 'rate_limited' : 'invalid_input', err.message);
           throw err;
         }
       },
@@ -78,7 +78,7 @@ export class AppClient {
       clientState: () => this.state(),
       clientGetSettings: () => this.publicSettings(),
       clientUpdateSettings: async (patch) => {
-        if (patch.sourceId && !this.store.sources.get(patch.sourceId)) throw new HttpError(404, `sourceId: no source ${patch.sourceId}`);
+        if (patch.sourceId && !this.store.sources.get(patch.sourceId)) throw codedError('not_found', `sourceId: no source ${patch.sourceId}`);
         const next: StoredClientSettings = { ...this.settings };
         if (patch.flushAt !== undefined) next.flushAt = patch.flushAt;
         if (patch.flushAfter !== undefined) next.flushAfter = patch.flushAfter;
@@ -107,7 +107,7 @@ export class AppClient {
   private instance(): Analytics {
     if (this.client) return this.client;
     const writeKey = this.resolveKey();
-    if (!writeKey) throw new HttpError(409, 'no source to send as: create a source first, or choose one in the client settings');
+    if (!writeKey) throw conflict('no source to send as: create a source first, or choose one in the client settings');
     const logger: Logger = { log: (line: string) => this.addLog(line) };
     const c = new Analytics(writeKey, {
       endpoint: this.settings.endpoint ?? this.collectorUrl(),

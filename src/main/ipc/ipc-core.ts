@@ -4,6 +4,8 @@ import { api, OP_NAMES, type ApiHandlers, type EngineEvent, type OpName } from '
 import type { ZodType } from 'zod';
 import type { BridgeError, IpcResult } from '../../shared/bridge';
 import { describeErrors, fieldErrors, type FieldError } from '../../shared/validation-error';
+import { codeOfStatus, type ErrorCode } from '../../shared/error-codes';
+import { errorAnswer } from '../engine/errors';
 
 // The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
 // validated and how any outcome becomes an `IpcResult`. Electron-specific wiring is in ipc-register.ts.
@@ -52,21 +54,14 @@ export function isTrustedSender(sender: SenderInfo, renderer: RendererLocation):
   }
 }
 
-export function failure(status: number, error: string, fields: FieldError[] = []): { ok: false } & BridgeError {
-  return { ok: false, status, error, fields };
+export function failure(status: number, error: string, fields: FieldError[] = [], code: ErrorCode = codeOfStatus(status)): { ok: false } & BridgeError {
+  return { ok: false, status, code, error, fields };
 }
 
-/** Maps whatever a handler threw: ValidationError and the engine's HttpError carry `status` (and maybe `fields`). */
+/** Whatever a handler threw, answered as the control API answers it (errorAnswer: status, code, message, fields). */
 export function errorResult(err: unknown): IpcResult<never> {
-  if (typeof err === 'object' && err !== null) {
-    const e = err as { status?: unknown; message?: unknown; fields?: unknown };
-    const message = typeof e.message === 'string' && e.message ? e.message : 'operation failed';
-    if (typeof e.status === 'number' && Number.isInteger(e.status) && e.status >= 400 && e.status <= 599) {
-      return failure(e.status, message, Array.isArray(e.fields) ? (e.fields as FieldError[]) : []);
-    }
-    return failure(500, message);
-  }
-  return failure(500, String(err));
+  const { status, body } = errorAnswer(err);
+  return failure(status, body.error, body.fields ?? [], body.code);
 }
 
 /** `payload` parsed by `schema`, or the 400 failure naming every bad field. */

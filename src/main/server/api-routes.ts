@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { api, OP_NAMES, type ApiErrorBody, type OpName } from '../../shared/api.contract';
+import { api, OP_NAMES, type OpName } from '../../shared/api.contract';
 import { API_PREFIX } from '../../shared/http-mapping';
 import { fieldErrors, ValidationError } from '../../shared/validation-error';
 import type { Engine } from '../engine/engine.types';
+import { errorAnswer } from '../engine/errors';
 
 /** One route per operation of the contract: nothing here is written by hand per operation. */
 export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
@@ -30,11 +31,9 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
   }
 }
 
+/** Whatever was thrown, answered as IPC answers it (errorAnswer: status, code, message, fields). */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const e = err as { status?: number; statusCode?: number; message?: string; fields?: ApiErrorBody['fields'] };
-  const status = e.status ?? (e.statusCode && e.statusCode < 500 ? e.statusCode : 500);
-  const body: ApiErrorBody = { error: e.message ?? String(err) };
-  if (e.fields?.length) body.fields = e.fields;
+  const { status, body } = errorAnswer(err);
   return reply.code(status).send(body);
 }
 

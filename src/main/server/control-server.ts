@@ -6,6 +6,7 @@ import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../engine/http-timeouts';
 import { registerApiRoutes, sendError } from './api-routes';
+import { codedError } from '../engine/errors';
 import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
@@ -33,12 +34,12 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   // decided on the route the router matched, never on the spelling of the URL.
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req.headers.host, port) || !originAllowed(req.headers.origin, port)) {
-      return reply.code(403).send({ error: 'forbidden: the control API answers only same-origin requests to a loopback host' });
+      return sendError(reply, codedError('forbidden', 'forbidden: the control API answers only same-origin requests to a loopback host'));
     }
     const problem = nonCanonicalTarget(req.raw.url ?? '');
-    if (problem) return reply.code(400).send({ error: `bad request target: ${problem}` });
+    if (problem) return sendError(reply, codedError('invalid_input', `bad request target: ${problem}`));
     if (!isPublicRoute(req) && !tokenMatches(req.headers.authorization, o.token)) {
-      return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized: send Authorization: Bearer <token> (printed by webhook-lab serve)' });
+      return sendError(reply.header('www-authenticate', 'Bearer'), codedError('unauthorized', 'unauthorized: send Authorization: Bearer <token> (printed by webhook-lab serve)'));
     }
   });
   acceptEmptyJsonBodies(app);
@@ -48,7 +49,7 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
   registerApiRoutes(app, o.engine);
   registerExportRoute(app, o.engine);
-  app.all(`${API_PREFIX}/*`, async (req, reply) => reply.code(404).send({ error: `no such operation: ${req.method} ${req.url.split('?')[0]}` }));
+  app.all(`${API_PREFIX}/*`, async (req, reply) => sendError(reply, codedError('not_found', `no such operation: ${req.method} ${req.url.split('?')[0]}`)));
 
   const staticDir = o.staticDir;
   if (staticDir && existsSync(staticDir)) {

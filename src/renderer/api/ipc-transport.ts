@@ -11,7 +11,7 @@ function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err && typeof err === 'object' && typeof (err as BridgeError).status === 'number') {
     const e = err as Partial<BridgeError>;
-    return ApiError.fromBody(e.status!, { error: e.error, fields: e.fields });
+    return ApiError.fromBody(e.status!, { error: e.error, fields: e.fields, code: e.code });
   }
   return new ApiError(500, err instanceof Error ? err.message : String(err));
 }

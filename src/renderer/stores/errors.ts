@@ -3,7 +3,7 @@ import { ApiError } from '../../shared/api-error';
 /** A sentence a person can act on, whatever was thrown. */
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.status === 401) return 'Not authorized: the access token is missing or wrong. Reopen the "ui:" address printed by the server.';
+    if (err.code === 'unauthorized') return 'Not authorized: the access token is missing or wrong. Reopen the "ui:" address printed by the server.';
     if (err.fields.length && !err.message) return err.fields.map((f) => `${f.path}: ${f.message}`).join('; ');
     return err.message;
   }

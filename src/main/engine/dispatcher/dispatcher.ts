@@ -1,6 +1,6 @@
 import type { Attempt, AttemptTrigger, NormalizedCall, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
-import { HttpError } from '../store/sources.repo';
+import { HttpError } from '../errors';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { HttpSender } from './http-sender';

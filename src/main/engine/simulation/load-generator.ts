@@ -6,7 +6,7 @@ import { ValidationError } from '../../../shared/validation-error';
 import type { DeliveryState } from '../../../shared/types';
 import { Analytics } from '../client/analytics';
 import { QueueFullError } from '../client/errors';
-import { conflict, HttpError } from '../store/sources.repo';
+import { conflict, HttpError } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 
 type LoadInput = OpParsed<'startLoad'>;

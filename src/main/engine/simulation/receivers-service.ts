@@ -4,7 +4,7 @@ import type { MockReceiverView } from '../../../shared/simulation.contract';
 import { parseOrThrow } from '../../../shared/validation-error';
 import { MockReceiverHost } from './mock-receivers';
 import { ReceiversRepo } from './receivers.repo';
-import { conflict, HttpError, notFound } from '../store/sources.repo';
+import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Source, WebhookSettings } from '../../../shared/types';
 import type { CollectorFaults } from '../../../shared/collector-faults';
 import type { Db } from './database';
+import { conflict, notFound } from '../errors';
 
 interface SourceRow {
   id: string;
@@ -119,15 +120,3 @@ function fromRow(r: SourceRow): Source {
 function toRow(s: Source): SourceRow {
   return { id: s.id, name: s.name, write_key: s.writeKey, created_at: Date.parse(s.createdAt), webhooks: JSON.stringify(s.webhooks) };
 }
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = (what: string) => new HttpError(404, `not found: ${what}`);
-export const conflict = (message: string) => new HttpError(409, message);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { audienceConfigSchema, audienceInputSchema, audienceUpdateSchema, Audience, AudienceMember, AudienceRule, ComputedTraitDef, SyncResult } from '../../../../shared/simulation.contract';
 import { ValidationError, type FieldError } from '../../../../shared/validation-error';
-import { conflict, HttpError, notFound } from '../../store/sources.repo';
+import { conflict, HttpError, notFound } from '../../errors';
 import type { Feature, SimulationDeps } from '../simulation-deps';
 import { AudiencesRepo, toAudience } from './audiences.repo';
 import { currentMembers, isSyncing, syncAudience, withAudienceLock } from './audience-sync';

@@ -3,7 +3,7 @@ import type { SyncResult } from '../../../../shared/simulation.contract';
 import type { Json, NormalizedCall, Source } from '../../../../shared/types';
 import { formatTimestamp } from '../../../../shared/timestamp';
 import type { InternalCall } from '../../collector/ingest';
-import { HttpError, notFound } from '../../store/sources.repo';
+import { HttpError, notFound } from '../../errors';
 import type { Store } from '../../store/store';
 import type { SimulationDeps } from '../simulation-deps';
 import { AudiencesRepo, type MemberChange, type StoredAudience } from './audiences.repo';
