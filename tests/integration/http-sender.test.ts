@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { HttpSender, RESPONSE_BODY_LIMIT, type SendResult } from '../../src/main/engine/dispatcher/http-sender';
+import { HttpSender, type SendResult } from '../../src/main/engine/dispatcher/http-sender';
+import { RESPONSE_BODY_LIMIT } from '../../src/main/engine/dispatcher/send-attempt';
 import { currentRequest } from '../../src/main/engine/dispatcher/request-headers';
 import { buildRequestHeaders } from '../../src/shared/webhook-request';
 import { signBody } from '../../src/main/engine/dispatcher/sign';

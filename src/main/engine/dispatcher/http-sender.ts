@@ -1,13 +1,13 @@
-import { subscribe } from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { AttemptTiming } from '../../../shared/types';
+import { notSentResult, SendAttempt } from './send-attempt';
+import { timedConnector } from './socket-timing';
+
+// The sender and its types. One attempt's response reading and timer: send-attempt.ts; connect and
+// TLS timing: socket-timing.ts; naming network and TLS failures: send-errors.ts.
 
 export const DEFAULT_TIMEOUT_MS = 5000;
-/** Response bodies are kept up to 64 KiB (SPEC §4); the rest is read and dropped. */
-export const RESPONSE_BODY_LIMIT = 65536;
 
 export interface SendRequest {
   url: string;
@@ -25,7 +25,7 @@ export interface SendResult {
   status: number | null;
   /** Names lowercased; repeated headers joined with ", ". */
   responseHeaders: Record<string, string> | null;
-  /** UTF-8, at most RESPONSE_BODY_LIMIT bytes of it. */
+  /** UTF-8, at most RESPONSE_BODY_LIMIT (send-attempt.ts) bytes of it. */
   responseBody: string | null;
   responseTruncated: boolean;
   errorCode: string | null;
@@ -51,8 +51,6 @@ interface Target {
 }
 
 const TARGET_CACHE_MAX = 1024;
-// One shared abort reason: its message is never shown, the result is built before aborting.
-const TIMEOUT_REASON = new Error('attempt timed out');
 
 /**
  * One POST per send(), over a single undici Agent (keep-alive pool per origin). Redirects are not
@@ -81,16 +79,16 @@ export class HttpSender {
   send(req: SendRequest): Promise<SendResult> {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const startedAt = this.#now();
-    if (this.#closed) return Promise.resolve(errorResult(startedAt, 'SENDER_CLOSED', 'sender closed'));
+    if (this.#closed) return Promise.resolve(notSentResult(startedAt, 'SENDER_CLOSED', 'sender closed'));
     let target: Target;
     try {
       target = this.#target(req.url);
     } catch {
-      return Promise.resolve(errorResult(startedAt, 'ERR_INVALID_URL', `invalid URL: ${req.url}`));
+      return Promise.resolve(notSentResult(startedAt, 'ERR_INVALID_URL', `invalid URL: ${req.url}`));
     }
     this.#inFlight++;
     return new Promise<SendResult>((resolve) => {
-      const attempt = new Attempt(this.#settled, resolve, startedAt, timeoutMs);
+      const attempt = new SendAttempt(this.#settled, resolve, startedAt, timeoutMs);
       // undici's own timeouts are coarse (up to ~0.5 s late); they only back ours up.
       const opts: Dispatcher.DispatchOptions = {
         origin: target.origin,
@@ -139,236 +137,4 @@ export class HttpSender {
     }
     return t;
   }
-}
-
-/** The undici handler for one attempt; it also owns the timer, so there is one object per send(). */
-class Attempt implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | null = null;
-  #done = false;
-  #status: number | null = null;
-  #headers: Record<string, string> | null = null;
-  #chunks: Buffer[] = [];
-  #kept = 0;
-  #truncated = false;
-  readonly #t0 = performance.now();
-  #timer: NodeJS.Timeout;
-  /** The connection the request went out on (set when its headers are written), and the first response byte. */
-  #socket: SocketTiming | null = null;
-  #reused = false;
-  #firstByte: number | null = null;
-
-  constructor(
-    readonly onSettled: () => void,
-    readonly resolve: (r: SendResult) => void,
-    readonly startedAt: number,
-    readonly timeoutMs: number,
-  ) {
-    this.#timer = setTimeout(onTimer, timeoutMs, this);
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    // Timed out while waiting for a connection: never send it.
-    if (this.#done) controller.abort(TIMEOUT_REASON);
-    else {
-      this.#controller = controller;
-      // undici writes this request's headers next, in the same synchronous step: the channel's
-      // message names the socket (the subscriber at the end of this file).
-      nextOnSocket(this);
-    }
-  }
-
-  /** @internal The socket this request is written on; its connect and TLS times if it is new. */
-  onSocket(t: SocketTiming | undefined): void {
-    if (!t) return;
-    this.#socket = t;
-    this.#reused = t.uses++ > 0;
-  }
-
-  onResponseStarted(): void {
-    this.#firstByte ??= performance.now();
-  }
-
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    if (this.#done) return;
-    this.#status = statusCode;
-    for (const name in headers) {
-      const v = headers[name];
-      if (typeof v !== 'string') headers[name] = Array.isArray(v) ? v.join(', ') : '';
-    }
-    this.#headers = headers as Record<string, string>;
-  }
-
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#truncated || this.#done) return; // past the limit: drop without buffering
-    const room = RESPONSE_BODY_LIMIT - this.#kept;
-    if (chunk.length > room) {
-      this.#truncated = true;
-      chunk = chunk.subarray(0, room);
-    }
-    this.#kept += chunk.length;
-    this.#chunks.push(chunk);
-  }
-
-  onResponseEnd(): void {
-    if (!this.#done) this.#finish(null, null, false, false);
-  }
-
-  onResponseError(_c: Dispatcher.DispatchController | null, err: Error): void {
-    if (this.#done) return;
-    const code = errorCode(err);
-    const tls = isTlsCode(code);
-    this.#finish(code, describeError(code, err, tls), false, tls);
-  }
-
-  /** @internal */
-  expire(): void {
-    if (this.#done) return;
-    // libuv's cached loop time can start the timer a few ms early; the budget is real time.
-    const left = this.timeoutMs - (performance.now() - this.#t0);
-    if (left > 0) {
-      this.#timer = setTimeout(onTimer, Math.ceil(left), this);
-      return;
-    }
-    this.#finish('TIMEOUT', `timed out after ${this.timeoutMs} ms`, true, false);
-    this.#controller?.abort(TIMEOUT_REASON);
-  }
-
-  #finish(code: string | null, message: string | null, timedOut: boolean, tlsError: boolean): void {
-    this.#done = true;
-    clearTimeout(this.#timer);
-    const chunks = this.#chunks;
-    const body = this.#status === null ? null
-      : chunks.length === 1 ? chunks[0].toString('utf8')
-      : Buffer.concat(chunks, this.#kept).toString('utf8');
-    this.#chunks = [];
-    const end = performance.now();
-    this.resolve({
-      startedAt: this.startedAt,
-      durationMs: Math.round(end - this.#t0),
-      status: this.#status,
-      responseHeaders: this.#headers,
-      responseBody: body,
-      responseTruncated: this.#truncated,
-      errorCode: code,
-      errorMessage: message,
-      timedOut,
-      tlsError,
-      timing: this.#timing(end),
-    });
-    this.onSettled();
-  }
-
-  #timing(end: number): AttemptTiming | null {
-    const s = this.#socket;
-    if (s === null) return null;
-    const fresh = !this.#reused;
-    return {
-      connectMs: fresh && s.tcp !== null ? ms(s.tcp - s.start) : null,
-      tlsMs: fresh && s.tls !== null && s.tcp !== null ? ms(s.tls - s.tcp) : null,
-      ttfbMs: this.#firstByte === null ? null : ms(this.#firstByte - this.#t0),
-      totalMs: ms(end - this.#t0),
-      reused: this.#reused,
-    };
-  }
-}
-
-const ms = (v: number) => Math.round(Math.max(0, v) * 10) / 10;
-
-/** When a connection was opened (performance.now()), connected, and finished its TLS handshake; how many requests it carried. */
-interface SocketTiming {
-  start: number;
-  tcp: number | null;
-  tls: number | null;
-  uses: number;
-}
-
-const socketTimings = new WeakMap<object, SocketTiming>();
-
-/** undici's own connector, with each new socket's connect and handshake times noted. */
-function timedConnector(base: buildConnector.connector): buildConnector.connector {
-  // Typed as returning nothing, undici's connector returns the socket it opens (lib/core/connect.js).
-  const open = base as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => Socket | undefined;
-  return (opts, callback) => {
-    const t: SocketTiming = { start: performance.now(), tcp: null, tls: null, uses: 0 };
-    const socket = open(opts, callback);
-    if (!socket) return socket;
-    socketTimings.set(socket, t);
-    socket.once('connect', () => (t.tcp = performance.now()));
-    if (opts.protocol === 'https:') socket.once('secureConnect', () => (t.tls = performance.now()));
-    return socket;
-  };
-}
-
-// The attempt whose request undici is about to write: set in onRequestStart, taken by the next
-// sendHeaders message, which undici publishes in the same synchronous step (client-h1 writeH1). The
-// channel is process-wide (Node's own fetch publishes there too), so nothing else is ever paired.
-let assigning: Attempt | null = null;
-function nextOnSocket(a: Attempt): void {
-  assigning = a;
-}
-subscribe('undici:client:sendHeaders', (message) => {
-  const a = assigning;
-  assigning = null;
-  if (a) a.onSocket(socketTimings.get((message as { socket: object }).socket));
-});
-
-function onTimer(a: Attempt): void {
-  a.expire();
-}
-
-function errorResult(startedAt: number, code: string, message: string): SendResult {
-  return {
-    startedAt, durationMs: 0, status: null, responseHeaders: null, responseBody: null,
-    responseTruncated: false, errorCode: code, errorMessage: message, timedOut: false, tlsError: false, timing: null,
-  };
-}
-
-// The dispatch path reports socket/TLS errors as they are; undici wrappers (fetch, some connect
-// paths) put them in `cause`, so a specific cause code beats a generic undici one.
-function errorCode(err: Error & { code?: unknown; cause?: unknown }): string {
-  const own = typeof err.code === 'string' ? err.code : null;
-  const cause = err.cause as { code?: unknown } | undefined;
-  const inner = cause && typeof cause.code === 'string' ? cause.code : null;
-  if (inner && (!own || own.startsWith('UND_ERR_'))) return inner;
-  return own ?? err.name ?? 'ERROR';
-}
-
-// OpenSSL certificate verification results as Node names them, plus Node's and OpenSSL's prefixes.
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_CRL',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECRYPT_CRL_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'CERT_SIGNATURE_FAILURE', 'CRL_SIGNATURE_FAILURE', 'CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED',
-  'CRL_NOT_YET_VALID', 'CRL_HAS_EXPIRED', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'ERROR_IN_CRL_LAST_UPDATE_FIELD', 'ERROR_IN_CRL_NEXT_UPDATE_FIELD', 'CERT_CHAIN_TOO_LONG', 'CERT_REVOKED',
-  'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'HOSTNAME_MISMATCH',
-  'EPROTO',
-]);
-
-export function isTlsCode(code: string | null): boolean {
-  return code !== null && (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
-}
-
-const MESSAGES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the receiver',
-  UND_ERR_SOCKET: 'socket closed by the receiver before the response was complete',
-  EPIPE: 'connection closed while sending (broken pipe)',
-  ENOTFOUND: 'DNS: host not found',
-  EAI_AGAIN: 'DNS: temporary lookup failure',
-  ETIMEDOUT: 'connect timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-};
-
-function describeError(code: string, err: Error & { reason?: unknown; hostname?: unknown }, tls: boolean): string {
-  if (tls) {
-    // OpenSSL errors carry a short `reason`; their message is a raw error-stack line.
-    const what = typeof err.reason === 'string' ? err.reason : err.message;
-    return `TLS: ${what} (${code})`;
-  }
-  const known = MESSAGES[code];
-  if (known === undefined) return err.message || code;
-  return typeof err.hostname === 'string' ? `${known} (${err.hostname})` : known;
 }
