@@ -96,6 +96,20 @@ describe('an error answered over HTTP and over IPC', () => {
     expect({ status: ipc.status, code: ipc.code, error: ipc.error }).toEqual({ status: 409, code: 'conflict', error: http.body.error });
   });
 
+  it("gives Fastify's own refusals a code from their status (a body over the limit, broken JSON)", async () => {
+    const send = async (body: string) => {
+      const res = await request(`${server.url}${API_PREFIX}/sources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body,
+        dispatcher: agent,
+      });
+      return { status: res.statusCode, code: ((await res.body.json()) as ApiErrorBody).code };
+    };
+    expect(await send(JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }))).toEqual({ status: 413, code: 'too_large' });
+    expect(await send('{"name":')).toEqual({ status: 400, code: 'invalid_input' });
+  });
+
   it('answers the control API guard with codes too', async () => {
     const res = await request(`${server.url}${API_PREFIX}/health`, { dispatcher: agent });
     expect(res.statusCode).toBe(401);
