@@ -226,7 +226,21 @@ export interface Delivery {
   lastError: string | null;
   /** Serialized once; every retry sends these bytes. */
   body: string;
+  /** Which request it is: the Classic destination's, or one Webhooks (Actions) mapping's. */
+  kind: DeliveryKind;
+  /** The Actions mapping's name; null for Classic. */
+  mapping: string | null;
+  /** HTTP method every attempt uses (Classic: always POST). */
+  method: ActionsMethod;
+  /** Calls it carries: 1, or a batch's size. */
+  itemCount: number;
+  /** An Actions batch's member calls, in array order (callId is the first); absent otherwise. */
+  callIds?: number[];
+  /** Standard Webhooks `webhook-id`, fixed at creation; null when the source had no standardWebhooksSecret. */
+  swId: string | null;
 }
+
+export type DeliveryKind = 'classic' | 'actions';
 
 export interface CallSummary {
   id: number;
@@ -270,6 +284,22 @@ export interface UrlOutcome {
   attempts: number;
   /** While an attempt to it is in flight: when that attempt started (ISO); otherwise null. */
   startedAt: string | null;
+  /** Present when the outcome is an Actions mapping's request rather than a Classic URL. */
+  via?: ActionsVia;
+}
+
+/**
+ * Which Actions request an outcome belongs to. deliveryId is null while the call waits in its
+ * mapping's batch (then `waiting` says how many items are queued of the batch size); `batch` is
+ * present when the delivery carries several calls (item = the call's 0-based position in the array).
+ */
+export interface ActionsVia {
+  kind: 'actions';
+  mapping: string;
+  method: ActionsMethod;
+  deliveryId: number | null;
+  batch?: { size: number; item: number };
+  waiting?: { queued: number; of: number };
 }
 
 export interface CallDetail {
