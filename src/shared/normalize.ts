@@ -7,6 +7,21 @@ import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
 // Pure apart from id generation: no I/O, no de-duplication (the store owns that, it needs history).
 // Single-call routes (/v1/track...) are expected to have set `type` from the route before calling.
 
+/**
+ * The version of the rules in this file (README, Decisions: normalize once). A received call is stored
+ * as it arrived with this number, and its normalized form is rebuilt from it when read, by the rules
+ * of the version it was stamped with: so the inspector shows what was true when the call arrived. A
+ * change that alters any record (a field read, a merge, a format) bumps this and keeps the old rule
+ * for older versions, branching on NormalizeOptions.version; tests/unit/normalize-version.test.ts
+ * fails on a change to version 1's records. Calls stored before versions existed are version 1.
+ */
+export const NORMALIZE_VERSION = 1;
+
+/** Whether this build has the rules of that version (a newer build's calls read back as received only). */
+export function knowsNormalizeVersion(version: number): boolean {
+  return Number.isInteger(version) && version >= 1 && version <= NORMALIZE_VERSION;
+}
+
 export interface Envelope {
   context?: unknown;
   integrations?: unknown;
@@ -24,6 +39,8 @@ export interface NormalizeOptions {
    * timestamp is left out), so the composer can show the body while the user is still typing.
    */
   lenient?: boolean;
+  /** The rules to apply: a stored call's own version when it is read back; NORMALIZE_VERSION when omitted. */
+  version?: number;
 }
 
 /** `timestampMs`: the call's `timestamp` as epoch ms (after clock-skew correction). */
@@ -100,6 +117,10 @@ export interface CallHead {
 export type HeadResult = { ok: true; head: CallHead } | { ok: false; reason: string };
 
 export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult {
+  // Asked for rules it does not have, this must not answer with today's: the caller checks first.
+  if (opts.version !== undefined && opts.version !== NORMALIZE_VERSION && !knowsNormalizeVersion(opts.version)) {
+    throw new RangeError(`normalization rules version ${opts.version} are unknown to this build (it has 1 to ${NORMALIZE_VERSION})`);
+  }
   const reason = collectorDropReason(item);
   if (reason !== null && !(opts.lenient && isPlainObject(item))) return { ok: false, reason };
   // collectorDropReason guarantees a plain object with a known call type.
@@ -143,7 +164,7 @@ function envelopeTooDeep(envelope: Envelope): boolean {
   return deep;
 }
 
-/** The full record of a call readCallHead accepted (same item, same options). */
+/** The full record of a call readCallHead accepted (same item, same options, so the same version). */
 export function completeCall(item: Record<string, unknown>, head: CallHead, opts: NormalizeOptions): NormalizedCall {
   const m = item;
   const envelope = opts.envelope ?? {};
@@ -180,9 +201,9 @@ export function normalizeCall(item: unknown, opts: NormalizeOptions): NormalizeR
 }
 
 /**
- * How the collector reads a parsed request body into items and an envelope. Used when a request
- * arrives and again when a stored call is read back (its normalized form is rebuilt from the stored
- * body rather than stored twice), so the two can never disagree. A single-call route names the type,
+ * How the collector reads a parsed request body into items and an envelope (a rule of the normalize
+ * version too). Used when a request arrives and again when a stored call is read back (its
+ * normalized form is rebuilt from the stored body rather than stored twice), so the two agree. A single-call route names the type,
  * whatever the body says. The caller has checked that a batch body has a `batch` array.
  */
 export function requestItems(body: Record<string, unknown>, route: CallType | 'batch'): { items: unknown[]; envelope: Envelope } {

@@ -152,7 +152,13 @@ export interface StoredCall {
   rawText?: string;
   /** How it arrived: route, content type, how the write key was given, batch position. */
   request: RequestMeta;
+  /** As it was when the call arrived (README, Decisions: normalize once); null when dropped as invalid. */
   normalized: NormalizedCall | null;
+  /**
+   * Why there is no normalized form although the call was not dropped as invalid: it was stored by a
+   * newer build, with normalization rules this one does not have (it is shown as received only).
+   */
+  normalizedNote?: string;
 }
 
 export interface RequestMeta {

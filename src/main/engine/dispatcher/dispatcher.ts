@@ -162,11 +162,15 @@ export class Dispatcher {
     const { store } = this.deps;
     const call = store.calls.get(callId);
     if (!call) throw new HttpError(404, `not found: message ${callId}`);
-    if (call.status === 'dropped' || !call.normalized) {
+    if (call.status === 'dropped') {
       throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
     }
     let d = store.deliveries.activeForCall(callId);
-    if (!d) d = await this.createForReplay(callId, call.sourceId, call.normalized);
+    if (!d) {
+      // A delivery carries its own body; only a new one needs the call's normalized form.
+      if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
+      d = await this.createForReplay(callId, call.sourceId, call.normalized);
+    }
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
       throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
     }

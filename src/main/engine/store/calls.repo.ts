@@ -1,6 +1,5 @@
-import type { CallSummary, DeliveryState, NormalizedCall, Page, RequestMeta, StoredCall, CallStatus, UrlState } from '../../../shared/types';
-import { formatTimestamp } from '../../../shared/timestamp';
-import { MAX_CALL_DEPTH, nestsDeeperThan, stringifyJson } from '../../../shared/nesting';
+import type { CallSummary, DeliveryState, NormalizedCall, Page, StoredCall, CallStatus, UrlState } from '../../../shared/types';
+import { NORMALIZE_VERSION } from '../../../shared/normalize';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
@@ -9,6 +8,7 @@ import { searchTerm, searchText } from '../../../shared/search-filter';
 import { bodyMatchIds } from './body-search';
 import { URL_STATE_BITS, type InFlight } from './url-states';
 import { SUMMARY_COLUMNS, summaryOfRow, type SummaryRow } from './call-summary';
+import { storedCall, type CallRow } from './call-record';
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -34,7 +34,8 @@ export interface NewCall {
   timestamp: number | null;
   /**
    * Stored only when it cannot be rebuilt from the request body (calls the app makes itself); the
-   * collector's calls pass null and are normalized again from their item when read.
+   * collector's calls pass null and are normalized again from their item when read, by the rules of
+   * the version stamped on the row (README, Decisions: normalize once).
    */
   normalized: NormalizedCall | null;
 }
@@ -52,26 +53,6 @@ export interface CallFilter {
   body?: boolean;
   before?: number;
   limit: number;
-}
-
-export interface CallRow {
-  id: number;
-  source_key: number | null;
-  received_at: number;
-  type: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  label: string | null;
-  message_id: string | null;
-  group_id: string | null;
-  previous_id: string | null;
-  status: CallStatus;
-  drop_reason: string | null;
-  request_id: number;
-  batch_index: number | null;
-  timestamp: number | null;
-  normalized: string | null;
-  meta: string;
 }
 
 export class CallsRepo {
@@ -92,8 +73,10 @@ export class CallsRepo {
     private readonly sourceKeys: SourceKeys,
     private readonly inFlight: InFlight,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    // Every call is stamped with the normalize rules it arrived under (call-record.ts reads it back by
+    // them), as a constant of the statement: nothing to bind per call.
+    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     const since = Date.now() - DEDUP_WINDOW_MS;
     for (const r of db
@@ -163,30 +146,7 @@ export class CallsRepo {
     const row = this.getStmt.get(id) as CallRow | undefined;
     if (!row) return undefined;
     const sourceId = this.sourceKeys.idOf(row.source_key);
-    const raw = this.requests.item(row.request_id, row.batch_index);
-    // A call stored although nested too deep (dropped, or accepted before the rule) goes out as text:
-    // as a value, serializing it (HTTP, IPC, export) or showing it would overflow the stack.
-    const tooDeep = nestsDeeperThan(raw, MAX_CALL_DEPTH);
-    return {
-      id: row.id,
-      sourceId,
-      sourceName: this.sourceName(sourceId),
-      receivedAt: formatTimestamp(row.received_at),
-      type: row.type,
-      userId: row.user_id,
-      anonymousId: row.anonymous_id,
-      label: row.label,
-      messageId: row.message_id,
-      status: row.status,
-      dropReason: row.drop_reason,
-      raw: tooDeep ? null : raw,
-      ...(tooDeep ? { rawText: stringifyJson(raw) } : {}),
-      request: requestMeta(row),
-      // Null when the item cannot be normalized (dropped as invalid).
-      normalized: row.normalized
-        ? JSON.parse(row.normalized)
-        : this.requests.normalized(row.request_id, row.batch_index, row.type, row.received_at, row.message_id),
-    };
+    return storedCall(row, sourceId, this.sourceName(sourceId), this.requests);
   }
 
   list(f: CallFilter): Page<CallSummary> {
@@ -278,10 +238,4 @@ export class CallsRepo {
     const sourceId = this.sourceKeys.idOf(r.source_key);
     return summaryOfRow(r, sourceId, this.sourceName(sourceId), r.d_id === null ? undefined : this.inFlight.of(r.d_id));
   }
-}
-
-function requestMeta(row: CallRow): RequestMeta {
-  const meta = JSON.parse(row.meta) as RequestMeta;
-  // Calls stored before schema v4 have their batch position in the meta, not on the row.
-  return { ...meta, batchIndex: row.batch_index ?? meta.batchIndex ?? null, batchSize: meta.batchSize ?? null };
 }

@@ -273,4 +273,11 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE attempts ADD COLUMN total_ms REAL;
   ALTER TABLE attempts ADD COLUMN conn_reused INTEGER;
   `,
+  /* 10: normalize once, versioned (README, Decisions). A received call's normalized form is not
+     stored: it is rebuilt from the request it arrived in when read, by the rules of the version the
+     call is stamped with (NORMALIZE_VERSION, src/shared/normalize.ts), so a later change of a rule
+     cannot rewrite how an older call reads back. Calls stored before are version 1, the rules they
+     have been read back with until now; as the column's default that costs no rewrite of the table. */ `
+  ALTER TABLE calls ADD COLUMN normalize_version INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

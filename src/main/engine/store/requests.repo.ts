@@ -38,15 +38,16 @@ export class RequestsRepo {
 
   /**
    * A collector call's normalized form, rebuilt from its stored request exactly as the collector built
-   * it on arrival (same items, envelope, arrival time and messageId), instead of being stored twice.
+   * it on arrival (same items, envelope, arrival time and messageId, and the rules of the version it
+   * was stamped with), instead of being stored twice. The caller checks that this build knows the version.
    */
-  normalized(requestId: number, batchIndex: number | null, type: string, receivedAt: number, messageId: string | null): NormalizedCall | null {
+  normalized(requestId: number, batchIndex: number | null, type: string, receivedAt: number, messageId: string | null, version: number): NormalizedCall | null {
     const body = this.parsed(requestId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
     const { items, envelope } = requestItems(body as Record<string, unknown>, batchIndex === null ? (type as CallType) : 'batch');
     if (!Array.isArray(items)) return null;
     const item = items[batchIndex ?? 0];
-    const r = normalizeCall(item, { envelope, receivedAt, newId: () => messageId ?? '' });
+    const r = normalizeCall(item, { envelope, receivedAt, newId: () => messageId ?? '', version });
     return r.ok ? r.call : null;
   }
 

@@ -205,7 +205,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           {call.normalized ? (
             <BodyView text={JSON.stringify(call.normalized, null, 2)} label="call as normalized" testId="call-normalized" />
           ) : (
-            <pre className="body" data-testid="call-normalized">(not normalized: dropped)</pre>
+            <pre className="body" data-testid="call-normalized">{call.normalizedNote ? `(not normalized: ${call.normalizedNote})` : '(not normalized: dropped)'}</pre>
           )}
         </section>
       </div>
