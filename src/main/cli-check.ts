@@ -3,6 +3,7 @@ import { api, type ApiErrorBody, type OpInput, type OpName, type OpOutput } from
 import type { CallStats } from '../shared/call-stats';
 import { toHttpRequest } from '../shared/http-mapping';
 import type { CallSummary } from '../shared/types';
+import { formatTimestamp } from '../shared/timestamp';
 
 const USAGE = `Usage:
   webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json]
@@ -56,7 +57,7 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
   if (values.since !== undefined) {
     const t = Date.parse(values.since);
     if (Number.isNaN(t)) throw new UsageError(`--since: expected an ISO time such as 2025-01-31T12:00:00Z, got "${values.since}"`);
-    since = new Date(t).toISOString();
+    since = formatTimestamp(t);
   }
   const timeoutS = values.timeout === undefined ? 60 : Number(values.timeout);
   if (!Number.isFinite(timeoutS) || timeoutS < 0) throw new UsageError(`--timeout: expected seconds (0 or more), got "${values.timeout}"`);

@@ -6,6 +6,7 @@ import type { Persistence } from './client/persistence';
 import type { Store } from './store/store';
 import { codedError, conflict } from './errors';
 import { ValidationError } from '../../shared/validation-error';
+import { formatTimestamp } from '../../shared/timestamp';
 
 type ClientHandlers = Pick<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings'>;
 
@@ -169,7 +170,7 @@ export class AppClient {
       retries: s?.retries ?? 0,
       drops: s?.drops ?? 0,
       recentBatches: (s?.recentBatches ?? []).map((b) => ({
-        at: new Date(b.at).toISOString(),
+        at: b.at,
         count: b.count,
         bytes: b.bytes,
         status: b.status,
@@ -182,7 +183,7 @@ export class AppClient {
   }
 
   private addLog(line: string): void {
-    this.log.push({ at: new Date().toISOString(), line });
+    this.log.push({ at: formatTimestamp(Date.now()), line });
     if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
   }
 

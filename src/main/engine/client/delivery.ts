@@ -5,6 +5,7 @@ import { buildBatchBody } from './batches';
 import type { QueueEntry } from './queue-entry';
 import type { Transport } from './transport';
 import type { BatchResult, RetryEvent } from './types';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 export interface DeliveryContext {
   transport: Transport;
@@ -59,7 +60,7 @@ export async function deliverBatch(ctx: DeliveryContext, messages: QueueEntry[])
   const batchId = randomUUID();
   const started = ctx.clock.now();
   // Serialized once: every retry sends the same bytes, with the sentAt of the first attempt.
-  const body = buildBatchBody(messages, batchId, new Date(started).toISOString());
+  const body = buildBatchBody(messages, batchId, formatTimestamp(started));
   const bytes = body.length;
   let retries = 0;
   for (;;) {
@@ -67,7 +68,7 @@ export async function deliverBatch(ctx: DeliveryContext, messages: QueueEntry[])
     const base = { batchId, count: messages.length, bytes, retries, messages };
     if (outcome.kind === 'ok') {
       const end = ctx.clock.now();
-      return { ...base, status: outcome.status, ok: true, durationMs: end - started, error: null, at: new Date(end).toISOString() };
+      return { ...base, status: outcome.status, ok: true, durationMs: end - started, error: null, at: formatTimestamp(end) };
     }
     if (outcome.kind === 'retry' && retries < ctx.maxRetries) {
       retries++;
@@ -91,6 +92,6 @@ export async function deliverBatch(ctx: DeliveryContext, messages: QueueEntry[])
         ? `${outcome.reason} (not retried)`
         : `${outcome.reason} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`;
     const cause = outcome.kind === 'retry' ? outcome.cause : undefined;
-    return { ...base, status: outcome.status, ok: false, durationMs: end - started, error, at: new Date(end).toISOString(), cause };
+    return { ...base, status: outcome.status, ok: false, durationMs: end - started, error, at: formatTimestamp(end), cause };
   }
 }

@@ -1,8 +1,9 @@
 import type { BatchResult, ClientStats, FlushResult } from './types';
+import { formatOptionalTimestamp } from '../../../shared/timestamp';
 
 const RECENT_BATCHES = 20;
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = formatOptionalTimestamp;
 
 /** One line for dashboards, e.g. `20 sent in 1 batch (HTTP 200)`. */
 export function describeFlush(result: FlushResult): string {

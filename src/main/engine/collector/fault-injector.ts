@@ -1,6 +1,7 @@
 import type { Source } from '../../../shared/types';
 import { mulberry32 } from '../seeded-random';
 import { DEFAULT_FAULT_STATUS, faultOutcome, type CollectorFaults, type CollectorFaultCounts, type FaultMode } from '../../../shared/collector-faults';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 /** What the collector does to one request instead of (status, hang, reset) or before (delay) handling it. */
 export interface FaultDecision {
@@ -67,7 +68,7 @@ export class FaultInjector {
   snapshot(): CollectorFaultCounts {
     const sources: CollectorFaultCounts['sources'] = {};
     for (const [id, c] of this.counts) sources[id] = { ...c };
-    return { since: new Date(this.startedAt).toISOString(), sources };
+    return { since: formatTimestamp(this.startedAt), sources };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { LibraryMetrics as LibraryMetricsView, LibraryMetricCount } from '../../../shared/library-metrics';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 /** Distinct (metric, library, version) keys kept; past this, reports are only counted as overflow. */
 export const MAX_METRIC_KEYS = 500;
@@ -27,7 +28,7 @@ export class LibraryMetrics {
     const series = (body as { series?: unknown } | null)?.series;
     if (!Array.isArray(series)) return { error: 'body must be {"series": [...]}' };
     this.reports++;
-    this.lastAt = new Date(this.now()).toISOString();
+    this.lastAt = formatTimestamp(this.now());
     let counted = 0;
     for (const item of series) {
       if (item === null || typeof item !== 'object') continue;
@@ -55,7 +56,7 @@ export class LibraryMetrics {
 
   snapshot(): Omit<LibraryMetricsView, 'analyticsNext'> {
     return {
-      since: new Date(this.startedAt).toISOString(),
+      since: formatTimestamp(this.startedAt),
       reports: this.reports,
       lastReportAt: this.lastAt,
       metrics: [...this.counts.values()].map((m) => ({ ...m })).sort((a, b) => b.count - a.count || a.metric.localeCompare(b.metric)),

@@ -1,6 +1,7 @@
 import { STATS_DELIVERY_STATES, type CallStats, type StatsDeliveryState } from '../../../shared/call-stats';
 import type { Db } from './database';
 import type { SourceKeys } from './source-keys';
+import { formatOptionalTimestamp } from '../../../shared/timestamp';
 
 export interface StatsFilter {
   /** Epoch ms: calls received at or after. */
@@ -51,7 +52,7 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
     else deliveries[(STATS_DELIVERY_STATES as readonly string[]).includes(outcome) ? (outcome as StatsDeliveryState) : 'pending'] += n;
   }
   return {
-    since: f.since === undefined ? null : new Date(f.since).toISOString(),
+    since: formatOptionalTimestamp(f.since),
     sourceId: f.sourceId ?? null,
     calls,
     dropped,

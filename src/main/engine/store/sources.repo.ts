@@ -3,6 +3,7 @@ import type { Source, WebhookSettings } from '../../../shared/types';
 import type { CollectorFaults } from '../../../shared/collector-faults';
 import type { Db } from './database';
 import { conflict, notFound } from '../errors';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 interface SourceRow {
   id: string;
@@ -69,7 +70,7 @@ export class SourcesRepo {
       id: randomUUID(),
       name: input.name,
       writeKey,
-      createdAt: new Date(now).toISOString(),
+      createdAt: formatTimestamp(now),
       webhooks: input.webhooks ?? noWebhooks(),
       collectorFaults: input.collectorFaults ?? null,
     };
@@ -114,7 +115,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 function fromRow(r: SourceRow): Source {
-  return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: new Date(r.created_at).toISOString(), webhooks: JSON.parse(r.webhooks), collectorFaults: null };
+  return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: formatTimestamp(r.created_at), webhooks: JSON.parse(r.webhooks), collectorFaults: null };
 }
 
 function toRow(s: Source): SourceRow {

@@ -1,4 +1,5 @@
 import type { AttemptOutcome, DeliveryState, UrlOutcome, UrlState } from '../../../shared/types';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 // Per-URL outcome of a delivery (issue 14: "the inspector never hides a failure").
 //
@@ -136,7 +137,7 @@ export function urlOutcomes(urls: { url: string }[], stored: StoredUrlState[] | 
         if (!f) continue;
         if (f.answer === null) {
           out.state = 'in_flight';
-          out.startedAt = new Date(f.startedAt).toISOString();
+          out.startedAt = formatTimestamp(f.startedAt);
         } else {
           const someoneDelivered = [...round.values()].some((x) => x.answer?.outcome === 'success');
           out.state = f.answer.outcome === 'success' ? 'delivered' : f.answer.outcome === 'retryable' && !someoneDelivered ? 'retrying' : 'failed';
