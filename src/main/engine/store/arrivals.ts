@@ -173,6 +173,10 @@ function newActive(id: number, callId: number, sourceId: string, n: NormalizedCa
     body,
     urlStates: urls.map(() => ['pending', null, 0]),
     frozen: { userAgent, signature },
+    kind: 'classic',
+    method: 'POST',
+    timeoutMs: null,
+    standardWebhooks: null,
   };
 }
 

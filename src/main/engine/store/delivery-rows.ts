@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { ActionsMethod, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
 import type { ActiveDelivery } from './delivery.types';
 import { decodeUrlStates } from './url-states';
@@ -28,6 +28,14 @@ export interface DeliveryRow {
   url_states: string | null;
   user_agent: string | null;
   signature: string | null;
+  // Actions columns; absent (undefined) until the migration that adds them, null/default after.
+  kind?: 'classic' | 'actions';
+  method?: ActionsMethod;
+  timeout_ms?: number | null;
+  sw_id?: string | null;
+  sw_secret?: string | null;
+  mapping?: string | null;
+  item_count?: number;
 }
 
 export function toActive(r: DeliveryRow): ActiveDelivery {
@@ -48,10 +56,17 @@ export function toActive(r: DeliveryRow): ActiveDelivery {
     body: r.body,
     urlStates: decodeUrlStates(r.url_states, urls.length),
     frozen: r.user_agent === null ? null : { userAgent: r.user_agent, signature: r.signature },
+    kind: r.kind ?? 'classic',
+    method: r.method ?? 'POST',
+    timeoutMs: r.timeout_ms ?? null,
+    standardWebhooks: r.sw_id && r.sw_secret ? { id: r.sw_id, secret: r.sw_secret } : null,
+    mapping: r.mapping ?? null,
+    itemCount: r.item_count ?? 1,
   };
 }
 
-export function toDelivery(r: DeliveryRow, body: string): Delivery {
+/** The API's shape; callIds for a delivery carrying several calls (delivery_calls, in item order). The frozen secret never leaves. */
+export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): Delivery {
   return {
     id: r.id,
     callId: r.call_id,
@@ -68,5 +83,11 @@ export function toDelivery(r: DeliveryRow, body: string): Delivery {
     deliveredAt: formatOptionalTimestamp(r.delivered_at),
     lastError: r.last_error,
     body,
+    kind: r.kind ?? 'classic',
+    mapping: r.mapping ?? null,
+    method: r.method ?? 'POST',
+    itemCount: r.item_count ?? 1,
+    ...(callIds ? { callIds } : {}),
+    swId: r.sw_id ?? null,
   };
 }

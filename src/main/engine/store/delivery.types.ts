@@ -1,4 +1,4 @@
-import type { AttemptOutcome, AttemptTiming, AttemptTrigger, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { ActionsMethod, AttemptOutcome, AttemptTiming, AttemptTrigger, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import type { StoredUrlState } from './url-states';
 
 // The shapes the dispatcher and the store exchange about deliveries and attempts (the rows behind
@@ -16,6 +16,38 @@ export interface NewDelivery extends FrozenRequest {
   urls: WebhookUrl[];
   /** Serialized once; every attempt sends these exact bytes. */
   body: Buffer;
+  /** Standard Webhooks id and secret, frozen; null when the source had no standardWebhooksSecret. */
+  standardWebhooks: { id: string; secret: string } | null;
+}
+
+/**
+ * An Actions mapping's delivery: one URL (the mapping's, with Segment's and the mapping's headers,
+ * lowercased as they go out), the mapping's method and timeout, X-Signature (frozen) over the first
+ * item's data (shared/actions/request.ts).
+ */
+export interface NewActionsDelivery extends NewDelivery {
+  mapping: string;
+  method: ActionsMethod;
+  timeoutMs: number;
+  /** The calls it carries, in body order (one unless a batch); the first is the row's call_id. */
+  callIds: number[];
+}
+
+/** A call waiting in its mapping's batch (actions_batch_items). */
+export interface NewBatchItem {
+  mapping: string;
+  /** JSON of the call's mapped data (`null` when it resolved to nothing, as the batch array writes it). */
+  data: string;
+}
+
+/** A batch item read back. */
+export interface QueuedBatchItem {
+  id: number;
+  sourceId: string;
+  mapping: string;
+  callId: number;
+  data: string;
+  queuedAt: number;
 }
 
 /** What the dispatcher needs in memory to run a delivery's next round. */
@@ -37,6 +69,18 @@ export interface ActiveDelivery {
   urlStates: StoredUrlState[];
   /** User-Agent and signature fixed at creation, which every scheduled attempt sends; null for deliveries made before v7. */
   frozen: FrozenRequest | null;
+  /** Classic (one body to the source's URLs) or Actions (one mapping's request); 'classic' for rows made before Actions. */
+  kind: 'classic' | 'actions';
+  /** The HTTP method every attempt uses; POST for Classic. */
+  method: ActionsMethod;
+  /** Whole-attempt budget; null = the retry schedule's (the settings' preset). */
+  timeoutMs: number | null;
+  /** Standard Webhooks: webhook-id fixed at creation and the secret frozen to sign each attempt; null when the source had none. */
+  standardWebhooks: { id: string; secret: string } | null;
+  /** The Actions mapping's name; null for Classic. */
+  mapping: string | null;
+  /** Calls carried: 1 unless an Actions batch. */
+  itemCount: number;
 }
 
 export interface DeliveryUpdate {
