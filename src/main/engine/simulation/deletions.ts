@@ -70,7 +70,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
     return {
       id: r.id,
       userId: r.user_id,
-      createdAt: new Date(r.created_at).toISOString(),
+      createdAt: formatTimestamp(r.created_at),
       purge: r.purge === 1,
       purgedCalls: r.purged_calls,
       status: statusOf(notifications),

@@ -8,6 +8,7 @@ import { Analytics } from '../client/analytics';
 import { QueueFullError } from '../client/errors';
 import { conflict, HttpError } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 type LoadInput = OpParsed<'startLoad'>;
 type Message = Record<string, unknown>;
@@ -111,7 +112,7 @@ export class LoadGenerator implements Feature<'startLoad' | 'getLoad' | 'stopLoa
       debug: false,
     });
     const run: ActiveRun = {
-      view: { id, state: 'running', startedAt: new Date(now).toISOString(), endedAt: null, rate: input.rate, target, sent: 0, accepted: 0, errors: 0, lastError: null, samples: [] },
+      view: { id, state: 'running', startedAt: formatTimestamp(now), endedAt: null, rate: input.rate, target, sent: 0, accepted: 0, errors: 0, lastError: null, samples: [] },
       input,
       client,
       build,
@@ -189,7 +190,7 @@ export class LoadGenerator implements Feature<'startLoad' | 'getLoad' | 'stopLoa
     run.closing = run.client.close().then(() => {
       const v = run.view;
       v.state = state;
-      v.endedAt = new Date(this.deps.now()).toISOString();
+      v.endedAt = formatTimestamp(this.deps.now());
       this.deps.log(`load: run ${v.id} ${state}: ${v.sent} sent, ${v.accepted} accepted, ${v.errors} errors`);
       this.sample(run);
     });

@@ -6,6 +6,7 @@ import { MockReceiverHost } from './mock-receivers';
 import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
+import { formatTimestamp } from '../../../shared/timestamp';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
 
@@ -57,7 +58,7 @@ export class ReceiversService implements Feature<Ops> {
     }
     this.host.setReceivers(this.repo.definitions());
     for (const r of this.repo.requestCounts()) {
-      this.counts.set(r.id, { n: r.n, last: new Date(r.last).toISOString() });
+      this.counts.set(r.id, { n: r.n, last: formatTimestamp(r.last) });
       // Rows over the bound count as untrimmed inserts, so a restart cannot let the log grow past it.
       this.untrimmed.set(r.id, Math.max(0, r.n - KEEP_REQUESTS));
       if (r.n > KEEP_REQUESTS) this.catchUp(r.id);

@@ -5,6 +5,7 @@ import type { Db } from '../../store/database';
 
 type Statement = Database.Statement<unknown[]>;
 import type { Definition } from './rules';
+import { formatOptionalTimestamp, formatTimestamp } from '../../../../shared/timestamp';
 
 interface AudienceRow {
   id: string;
@@ -136,8 +137,8 @@ function fromRow(r: AudienceRow): StoredAudience {
     ...(definition.type === 'audience' ? { rule: definition.rule } : { compute: definition.compute }),
     sourceIds: JSON.parse(r.source_ids) as string[],
     syncIntervalMs: r.sync_interval_ms,
-    createdAt: new Date(r.created_at).toISOString(),
-    lastSyncAt: r.last_sync_at === null ? null : new Date(r.last_sync_at).toISOString(),
+    createdAt: formatTimestamp(r.created_at),
+    lastSyncAt: formatOptionalTimestamp(r.last_sync_at),
     memberCount: r.member_count,
     definition,
     createdAtMs: r.created_at,

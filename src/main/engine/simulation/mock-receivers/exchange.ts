@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockReceiver, MockRequestRecord, MockResponseRecord } from '../../../../shared/mock-receiver.schema';
 import type { Decision } from './behavior';
 import { SignatureVerifier } from './signature-check';
+import { formatTimestamp } from '../../../../shared/timestamp';
 
 export interface ExchangeContext {
   receiver: MockReceiver;
@@ -107,7 +108,7 @@ export class Exchange {
       receiverId: receiver.id,
       receiverName: receiver.name,
       seq: decision.seq,
-      at: new Date(this.arrivedAt).toISOString(),
+      at: formatTimestamp(this.arrivedAt),
       method: this.req.method ?? 'GET',
       path: this.req.url ?? '/',
       tls: this.ctx.tls,
