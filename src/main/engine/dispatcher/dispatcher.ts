@@ -1,11 +1,10 @@
-import type { Attempt, AttemptTrigger, NormalizedCall, Settings } from '../../../shared/types';
+import type { Attempt, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
-import { HttpError } from '../errors';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { HttpSender } from './http-sender';
-import { planDelivery } from './delivery-plan';
-import { afterRound, roundUrlStates, sendRound } from './round';
+import { afterRound, sendRound } from './round';
+import { ManualRounds, type GoingOut } from './manual-rounds';
 import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 
@@ -42,13 +41,16 @@ export class Dispatcher {
   private abandoned = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly concurrency: number;
-  /** Deliveries a bulk retry queued (retryMatching), sent MANUAL_CONCURRENCY at a time. */
-  private readonly manualQueue: number[] = [];
-  private readonly manualQueued = new Set<number>();
-  private manualRunning = 0;
+  /** Replays and bulk retries: rounds a user asked for, beside the schedule. */
+  private readonly manual: ManualRounds;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.concurrency = deps.concurrency ?? 256;
+    this.manual = new ManualRounds(deps, {
+      goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
+      commit: (d, update, attempts, out) => this.commit(d, update, attempts, out),
+      settled: () => this.wakeIdle(),
+    });
   }
 
   /** Resumes everything unfinished: pending and in-flight now (at least once), retries at their time. */
@@ -96,43 +98,14 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background,
-   * MANUAL_CONCURRENCY at a time; each is read again when its turn comes and skipped unless it is
-   * still failed or expired. Returns how many were queued (one already queued is not queued twice).
-   */
+  /** Sends these deliveries again to every URL, in the background (manual-rounds.ts). Returns how many were queued. */
   retryInBackground(deliveryIds: number[]): number {
-    let queued = 0;
-    for (const id of deliveryIds) {
-      if (this.stopped || this.manualQueued.has(id)) continue;
-      this.manualQueued.add(id);
-      this.manualQueue.push(id);
-      queued++;
-    }
-    this.pumpManual();
-    return queued;
+    return this.manual.retryInBackground(deliveryIds);
   }
 
-  private pumpManual(): void {
-    while (!this.stopped && this.manualRunning < MANUAL_CONCURRENCY && this.manualQueue.length > 0) {
-      const id = this.manualQueue.shift()!;
-      const d = this.deps.store.deliveries.active(id);
-      if (!d || (d.state !== 'failed' && d.state !== 'expired')) {
-        this.manualQueued.delete(id);
-        continue;
-      }
-      this.manualRunning++;
-      void this.runManual(d, d.urls.map((_, i) => i), 'manual')
-        // Deleted while it was out (a clear): nothing to record.
-        .catch(() => undefined)
-        .finally(() => {
-          this.manualRunning--;
-          this.manualQueued.delete(id);
-          this.pumpManual();
-          this.wakeIdle();
-        });
-    }
-    this.wakeIdle();
+  /** Sends a call's delivery again now, with the source's current secret and settings (manual-rounds.ts). */
+  replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
+    return this.manual.replay(callId, opts);
   }
 
   private wakeIdle(): void {
@@ -140,7 +113,7 @@ export class Dispatcher {
   }
 
   private isIdle(): boolean {
-    return this.running.size === 0 && this.waiting.length === 0 && this.manualRunning === 0 && (this.stopped || this.manualQueue.length === 0);
+    return this.running.size === 0 && this.waiting.length === 0 && this.manual.isIdle();
   }
 
   enqueue(deliveries: ActiveDelivery[]): void {
@@ -158,34 +131,6 @@ export class Dispatcher {
     }
   }
 
-  async replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
-    const { store } = this.deps;
-    const call = store.calls.get(callId);
-    if (!call) throw new HttpError(404, `not found: message ${callId}`);
-    if (call.status === 'dropped') {
-      throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
-    }
-    let d = store.deliveries.activeForCall(callId);
-    if (!d) {
-      // A delivery carries its own body; only a new one needs the call's normalized form.
-      if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
-      d = await this.createForReplay(callId, call.sourceId, call.normalized);
-    }
-    if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
-      throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
-    }
-    if (opts.body !== undefined) {
-      try {
-        JSON.parse(opts.body);
-      } catch (err) {
-        throw new HttpError(400, `body: not valid JSON (${(err as Error).message})`);
-      }
-    }
-    const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);
-    const attempts = await this.runManual(d, indexes, 'replay', opts.body !== undefined ? Buffer.from(opts.body) : undefined);
-    return { deliveryId: d.id, attempts };
-  }
-
   /** Resolves when nothing is in flight (tests, shutdown). */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
@@ -197,8 +142,7 @@ export class Dispatcher {
     this.stopped = true;
     this.disarm();
     this.waiting.length = 0;
-    this.manualQueue.length = 0;
-    this.manualQueued.clear();
+    this.manual.stop();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.abandoned = true;
   }
@@ -242,7 +186,7 @@ export class Dispatcher {
   }
 
   /** Registers a round as in flight, and what reports each URL's answer while others are out. */
-  private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): { round: InFlightRound; onAnswer: Parameters<typeof sendRound>[9] } {
+  private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): GoingOut {
     const { store, onInFlight } = this.deps;
     const round = store.inFlight.start(d.id, urlIndexes, at);
     onInFlight?.(d.callId, d.id);
@@ -254,45 +198,6 @@ export class Dispatcher {
     };
   }
 
-  private async runManual(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
-    const { store, sender, now } = this.deps;
-    const settings = store.settings.get();
-    const source = store.sources.get(d.sourceId);
-    const startedAt = now();
-    const out = this.goingOut(d, indexes, startedAt);
-    try {
-      return await this.recordManual(d, await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
-    } finally {
-      store.inFlight.end(d.id, out.round);
-    }
-  }
-
-  private async recordManual(d: ActiveDelivery, round: Awaited<ReturnType<typeof sendRound>>, startedAt: number, out: InFlightRound): Promise<Attempt[]> {
-    const { store, now } = this.deps;
-    const ok = round.classifications.some((c) => c.outcome === 'success');
-    const fresh = store.deliveries.active(d.id) ?? d;
-    // A successful replay settles the delivery; a failed one leaves its state (and schedule) alone.
-    const settled: Omit<DeliveryUpdate, 'urlStates'> = {
-      id: d.id,
-      state: ok ? 'delivered' : fresh.state,
-      pendingUrls: ok ? [] : fresh.pendingUrls,
-      round: fresh.round + 1,
-      attemptCount: fresh.attemptCount + round.attempts.length,
-      nextAttemptAt: ok ? null : fresh.nextAttemptAt,
-      nextSimOffsetMs: null,
-      simElapsedMs: fresh.simElapsedMs,
-      firstAttemptAt: fresh.firstAttemptAt ?? startedAt,
-      lastAttemptAt: startedAt,
-      lastDurationMs: Math.max(...round.attempts.map((a) => a.durationMs)),
-      deliveredAt: ok ? now() : null,
-      lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
-    };
-    const update: DeliveryUpdate = { ...settled, urlStates: roundUrlStates(fresh.urlStates, round, settled) };
-    const recorded = await this.commit(d, update, round.attempts, out);
-    if (!recorded) throw new HttpError(404, `not found: message ${d.callId} was deleted while it was being sent`);
-    return recorded;
-  }
-
   /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
   private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
     const { store } = this.deps;
@@ -301,7 +206,7 @@ export class Dispatcher {
       store.inFlight.end(d.id, out);
       // A scheduled round canceled while out: what it sent is recorded, but nothing more is scheduled
       // (unless it delivered the call, which is then the truth). A manual round reads the delivery's
-      // state afresh (recordManual) and keeps canceled that way.
+      // state afresh (manual-rounds.ts) and keeps canceled that way.
       const wasCanceled = scheduled && this.canceledWhileOut.delete(d.id);
       const final = wasCanceled && update.state !== 'delivered' ? canceled(update) : update;
       return store.deliveries.update(final) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
@@ -311,21 +216,6 @@ export class Dispatcher {
     const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d.body));
     this.deps.onAttempts(d.callId, recorded);
     return recorded;
-  }
-
-  /**
-   * A call that has no delivery (forwarding was off when it arrived, or its integrations left
-   * Webhooks out) gets one now, planned from the source's current URLs, secret and settings.
-   */
-  private async createForReplay(callId: number, sourceId: string | null, call: NormalizedCall): Promise<ActiveDelivery> {
-    const { store } = this.deps;
-    const source = sourceId ? store.sources.get(sourceId) : undefined;
-    if (!source) throw new HttpError(409, 'the source of this message no longer exists');
-    const { urls, sharedSecret } = source.webhooks;
-    const plan = planDelivery(call, { urls, sharedSecret }, store.settings.get());
-    if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan));
-    return store.deliveries.active(id)!;
   }
 
   private arm(at: number): void {
@@ -359,10 +249,6 @@ export class Dispatcher {
     this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), () => undefined);
   }
 }
-
-/** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
-const MANUAL_CONCURRENCY = 16;
-
 
 function canceled(u: DeliveryUpdate): DeliveryUpdate {
   return { ...u, state: 'canceled', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, urlStates: canceledUrlStates(u.urlStates) };

@@ -1,0 +1,178 @@
+import type { Attempt, AttemptTrigger, NormalizedCall } from '../../../shared/types';
+import type { ReplayResult } from '../../../shared/api.contract';
+import { HttpError } from '../errors';
+import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
+import type { InFlightRound } from '../store/url-states';
+import { planDelivery } from './delivery-plan';
+import { roundUrlStates, sendRound, type RoundResult } from './round';
+import type { DispatcherDeps } from './dispatcher';
+
+/** A round registered as in flight, and what reports each URL's answer while others are out. */
+export interface GoingOut {
+  round: InFlightRound;
+  onAnswer: Parameters<typeof sendRound>[9];
+}
+
+/** What manual rounds share with the scheduler (dispatcher.ts): how a round goes out and is recorded. */
+export interface RoundRecorder {
+  goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): GoingOut;
+  /** Null when the delivery was deleted while its round was out. */
+  commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound): Promise<Attempt[] | null>;
+  /** A manual round ended or none could start: the dispatcher may now be idle. */
+  settled(): void;
+}
+
+/** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
+const CONCURRENCY = 16;
+
+/**
+ * Rounds a user asks for, beside the schedule: a replay of one call (to one URL or all, optionally
+ * with an edited body) and bulk retries of failed deliveries. Both send with the source's current
+ * secret and settings, the one way to do so (a scheduled round resends its delivery's own request),
+ * and leave the delivery's schedule alone unless they deliver it.
+ */
+export class ManualRounds {
+  /** Deliveries a bulk retry queued (retryMatching), sent CONCURRENCY at a time. */
+  private readonly queue: number[] = [];
+  private readonly queued = new Set<number>();
+  private running = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly rounds: RoundRecorder,
+  ) {}
+
+  /**
+   * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background,
+   * CONCURRENCY at a time; each is read again when its turn comes and skipped unless it is
+   * still failed or expired. Returns how many were queued (one already queued is not queued twice).
+   */
+  retryInBackground(deliveryIds: number[]): number {
+    let queued = 0;
+    for (const id of deliveryIds) {
+      if (this.stopped || this.queued.has(id)) continue;
+      this.queued.add(id);
+      this.queue.push(id);
+      queued++;
+    }
+    this.pump();
+    return queued;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      const d = this.deps.store.deliveries.active(id);
+      if (!d || (d.state !== 'failed' && d.state !== 'expired')) {
+        this.queued.delete(id);
+        continue;
+      }
+      this.running++;
+      void this.run(d, d.urls.map((_, i) => i), 'manual')
+        // Deleted while it was out (a clear): nothing to record.
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.queued.delete(id);
+          this.pump();
+          this.rounds.settled();
+        });
+    }
+    this.rounds.settled();
+  }
+
+  /** No bulk retry running, and none waiting to (once stopped, those queued never will). */
+  isIdle(): boolean {
+    return this.running === 0 && (this.stopped || this.queue.length === 0);
+  }
+
+  /** Nothing more starts; rounds already out are recorded when they end. */
+  stop(): void {
+    this.stopped = true;
+    this.queue.length = 0;
+    this.queued.clear();
+  }
+
+  async replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
+    const { store } = this.deps;
+    const call = store.calls.get(callId);
+    if (!call) throw new HttpError(404, `not found: message ${callId}`);
+    if (call.status === 'dropped') {
+      throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
+    }
+    let d = store.deliveries.activeForCall(callId);
+    if (!d) {
+      // A delivery carries its own body; only a new one needs the call's normalized form.
+      if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
+      d = await this.createForReplay(callId, call.sourceId, call.normalized);
+    }
+    if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
+      throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
+    }
+    if (opts.body !== undefined) {
+      try {
+        JSON.parse(opts.body);
+      } catch (err) {
+        throw new HttpError(400, `body: not valid JSON (${(err as Error).message})`);
+      }
+    }
+    const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);
+    const attempts = await this.run(d, indexes, 'replay', opts.body !== undefined ? Buffer.from(opts.body) : undefined);
+    return { deliveryId: d.id, attempts };
+  }
+
+  private async run(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
+    const { store, sender, now } = this.deps;
+    const settings = store.settings.get();
+    const source = store.sources.get(d.sourceId);
+    const startedAt = now();
+    const out = this.rounds.goingOut(d, indexes, startedAt);
+    try {
+      return await this.record(d, await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
+    } finally {
+      store.inFlight.end(d.id, out.round);
+    }
+  }
+
+  private async record(d: ActiveDelivery, round: RoundResult, startedAt: number, out: InFlightRound): Promise<Attempt[]> {
+    const { store, now } = this.deps;
+    const ok = round.classifications.some((c) => c.outcome === 'success');
+    const fresh = store.deliveries.active(d.id) ?? d;
+    // A successful replay settles the delivery; a failed one leaves its state (and schedule) alone.
+    const settled: Omit<DeliveryUpdate, 'urlStates'> = {
+      id: d.id,
+      state: ok ? 'delivered' : fresh.state,
+      pendingUrls: ok ? [] : fresh.pendingUrls,
+      round: fresh.round + 1,
+      attemptCount: fresh.attemptCount + round.attempts.length,
+      nextAttemptAt: ok ? null : fresh.nextAttemptAt,
+      nextSimOffsetMs: null,
+      simElapsedMs: fresh.simElapsedMs,
+      firstAttemptAt: fresh.firstAttemptAt ?? startedAt,
+      lastAttemptAt: startedAt,
+      lastDurationMs: Math.max(...round.attempts.map((a) => a.durationMs)),
+      deliveredAt: ok ? now() : null,
+      lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
+    };
+    const update: DeliveryUpdate = { ...settled, urlStates: roundUrlStates(fresh.urlStates, round, settled) };
+    const recorded = await this.rounds.commit(d, update, round.attempts, out);
+    if (!recorded) throw new HttpError(404, `not found: message ${d.callId} was deleted while it was being sent`);
+    return recorded;
+  }
+
+  /**
+   * A call that has no delivery (forwarding was off when it arrived, or its integrations left
+   * Webhooks out) gets one now, planned from the source's current URLs, secret and settings.
+   */
+  private async createForReplay(callId: number, sourceId: string | null, call: NormalizedCall): Promise<ActiveDelivery> {
+    const { store } = this.deps;
+    const source = sourceId ? store.sources.get(sourceId) : undefined;
+    if (!source) throw new HttpError(409, 'the source of this message no longer exists');
+    const { urls, sharedSecret } = source.webhooks;
+    const plan = planDelivery(call, { urls, sharedSecret }, store.settings.get());
+    if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
+    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan));
+    return store.deliveries.active(id)!;
+  }
+}
