@@ -4,7 +4,14 @@ import tseslint from 'typescript-eslint';
 // - src/shared: no Node built-ins, no Electron, no React: it runs in the renderer and the engine.
 // - src/main/engine: never Electron or React: it runs under plain Node (headless, tests).
 // - src/renderer: never src/main or Node built-ins: it runs in a browser too.
+// - the collector and the store never import the dispatcher: a call goes collector -> store ->
+//   dispatcher, and the dispatcher's planning rule reaches the store as a function (engine.ts).
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process', 'net', 'tls', 'stream', 'events', 'util', 'zlib', 'url', 'buffer'];
+
+const ENGINE_PATTERNS = [
+  { group: ['electron', 'electron/*'], message: 'The engine runs under plain Node: only src/main/index.ts and src/main/electron may import electron.' },
+  { group: ['react', 'react-dom', '**/renderer/**'], message: 'The engine knows nothing of the UI.' },
+];
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'bench/results/**'] },
@@ -27,9 +34,16 @@ export default tseslint.config(
   {
     files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts'],
     rules: {
+      'no-restricted-imports': ['error', { patterns: ENGINE_PATTERNS }],
+    },
+  },
+  {
+    // A later block replaces the rule's options for these files, so the engine's patterns come along.
+    files: ['src/main/engine/collector/**/*.ts', 'src/main/engine/store/**/*.ts'],
+    rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['electron', 'electron/*'], message: 'The engine runs under plain Node: only src/main/index.ts and src/main/electron may import electron.' },
-        { group: ['react', 'react-dom', '**/renderer/**'], message: 'The engine knows nothing of the UI.' },
+        ...ENGINE_PATTERNS,
+        { group: ['../dispatcher/*'], message: 'A call goes collector -> store -> dispatcher: the collector and the store never import the dispatcher (its planner is handed in, engine.ts).' },
       ] }],
     },
   },
