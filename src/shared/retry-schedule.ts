@@ -1,4 +1,5 @@
 import type { RetrySchedule } from './types';
+import { ACTIONS_TIMEOUT_MS, CLASSIC_TIMEOUT_MS, type RetryRule } from './actions/retry-classes';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -12,36 +13,78 @@ function doublingDelays(startMs: number, capMs: number): number[] {
   return out;
 }
 
-// Schedules are data (DESIGN.md lesson 7): a preset is only an array of delays and a window.
-export const RETRY_PRESETS: Record<string, Omit<RetrySchedule, 'preset'> & { label: string }> = {
+type Preset = Omit<RetrySchedule, 'preset' | 'timeoutMs' | 'retryRule'> & { label: string; timeoutMs: number; retryRule: RetryRule };
+
+const DEFAULT_DELAYS = doublingDelays(5 * SECOND, 30 * MINUTE);
+
+// Schedules are data (DESIGN.md lesson 7): a preset is an array of delays and a window, with the
+// timeout and the retry classes (shared/actions/retry-classes.ts) a Classic delivery runs under.
+export const RETRY_PRESETS: Record<string, Preset> = {
   default: {
     label: '5 s doubling, 30 min cap, 4 h window (Webhooks destination)',
-    delaysMs: doublingDelays(5 * SECOND, 30 * MINUTE),
+    delaysMs: DEFAULT_DELAYS,
     jitter: 0.2,
     windowMs: 4 * HOUR,
+    timeoutMs: CLASSIC_TIMEOUT_MS,
+    retryRule: 'classic',
+  },
+  actions: {
+    label: "Webhooks (Actions): 10 s timeout, Actions' retry classes (408, 423, 429, 5xx but 501), 5 s doubling, 30 min cap, 4 h window",
+    delaysMs: DEFAULT_DELAYS,
+    jitter: 0.2,
+    windowMs: 4 * HOUR,
+    timeoutMs: ACTIONS_TIMEOUT_MS,
+    retryRule: 'actions',
   },
   svix: {
     label: 'Svix: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h',
     delaysMs: [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
     jitter: 0,
     windowMs: 5 * SECOND + 5 * MINUTE + 30 * MINUTE + 2 * HOUR + 5 * HOUR + 20 * HOUR,
+    timeoutMs: CLASSIC_TIMEOUT_MS,
+    retryRule: 'classic',
   },
   fast: {
     label: 'Demo: 1 s doubling, 10 s cap, 1 min window',
     delaysMs: doublingDelays(1 * SECOND, 10 * SECOND),
     jitter: 0,
     windowMs: 1 * MINUTE,
+    timeoutMs: CLASSIC_TIMEOUT_MS,
+    retryRule: 'classic',
   },
 };
 
-export function resolveRetrySchedule(input: { preset: string; delaysMs?: number[]; jitter?: number; windowMs?: number }): RetrySchedule {
+/** What a settings patch may give for the schedule (settings.schema.ts validates it). */
+export interface RetryScheduleInput {
+  preset: string;
+  delaysMs?: number[];
+  jitter?: number;
+  windowMs?: number;
+  timeoutMs?: number;
+  retryRule?: RetryRule;
+}
+
+/** A preset's values, or the default's; anything given explicitly wins (custom takes the default's timeout and rule unless given). */
+export function resolveRetrySchedule(input: RetryScheduleInput): Required<RetrySchedule> {
   const base = RETRY_PRESETS[input.preset] ?? RETRY_PRESETS.default;
   return {
     preset: input.preset in RETRY_PRESETS || input.preset === 'custom' ? input.preset : 'default',
     delaysMs: input.delaysMs ?? base.delaysMs,
     jitter: input.jitter ?? base.jitter,
     windowMs: input.windowMs ?? base.windowMs,
+    timeoutMs: input.timeoutMs ?? base.timeoutMs,
+    retryRule: input.retryRule ?? base.retryRule,
   };
+}
+
+/** A Classic delivery's attempt timeout under this schedule (settings saved before the field: 5 s). */
+export function scheduleTimeoutMs(schedule: RetrySchedule): number {
+  return schedule.timeoutMs ?? CLASSIC_TIMEOUT_MS;
+}
+
+/** Which answers a Classic delivery retries under this schedule (settings saved before the field: classic). */
+export function scheduleRetryRule(schedule: RetrySchedule): RetryRule {
+  return schedule.retryRule ?? 'classic';
 }
 
 /** Nominal delay (simulated ms) before round `round + 1`, given that `round` rounds have run (round ≥ 1). */

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { RETRY_PRESETS } from './retry-schedule';
 
+/** Bounds of a schedule's attempt timeout: long enough for a slow receiver, short enough that a round cannot hang. */
+export const MIN_TIMEOUT_MS = 100;
+export const MAX_TIMEOUT_MS = 60_000;
+
 export const retryScheduleInputSchema = z.strictObject({
   preset: z.string().refine((p) => p === 'custom' || p in RETRY_PRESETS, {
     message: `unknown preset (use custom or one of: ${Object.keys(RETRY_PRESETS).join(', ')})`,
@@ -8,6 +12,13 @@ export const retryScheduleInputSchema = z.strictObject({
   delaysMs: z.array(z.number().int().min(0).max(7 * 24 * 3600_000)).min(1).max(1000).optional(),
   jitter: z.number().min(0).max(1).optional(),
   windowMs: z.number().int().min(0).max(30 * 24 * 3600_000).optional(),
+  // A Classic delivery's attempt timeout; Actions deliveries keep their own 10 s whatever is set.
+  timeoutMs: z.number({ message: 'a whole number of milliseconds' })
+    .int({ message: 'a whole number of milliseconds' })
+    .min(MIN_TIMEOUT_MS, { message: `at least ${MIN_TIMEOUT_MS} ms` })
+    .max(MAX_TIMEOUT_MS, { message: `at most ${MAX_TIMEOUT_MS} ms (${MAX_TIMEOUT_MS / 1000} s)` })
+    .optional(),
+  retryRule: z.enum(['classic', 'actions'], { message: '"classic" (retries 408, 429, 5xx) or "actions" (408, 423, 429, 5xx but 501)' }).optional(),
 }).superRefine((s, ctx) => {
   if (s.preset === 'custom' && !s.delaysMs) ctx.addIssue({ code: 'custom', path: ['delaysMs'], message: 'required for a custom schedule' });
 });

@@ -100,6 +100,10 @@ export interface RetrySchedule {
   jitter: number;
   /** The delivery expires when the next attempt would start later than this after the first. */
   windowMs: number;
+  /** Whole-attempt timeout of a Classic delivery's requests (Actions deliveries always have 10 s); absent in settings saved before it = 5000. */
+  timeoutMs?: number;
+  /** Which answers a Classic delivery retries (Actions deliveries always use 'actions'); absent = 'classic'. */
+  retryRule?: 'classic' | 'actions';
 }
 
 export interface Settings {

@@ -99,6 +99,70 @@ describe('classify', () => {
   });
 });
 
+describe('classify by retry rule', () => {
+  // Written out from the rules' words (issue 17, SPEC §4), not derived from retry-classes.ts:
+  // Classic retries 408, 429 and every 5xx; Actions 408, 423, 429 and every 5xx but 501.
+  const table: [status: number, classic: 'retryable' | 'failed' | 'success', actions: 'retryable' | 'failed' | 'success'][] = [
+    [200, 'success', 'success'],
+    [204, 'success', 'success'],
+    [207, 'success', 'success'],
+    [301, 'failed', 'failed'],
+    [304, 'failed', 'failed'],
+    [400, 'failed', 'failed'],
+    [401, 'failed', 'failed'],
+    [404, 'failed', 'failed'],
+    [408, 'retryable', 'retryable'],
+    [409, 'failed', 'failed'],
+    [410, 'failed', 'failed'],
+    [413, 'failed', 'failed'],
+    [422, 'failed', 'failed'],
+    [423, 'failed', 'retryable'],
+    [425, 'failed', 'failed'],
+    [429, 'retryable', 'retryable'],
+    [451, 'failed', 'failed'],
+    [500, 'retryable', 'retryable'],
+    [501, 'retryable', 'failed'],
+    [502, 'retryable', 'retryable'],
+    [503, 'retryable', 'retryable'],
+    [504, 'retryable', 'retryable'],
+    [505, 'retryable', 'retryable'],
+    [511, 'retryable', 'retryable'],
+    [599, 'retryable', 'retryable'],
+  ];
+
+  it.each(table)('HTTP %i: classic %s, actions %s', (status, classic, actions) => {
+    expect(classify(response(status), NOW, 'classic').outcome).toBe(classic);
+    expect(classify(response(status), NOW, 'actions').outcome).toBe(actions);
+  });
+
+  it('the rule defaults to classic: today\'s behaviour unchanged', () => {
+    for (const [status] of table) expect(classify(response(status), NOW)).toEqual(classify(response(status), NOW, 'classic'));
+  });
+
+  it('says why a 501 is not retried under Actions, and keeps the 4xx wording for 423 under Classic', () => {
+    expect(classify(response(501), NOW, 'actions')).toEqual({ outcome: 'failed', reason: "discarded: HTTP 501 is not retried by Actions' retry classes" });
+    expect(classify(response(423), NOW, 'classic')).toEqual({ outcome: 'failed', reason: 'discarded: 4xx (HTTP 423)' });
+    expect(classify(response(423), NOW, 'actions')).toEqual({ outcome: 'retryable', reason: 'HTTP 423' });
+  });
+
+  it('Retry-After on 429 and 503 counts under both rules', () => {
+    for (const rule of ['classic', 'actions'] as const) {
+      expect(classify(response(429, { 'retry-after': '4' }), NOW, rule).retryAfterMs).toBe(4000);
+      expect(classify(response(503, { 'retry-after': '2' }), NOW, rule).retryAfterMs).toBe(2000);
+      expect(classify(response(423, { 'retry-after': '2' }), NOW, rule).retryAfterMs).toBeUndefined();
+    }
+  });
+
+  it('timeouts and connection errors are retried, TLS errors and unsent requests are not, under both rules', () => {
+    for (const rule of ['classic', 'actions'] as const) {
+      expect(classify(failure('TIMEOUT', 'timed out after 10000 ms', { timedOut: true }), NOW, rule)).toEqual({ outcome: 'retryable', reason: 'timed out after 10000 ms' });
+      expect(classify(failure('ECONNREFUSED', 'connection refused'), NOW, rule).outcome).toBe('retryable');
+      expect(classify(failure('CERT_HAS_EXPIRED', 'TLS: expired', { tlsError: true }), NOW, rule).outcome).toBe('failed');
+      expect(classify(failure('ERR_INVALID_URL', 'bad'), NOW, rule).outcome).toBe('failed');
+    }
+  });
+});
+
 describe('parseRetryAfter', () => {
   it('reads delta seconds and HTTP dates (IMF-fixdate and the obsolete forms)', () => {
     expect(parseRetryAfter('0', NOW)).toBe(0);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_PRESETS, nextRetry, nominalDelay, plannedOffsets, resolveRetrySchedule } from '../../src/shared/retry-schedule';
+import { RETRY_PRESETS, nextRetry, nominalDelay, plannedOffsets, resolveRetrySchedule, scheduleRetryRule, scheduleTimeoutMs } from '../../src/shared/retry-schedule';
+import { retryScheduleInputSchema } from '../../src/shared/settings.schema';
+import { fieldErrors } from '../../src/shared/validation-error';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -86,7 +88,7 @@ describe('resolveRetrySchedule', () => {
   it('falls back to the default for an unknown preset and keeps custom delays', () => {
     expect(resolveRetrySchedule({ preset: 'nope' })).toEqual({ preset: 'default', ...withoutLabel('default') });
     const custom = resolveRetrySchedule({ preset: 'custom', delaysMs: [1000, 2000], jitter: 0, windowMs: 10_000 });
-    expect(custom).toEqual({ preset: 'custom', delaysMs: [1000, 2000], jitter: 0, windowMs: 10_000 });
+    expect(custom).toEqual({ preset: 'custom', delaysMs: [1000, 2000], jitter: 0, windowMs: 10_000, timeoutMs: 5000, retryRule: 'classic' });
     // 0, 1 s, 3 s, then 2 s apart: 5, 7, 9 (11 is past 10 s).
     expect(plannedOffsets(custom)).toEqual([0, 1000, 3000, 5000, 7000, 9000]);
   });
@@ -96,6 +98,52 @@ describe('resolveRetrySchedule', () => {
     const offsets = plannedOffsets(svix);
     expect(offsets).toHaveLength(svix.delaysMs.length + 1);
     expect(offsets.at(-1)).toBe(svix.windowMs);
+  });
+});
+
+describe('timeout and retry rule of a schedule', () => {
+  it('default, svix and fast keep Classic: 5 s timeout, classic retry classes', () => {
+    for (const name of ['default', 'svix', 'fast']) {
+      expect(resolveRetrySchedule({ preset: name })).toMatchObject({ preset: name, timeoutMs: 5000, retryRule: 'classic' });
+    }
+  });
+
+  it('the actions preset: 10 s timeout and Actions retry classes, with the default delays and window', () => {
+    const actions = resolveRetrySchedule({ preset: 'actions' });
+    expect(actions).toEqual({ ...def, preset: 'actions', timeoutMs: 10_000, retryRule: 'actions' });
+    expect(actions.delaysMs[0]).toBe(5 * SECOND);
+    expect(actions.delaysMs.at(-1)).toBe(30 * 60 * SECOND);
+    expect(actions.windowMs).toBe(4 * HOUR);
+    expect(plannedOffsets(actions)).toEqual(plannedOffsets(def));
+    expect(RETRY_PRESETS.actions.label).toMatch(/10 s timeout/);
+    expect(RETRY_PRESETS.actions.label).toMatch(/Actions/);
+  });
+
+  it('explicit values win over the preset; custom takes Classic unless told', () => {
+    expect(resolveRetrySchedule({ preset: 'actions', timeoutMs: 3000 })).toMatchObject({ timeoutMs: 3000, retryRule: 'actions' });
+    expect(resolveRetrySchedule({ preset: 'custom', delaysMs: [1000], retryRule: 'actions' })).toMatchObject({ timeoutMs: 5000, retryRule: 'actions' });
+  });
+
+  it('settings saved before the fields read as Classic 5 s', () => {
+    const old = { preset: 'default', delaysMs: [5000], jitter: 0.2, windowMs: 4 * HOUR };
+    expect(scheduleTimeoutMs(old)).toBe(5000);
+    expect(scheduleRetryRule(old)).toBe('classic');
+    expect(scheduleTimeoutMs(resolveRetrySchedule({ preset: 'actions' }))).toBe(10_000);
+    expect(scheduleRetryRule(resolveRetrySchedule({ preset: 'actions' }))).toBe('actions');
+  });
+
+  it('the settings schema takes the fields and names them when wrong', () => {
+    expect(retryScheduleInputSchema.safeParse({ preset: 'actions' }).success).toBe(true);
+    expect(retryScheduleInputSchema.safeParse({ preset: 'custom', delaysMs: [1000], timeoutMs: 10_000, retryRule: 'actions' }).success).toBe(true);
+    const paths = (input: unknown) => {
+      const r = retryScheduleInputSchema.safeParse(input);
+      return r.success ? [] : fieldErrors(r.error, ['retrySchedule']).map((e) => `${e.path}: ${e.message}`);
+    };
+    expect(paths({ preset: 'default', timeoutMs: 50 })).toEqual(['retrySchedule.timeoutMs: at least 100 ms']);
+    expect(paths({ preset: 'default', timeoutMs: 120_000 })).toEqual(['retrySchedule.timeoutMs: at most 60000 ms (60 s)']);
+    expect(paths({ preset: 'default', timeoutMs: 1.5 })).toEqual(['retrySchedule.timeoutMs: a whole number of milliseconds']);
+    expect(paths({ preset: 'default', timeoutMs: '10s' })).toEqual(['retrySchedule.timeoutMs: a whole number of milliseconds']);
+    expect(paths({ preset: 'default', retryRule: 'svix' })).toEqual([expect.stringMatching(/^retrySchedule\.retryRule: "classic" .* or "actions"/)]);
   });
 });
 

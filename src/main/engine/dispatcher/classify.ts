@@ -1,4 +1,5 @@
 import type { SendResult } from './http-sender';
+import { retriesStatus, type RetryRule } from '../../../shared/actions/retry-classes';
 
 export interface Classification {
   outcome: 'success' | 'retryable' | 'failed';
@@ -15,11 +16,12 @@ const REQUEST_ERRORS = new Set([
 
 /**
  * SPEC §4 outcome of one attempt. Success is a 2xx that arrived in full within the timeout.
- * Retried: timeouts, connection errors, 408, 429, 5xx. Not retried: other 4xx, 3xx (redirects are
- * not followed), TLS failures. Pure: `now` (epoch ms) is only used to turn an HTTP-date
- * Retry-After into a delay.
+ * Retried: timeouts, connection errors, and the statuses `rule` retries (shared/actions/
+ * retry-classes.ts): Classic 408, 429, 5xx; Actions 408, 423, 429, 5xx but 501. Not retried by
+ * either: other 4xx, 3xx (redirects are not followed), TLS failures. Pure: `now` (epoch ms) is only
+ * used to turn an HTTP-date Retry-After into a delay.
  */
-export function classify(r: SendResult, now: number): Classification {
+export function classify(r: SendResult, now: number, rule: RetryRule = 'classic'): Classification {
   if (r.timedOut) return { outcome: 'retryable', reason: r.errorMessage ?? 'timed out' };
   if (r.tlsError) return { outcome: 'failed', reason: `${r.errorMessage ?? r.errorCode}; TLS errors are not retried` };
   if (r.errorCode !== null) {
@@ -36,7 +38,7 @@ export function classify(r: SendResult, now: number): Classification {
     const to = location ? ` to ${location}` : ' (no Location)';
     return { outcome: 'failed', reason: `HTTP ${s}: redirect not followed${to}` };
   }
-  if (s === 408 || s === 429 || s >= 500) {
+  if (s >= 400 && retriesStatus(rule, s)) {
     const out: Classification = { outcome: 'retryable', reason: `HTTP ${s}` };
     // RFC 9110 §10.2.3 gives Retry-After meaning on 503 as well as 429.
     if (s === 429 || s === 503) {
@@ -48,6 +50,8 @@ export function classify(r: SendResult, now: number): Classification {
     }
     return out;
   }
+  // Only the Actions rule leaves a 5xx out: 501 Not Implemented will not change on a retry.
+  if (s >= 500) return { outcome: 'failed', reason: `discarded: HTTP ${s} is not retried by Actions' retry classes` };
   if (s >= 400) return { outcome: 'failed', reason: `discarded: 4xx (HTTP ${s})` };
   return { outcome: 'failed', reason: `unexpected HTTP ${s}` };
 }
