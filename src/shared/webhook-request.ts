@@ -1,4 +1,5 @@
 import { RESERVED_HEADERS } from './source.schema';
+import { STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 
 // The outbound webhook request's headers and User-Agent (SPEC §4), written once for the dispatcher,
 // which sends them, and the Compose preview and Settings, which show them. Browser-safe: the body
@@ -7,6 +8,7 @@ import { RESERVED_HEADERS } from './source.schema';
 export const DEFAULT_USER_AGENT_PRODUCT = 'Segment.io';
 
 const RESERVED = new Set(RESERVED_HEADERS);
+const STANDARD_WEBHOOKS = new Set<string>(Object.values(STANDARD_WEBHOOKS_HEADERS));
 
 /** `User-Agent` for a product setting: `Segment.io` → `Segment.io/1.0`. */
 export function userAgentOf(product: string): string {
@@ -25,6 +27,12 @@ export interface RequestHeadersInput {
   urlHeaders: Record<string, string>;
   /** The exact bytes that will be sent (and were signed); only its byte length is read. */
   body: Uint8Array;
+  /**
+   * webhook-id, webhook-timestamp and webhook-signature for this attempt (shared/standard-webhooks.ts
+   * standardWebhooksHeaders); when given, static headers of those names are skipped so they cannot
+   * replace the signed ones.
+   */
+  standardWebhooks?: Record<string, string> | null;
 }
 
 /**
@@ -40,8 +48,34 @@ export function buildRequestHeaders(o: RequestHeadersInput): Record<string, stri
     'Content-Length': String(o.body.byteLength),
   };
   if (o.signature) headers['X-Signature'] = o.signature;
+  const sw = o.standardWebhooks;
   for (const name in o.urlHeaders) {
-    if (!RESERVED.has(name.toLowerCase())) headers[name] = o.urlHeaders[name];
+    const lower = name.toLowerCase();
+    if (!RESERVED.has(lower) && !(sw && STANDARD_WEBHOOKS.has(lower))) headers[name] = o.urlHeaders[name];
   }
+  if (sw) Object.assign(headers, sw);
+  return headers;
+}
+
+/**
+ * Headers for one Webhooks (Actions) attempt: lowercased as Segment's request client sends them
+ * (shared/actions/request.ts). `urlHeaders` are the delivery's (user-agent, content-type and the
+ * mapping's); user-agent, content-length, x-signature and, when given, the Standard Webhooks three
+ * are set here and never taken from them.
+ */
+export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': o.userAgent };
+  const sw = o.standardWebhooks;
+  for (const name in o.urlHeaders) {
+    const lower = name.toLowerCase();
+    if (lower === 'user-agent' || lower === 'content-length' || lower === 'x-signature' || lower === 'host') continue;
+    if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
+    headers[lower] = o.urlHeaders[name];
+  }
+  // A body always goes with its type (a data mapping that resolved to nothing sends neither).
+  if (o.body.byteLength > 0 && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  headers['content-length'] = String(o.body.byteLength);
+  if (o.signature) headers['x-signature'] = o.signature;
+  if (sw) Object.assign(headers, sw);
   return headers;
 }

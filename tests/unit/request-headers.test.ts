@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { currentRequest } from '../../src/main/engine/dispatcher/request-headers';
-import { buildRequestHeaders } from '../../src/shared/webhook-request';
+import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from '../../src/main/engine/dispatcher/request-headers';
+import { buildActionsRequestHeaders, buildRequestHeaders } from '../../src/shared/webhook-request';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
+import { signStandardWebhook, verifyStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
 
 const body = Buffer.from('{"type":"track","event":"Café ☕"}', 'utf8');
 
@@ -66,5 +67,81 @@ describe('buildRequestHeaders', () => {
       'X-Signature': signBody('s3cret', body),
       'X-Ok': '1',
     });
+  });
+});
+
+describe('Standard Webhooks headers per attempt', () => {
+  const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const at = Date.parse('2026-03-01T12:00:00.400Z');
+
+  it('signs id.timestamp.body with the attempt time in whole seconds', () => {
+    const sw = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
+    const ts = Math.floor(at / 1000);
+    expect(sw).toEqual({
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': signStandardWebhook({ secret: SECRET, id: 'msg_1', timestamp: ts, body: body.toString('utf8') }),
+    });
+    expect(verifyStandardWebhook({ secret: SECRET, headers: sw, body: body.toString('utf8'), now: ts }).ok).toBe(true);
+    // The known vector, through the same path.
+    const vector = standardWebhooksFor({ id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', secret: SECRET }, Buffer.from('{"test": 2432232314}'), 1614265330_999);
+    expect(vector?.['webhook-signature']).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('a later attempt gets its own timestamp and signature, same id', () => {
+    const a = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
+    const b = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at + 2 * 3600_000)!;
+    expect(b['webhook-id']).toBe(a['webhook-id']);
+    expect(Number(b['webhook-timestamp']) - Number(a['webhook-timestamp'])).toBe(7200);
+    expect(b['webhook-signature']).not.toBe(a['webhook-signature']);
+  });
+
+  it('none without a secret, or with an unusable one', () => {
+    expect(standardWebhooksFor(null, body, at)).toBeNull();
+    expect(standardWebhooksFor({ id: 'msg_1', secret: 'not-a-whsec' }, body, at)).toBeNull();
+  });
+
+  it('new ids are msg_ and distinct', () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newStandardWebhookId()));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('replace static headers of the same names (any case) in Classic and Actions headers alike', () => {
+    const sw = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
+    const urlHeaders = { 'Webhook-Id': 'forged', 'WEBHOOK-SIGNATURE': 'v1,forged', 'webhook-timestamp': '1', 'X-Ok': '1' };
+    const classic = buildRequestHeaders({ userAgent: 'Segment.io/1.0', signature: null, urlHeaders, body, standardWebhooks: sw });
+    expect(classic).toEqual({ 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'X-Ok': '1', ...sw });
+    const actions = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'abc', urlHeaders, body, standardWebhooks: sw });
+    expect(actions).toEqual({ 'user-agent': 'Segment (Actions)', 'x-ok': '1', 'content-type': 'application/json', 'content-length': String(body.length), 'x-signature': 'abc', ...sw });
+    // Without Standard Webhooks, such static headers are the user's to send.
+    expect(buildRequestHeaders({ userAgent: 'x', signature: null, urlHeaders, body })['Webhook-Id']).toBe('forged');
+  });
+});
+
+describe('Actions request headers', () => {
+  it("lowercased: Segment's user-agent, the delivery's headers, content-length, x-signature; never a forged reserved one", () => {
+    const h = buildActionsRequestHeaders({
+      userAgent: 'Segment (Actions)',
+      signature: 'sig',
+      urlHeaders: { 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'X-Api-Key': 'k', 'X-Signature': 'forged', 'Content-Length': '1', Host: 'h' },
+      body,
+    });
+    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'x-api-key': 'k', 'content-length': String(body.length), 'x-signature': 'sig' });
+  });
+
+  it('an empty body goes without content-type', () => {
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders: { 'user-agent': 'Segment (Actions)' }, body: Buffer.alloc(0) });
+    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', 'content-length': '0' });
+  });
+
+  it("a replay re-signs X-Signature over the one call's data, or a batch's first item only", () => {
+    const one = Buffer.from('{"event":"A","n":1}');
+    expect(currentActionsRequest('s3cret', one, false)).toEqual({ userAgent: 'Segment (Actions)', signature: signBody('s3cret', one) });
+    const batch = Buffer.from('[{"event":"A","n":1},{"event":"B","n":2}]');
+    expect(currentActionsRequest('s3cret', batch, true).signature).toBe(signBody('s3cret', '{"event":"A","n":1}'));
+    expect(currentActionsRequest('s3cret', batch, true).signature).not.toBe(signBody('s3cret', batch));
+    expect(currentActionsRequest(undefined, one, false).signature).toBeNull();
+    expect(currentActionsRequest('s3cret', Buffer.alloc(0), false).signature).toBeNull();
   });
 });

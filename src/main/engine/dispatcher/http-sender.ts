@@ -1,19 +1,23 @@
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import type { AttemptTiming } from '../../../shared/types';
+import type { ActionsMethod, AttemptTiming } from '../../../shared/types';
+import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { notSentResult, SendAttempt } from './send-attempt';
 import { timedConnector } from './socket-timing';
 
 // The sender and its types. One attempt's response reading and timer: send-attempt.ts; connect and
 // TLS timing: socket-timing.ts; naming network and TLS failures: send-errors.ts.
 
-export const DEFAULT_TIMEOUT_MS = 5000;
+/** Classic's 5 s (shared/actions/retry-classes.ts), when a request names no timeout. */
+export const DEFAULT_TIMEOUT_MS = CLASSIC_TIMEOUT_MS;
 
 export interface SendRequest {
   url: string;
+  /** Default POST (Classic); an Actions mapping's may be PUT or PATCH. */
+  method?: ActionsMethod;
   headers: Record<string, string>;
   body: Buffer;
-  /** Whole-attempt budget: connect + request + response headers + response body. Default 5000. */
+  /** Whole-attempt budget: connect + request + response headers + response body. Default 5000 (Classic); Actions deliveries pass 10000. */
   timeoutMs?: number;
 }
 
@@ -53,7 +57,7 @@ interface Target {
 const TARGET_CACHE_MAX = 1024;
 
 /**
- * One POST per send(), over a single undici Agent (keep-alive pool per origin). Redirects are not
+ * One request per send() (POST unless told otherwise), over a single undici Agent (keep-alive pool per origin). Redirects are not
  * followed and the body is never re-encoded. send() never rejects and always settles within
  * timeoutMs of being called: the clock starts at send(), so time spent waiting for a free
  * connection counts, as connecting does. Callers that want the budget to start on the wire keep
@@ -93,7 +97,7 @@ export class HttpSender {
       const opts: Dispatcher.DispatchOptions = {
         origin: target.origin,
         path: target.path,
-        method: 'POST',
+        method: req.method ?? 'POST',
         headers: req.headers,
         body: req.body,
         headersTimeout: timeoutMs + 1000,

@@ -1,7 +1,8 @@
 import type { AttemptTrigger, Settings, Source, DeliveryState } from '../../../shared/types';
-import { nextRetry } from '../../../shared/retry-schedule';
-import { buildRequestHeaders } from '../../../shared/webhook-request';
-import { currentRequest } from './request-headers';
+import { nextRetry, scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
+import { ACTIONS_TIMEOUT_MS, type RetryRule } from '../../../shared/actions/retry-classes';
+import { buildActionsRequestHeaders, buildRequestHeaders } from '../../../shared/webhook-request';
+import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from './request-headers';
 import { classify, type Classification } from './classify';
 import type { HttpSender, SendResult } from './http-sender';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
@@ -12,10 +13,18 @@ export interface RoundResult {
   classifications: Classification[];
 }
 
+/** How a delivery's attempts are sent and judged: Actions deliveries by Actions' rules, Classic by the retry schedule's. */
+export function sendingRules(d: Pick<ActiveDelivery, 'kind' | 'timeoutMs'>, settings: Settings): { timeoutMs: number; rule: RetryRule } {
+  if (d.kind === 'actions') return { timeoutMs: d.timeoutMs ?? ACTIONS_TIMEOUT_MS, rule: 'actions' };
+  return { timeoutMs: d.timeoutMs ?? scheduleTimeoutMs(settings.retrySchedule), rule: scheduleRetryRule(settings.retrySchedule) };
+}
+
 /**
- * Sends one round: every given URL in parallel, the same bytes, each with its own static headers. A
- * scheduled round resends the delivery's own request (User-Agent and signature fixed at creation); a
- * manual or replay round is the one way to send with the source's current secret and settings.
+ * Sends one round: every given URL in parallel, the same bytes, each with its own static headers,
+ * with the delivery's method. A scheduled round resends the delivery's own request (User-Agent and
+ * X-Signature fixed at creation, Standard Webhooks id and secret frozen); a manual or replay round
+ * is the one way to send with the source's current secrets and settings. Standard Webhooks headers
+ * are signed per attempt, with the attempt's own timestamp (request-headers.ts).
  */
 export async function sendRound(
   sender: HttpSender,
@@ -31,14 +40,21 @@ export async function sendRound(
   onAnswer?: (urlIndex: number, r: SendResult, c: Classification) => void,
 ): Promise<RoundResult> {
   const body = bodyOverride ?? d.body;
-  const { userAgent, signature } =
-    trigger === 'scheduled' && d.frozen ? d.frozen : currentRequest(settings.userAgentProduct, source?.webhooks.sharedSecret, body);
+  const actions = d.kind === 'actions';
+  const scheduled = trigger === 'scheduled';
+  const { userAgent, signature } = scheduled && d.frozen ? d.frozen
+    : actions ? currentActionsRequest(source?.webhooks.sharedSecret, body, isBatch(d, source))
+    : currentRequest(settings.userAgentProduct, source?.webhooks.sharedSecret, body);
+  const sw = scheduled ? d.standardWebhooks : currentStandardWebhooks(d, source);
+  const { timeoutMs, rule } = sendingRules(d, settings);
+  const build = actions ? buildActionsRequestHeaders : buildRequestHeaders;
   const results = await Promise.all(
     urlIndexes.map(async (i) => {
       const target = d.urls[i];
-      const headers = buildRequestHeaders({ userAgent, signature, urlHeaders: target.headers, body });
-      const r = await sender.send({ url: target.url, headers, body });
-      onAnswer?.(i, r, classify(r, now()));
+      const standardWebhooks = standardWebhooksFor(sw, body, now());
+      const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
+      const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
+      onAnswer?.(i, r, classify(r, now(), rule));
       return { i, target, headers, signature, r };
     }),
   );
@@ -46,11 +62,33 @@ export async function sendRound(
   const attempts: NewAttempt[] = [];
   const classifications: Classification[] = [];
   for (const { i, target, headers, signature, r } of results) {
-    const c = classify(r, t);
+    const c = classify(r, t, rule);
     classifications.push(c);
     attempts.push(toAttempt(d.id, round, i, target.url, trigger, headers, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c));
   }
   return { attempts, classifications };
+}
+
+/**
+ * A manual or replay round's Standard Webhooks: the source's current secret (none now: no such
+ * headers), under the delivery's own webhook-id (it names the message) or, for a delivery made
+ * while the source had no secret, a new one.
+ */
+function currentStandardWebhooks(d: ActiveDelivery, source: Source | undefined): { id: string; secret: string } | null {
+  const secret = source?.webhooks.standardWebhooksSecret;
+  if (!secret) return null;
+  return { id: d.standardWebhooks?.id ?? newStandardWebhookId(), secret };
+}
+
+/**
+ * Whether an Actions delivery's body is a batch array (its X-Signature then covers the first item):
+ * it carried several calls, or its mapping (as configured now) batches. A batch of one is an array
+ * too, and a single call's data may itself be an array, so the body's shape alone cannot tell.
+ */
+function isBatch(d: ActiveDelivery, source: Source | undefined): boolean {
+  if (d.itemCount > 1) return true;
+  const mapping = source?.webhooks.mappings?.find((m) => m.name === d.mapping);
+  return mapping?.batchSize !== undefined;
 }
 
 /** The delivery's URL states once this round is recorded with the delivery's new state. */

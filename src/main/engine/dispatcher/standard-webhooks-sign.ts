@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto';
 import { sign, verify, type HmacSha256, type SignInput, type VerifyInput, type VerifyOutcome } from '../../../shared/standard-webhooks';
+import { hmacOf } from './sign';
 
 // Node's HMAC for Standard Webhooks (src/shared/standard-webhooks.ts): synchronous, so the
 // dispatcher signs on its send path and mock receivers verify without awaiting.
 
-export const hmacSha256Node: HmacSha256 = (key, content) => createHmac('sha256', key).update(content).digest();
+export const hmacSha256Node: HmacSha256 = (key, content) => hmacOf('sha256', key).update(content).digest();
 
 /** webhook-signature's value (`v1,<base64>`) for one request. */
 export function signStandardWebhook(s: SignInput): string {
