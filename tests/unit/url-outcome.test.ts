@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt, CallSummary, UrlOutcome } from '../../src/shared/types';
 import { deliveredWithFailures, inFlightSince, urlOutcomeNote } from '../../src/shared/url-outcome';
-import { explainAttempt } from '../../src/renderer/features/inspector/explain';
+import { attemptTimeout, explainAttempt } from '../../src/renderer/features/inspector/explain';
 import { matchesFilters } from '../../src/renderer/stores/inspector-merge';
 import { urlStatesAfter, urlOutcomes, InFlight, type StoredUrlState } from '../../src/main/engine/store/url-states';
 
@@ -55,6 +55,19 @@ describe('the timeout message says what happens next', () => {
     expect(text).toContain('Not retried: another URL of this call answered 2xx in the same round');
     expect(explainAttempt({ ...timedOut, timedOut: false, errorMessage: null, responseStatus: 500 }, { deliveredByOther: true })).toContain('Not retried');
     expect(explainAttempt({ ...timedOut, timedOut: false, errorCode: 'ECONNREFUSED' }, { deliveredByOther: true })).toContain('Not retried');
+  });
+  it('names the timeout the attempt had: 5 s Classic, 10 s Actions', () => {
+    expect(explainAttempt(timedOut)).toMatch(/^No answer within 5 s: .* within 5 s of the request/);
+    const actions = { ...timedOut, errorMessage: 'timed out after 10000 ms' };
+    expect(explainAttempt(actions)).toMatch(/^No answer within 10 s: .* within 10 s of the request/);
+    expect(attemptTimeout({ errorMessage: 'timed out after 300 ms' })).toBe('300 ms');
+  });
+  it("an Actions 501 says it is not retried, an Actions 423 that it is", () => {
+    const http = (status: number, outcome: Attempt['outcome']) => ({ ...timedOut, timedOut: false, errorMessage: null, responseStatus: status, outcome });
+    expect(explainAttempt(http(501, 'failed'))).toContain('not retried');
+    expect(explainAttempt(http(501, 'retryable'))).toContain('server error. Retried on the schedule');
+    expect(explainAttempt(http(423, 'retryable'))).toContain('Retried on the schedule');
+    expect(explainAttempt(http(423, 'failed'))).toContain('is not retried (discarded)');
   });
   it('not retried after the window is over, nor after a replay', () => {
     expect(explainAttempt(timedOut, { lastBeforeExpiry: true })).toContain('the retry window is over');

@@ -3,7 +3,7 @@ import { curlCommand } from '../../../shared/preview/curl';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime, formatMs } from '../../components/format';
 import { BodyView } from '../../components/lazy-json-view';
-import { explainAttempt, outcomeLabel, type AttemptContext } from './explain';
+import { attemptTimeout, explainAttempt, outcomeLabel, type AttemptContext } from './explain';
 import { VerifyBox } from './verify-box';
 import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
@@ -95,7 +95,7 @@ export function AttemptView({
               </>
             ) : (
               <div className="muted">
-                {a.timedOut ? 'no answer within 5 s' : `no HTTP response${a.errorMessage ? `: ${a.errorMessage}` : ''}`}
+                {a.timedOut ? `no answer within ${attemptTimeout(a)}` : `no HTTP response${a.errorMessage ? `: ${a.errorMessage}` : ''}`}
               </div>
             )}
           </section>

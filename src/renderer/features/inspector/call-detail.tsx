@@ -51,7 +51,7 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
       </header>
       {outcome?.state === 'in_flight' ? (
         <div className="muted" data-testid="url-in-flight">
-          In flight: sent, waiting for the receiver’s answer (at most 5 s).
+          In flight: sent, waiting for the receiver’s answer (at most 5 s, 10 s for Actions or the actions preset).
         </div>
       ) : attempts.length === 0 ? (
         <div className="muted">{outcome?.state === 'not_attempted' ? 'Not attempted: the delivery ended without sending to this URL.' : 'No attempt yet.'}</div>

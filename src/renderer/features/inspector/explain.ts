@@ -48,9 +48,23 @@ function retryNote(a: Attempt, ctx: AttemptContext): string {
   return 'Retried on the schedule.';
 }
 
+/**
+ * The attempt's timeout in words ("5 s", "10 s"), read from what the dispatcher recorded ("timed out
+ * after 10000 ms"): Classic attempts have the retry schedule's (5 s unless the preset says otherwise),
+ * Actions attempts 10 s.
+ */
+export function attemptTimeout(a: Pick<Attempt, 'errorMessage'>): string {
+  const m = /timed out after (\d+) ms/.exec(a.errorMessage ?? '');
+  const ms = m ? Number(m[1]) : 5000;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
 /** One sentence on what happened, or null for a plain HTTP answer. */
 export function explainAttempt(a: Attempt, ctx: AttemptContext = {}): string | null {
-  if (a.timedOut) return `No answer within 5 s: the receiver must send its response within 5 seconds of the request. ${retryNote(a, ctx)}`;
+  if (a.timedOut) {
+    const t = attemptTimeout(a);
+    return `No answer within ${t}: the receiver must send its response within ${t} of the request. ${retryNote(a, ctx)}`;
+  }
   const code = a.errorCode;
   if (code && isTlsError(code)) {
     return `TLS error (${code}): ${TLS_CODES[code] ?? 'the secure connection could not be established'}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
@@ -62,6 +76,9 @@ export function explainAttempt(a: Attempt, ctx: AttemptContext = {}): string | n
   if (s >= 200 && s < 300) return null;
   if (s >= 300 && s < 400) return `HTTP ${s}: redirects are not followed; a 3xx counts as a failure and is not retried.`;
   if (s === 408 || s === 429) return `HTTP ${s}: ${s === 429 ? 'too many requests (Retry-After is honoured)' : 'request timeout'}. ${retryNote(a, ctx)}`;
+  // Which statuses are retried depends on the rule the attempt ran under (Actions: 423 is, 501 is not); the outcome says.
+  if (s === 423 && a.outcome === 'retryable') return `HTTP 423: locked; Webhooks (Actions) retries it. ${retryNote(a, ctx)}`;
+  if (s >= 500 && a.outcome === 'failed') return `HTTP ${s}: not retried: Webhooks (Actions) does not retry ${s === 501 ? '501 Not Implemented, which a retry will not change' : `HTTP ${s}`}.`;
   if (s >= 500) return `HTTP ${s}: server error. ${retryNote(a, ctx)}`;
   return `HTTP ${s}: a 4xx other than 408/429 is not retried (discarded).`;
 }

@@ -22,7 +22,7 @@ export function TimeWarpControl({ compact = false, testId = 'time-warp' }: { com
   return (
     <div className={`time-warp${compact ? ' compact' : ''}`} data-testid={testId} data-scale={scale ?? ''}>
       <div className="row wrap">
-        <span className="field-label" title="Divides retry delays only; the 5 s request timeout stays real">
+        <span className="field-label" title="Divides retry delays only; request timeouts (5 s, 10 s for Actions) stay real">
           Time-warp
         </span>
         <span className="segmented" role="group" aria-label="Time-warp factor">

@@ -113,7 +113,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           <input data-testid="set-delays" value={delays} onChange={(e) => setDelays(e.target.value)} />
         </Field>
       ) : null}
-      <Field label="Time-warp factor" name="timeScale" error={err('timeScale')} hint="divides retry delays only; the 5 s timeout stays real. 1 = real time">
+      <Field label="Time-warp factor" name="timeScale" error={err('timeScale')} hint="divides retry delays only; request timeouts (5 s, 10 s for Actions and the actions preset) stay real. 1 = real time">
         <input type="number" step="any" min={0.001} data-testid="set-time-scale" value={timeScale} onChange={(e) => setTimeScale(e.target.value)} />
       </Field>
       <Field label="Strict mode" name="strict" error={err('strict')} hint="unknown write key → 401; an invalid call → 400 naming it, and nothing of that request is stored">
