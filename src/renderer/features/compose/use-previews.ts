@@ -6,6 +6,7 @@ import type { JsonObject } from '../../../shared/types';
 import { DEFAULT_USER_AGENT_PRODUCT } from '../../../shared/webhook-request';
 import { useAppShallow } from '../../store-context';
 import type { Draft } from '../../stores/compose-model';
+import { destinationPreviews, exampleWebhookId, type DestinationPreviews } from './destination-previews';
 
 export interface Previews {
   http: string;
@@ -14,6 +15,8 @@ export interface Previews {
   webhookUrl: string | null;
   sourceName: string | null;
   hasSecret: boolean;
+  /** Classic and each matching Actions mapping's request, side by side; null while computing or without a source. */
+  destinations: DestinationPreviews | null;
 }
 
 function uuid(): string {
@@ -33,6 +36,8 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
   }));
   // A fresh messageId after each send, as the next call the client queues will get a new one.
   const ids = useMemo(() => ({ messageId: uuid(), batchMessageId: uuid() }), [lastSend]);
+  // An example Standard Webhooks id: the dispatcher makes one per delivery.
+  const swId = useMemo(() => exampleWebhookId(), [lastSend]);
   const source = sources.find((s) => s.id === client?.sourceId) ?? null;
   const endpoint = client?.endpoint ?? 'http://127.0.0.1:8787';
   const writeKey = client?.writeKey ?? source?.writeKey ?? '';
@@ -53,6 +58,19 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
   const [webhook, setWebhook] = useState<WebhookPreview | null>(null);
   const secret = source?.webhooks.sharedSecret || undefined;
   const firstUrl = source?.webhooks.urls[0] ?? null;
+  const [destinations, setDestinations] = useState<DestinationPreviews | null>(null);
+  const webhooks = source?.webhooks ?? null;
+  useEffect(() => {
+    let live = true;
+    if (!webhook || !webhooks || webhook.normalized !== sync.normalized) return undefined;
+    void destinationPreviews({ call: sync.normalized, webhooks, classic: webhook, example: { id: swId, timestamp: Math.floor(nowMs / 1000) } }).then(
+      (d) => live && setDestinations(d),
+    );
+    return () => {
+      live = false;
+    };
+  }, [webhook, webhooks, sync.normalized, swId, nowMs]);
+
   useEffect(() => {
     let live = true;
     void webhookPreview(sync.normalized, {
@@ -74,5 +92,6 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
     webhookUrl: firstUrl?.url ?? null,
     sourceName: source?.name ?? null,
     hasSecret: Boolean(secret),
+    destinations: webhooks ? destinations : null,
   };
 }

@@ -1,0 +1,146 @@
+import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
+import { actionsUrlWarning } from '../../../shared/actions/private-url';
+import { ACTIONS_SIGNATURE_HEADER, buildActionsRequest } from '../../../shared/actions/request';
+import { describeTrigger, matchesTrigger } from '../../../shared/actions/trigger';
+import { hmacSha1Hex } from '../../../shared/preview/signature';
+import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
+import type { WebhookPreview } from '../../../shared/preview/webhook-preview';
+import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard-webhooks';
+import type { NormalizedCall, WebhookSettings } from '../../../shared/types';
+
+// What each request the source's Webhooks destination would send for the call being composed looks
+// like, Classic and every matching Actions mapping, with what each signature covers. Built from the
+// shared modules the dispatcher uses (actions/request.ts, standard-webhooks.ts), so the preview and
+// the wire cannot drift; only the Standard Webhooks id and timestamp are examples (they are made per
+// delivery and per attempt).
+
+export interface RequestPreview {
+  kind: 'classic' | 'actions';
+  /** "Classic" or the mapping's name. */
+  title: string;
+  method: string;
+  url: string | null;
+  /** Further Classic URLs that get the same request. */
+  moreUrls: number;
+  headers: Record<string, string>;
+  /** The exact body text. */
+  body: string;
+  /** X-Signature's value; null when unsigned. */
+  signature: string | null;
+  /** What X-Signature is the HMAC-SHA1 of, in words. */
+  signatureNote: string;
+  /** The exact text signed, when it is not the body (an Actions batch: the first event's data). */
+  signedText: string | null;
+  /** Batch mappings: the body is an array, shown with this one call. */
+  batchNote: string | null;
+  /** Segment's Actions destination would refuse the URL (private network). */
+  urlWarning: string | null;
+  /** The mapping's trigger in words (Actions). */
+  trigger: string | null;
+}
+
+export interface SkippedMapping {
+  name: string;
+  trigger: string;
+}
+
+export interface DestinationPreviews {
+  requests: RequestPreview[];
+  /** Actions mappings this call does not match. */
+  skipped: SkippedMapping[];
+  /** The example Standard Webhooks id and timestamp used, when the source has a secret. */
+  sw: { id: string; timestamp: number } | null;
+}
+
+export interface StandardWebhooksExample {
+  id: string;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+/** An example webhook-id as the dispatcher makes them: msg_ and 24 random letters and digits. */
+export function exampleWebhookId(random: (b: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return `msg_${Array.from(random(new Uint8Array(24)), (b) => alphabet[b % alphabet.length]).join('')}`;
+}
+
+async function withStandardWebhooks(headers: Record<string, string>, body: string, secret: string | null, ex: StandardWebhooksExample): Promise<Record<string, string>> {
+  if (!secret) return headers;
+  const signature = await signStandardWebhookWeb({ secret, id: ex.id, timestamp: ex.timestamp, body });
+  return { ...headers, ...standardWebhooksHeaders(ex.id, ex.timestamp, signature) };
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+export async function destinationPreviews(args: {
+  call: NormalizedCall;
+  webhooks: WebhookSettings;
+  /** The Classic request, as webhookPreview built it (body, headers, X-Signature). */
+  classic: WebhookPreview | null;
+  example: StandardWebhooksExample;
+}): Promise<DestinationPreviews> {
+  const { call, webhooks, classic, example } = args;
+  const sharedSecret = webhooks.sharedSecret || null;
+  const rawSw = webhooks.standardWebhooksSecret?.trim() || null;
+  // A secret the engine would refuse is never stored; guard anyway so a preview cannot throw.
+  const swSecret = rawSw && secretProblem(rawSw) === null ? rawSw : null;
+  const requests: RequestPreview[] = [];
+  const skipped: SkippedMapping[] = [];
+
+  if (sendsClassic(webhooks) && classic) {
+    requests.push({
+      kind: 'classic',
+      title: 'Classic',
+      method: 'POST',
+      url: webhooks.urls[0]?.url ?? null,
+      moreUrls: Math.max(0, webhooks.urls.length - 1),
+      headers: await withStandardWebhooks(classic.headers, classic.body, swSecret, example),
+      body: classic.body,
+      signature: classic.signature,
+      signatureNote: classic.signature ? `X-Signature = HMAC-SHA1(shared secret, the body bytes: ${byteLength(classic.body)} B)` : 'unsigned (no shared secret)',
+      signedText: null,
+      batchNote: null,
+      urlWarning: null,
+      trigger: null,
+    });
+  }
+
+  if (sendsActions(webhooks)) {
+    for (const m of webhookMappings(webhooks)) {
+      if (!matchesTrigger(call, m.trigger)) {
+        skipped.push({ name: m.name, trigger: describeTrigger(m.trigger) });
+        continue;
+      }
+      const r = buildActionsRequest(m, [call]);
+      const signature = sharedSecret && r.signedText !== null ? await hmacSha1Hex(sharedSecret, r.signedText) : null;
+      const headers: Record<string, string> = { ...r.headers };
+      if (r.body !== '') headers['content-length'] = String(byteLength(r.body));
+      if (signature) headers[ACTIONS_SIGNATURE_HEADER] = signature;
+      let signatureNote: string;
+      if (r.signedText === null) signatureNote = 'no body and no X-Signature: the data mapping resolved to nothing for this call';
+      else if (!signature) signatureNote = 'unsigned (no shared secret)';
+      else if (r.batch) signatureNote = "X-Signature = HMAC-SHA1(shared secret, JSON.stringify(data)) of the FIRST event only, not the array body: a receiver that verifies the raw body fails";
+      else signatureNote = 'X-Signature = HMAC-SHA1(shared secret, JSON.stringify(data)), which here is the body';
+      requests.push({
+        kind: 'actions',
+        title: m.name,
+        method: r.method,
+        url: r.url,
+        moreUrls: 0,
+        headers: await withStandardWebhooks(headers, r.body, swSecret, example),
+        body: r.body,
+        signature,
+        signatureNote,
+        signedText: r.batch ? r.signedText : null,
+        batchNote: r.batch
+          ? `Batch mapping: the body is a JSON array, shown here with this one call; up to ${m.batchSize!.toLocaleString('en-US')} matching calls go in one request`
+          : null,
+        urlWarning: actionsUrlWarning(r.url),
+        trigger: describeTrigger(m.trigger),
+      });
+    }
+  }
+  return { requests, skipped, sw: swSecret ? example : null };
+}
