@@ -18,13 +18,15 @@ const COVERED: Record<string, string[]> = {
   compose: [
     'template-select', 'compose-source', 'type-identify', 'type-track', 'type-page', 'type-screen', 'type-group', 'type-alias',
     'ts-now', 'ts-historical', 'queue-button', 'send-button', 'preview-raw-toggle',
-    'preview-webhook-copy', 'preview-http-copy', 'preview-go-copy',
+    'preview-webhook-copy', 'preview-http-copy', 'preview-go-copy', 'preview-actions-0-copy',
   ],
   destinations: [
     'source-item', 'create-source', 'copy-write-key', 'regenerate-key', 'regenerate-key-cancel', 'regenerate-key-confirm',
     'delete-source', 'delete-source-cancel', 'delete-source-confirm', 'wh-enabled', 'wh-add-url', 'wh-url-remove-0', 'wh-url-remove-1',
     'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call',
     'cf-enabled', 'cf-mode', 'cf-save',
+    'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
+    'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle',
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
@@ -240,6 +242,42 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('cf-save').click();
   await expect.poll(faultsOf).toBeNull();
 
+  // Webhooks (Actions): Both mode with one mapping, every control of it, saved; then back to Classic.
+  const webhooksOf = async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')!.webhooks as Record<string, unknown>;
+  await s.use('wh-mode', t('wh-mode'), (l) => l.selectOption('both'));
+  await expect(t('am-list')).toBeVisible();
+  await s.use('wh-add-mapping', t('wh-add-mapping'));
+  await expect(t('am-name-0')).toHaveValue('mapping 1');
+  await s.use('am-type-0-op', t('am-type-0-op'), (l) => l.selectOption('oneOf'));
+  await t('am-type-0').fill('track, page');
+  await s.use('am-event-0-op', t('am-event-0-op'), (l) => l.selectOption('equals'));
+  await t('am-event-0').fill('Every Control');
+  await s.use('am-method-0', t('am-method-0'), (l) => l.selectOption('PATCH'));
+  await t('am-url-0').fill(`${receivers.ok.url}/actions`);
+  await expect(t('am-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL");
+  await s.use('am-headers-0-add', t('am-headers-0-add'));
+  await expect(t('am-headers-0-name-0')).toBeVisible();
+  await s.use('am-headers-0-remove-0', t('am-headers-0-remove-0'));
+  await expect(t('am-headers-0-name-0')).toHaveCount(0);
+  await s.use('am-batch-0', t('am-batch-0'), (l) => l.check());
+  await expect(t('am-batch-size-0')).toHaveValue('1000');
+  await s.use('wh-sw-generate', t('wh-sw-generate'));
+  await expect(t('wh-sw-secret')).toHaveValue(/^whsec_/);
+  await expect(t('wh-sw-secret')).toHaveAttribute('type', 'text');
+  await s.use('wh-sw-toggle', t('wh-sw-toggle'));
+  await expect(t('wh-sw-secret')).toHaveAttribute('type', 'password');
+  await t('wh-save').click();
+  await expect
+    .poll(async () => (await webhooksOf()).mappings)
+    .toEqual([{ name: 'mapping 1', trigger: { type: { oneOf: ['track', 'page'] }, event: { equals: 'Every Control' } }, url: `${receivers.ok.url}/actions`, method: 'PATCH', headers: {}, batchSize: 1000 }]);
+  expect((await webhooksOf()).mode).toBe('both');
+  await s.use('am-remove-0', t('am-remove-0'));
+  await expect(t('am-name-0')).toHaveCount(0);
+  await t('wh-mode').selectOption('classic');
+  await t('wh-sw-secret').fill('');
+  await t('wh-save').click();
+  await expect.poll(async () => Object.keys(await webhooksOf()).sort()).toEqual(['enabled', 'sharedSecret', 'urls']);
+
   await t('source-item').filter({ hasText: 'doomed' }).click();
   await expect(t('source-panel').locator('h2')).toHaveText('doomed');
   await s.use('delete-source', t('delete-source'));
@@ -275,6 +313,17 @@ test('compose: every control', async ({ page }) => {
   }
   await s.use('preview-raw-toggle', t('preview-raw-toggle'));
   await expect(t('preview-webhook-raw')).toBeVisible();
+  // A source in Both mode previews its Actions request beside the Classic one; copied, then back to keep.
+  const both = await lab.api<SourceView>('POST', '/sources', {
+    name: 'every-actions',
+    webhooks: { enabled: true, mode: 'both', urls: [{ url: 'https://r.example/c', headers: {} }], mappings: [{ name: 'all', url: 'https://r.example/a', method: 'POST' }] },
+  });
+  await t('compose-source').selectOption({ label: 'every-actions' });
+  await s.use('preview-actions-0-copy', t('preview-actions-0-copy'));
+  await expect(t('preview-actions-0-copy')).toHaveText('Copied');
+  await t('compose-source').selectOption({ label: 'keep' });
+  await expect(t('preview-actions')).toHaveCount(0);
+  await lab.api('DELETE', `/sources/${both.id}`);
   await s.use('queue-button', t('queue-button'));
   await expect(t('send-result')).toContainText(/^Queued track|^Sent by the client/);
   await t('field-event').fill('Every Control');

@@ -1,0 +1,179 @@
+import { createHmac } from 'node:crypto';
+import { expect, ownLab, ownReceivers, test } from './lab-fixture';
+import { createSource, openApp, useSourceInCompose } from './ui-steps';
+
+// Issue 17 in a browser against web mode: a source in "Both" mode with an Actions mapping set up in
+// the Destinations screen (kept across a reload, a bad mapping refused on its field), and the Compose
+// preview showing the Classic and the Actions request side by side with what each signature covers.
+
+const SECRET = 'actions-e2e-secret';
+
+test.describe.configure({ mode: 'serial' });
+
+const lab = ownLab();
+const receivers = ownReceivers();
+
+interface SourceView {
+  id: string;
+  name: string;
+  webhooks: Record<string, unknown>;
+}
+
+/** Type into a CodeMirror editor, replacing what it holds. */
+async function fillEditor(page: import('@playwright/test').Page, testId: string, text: string) {
+  await page.getByTestId(testId).locator('.cm-content').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(text);
+}
+
+test('destinations: Both mode with a mapping, saved and kept across a reload; a bad mapping is refused on its field', async ({ page, consoleGuard }) => {
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/sources\//);
+  await lab.api('POST', '/sources', { name: 'other' });
+  const shop = async () => (await lab.api<SourceView[]>('GET', '/sources')).find((s) => s.name === 'shop')!;
+  await openApp(page, lab, 'destinations');
+  await createSource(page, 'shop');
+  const t = (id: string) => page.getByTestId(id);
+
+  await t('wh-mode').selectOption('both');
+  await t('wh-add-url').click();
+  await t('wh-url-0').fill(`${receivers.ok.url}/classic`);
+  await t('wh-secret').fill(SECRET);
+  await t('wh-add-mapping').click();
+  await t('am-name-0').fill('orders');
+  await t('am-type-0-op').selectOption('equals');
+  await t('am-type-0').fill('track');
+  await t('am-event-0-op').selectOption('contains');
+  await t('am-event-0').fill('Order');
+  await t('am-method-0').selectOption('PUT');
+  await t('am-url-0').fill(`${receivers.ok.url}/actions`);
+  // A loopback receiver: Segment would refuse it, the lab says so and still delivers.
+  await expect(t('am-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL: 127.0.0.1 is a loopback address");
+  await t('am-headers-0-add').click();
+  await t('am-headers-0-name-0').fill('X-Team');
+  await t('am-headers-0-value-0').fill('growth');
+  await fillEditor(page, 'am-data-0', '{"total": {"@path": "$.properties.total"}, "who": {"@template": "{{userId}}"}}');
+  await t('am-batch-0').check();
+  await expect(t('am-batch-size-0')).toHaveValue('1000');
+  await t('am-batch-size-0').fill('2');
+
+  // A Standard Webhooks secret of the wrong shape is named at once and cannot be saved; Generate makes one.
+  await t('wh-sw-secret').fill('not-a-secret');
+  await expect(t('error-webhooks.standardWebhooksSecret')).toContainText('must start with "whsec_"');
+  await expect(t('wh-save')).toBeDisabled();
+  await t('wh-sw-generate').click();
+  await expect(t('wh-sw-secret')).toHaveValue(/^whsec_[A-Za-z0-9+/]{32}$/);
+  await expect(t('error-webhooks.standardWebhooksSecret')).toHaveCount(0);
+  await t('wh-sw-toggle').click();
+  await expect(t('wh-sw-secret')).toHaveAttribute('type', 'password');
+  const swSecret = await t('wh-sw-secret').inputValue();
+
+  await t('wh-save').click();
+  await expect(t('toast-info').filter({ hasText: 'Webhooks settings saved' })).toBeVisible();
+  expect((await shop()).webhooks).toEqual({
+    enabled: true,
+    mode: 'both',
+    urls: [{ url: `${receivers.ok.url}/classic`, headers: {} }],
+    sharedSecret: SECRET,
+    mappings: [
+      {
+        name: 'orders',
+        trigger: { type: { equals: 'track' }, event: { contains: 'Order' } },
+        url: `${receivers.ok.url}/actions`,
+        method: 'PUT',
+        headers: { 'X-Team': 'growth' },
+        data: { total: { '@path': '$.properties.total' }, who: { '@template': '{{userId}}' } },
+        batchSize: 2,
+      },
+    ],
+    standardWebhooksSecret: swSecret,
+  });
+
+  // Kept across a reload, and the form does not read as changed.
+  await page.reload();
+  await t('nav-destinations').click();
+  await t('source-item').filter({ hasText: 'shop' }).click();
+  await expect(t('wh-mode')).toHaveValue('both');
+  await expect(t('am-name-0')).toHaveValue('orders');
+  await expect(t('am-method-0')).toHaveValue('PUT');
+  await expect(t('am-event-0-op')).toHaveValue('contains');
+  await expect(t('am-event-0')).toHaveValue('Order');
+  await expect(t('am-batch-0')).toBeChecked();
+  await expect(t('am-batch-size-0')).toHaveValue('2');
+  await expect(t('am-headers-0-name-0')).toHaveValue('X-Team');
+  await expect(t('am-data-0')).toContainText('"@path": "$.properties.total"');
+  await expect(t('wh-sw-secret')).toHaveValue(swSecret);
+  await expect(t('webhooks-form')).not.toContainText('unsaved changes');
+
+  // The engine refuses a second mapping's URL and a bad batch size: each message on its own field.
+  await t('wh-add-mapping').click();
+  await expect(t('am-name-1')).toHaveValue('mapping 2');
+  await t('am-url-1').fill('ftp://not-http.example/x');
+  await t('am-batch-1').check();
+  await t('am-batch-size-1').fill('5000');
+  await t('wh-save').click();
+  await expect(t('error-webhooks.mappings[1].url')).toContainText('must be an absolute http: or https: URL');
+  await expect(t('error-webhooks.mappings[1].batchSize')).toContainText('at most 4000');
+  await expect(t('error-webhooks.mappings[0].url')).toHaveCount(0);
+  // A data text that is not JSON is held back before it is sent.
+  await fillEditor(page, 'am-data-1', '{"a": ');
+  await t('wh-save').click();
+  await expect(t('error-webhooks.mappings[1].data')).toContainText('not JSON');
+  // A directive the engine does not know is named under the data field.
+  await fillEditor(page, 'am-data-1', '{"a": {"@literal": 1}}');
+  await t('wh-save').click();
+  await expect(t('error-webhooks.mappings[1].data')).toContainText('unsupported directive "@literal"');
+  // Switching sources with unsaved changes asks first (dismissed: the draft stays).
+  page.once('dialog', (d) => void d.dismiss());
+  await t('source-item').filter({ hasText: 'other' }).click();
+  await expect(t('source-panel').locator('h2')).toHaveText('shop');
+  await expect(t('am-name-1')).toHaveValue('mapping 2');
+  await t('am-remove-1').click();
+  await expect(t('am-name-1')).toHaveCount(0);
+  await expect(t('webhooks-form')).not.toContainText('unsaved changes');
+  expect(((await shop()).webhooks.mappings as unknown[]).length).toBe(1);
+});
+
+test('compose: the Classic and the Actions request side by side, with what each signature covers', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await useSourceInCompose(page, 'shop');
+  await page.getByTestId('template-select').selectOption('order-completed');
+  await page.getByTestId('field-userId').fill('actions_user');
+  await page.getByTestId('field-event').fill('Order Completed');
+  const t = (id: string) => page.getByTestId(id);
+
+  const classic = t('preview-classic');
+  const actions = t('preview-actions');
+  await expect(classic).toHaveCount(1);
+  await expect(actions).toHaveCount(1);
+  await expect(actions).toHaveAttribute('data-mapping', 'orders');
+  // Side by side: the same row, Classic on the left.
+  const [cb, ab] = [await classic.boundingBox(), await actions.boundingBox()];
+  expect(ab!.x).toBeGreaterThan(cb!.x + cb!.width - 1);
+  expect(Math.abs(ab!.y - cb!.y)).toBeLessThan(4);
+
+  await expect(t('preview-webhook')).toContainText(`Classic: POST → ${receivers.ok.url}/classic`);
+  await expect(t('preview-signature-note')).toContainText('X-Signature = HMAC-SHA1(shared secret, the body bytes');
+  await expect(t('preview-actions-0')).toContainText(`Actions · orders: PUT → ${receivers.ok.url}/actions`);
+  await expect(t('preview-actions-0')).toContainText('x-team: growth');
+  await expect(t('preview-actions-0')).toContainText('user-agent: Segment (Actions)');
+  await expect(t('preview-actions-0')).toContainText('"who": "actions_user"');
+  await expect(t('preview-actions-batch-0')).toContainText('the body is a JSON array, shown here with this one call');
+  await expect(t('preview-actions-note-0')).toContainText('of the FIRST event only, not the array body');
+  await expect(t('preview-actions-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL");
+  // The signature shown is the HMAC of the first event's data, not of the array body.
+  const signed = (await t('preview-actions-signed-0').textContent())!;
+  expect(JSON.parse(signed)).toMatchObject({ who: 'actions_user' });
+  const expected = createHmac('sha1', SECRET).update(signed, 'utf8').digest('hex');
+  await expect(t('preview-actions-signature-0')).toHaveText(`X-Signature ${expected}`);
+  await expect(t('preview-actions-0')).toContainText(`x-signature: ${expected}`);
+  // Standard Webhooks headers on both, with an example id and timestamp, said so.
+  await expect(t('preview-webhook')).toContainText(/webhook-signature: v1,[A-Za-z0-9+/=]+/);
+  await expect(t('preview-actions-0')).toContainText(/webhook-id: msg_[A-Za-z0-9]{24}/);
+  await expect(t('preview-sw-note')).toContainText('are examples');
+
+  // A page call does not match "orders": only the Classic request, and why.
+  await t('type-page').click();
+  await expect(t('preview-actions')).toHaveCount(0);
+  await expect(t('preview-skipped')).toContainText('orders (type = "track" and event contains "Order")');
+  await expect(t('preview-classic')).toHaveCount(1);
+});
