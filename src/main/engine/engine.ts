@@ -56,6 +56,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       (stored) => {
         if (stored.calls.length) events.emit({ type: 'calls.stored', calls: stored.calls });
         dispatcher.enqueue(stored.deliveries);
+        dispatcher.batcher.queued(stored.batched);
       },
       faults,
     );

@@ -65,7 +65,7 @@ export function buildActionsRequest(mapping: ActionsMapping, calls: readonly Nor
 }
 
 /** Segment's headers then the mapping's (validation refuses reserved names; skipped here too). */
-function actionsHeaders(own: Record<string, string>, hasBody: boolean): Record<string, string> {
+export function actionsHeaders(own: Record<string, string>, hasBody: boolean): Record<string, string> {
   const out: Record<string, string> = { 'user-agent': ACTIONS_USER_AGENT };
   if (hasBody) out['content-type'] = 'application/json';
   for (const name of Object.keys(own)) {

@@ -1,13 +1,19 @@
-import type { NormalizedCall, Settings, WebhookSettings } from '../../../shared/types';
+import { randomBytes } from 'node:crypto';
+import type { ActionsMapping, NormalizedCall, Settings, WebhookSettings } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
-import type { NewDelivery } from '../store/delivery.types';
-import type { DeliveryPlanner } from '../store/arrivals';
+import type { NewActionsDelivery, NewDelivery } from '../store/delivery.types';
+import type { ActionsPlan, DeliveryPlanner, SourcePlan } from '../store/arrivals';
 import { userAgentOf } from '../../../shared/webhook-request';
+import { ACTIONS_USER_AGENT, actionsHeaders, buildActionsRequest } from '../../../shared/actions/request';
+import { resolveData } from '../../../shared/actions/data-mapping';
+import { matchesTrigger } from '../../../shared/actions/trigger';
+import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
+import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { signBody } from './sign';
 
-/** What a delivery is sent to and signed with: a source's Webhooks URLs and shared secret. */
-export type DeliveryTarget = Pick<WebhookSettings, 'urls' | 'sharedSecret'>;
+/** What a delivery is sent to and signed with: a source's Webhooks URLs and secrets. */
+export type DeliveryTarget = Pick<WebhookSettings, 'urls' | 'sharedSecret' | 'standardWebhooksSecret'>;
 
 /**
  * The delivery of a call to these URLs; null when there are none. The body is serialized, and the
@@ -18,18 +24,98 @@ export type DeliveryTarget = Pick<WebhookSettings, 'urls' | 'sharedSecret'>;
 export function planDelivery(call: NormalizedCall, target: DeliveryTarget, settings: Settings): NewDelivery | null {
   if (target.urls.length === 0) return null;
   const body = Buffer.from(JSON.stringify(buildWebhookBody(call, settings.payloadFormat, settings.aliasKeys)));
-  return { urls: target.urls, body, userAgent: userAgentOf(settings.userAgentProduct), signature: target.sharedSecret ? signBody(target.sharedSecret, body) : null };
+  return {
+    urls: target.urls,
+    body,
+    userAgent: userAgentOf(settings.userAgentProduct),
+    signature: target.sharedSecret ? signBody(target.sharedSecret, body) : null,
+    standardWebhooks: standardWebhooksOf(target),
+  };
+}
+
+/**
+ * Standard Webhooks of a new delivery: its webhook-id, fixed now (receivers deduplicate on it), and
+ * the secret each attempt signs with, frozen like X-Signature; null when the source has none.
+ */
+export function standardWebhooksOf(target: Pick<WebhookSettings, 'standardWebhooksSecret'>): NewDelivery['standardWebhooks'] {
+  const secret = target.standardWebhooksSecret;
+  return secret ? { id: `msg_${randomBytes(18).toString('base64url')}`, secret } : null;
+}
+
+/**
+ * An Actions mapping's delivery of a body already built (one call's data, or a batch's array):
+ * one URL with Segment's and the mapping's headers (lowercased, as they reach a receiver), the
+ * mapping's method, Actions' timeout, and X-Signature over `signedText` (the first item's data, as
+ * Segment signs a batch: shared/actions/request.ts), frozen with the source's shared secret.
+ */
+export function actionsDelivery(
+  mapping: ActionsMapping,
+  body: string,
+  signedText: string | null,
+  target: Pick<WebhookSettings, 'sharedSecret' | 'standardWebhooksSecret'>,
+  callIds: number[],
+): NewActionsDelivery {
+  return {
+    urls: [{ url: mapping.url, headers: actionsHeaders(mapping.headers, body !== '') }],
+    body: Buffer.from(body),
+    userAgent: ACTIONS_USER_AGENT,
+    signature: signedText !== null && target.sharedSecret ? signBody(target.sharedSecret, signedText) : null,
+    standardWebhooks: standardWebhooksOf(target),
+    mapping: mapping.name,
+    method: mapping.method,
+    timeoutMs: ACTIONS_TIMEOUT_MS,
+    callIds,
+  };
+}
+
+/** A batch item's stored data: '' when the call's data resolved to nothing (the array holds null, and a first item so signs nothing). */
+export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): string {
+  const data = resolveData(mapping.data, call);
+  return data === undefined ? '' : JSON.stringify(data);
+}
+
+/** A batch's body and signed text from its items' stored data, in queue order (as buildActionsRequest would make them). */
+export function batchRequest(items: readonly { data: string }[]): { body: string; signedText: string | null } {
+  return { body: `[${items.map((i) => i.data || 'null').join(',')}]`, signedText: items[0].data === '' ? null : items[0].data };
+}
+
+/**
+ * A call's Actions part: for each mapping whose trigger matches it, a delivery of its own, or an
+ * item queued in the mapping's batch. callIds of the deliveries are filled in by the store.
+ */
+export function planActions(call: NormalizedCall, mappings: readonly ActionsMapping[], target: DeliveryTarget): ActionsPlan | null {
+  let plan: ActionsPlan | null = null;
+  for (const m of mappings) {
+    if (!matchesTrigger(call, m.trigger)) continue;
+    plan ??= { deliveries: [], items: [] };
+    if (m.batchSize !== undefined) {
+      plan.items.push({ mapping: m, data: batchItemData(m, call) });
+    } else {
+      const req = buildActionsRequest(m, [call]);
+      plan.deliveries.push(actionsDelivery(m, req.body, req.signedText, target, []));
+    }
+  }
+  return plan;
 }
 
 /**
  * The rule for calls as they arrive (the store asks it: arrivals.ts): a source forwards when its
- * Webhooks destination is on and has a URL, and a call goes unless its `integrations` turn Webhooks off.
+ * Webhooks destination is on and has a URL (Classic) or a mapping (Actions), as its mode says; a
+ * call goes unless its `integrations` turn Webhooks off, in either mode. A Classic-only source gets
+ * the same one closure per request as before Actions.
  */
 export function arrivalPlanner(settings: () => Settings): DeliveryPlanner {
   return (source) => {
     const wh = source.webhooks;
-    if (!wh.enabled || wh.urls.length === 0) return null;
+    if (!wh.enabled) return null;
+    const classic = sendsClassic(wh) && wh.urls.length > 0;
+    const mappings = sendsActions(wh) ? webhookMappings(wh) : [];
+    if (!classic && mappings.length === 0) return null;
     const s = settings();
-    return (call) => (routesToWebhooks(call.integrations) ? planDelivery(call, wh, s) : null);
+    const plan: SourcePlan = {
+      classic: classic ? (call) => (routesToWebhooks(call.integrations) ? planDelivery(call, wh, s) : null) : null,
+      actions: mappings.length > 0 ? (call) => (routesToWebhooks(call.integrations) ? planActions(call, mappings, wh) : null) : null,
+    };
+    return plan;
   };
 }

@@ -5,6 +5,7 @@ import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } fro
 import type { HttpSender } from './http-sender';
 import { afterRound, sendRound } from './round';
 import { ManualRounds, type GoingOut } from './manual-rounds';
+import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 
@@ -43,6 +44,8 @@ export class Dispatcher {
   private readonly concurrency: number;
   /** Replays and bulk retries: rounds a user asked for, beside the schedule. */
   private readonly manual: ManualRounds;
+  /** Batched Actions mappings: calls waiting for their batch (actions-batcher.ts). */
+  readonly batcher: ActionsBatcher;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.concurrency = deps.concurrency ?? 256;
@@ -50,6 +53,14 @@ export class Dispatcher {
       goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
       commit: (d, update, attempts, out) => this.commit(d, update, attempts, out),
       settled: () => this.wakeIdle(),
+    });
+    this.batcher = new ActionsBatcher({
+      store: deps.store,
+      now: deps.now,
+      enqueue: (d) => this.enqueue(d),
+      touched: (callIds) => {
+        for (const id of callIds) deps.onAttempts(id, []);
+      },
     });
   }
 
@@ -59,6 +70,8 @@ export class Dispatcher {
     const resume = this.deps.store.deliveries.unfinished();
     this.enqueue(resume.filter((d) => d.state !== 'retrying' || (d.nextAttemptAt ?? 0) <= now));
     this.armFromStore();
+    // Batches left waiting when the process stopped go out now.
+    void this.batcher.start().catch(() => undefined);
   }
 
   /**
@@ -70,7 +83,8 @@ export class Dispatcher {
     const { store } = this.deps;
     const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason)));
     for (const c of canceled) this.deps.onAttempts(c.callId, []);
-    return canceled.length;
+    // Calls waiting in its Actions batches: canceled as well (each batch shows as a canceled delivery).
+    return canceled.length + (await this.batcher.cancelSource(sourceId, reason));
   }
 
   /**
@@ -141,6 +155,7 @@ export class Dispatcher {
   async stop(graceMs = 2000): Promise<void> {
     this.stopped = true;
     this.disarm();
+    this.batcher.stop();
     this.waiting.length = 0;
     this.manual.stop();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);

@@ -1,8 +1,11 @@
-import type { CallStatus, CallSummary, NormalizedCall, Source } from '../../../shared/types';
+import type { ActionsMapping, CallStatus, CallSummary, NormalizedCall, Source } from '../../../shared/types';
 import { completeCall, type CallHead, type Envelope } from '../../../shared/normalize';
 import type { CallsRepo, NewCall } from './calls.repo';
 import type { DeliveriesRepo } from './deliveries.repo';
-import type { ActiveDelivery, NewDelivery } from './delivery.types';
+import type { ActiveDelivery, NewActionsDelivery, NewDelivery } from './delivery.types';
+import type { ActionsLedger } from './actions-ledger';
+import { deliveryPart, waitingPart } from './actions-outcomes';
+import { withActions, type ActionsPart } from './call-summary';
 import type { RequestInfo, RequestsRepo } from './requests.repo';
 import type { WriteQueue } from './write-queue';
 import { callSummary } from './call-summary';
@@ -48,6 +51,8 @@ export interface StoredResult {
   calls: CallSummary[];
   /** The deliveries created, for the dispatcher to start once the job has committed. */
   deliveries: ActiveDelivery[];
+  /** Actions batches that items were queued in (at most one entry per batch), for the batcher to check. */
+  batched: { sourceId: string; mapping: string }[];
 }
 
 /**
@@ -56,13 +61,28 @@ export interface StoredResult {
  * planned. Asked once per request: null when the source forwards nothing (most received calls, which
  * then never need their full record), else the plan of each call (null for one not forwarded).
  */
-export type DeliveryPlanner = (source: Source) => ((call: NormalizedCall) => NewDelivery | null) | null;
+export type DeliveryPlanner = (source: Source) => SourcePlan | null;
+
+/** How one source's calls are forwarded; each part null when the source does not send it (its mode). */
+export interface SourcePlan {
+  /** The Classic delivery of a call; null for one not forwarded. */
+  classic: ((call: NormalizedCall) => NewDelivery | null) | null;
+  /** The Actions deliveries and batch items of a call; null when no mapping takes it. */
+  actions: ((call: NormalizedCall) => ActionsPlan | null) | null;
+}
+
+/** A call's Actions requests: its own deliveries (callIds filled in here) and items for batched mappings. */
+export interface ActionsPlan {
+  deliveries: NewActionsDelivery[];
+  items: { mapping: ActionsMapping; data: string }[];
+}
 
 export interface LedgerTables {
   writes: WriteQueue;
   requests: RequestsRepo;
   calls: CallsRepo;
   deliveries: DeliveriesRepo;
+  actions: ActionsLedger;
 }
 
 /**
@@ -73,7 +93,7 @@ export interface LedgerTables {
 export async function recordArrivals(t: LedgerTables, arrivals: Arrival[], planner: DeliveryPlanner): Promise<StoredResult> {
   try {
     return await t.writes.run(() => {
-      const result: StoredResult = { calls: [], deliveries: [] };
+      const result: StoredResult = { calls: [], deliveries: [], batched: [] };
       for (const a of arrivals) record(t, a, planner, result);
       return result;
     });
@@ -116,7 +136,7 @@ function storeOne(
   dropReason: string | null,
   source: Source | undefined,
   receivedAt: number,
-  plan: ((call: NormalizedCall) => NewDelivery | null) | null,
+  plan: SourcePlan | null,
   result: StoredResult,
 ): void {
   const h = p.head;
@@ -144,19 +164,44 @@ function storeOne(
   };
   const callId = t.calls.insert(row);
   let delivery: ActiveDelivery | null = null;
+  let actions: ActionsPart[] | null = null;
   // Most received calls are not forwarded (plan is null): those never need their full record.
   if (accepted && plan) {
     const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
-    const planned = plan(n);
+    const planned = plan.classic && plan.classic(n);
     if (planned) {
       delivery = newActive(t.deliveries.insert(callId, source.id, n.type, planned), callId, source.id, n, planned);
       result.deliveries.push(delivery);
     }
+    const a = plan.actions && plan.actions(n);
+    if (a) actions = storeActions(t, a, callId, source.id, n, receivedAt, result);
   }
-  result.calls.push(callSummary(callId, row, source?.name ?? null, delivery, undefined));
+  const summary = callSummary(callId, row, source?.name ?? null, delivery, undefined);
+  result.calls.push(actions ? withActions(summary, actions) : summary);
 }
 
-function newActive(id: number, callId: number, sourceId: string, n: NormalizedCall, { urls, body, userAgent, signature }: NewDelivery): ActiveDelivery {
+/** A call's Actions deliveries and batch items, written with it; returns the parts its summary shows. */
+function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId: string, n: NormalizedCall, at: number, result: StoredResult): ActionsPart[] {
+  const parts: ActionsPart[] = [];
+  for (const planned of a.deliveries) {
+    planned.callIds = [callId];
+    const d = newActive(t.deliveries.insertActions(sourceId, n.type, planned), callId, sourceId, n, planned);
+    result.deliveries.push(d);
+    parts.push(deliveryPart({ ...d, mapping: planned.mapping, item: 0, urlStates: null }, undefined));
+  }
+  for (const item of a.items) {
+    const name = item.mapping.name;
+    t.actions.queue(sourceId, callId, { mapping: name, data: item.data }, at);
+    if (!result.batched.some((b) => b.sourceId === sourceId && b.mapping === name)) result.batched.push({ sourceId, mapping: name });
+    parts.push(waitingPart(name, item.mapping, t.actions.group(sourceId, name)?.count ?? 1));
+  }
+  return parts;
+}
+
+/** A delivery just written, as the dispatcher runs it. */
+export function newActive(id: number, callId: number, sourceId: string, n: Pick<NormalizedCall, 'type'>, plan: NewDelivery | NewActionsDelivery): ActiveDelivery {
+  const { urls, body, userAgent, signature } = plan;
+  const actions = 'mapping' in plan;
   return {
     id,
     callId,
@@ -173,10 +218,12 @@ function newActive(id: number, callId: number, sourceId: string, n: NormalizedCa
     body,
     urlStates: urls.map(() => ['pending', null, 0]),
     frozen: { userAgent, signature },
-    kind: 'classic',
-    method: 'POST',
-    timeoutMs: null,
-    standardWebhooks: null,
+    kind: actions ? 'actions' : 'classic',
+    method: actions ? plan.method : 'POST',
+    timeoutMs: actions ? plan.timeoutMs : null,
+    standardWebhooks: plan.standardWebhooks,
+    mapping: actions ? plan.mapping : null,
+    itemCount: actions ? plan.callIds.length : 1,
   };
 }
 

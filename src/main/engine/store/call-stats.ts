@@ -33,7 +33,7 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
                    WHEN d.id IS NULL THEN 'not_forwarded'
                    WHEN d.state IN ('pending', 'retrying') AND d.id IN (SELECT value FROM json_each(?)) THEN 'in_flight'
                    ELSE d.state END AS outcome, COUNT(*) AS n
-       FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id ${filter} GROUP BY outcome`,
+       FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic' ${filter} GROUP BY outcome`,
     )
     .all(JSON.stringify(inFlightIds), ...args) as { outcome: string; n: number }[];
   const reasons = db

@@ -1,4 +1,4 @@
-import type { CallStatus, CallSummary, DeliveryState, WebhookUrl } from '../../../shared/types';
+import type { CallStatus, CallSummary, DeliveryState, UrlOutcome, WebhookUrl } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { hasUrlOut, urlOutcomes, type InFlightRound, type StoredUrlState } from './url-states';
 
@@ -120,4 +120,54 @@ export function summaryOfRow(r: SummaryRow, sourceId: string | null, sourceName:
           lastDurationMs: r.d_latency,
         };
   return callSummary(r.id, call, sourceName, delivery, rounds);
+}
+
+/** One Actions request a call is part of (a delivery, or its place in a batch still waiting), for its summary. */
+export interface ActionsPart {
+  /** null while waiting in its batch. */
+  deliveryId: number | null;
+  /** The delivery's state ('pending' while waiting), in flight when a round is out. */
+  state: DeliveryState;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  /** Its `urls` entry, with `via`. */
+  outcome: UrlOutcome;
+}
+
+// Worst first: the state an Actions-only call shows is the first of these any of its parts has
+// (notes/actions-design.md: any in flight > retrying > pending; then failed, expired, canceled as the
+// worst; delivered only when all are).
+const COMBINED_ORDER: DeliveryState[] = ['in_flight', 'retrying', 'pending', 'failed', 'expired', 'canceled', 'delivered'];
+
+/** The combined state of a call's Actions parts. */
+export function combinedState(parts: readonly ActionsPart[]): DeliveryState {
+  let best = COMBINED_ORDER.length - 1;
+  for (const p of parts) {
+    const k = COMBINED_ORDER.indexOf(p.state);
+    if (k >= 0 && k < best) best = k;
+  }
+  return COMBINED_ORDER[best];
+}
+
+/**
+ * A summary with its call's Actions parts: their outcomes after the Classic URLs; for a call with no
+ * Classic delivery, its delivery state, id, attempts and next attempt are the Actions parts' combined.
+ */
+export function withActions(s: CallSummary, parts: readonly ActionsPart[]): CallSummary {
+  if (parts.length === 0) return s;
+  for (const p of parts) s.urls.push(p.outcome);
+  if (s.deliveryId === null && s.status === 'accepted') {
+    const state = combinedState(parts);
+    s.deliveryState = state;
+    s.deliveryId = parts.find((p) => p.deliveryId !== null)?.deliveryId ?? null;
+    let attempts = 0;
+    let next: number | null = null;
+    for (const p of parts) {
+      attempts += p.attemptCount;
+      if (p.state === 'retrying' && p.nextAttemptAt !== null && (next === null || p.nextAttemptAt < next)) next = p.nextAttemptAt;
+    }
+    s.attemptCount = attempts;
+    s.nextAttemptAt = state === 'retrying' && next !== null ? formatTimestamp(next) : null;
+  }
+  return s;
 }

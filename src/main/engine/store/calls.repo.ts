@@ -9,6 +9,13 @@ import { bodyMatchIds } from './body-search';
 import { URL_STATE_BITS, type InFlight } from './url-states';
 import { SUMMARY_COLUMNS, summaryOfRow, type SummaryRow } from './call-summary';
 import { storedCall, type CallRow } from './call-record';
+import { withActions } from './call-summary';
+import type { ActionsLedger } from './actions-ledger';
+import type { ActionsOutcomes } from './actions-outcomes';
+import { NOT_IN_ACTIONS, actionsStatusClause, actionsUrlStateClause } from './actions-filter';
+
+/** A call's Classic delivery, one row at most (its Actions deliveries are read apart: actions-outcomes.ts). */
+const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'";
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
@@ -63,6 +70,8 @@ export class CallsRepo {
   private readonly delAttempts;
   private readonly delDeliveries;
   private readonly delCalls;
+  private readonly delLinks;
+  private readonly delItems;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
 
@@ -72,6 +81,7 @@ export class CallsRepo {
     private readonly requests: RequestsRepo,
     private readonly sourceKeys: SourceKeys,
     private readonly inFlight: InFlight,
+    private readonly actions: { ledger: ActionsLedger; outcomes: ActionsOutcomes },
   ) {
     // Every call is stamped with the normalize rules it arrived under (call-record.ts reads it back by
     // them), as a constant of the statement: nothing to bind per call.
@@ -89,6 +99,10 @@ export class CallsRepo {
       'DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))',
     );
     this.delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
+    // An Actions delivery goes with its first call (its row's call_id); its other members lose their link.
+    this.delLinks = db.prepare(`DELETE FROM delivery_calls WHERE call_id IN (SELECT value FROM json_each(?1))
+      OR delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?1)))`);
+    this.delItems = db.prepare('DELETE FROM actions_batch_items WHERE call_id IN (SELECT value FROM json_each(?))');
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
@@ -131,6 +145,10 @@ export class CallsRepo {
   remove(ids: number[]): number {
     const list = JSON.stringify(ids);
     this.delAttempts.run(list);
+    if (this.actions.ledger.seen()) {
+      this.delLinks.run(list);
+      this.delItems.run(list);
+    }
     this.delDeliveries.run(list);
     const removed = this.delCalls.run(list).changes;
     if (this.total !== null) this.total -= removed;
@@ -151,7 +169,7 @@ export class CallsRepo {
 
   list(f: CallFilter): Page<CallSummary> {
     const { where, filter, args } = this.where(f);
-    const from = 'FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id';
+    const from = `FROM calls c ${CLASSIC_JOIN}`;
     // A search reads every row however many match: one pass for the total and the page together,
     // instead of a COUNT(*) pass and a page query that scans the whole table when little matches.
     if (searchTerm(f.q)) {
@@ -172,7 +190,7 @@ export class CallsRepo {
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} ${from} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
       .all(...args, ...(f.before ? [f.before] : []), f.limit) as SummaryRow[];
-    const items = rows.map((r) => this.toSummary(r));
+    const items = this.addActions(rows.map((r) => this.toSummary(r)));
     return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
   }
 
@@ -181,7 +199,7 @@ export class CallsRepo {
     const { filter, args } = this.where(f);
     const pageWhere = f.before ? `${filter ? `${filter} AND` : 'WHERE'} c.id < ?` : filter;
     return this.db
-      .prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
+      .prepare(`SELECT c.id FROM calls c ${CLASSIC_JOIN} ${pageWhere} ORDER BY c.id DESC LIMIT ?`)
       .pluck()
       .all(...args, ...(f.before ? [f.before] : []), f.limit) as number[];
   }
@@ -197,17 +215,28 @@ export class CallsRepo {
     if (f.sourceId) add('c.source_key = ?', this.sourceKeys.find(f.sourceId) ?? -1);
     if (f.type) add('c.type = ?', f.type);
     if (f.userId) add('c.user_id = ?', f.userId);
+    // Calls with Actions parts match by them too (actions-filter.ts), once the store has had any.
+    const actions = this.actions.ledger.seen();
+    // An Actions alternative ORed with the Classic clause.
+    const either = (clause: string, values: unknown[], alt: { sql: string; args: unknown[] } | null) =>
+      alt ? add(`((${clause}) OR ${alt.sql})`, ...values, ...alt.args) : add(clause, ...values);
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
-    else if (f.status === 'not_forwarded') where.push("c.status = 'accepted' AND d.id IS NULL");
+    else if (f.status === 'not_forwarded') where.push(`c.status = 'accepted' AND d.id IS NULL${actions ? ` AND ${NOT_IN_ACTIONS}` : ''}`);
     // What is in flight lives in memory (store.inFlight): those deliveries' ids go in as one parameter.
-    else if (f.status === 'in_flight') add("(d.state = 'in_flight' OR d.id IN (SELECT value FROM json_each(?)))", this.inFlightIds());
-    else if (f.status === 'pending') add("d.state = 'pending' AND d.id NOT IN (SELECT value FROM json_each(?))", this.inFlightIds());
-    else if (f.status) add('d.state = ?', f.status);
-    if (f.urlState === 'in_flight') add('d.id IN (SELECT value FROM json_each(?))', this.inFlightIds());
-    else if (f.urlState) {
-      // A URL stored as pending or retrying that is being sent now shows in flight instead.
-      const out = f.urlState === 'pending' || f.urlState === 'retrying';
-      add(`(d.url_mask & ?) != 0${out ? ' AND d.id NOT IN (SELECT value FROM json_each(?))' : ''}`, URL_STATE_BITS[f.urlState], ...(out ? [this.inFlightIds()] : []));
+    else if (f.status) {
+      const alt = actions ? actionsStatusClause(f.status, this.inFlightIds()) : null;
+      if (f.status === 'in_flight') either("d.state = 'in_flight' OR d.id IN (SELECT value FROM json_each(?))", [this.inFlightIds()], alt);
+      else if (f.status === 'pending') either("d.state = 'pending' AND d.id NOT IN (SELECT value FROM json_each(?))", [this.inFlightIds()], alt);
+      else either('d.state = ?', [f.status], alt);
+    }
+    if (f.urlState) {
+      const alt = actions ? actionsUrlStateClause(f.urlState, this.inFlightIds()) : null;
+      if (f.urlState === 'in_flight') either('d.id IN (SELECT value FROM json_each(?))', [this.inFlightIds()], alt);
+      else {
+        // A URL stored as pending or retrying that is being sent now shows in flight instead.
+        const out = f.urlState === 'pending' || f.urlState === 'retrying';
+        either(`(d.url_mask & ?) != 0${out ? ' AND d.id NOT IN (SELECT value FROM json_each(?))' : ''}`, [URL_STATE_BITS[f.urlState], ...(out ? [this.inFlightIds()] : [])], alt);
+      }
     }
     const term = searchTerm(f.q);
     // One instr() per row over the stored searchText (see migration 8 for what else was measured).
@@ -227,11 +256,23 @@ export class CallsRepo {
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const rows = this.db
-        .prepare(`SELECT ${SUMMARY_COLUMNS} FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id WHERE c.id IN (${chunk.map(() => '?').join(',')})`)
+        .prepare(`SELECT ${SUMMARY_COLUMNS} FROM calls c ${CLASSIC_JOIN} WHERE c.id IN (${chunk.map(() => '?').join(',')})`)
         .all(...chunk) as SummaryRow[];
       for (const r of rows) out.push(this.toSummary(r));
     }
-    return out;
+    return this.addActions(out);
+  }
+
+  /** The Actions parts of these calls (one query), once the store has had any. */
+  private addActions(items: CallSummary[]): CallSummary[] {
+    if (!this.actions.ledger.seen() || items.length === 0) return items;
+    const parts = this.actions.outcomes.of(items.map((s) => s.id));
+    if (parts.size === 0) return items;
+    for (const s of items) {
+      const p = parts.get(s.id);
+      if (p) withActions(s, p);
+    }
+    return items;
   }
 
   private toSummary(r: SummaryRow): CallSummary {

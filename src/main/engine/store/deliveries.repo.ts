@@ -1,7 +1,8 @@
 import type { Attempt, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
 import type { Db } from './database';
 import { canceledUrlStates, decodeUrlStates, urlMask } from './url-states';
-import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt, NewDelivery } from './delivery.types';
+import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewDelivery } from './delivery.types';
+import type { ActionsLedger } from './actions-ledger';
 import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
 import { INSERT_ATTEMPT_SQL, attemptOfRow, attemptParams, type AttemptRow } from './attempt-rows';
 
@@ -16,11 +17,25 @@ export class DeliveriesRepo {
   private readonly dueStmt;
   private readonly attemptTimesStmt;
   private readonly attemptsByIdStmt;
+  private readonly insertActionsStmt;
+  private readonly linkStmt;
+  private readonly actionsOfCallStmt;
+  private readonly membersStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly actions: ActionsLedger,
+  ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_secret) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.insertActionsStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
+      sw_id, sw_secret, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, 'pending', ?, '[0]', ?, ?, ?, ?, ?, 'actions', ?, ?, ?, ?)`);
+    this.linkStmt = db.prepare('INSERT INTO delivery_calls (delivery_id, call_id, item) VALUES (?, ?, ?)');
+    this.actionsOfCallStmt = db.prepare(
+      'SELECT d.* FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id WHERE dc.call_id = ? ORDER BY d.id',
+    );
+    this.membersStmt = db.prepare('SELECT call_id FROM delivery_calls WHERE delivery_id = ? ORDER BY item').pluck();
     this.updateStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, round = @round,
       attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
       sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
@@ -29,7 +44,7 @@ export class DeliveriesRepo {
     // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
     this.stateStmt = db.prepare("UPDATE deliveries SET state = ? WHERE id = ? AND state != 'canceled'");
     this.attemptStmt = db.prepare(INSERT_ATTEMPT_SQL);
-    this.byCallStmt = db.prepare('SELECT * FROM deliveries WHERE call_id = ?');
+    this.byCallStmt = db.prepare("SELECT * FROM deliveries WHERE call_id = ? AND kind = 'classic'");
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
     this.dueStmt = db.prepare("SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?");
@@ -40,9 +55,31 @@ export class DeliveriesRepo {
       JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
+  /** A call's Classic delivery. */
   insert(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): number {
     const pending = JSON.stringify(plan.urls.map((_, i) => i));
-    return Number(this.insertStmt.run(callId, sourceId, type, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature).lastInsertRowid);
+    const sw = plan.standardWebhooks;
+    return Number(
+      this.insertStmt.run(callId, sourceId, type, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.secret)
+        .lastInsertRowid,
+    );
+  }
+
+  /** An Actions delivery with the calls it carries (delivery_calls); its row's call_id is the first. Inside a write job. */
+  insertActions(sourceId: string, type: OutboundType, plan: NewActionsDelivery): number {
+    const sw = plan.standardWebhooks;
+    const id = Number(
+      this.insertActionsStmt.run(plan.callIds[0], sourceId, type, JSON.stringify(plan.urls), plan.body, plan.userAgent, plan.signature, sw && sw.id,
+        sw && sw.secret, plan.mapping, plan.method, plan.timeoutMs, plan.callIds.length).lastInsertRowid,
+    );
+    for (let i = 0; i < plan.callIds.length; i++) this.linkStmt.run(id, plan.callIds[i], i);
+    this.actions.noteActions();
+    return id;
+  }
+
+  /** The Actions deliveries carrying this call, oldest first. */
+  actionsForCall(callId: number): ActiveDelivery[] {
+    return (this.actionsOfCallStmt.all(callId) as DeliveryRow[]).map(toActive);
   }
 
   /** False when the delivery is gone (its call purged while an attempt was out). */
@@ -79,6 +116,11 @@ export class DeliveriesRepo {
         .all(maxCallId, limit) as CancelRow[],
       reason,
     );
+  }
+
+  /** Ends one delivery as canceled (an Actions batch made of items canceled while they waited). */
+  cancelOne(id: number, reason: string): void {
+    this.cancel(this.db.prepare('SELECT id, call_id, urls, url_states FROM deliveries WHERE id = ?').all(id) as CancelRow[], reason);
   }
 
   private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
@@ -149,12 +191,21 @@ export class DeliveriesRepo {
     return out;
   }
 
+  /**
+   * The call's Classic delivery, then every Actions delivery carrying it (a batch with its members in
+   * order). Actions deliveries are looked for only once the store has had any (ActionsLedger).
+   */
   forCall(callId: number): (Delivery & { attempts: Attempt[] })[] {
-    const row = this.byCallStmt.get(callId) as DeliveryRow | undefined;
-    if (!row) return [];
-    const body = row.body.toString('utf8');
-    const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, body));
-    return [{ ...toDelivery(row, body), attempts }];
+    const rows: DeliveryRow[] = [];
+    const classic = this.byCallStmt.get(callId) as DeliveryRow | undefined;
+    if (classic) rows.push(classic);
+    if (this.actions.seen()) rows.push(...(this.actionsOfCallStmt.all(callId) as DeliveryRow[]));
+    return rows.map((row) => {
+      const body = row.body.toString('utf8');
+      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, body));
+      const members = row.kind === 'actions' && row.item_count !== undefined && row.item_count > 1 ? (this.membersStmt.all(row.id) as number[]) : undefined;
+      return { ...toDelivery(row, body, members), attempts };
+    });
   }
 }
 

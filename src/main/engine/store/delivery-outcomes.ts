@@ -13,13 +13,13 @@ export class DeliveryOutcomes {
 
   constructor(db: Db) {
     this.nextId = db.prepare('SELECT COALESCE(MAX(id), 0) + 1 AS n FROM calls').pluck();
-    this.ofIds = db.prepare('SELECT call_id, state FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
+    this.ofIds = db.prepare("SELECT call_id, state FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)) AND kind = 'classic'");
     // The prefix is matched with LIKE; its own % and _ are escaped so they match only themselves.
     this.fromId = db.prepare(
-      "SELECT d.call_id AS id, d.state AS state FROM deliveries d JOIN calls c ON c.id = d.call_id WHERE d.call_id >= ? AND c.message_id LIKE ? ESCAPE '\\' ORDER BY d.call_id",
+      "SELECT d.call_id AS id, d.state AS state FROM deliveries d JOIN calls c ON c.id = d.call_id WHERE d.call_id >= ? AND d.kind = 'classic' AND c.message_id LIKE ? ESCAPE '\\' ORDER BY d.call_id",
     );
     this.deliveredFromId = db.prepare(`SELECT d.delivered_at - c.received_at AS ms FROM deliveries d JOIN calls c ON c.id = d.call_id
-      WHERE d.call_id >= ? AND d.delivered_at > ? AND d.delivered_at <= ? AND c.message_id LIKE ? ESCAPE '\\'`);
+      WHERE d.call_id >= ? AND d.kind = 'classic' AND d.delivered_at > ? AND d.delivered_at <= ? AND c.message_id LIKE ? ESCAPE '\\'`);
   }
 
   /** An id no stored call has yet; calls stored from now on get this id or a higher one. */

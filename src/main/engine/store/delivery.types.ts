@@ -48,6 +48,8 @@ export interface QueuedBatchItem {
   callId: number;
   data: string;
   queuedAt: number;
+  /** Its call's type (the first item's is the batch delivery's). */
+  callType: string;
 }
 
 /** What the dispatcher needs in memory to run a delivery's next round. */

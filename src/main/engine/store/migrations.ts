@@ -280,4 +280,74 @@ export const MIGRATIONS: string[] = [
      have been read back with until now; as the column's default that costs no rewrite of the table. */ `
   ALTER TABLE calls ADD COLUMN normalize_version INTEGER NOT NULL DEFAULT 1;
   `,
+  /* 11: Webhooks (Actions) deliveries (issue 17; notes/actions-design.md). A call now has its Classic
+     delivery and one per Actions mapping that took it, and a batch delivery carries many calls, so
+     deliveries is rebuilt without UNIQUE(call_id) (SQLite cannot drop a constraint in place). One
+     index takes the unique one's place: (call_id, kind, mapping), unique, so a call still has at most
+     one Classic delivery and at most one per mapping as the first call it carries, and the summary's
+     join on (call_id, kind = 'classic') still reads one index entry. New columns: kind ('classic' |
+     'actions'), mapping (its name; NULL for Classic), method, timeout_ms (NULL = the retry preset's),
+     sw_id and sw_secret (Standard Webhooks webhook-id and the secret each attempt signs with, frozen
+     at creation; NULL when the source had none), item_count (calls carried). delivery_calls lists the
+     calls an Actions delivery carries (item = position in a batch's array); actions_batch_items holds
+     calls waiting for their mapping's batch, written with the call. */ `
+  CREATE TABLE deliveries_v11 (
+    id INTEGER PRIMARY KEY,
+    call_id INTEGER NOT NULL,
+    source_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    state TEXT NOT NULL,
+    urls TEXT NOT NULL,
+    pending_urls TEXT NOT NULL,
+    round INTEGER NOT NULL DEFAULT 0,
+    attempt_count INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    next_sim_offset_ms INTEGER,
+    sim_elapsed_ms INTEGER NOT NULL DEFAULT 0,
+    first_attempt_at INTEGER,
+    last_attempt_at INTEGER,
+    last_duration_ms INTEGER,
+    delivered_at INTEGER,
+    last_error TEXT,
+    body BLOB NOT NULL,
+    url_states TEXT,
+    url_mask INTEGER NOT NULL DEFAULT 1,
+    user_agent TEXT,
+    signature TEXT,
+    kind TEXT NOT NULL DEFAULT 'classic',
+    mapping TEXT,
+    method TEXT NOT NULL DEFAULT 'POST',
+    timeout_ms INTEGER,
+    sw_id TEXT,
+    sw_secret TEXT,
+    item_count INTEGER NOT NULL DEFAULT 1
+  );
+  INSERT INTO deliveries_v11 (id, call_id, source_id, type, state, urls, pending_urls, round, attempt_count, next_attempt_at,
+    next_sim_offset_ms, sim_elapsed_ms, first_attempt_at, last_attempt_at, last_duration_ms, delivered_at, last_error, body,
+    url_states, url_mask, user_agent, signature)
+  SELECT id, call_id, source_id, type, state, urls, pending_urls, round, attempt_count, next_attempt_at,
+    next_sim_offset_ms, sim_elapsed_ms, first_attempt_at, last_attempt_at, last_duration_ms, delivered_at, last_error, body,
+    url_states, url_mask, user_agent, signature FROM deliveries;
+  DROP TABLE deliveries;
+  ALTER TABLE deliveries_v11 RENAME TO deliveries;
+  CREATE UNIQUE INDEX deliveries_call ON deliveries(call_id, kind, ifnull(mapping, ''));
+  CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+  CREATE TABLE delivery_calls (
+    delivery_id INTEGER NOT NULL,
+    call_id INTEGER NOT NULL,
+    item INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, item)
+  ) WITHOUT ROWID;
+  CREATE INDEX delivery_calls_call ON delivery_calls(call_id);
+  CREATE TABLE actions_batch_items (
+    id INTEGER PRIMARY KEY,
+    source_id TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    call_id INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    queued_at INTEGER NOT NULL
+  );
+  CREATE INDEX actions_batch_items_batch ON actions_batch_items(source_id, mapping, id);
+  CREATE INDEX actions_batch_items_call ON actions_batch_items(call_id);
+  `,
 ];

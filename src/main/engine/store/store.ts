@@ -15,6 +15,9 @@ import { CallErasure } from './call-erasure';
 import { UserCalls } from './user-calls';
 import { DeliveryOutcomes } from './delivery-outcomes';
 import { UserActivity } from './user-activity';
+import { ActionsLedger } from './actions-ledger';
+import { ActionsOutcomes } from './actions-outcomes';
+import { webhookMappings } from '../../../shared/actions/mode';
 
 /**
  * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
@@ -30,6 +33,8 @@ export class Store {
   readonly calls: CallsRepo;
   readonly deliveries: DeliveriesRepo;
   readonly clientQueue: ClientQueueRepo;
+  /** Webhooks (Actions): calls waiting for their batch, and whether the store has any Actions data. */
+  readonly actions: ActionsLedger;
   readonly sourceKeys: SourceKeys;
   /** Deleting every call in small steps (clearCalls). */
   readonly clearer: CallsClearer;
@@ -51,8 +56,16 @@ export class Store {
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
     this.requests = new RequestsRepo(this.db);
-    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight);
-    this.deliveries = new DeliveriesRepo(this.db);
+    this.actions = new ActionsLedger(this.db);
+    const outcomes = new ActionsOutcomes(this.db, this.inFlight, (id, name) => {
+      const s = this.sources.get(id);
+      return s ? webhookMappings(s.webhooks).find((m) => m.name === name) : undefined;
+    });
+    this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight, {
+      ledger: this.actions,
+      outcomes,
+    });
+    this.deliveries = new DeliveriesRepo(this.db, this.actions);
     this.clientQueue = new ClientQueueRepo(this.db);
     this.clearer = new CallsClearer(this.db, this.calls);
     this.erasure = new CallErasure(this.db, this.calls, this.requests);

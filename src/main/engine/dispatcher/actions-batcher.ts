@@ -1,0 +1,174 @@
+import type { ActionsMapping, OutboundType } from '../../../shared/types';
+import { sendsActions, webhookMappings } from '../../../shared/actions/mode';
+import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
+import type { Store } from '../store/store';
+import type { ActiveDelivery } from '../store/delivery.types';
+import { newActive } from '../store/arrivals';
+import { actionsDelivery, batchRequest } from './delivery-plan';
+
+// Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
+// (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
+// BATCH_WAIT_MS after the batch's first item was queued, or the next start (leftovers). A flush is one
+// write job: the Actions delivery (body = the items' data as a JSON array in queue order, X-Signature
+// over the first item's data), its delivery_calls rows and the items' deletion; then the dispatcher
+// runs it like any delivery. Time is the dispatcher's clock, so tests and time-warp see the same.
+
+/** How long a batch waits for more items after its first. */
+export const BATCH_WAIT_MS = 5_000;
+
+export interface BatcherDeps {
+  store: Store;
+  now: () => number;
+  /** Runs a delivery just made (Dispatcher.enqueue). */
+  enqueue: (deliveries: ActiveDelivery[]) => void;
+  /** These calls' summaries changed (waiting → a delivery, or canceled). */
+  touched: (callIds: number[]) => void;
+}
+
+export class ActionsBatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private stopped = false;
+  /** The mapping each batch was last queued under: what a batch canceled after its source is gone shows. */
+  private readonly lastMapping = new Map<string, ActionsMapping>();
+  /** Flushes run one after another, so two never take the same items. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: BatcherDeps) {}
+
+  /** At start: every batch left over is sent now. */
+  start(): Promise<void> {
+    return this.serial(async () => {
+      for (const g of this.deps.store.actions.groups()) await this.flushGroup(g.sourceId, g.mapping, true);
+    });
+  }
+
+  /** Items were queued in these batches (arrivals.ts StoredResult.batched): flush the full ones, time the rest. */
+  queued(batches: readonly { sourceId: string; mapping: string }[]): void {
+    if (batches.length === 0 || this.stopped) return;
+    void this.serial(async () => {
+      for (const b of batches) await this.flushGroup(b.sourceId, b.mapping, false);
+    });
+  }
+
+  /** Batches whose wait is over (the timer; tests that move a manual clock call it too). */
+  flushDue(): Promise<void> {
+    return this.serial(async () => {
+      for (const g of this.deps.store.actions.groups()) await this.flushGroup(g.sourceId, g.mapping, false);
+    });
+  }
+
+  /**
+   * The source's waiting items end as canceled, like its unfinished deliveries: each batch becomes
+   * one Actions delivery in state canceled that carries them (never sent), so their calls show
+   * "canceled" under the mapping as a canceled Classic delivery does. Returns how many items.
+   */
+  cancelSource(sourceId: string, reason: string): Promise<number> {
+    return this.serial(async () => {
+      let n = 0;
+      for (const mapping of this.deps.store.actions.mappingsWaiting(sourceId)) n += await this.cancelGroup(sourceId, mapping, reason);
+      return n;
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.disarm();
+  }
+
+  private serial<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(job, job);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The batch's current mapping, when its source still sends it; undefined otherwise. */
+  private mappingOf(sourceId: string, name: string): ActionsMapping | undefined {
+    const source = this.deps.store.sources.get(sourceId);
+    if (!source || !source.webhooks.enabled || !sendsActions(source.webhooks)) return undefined;
+    const m = webhookMappings(source.webhooks).find((x) => x.name === name);
+    if (m) this.lastMapping.set(key(sourceId, name), m);
+    return m;
+  }
+
+  /**
+   * Sends what is due of one batch: full batches (several if items piled up), then the rest when it
+   * waited long enough or `all` (start). A batch whose mapping is gone, or whose source no longer
+   * sends Actions, is canceled instead.
+   */
+  private async flushGroup(sourceId: string, name: string, all: boolean): Promise<void> {
+    const { store, now } = this.deps;
+    const m = this.mappingOf(sourceId, name);
+    if (!m || m.batchSize === undefined) {
+      await this.cancelGroup(sourceId, name, m ? `canceled: mapping "${name}" no longer batches` : `canceled: mapping "${name}" is no longer sent by its source`);
+      return;
+    }
+    const size = Math.min(m.batchSize, ACTIONS_MAX_BATCH_SIZE);
+    for (;;) {
+      if (this.stopped) return;
+      const g = store.actions.group(sourceId, name);
+      if (!g) return;
+      if (g.count < size && !all && g.firstQueuedAt + BATCH_WAIT_MS > now()) {
+        this.arm(g.firstQueuedAt + BATCH_WAIT_MS);
+        return;
+      }
+      const source = store.sources.get(sourceId)!;
+      const made = await store.writes.run(() => {
+        const items = store.actions.take(sourceId, name, size);
+        if (items.length === 0) return null;
+        const { body, signedText } = batchRequest(items);
+        const callIds = items.map((i) => i.callId);
+        const plan = actionsDelivery(m, body, signedText, source.webhooks, callIds);
+        const type = items[0].callType as OutboundType;
+        const id = store.deliveries.insertActions(sourceId, type, plan);
+        store.actions.remove(items.map((i) => i.id));
+        return { delivery: newActive(id, callIds[0], sourceId, { type }, plan), callIds };
+      });
+      if (!made) return;
+      this.deps.enqueue([made.delivery]);
+      this.deps.touched(made.callIds);
+      if (made.callIds.length < size) return;
+    }
+  }
+
+  private async cancelGroup(sourceId: string, name: string, reason: string): Promise<number> {
+    const { store } = this.deps;
+    const m: ActionsMapping = this.lastMapping.get(key(sourceId, name)) ?? { name, trigger: {}, url: '', method: 'POST', headers: {} };
+    const callIds = await store.writes.run(() => {
+      const items = store.actions.take(sourceId, name, Number.MAX_SAFE_INTEGER);
+      if (items.length === 0) return [];
+      const ids = items.map((i) => i.callId);
+      // Never sent: no signature, no Standard Webhooks id.
+      const plan = actionsDelivery(m, batchRequest(items).body, null, {}, ids);
+      const id = store.deliveries.insertActions(sourceId, items[0].callType as OutboundType, plan);
+      store.deliveries.cancelOne(id, reason);
+      store.actions.remove(items.map((i) => i.id));
+      return ids;
+    });
+    this.lastMapping.delete(key(sourceId, name));
+    if (callIds.length > 0) this.deps.touched(callIds);
+    return callIds.length;
+  }
+
+  private arm(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    this.disarm();
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      void this.flushDue().catch(() => undefined);
+    }, Math.max(0, at - this.deps.now()));
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+}
+
+function key(sourceId: string, mapping: string): string {
+  return `${sourceId}\u0000${mapping}`;
+}

@@ -1,0 +1,103 @@
+import type { Db } from './database';
+import type { NewBatchItem, QueuedBatchItem } from './delivery.types';
+
+// Webhooks (Actions) in the call ledger: calls waiting for their mapping's batch
+// (actions_batch_items), and whether the store holds anything of Actions at all. Lists and details
+// of Classic-only data never pay for Actions: the extra queries run only once `seen()` (kept in
+// memory, rebuilt at start from the tables).
+
+export interface BatchGroup {
+  sourceId: string;
+  mapping: string;
+  count: number;
+  /** Epoch ms the oldest waiting item was queued. */
+  firstQueuedAt: number;
+}
+
+export class ActionsLedger {
+  private any: boolean;
+  private readonly queueStmt;
+  private readonly takeStmt;
+  private readonly deleteStmt;
+  private readonly groupsStmt;
+  private readonly groupStmt;
+  private readonly ofSourceStmt;
+
+  constructor(private readonly db: Db) {
+    this.any =
+      db.prepare('SELECT 1 FROM delivery_calls LIMIT 1').get() !== undefined || db.prepare('SELECT 1 FROM actions_batch_items LIMIT 1').get() !== undefined;
+    this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at) VALUES (?, ?, ?, ?, ?)');
+    this.takeStmt = db.prepare(`SELECT b.*, c.type AS call_type FROM actions_batch_items b LEFT JOIN calls c ON c.id = b.call_id
+      WHERE b.source_id = ? AND b.mapping = ? ORDER BY b.id LIMIT ?`);
+    this.deleteStmt = db.prepare('DELETE FROM actions_batch_items WHERE id IN (SELECT value FROM json_each(?))');
+    this.groupsStmt = db.prepare(
+      'SELECT source_id, mapping, COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items GROUP BY source_id, mapping',
+    );
+    this.groupStmt = db.prepare('SELECT COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items WHERE source_id = ? AND mapping = ?');
+    this.ofSourceStmt = db.prepare('SELECT DISTINCT mapping FROM actions_batch_items WHERE source_id = ?').pluck();
+  }
+
+  /** Whether any Actions delivery or batch item was ever stored (since the tables were last found empty at start). */
+  seen(): boolean {
+    return this.any;
+  }
+
+  /** An Actions delivery was written (deliveries.repo.ts). */
+  noteActions(): void {
+    this.any = true;
+  }
+
+  /** Queues a call in its mapping's batch. Inside the call's write job. */
+  queue(sourceId: string, callId: number, item: NewBatchItem, at: number): void {
+    this.queueStmt.run(sourceId, item.mapping, callId, item.data, at);
+    this.any = true;
+  }
+
+  /** The oldest `limit` items of a (source, mapping) batch, in queue order. */
+  take(sourceId: string, mapping: string, limit: number): QueuedBatchItem[] {
+    return (this.takeStmt.all(sourceId, mapping, limit) as ItemRow[]).map((r) => ({
+      id: r.id,
+      sourceId: r.source_id,
+      mapping: r.mapping,
+      callId: r.call_id,
+      data: r.data,
+      queuedAt: r.queued_at,
+      callType: r.call_type ?? 'track',
+    }));
+  }
+
+  remove(ids: number[]): void {
+    this.deleteStmt.run(JSON.stringify(ids));
+  }
+
+  /** Every batch with items waiting (at start: leftovers). */
+  groups(): BatchGroup[] {
+    return (this.groupsStmt.all() as { source_id: string; mapping: string; count: number; first: number }[]).map((r) => ({
+      sourceId: r.source_id,
+      mapping: r.mapping,
+      count: r.count,
+      firstQueuedAt: r.first,
+    }));
+  }
+
+  /** One batch's size and age; null when empty. */
+  group(sourceId: string, mapping: string): BatchGroup | null {
+    const r = this.groupStmt.get(sourceId, mapping) as { count: number; first: number | null };
+    return r.count === 0 ? null : { sourceId, mapping, count: r.count, firstQueuedAt: r.first! };
+  }
+
+  /** The mappings of a source with items waiting. */
+  mappingsWaiting(sourceId: string): string[] {
+    return this.ofSourceStmt.all(sourceId) as string[];
+  }
+}
+
+interface ItemRow {
+  id: number;
+  source_id: string;
+  mapping: string;
+  call_id: number;
+  data: string;
+  queued_at: number;
+  call_type: string | null;
+}
