@@ -152,6 +152,11 @@ export const api = {
       urlIndex: z.number().int().min(0).max(4).optional(),
       /** A deliberately edited body (JSON text); the stored bytes when omitted. */
       body: z.string().max(MAX_REPLAY_BODY_CHARS).optional(),
+      /**
+       * Which of the call's deliveries (CallDetail.deliveries): its Classic one or an Actions one
+       * carrying it. Omitted: the Classic delivery, or for a call with none its first Actions delivery.
+       */
+      deliveryId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     }),
   ),
 

@@ -89,7 +89,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     listMessages: (input) => store.calls.list(input),
     getMessage: (input) => getDetail(store, input.id),
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
-    replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body }),
+    replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body, deliveryId: input.deliveryId }),
     ...bulkCallHandlers(d),
 
     getSettings: () => store.settings.get(),

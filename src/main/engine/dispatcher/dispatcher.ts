@@ -118,7 +118,7 @@ export class Dispatcher {
   }
 
   /** Sends a call's delivery again now, with the source's current secret and settings (manual-rounds.ts). */
-  replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
+  replay(callId: number, opts: { urlIndex?: number; body?: string; deliveryId?: number }): Promise<ReplayResult> {
     return this.manual.replay(callId, opts);
   }
 

@@ -94,14 +94,16 @@ export class ManualRounds {
     this.queued.clear();
   }
 
-  async replay(callId: number, opts: { urlIndex?: number; body?: string }): Promise<ReplayResult> {
+  async replay(callId: number, opts: { urlIndex?: number; body?: string; deliveryId?: number }): Promise<ReplayResult> {
     const { store } = this.deps;
     const call = store.calls.get(callId);
     if (!call) throw new HttpError(404, `not found: message ${callId}`);
     if (call.status === 'dropped') {
       throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
     }
-    let d = store.deliveries.activeForCall(callId);
+    // A given delivery must carry the call; without one, its Classic delivery, else (an Actions-only
+    // call) its first Actions delivery, else a Classic one made now.
+    let d = opts.deliveryId !== undefined ? this.carrying(callId, opts.deliveryId) : (store.deliveries.activeForCall(callId) ?? store.deliveries.actionsForCall(callId)[0]);
     if (!d) {
       // A delivery carries its own body; only a new one needs the call's normalized form.
       if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
@@ -120,6 +122,14 @@ export class ManualRounds {
     const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);
     const attempts = await this.run(d, indexes, 'replay', opts.body !== undefined ? Buffer.from(opts.body) : undefined);
     return { deliveryId: d.id, attempts };
+  }
+
+  private carrying(callId: number, deliveryId: number): ActiveDelivery {
+    const { deliveries } = this.deps.store;
+    const classic = deliveries.activeForCall(callId);
+    const d = classic?.id === deliveryId ? classic : deliveries.actionsForCall(callId).find((x) => x.id === deliveryId);
+    if (!d) throw new HttpError(404, `not found: delivery ${deliveryId} of message ${callId}`);
+    return d;
   }
 
   private async run(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {

@@ -54,18 +54,18 @@ export class ActionsOutcomes {
     this.stmt = db.prepare(`SELECT dc.call_id AS call_id, dc.item AS item, d.id AS id, d.mapping AS mapping, d.method AS method,
         d.item_count AS item_count, d.state AS state, d.attempt_count AS attempts, d.next_attempt_at AS next, d.urls AS urls,
         d.url_states AS url_states, NULL AS source_id, NULL AS queued
-      FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id WHERE dc.call_id IN (SELECT value FROM json_each(?1))
+      FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id WHERE dc.call_id IN (SELECT value FROM json_each(@ids))
       UNION ALL
       SELECT b.call_id, NULL, NULL, b.mapping, NULL, NULL, 'pending', 0, NULL, NULL, NULL, b.source_id,
         (SELECT COUNT(*) FROM actions_batch_items q WHERE q.source_id = b.source_id AND q.mapping = b.mapping)
-      FROM actions_batch_items b WHERE b.call_id IN (SELECT value FROM json_each(?1))`);
+      FROM actions_batch_items b WHERE b.call_id IN (SELECT value FROM json_each(@ids))`);
   }
 
   /** The Actions parts of these calls, by call id: deliveries oldest first, then batches waiting. */
   of(callIds: number[]): Map<number, ActionsPart[]> {
     const out = new Map<number, ActionsPart[]>();
     if (callIds.length === 0) return out;
-    const rows = (this.stmt.all(JSON.stringify(callIds)) as Row[]).sort((a, b) => a.call_id - b.call_id || (a.id ?? Infinity) - (b.id ?? Infinity));
+    const rows = (this.stmt.all({ ids: JSON.stringify(callIds) }) as Row[]).sort((a, b) => a.call_id - b.call_id || (a.id ?? Infinity) - (b.id ?? Infinity));
     for (const r of rows) {
       const part =
         r.id === null

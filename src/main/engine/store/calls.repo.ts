@@ -100,8 +100,8 @@ export class CallsRepo {
     );
     this.delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
     // An Actions delivery goes with its first call (its row's call_id); its other members lose their link.
-    this.delLinks = db.prepare(`DELETE FROM delivery_calls WHERE call_id IN (SELECT value FROM json_each(?1))
-      OR delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?1)))`);
+    this.delLinks = db.prepare(`DELETE FROM delivery_calls WHERE call_id IN (SELECT value FROM json_each(@ids))
+      OR delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(@ids)))`);
     this.delItems = db.prepare('DELETE FROM actions_batch_items WHERE call_id IN (SELECT value FROM json_each(?))');
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
@@ -146,7 +146,7 @@ export class CallsRepo {
     const list = JSON.stringify(ids);
     this.delAttempts.run(list);
     if (this.actions.ledger.seen()) {
-      this.delLinks.run(list);
+      this.delLinks.run({ ids: list });
       this.delItems.run(list);
     }
     this.delDeliveries.run(list);

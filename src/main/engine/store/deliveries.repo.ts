@@ -1,4 +1,4 @@
-import type { Attempt, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
+import type { ActionsMethod, Attempt, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
 import type { Db } from './database';
 import { canceledUrlStates, decodeUrlStates, urlMask } from './url-states';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewDelivery } from './delivery.types';
@@ -51,7 +51,7 @@ export class DeliveriesRepo {
     this.attemptTimesStmt = db.prepare(
       'SELECT a.started_at, a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.call_id IN (SELECT value FROM json_each(?))',
     ).raw();
-    this.attemptsByIdStmt = db.prepare(`SELECT a.*, d.body AS d_body, d.call_id, c.message_id FROM attempts a
+    this.attemptsByIdStmt = db.prepare(`SELECT a.*, d.body AS d_body, d.call_id, d.method AS d_method, c.message_id FROM attempts a
       JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
@@ -182,11 +182,14 @@ export class DeliveriesRepo {
     return this.attemptTimesStmt.all(JSON.stringify(callIds)) as [number, number][];
   }
 
-  /** Attempts by id, each with its call's id and messageId; an attempt deleted meanwhile is absent. */
-  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null }> {
-    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null }>();
-    for (const r of this.attemptsByIdStmt.all(JSON.stringify(ids)) as (AttemptRow & { d_body: Buffer; call_id: number; message_id: string | null })[]) {
-      out.set(r.id, { attempt: attemptOfRow(r, r.d_body.toString('utf8')), callId: r.call_id, messageId: r.message_id });
+  /**
+   * Attempts by id, each with its delivery's call id (an Actions batch's first call) and messageId and
+   * the method it was sent with; an attempt deleted meanwhile is absent.
+   */
+  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null; method: ActionsMethod }> {
+    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null; method: ActionsMethod }>();
+    for (const r of this.attemptsByIdStmt.all(JSON.stringify(ids)) as (AttemptRow & { d_body: Buffer; call_id: number; d_method: ActionsMethod; message_id: string | null })[]) {
+      out.set(r.id, { attempt: attemptOfRow(r, r.d_body.toString('utf8')), callId: r.call_id, messageId: r.message_id, method: r.d_method });
     }
     return out;
   }

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import type { CallSummary } from '../../src/shared/types';
+
+// Webhooks (Actions) beside Classic, end to end: collector → SQLite (calls, deliveries, batch items
+// in one write job) → dispatcher/batcher → real local receivers; and what the inspector reads back.
+const KEY = 'wk_actions';
+const SECRET = 'act-s3cret';
+let engine: TestEngine | undefined;
+const receivers: TestReceiver[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await engine?.stop();
+  engine = undefined;
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function receiver() {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+const sha1 = (text: string | Buffer) => createHmac('sha1', SECRET).update(text).digest('hex');
+
+function source(classic: TestReceiver, single: TestReceiver, batched: TestReceiver, batchSize = 3) {
+  return {
+    name: 'shop',
+    writeKey: KEY,
+    webhooks: {
+      enabled: true,
+      mode: 'both',
+      sharedSecret: SECRET,
+      urls: [{ url: `${classic.url}/classic`, headers: {} }],
+      mappings: [
+        {
+          name: 'orders',
+          trigger: { type: 'track', event: 'Order Completed' },
+          url: `${single.url}/orders`,
+          method: 'PUT',
+          headers: { 'X-Team': 'shop' },
+          data: { order: { '@path': '$.properties.orderId' }, who: { '@template': 'user {{userId}}' }, fixed: 1 },
+        },
+        { name: 'all-tracks', trigger: { type: 'track' }, url: `${batched.url}/batch`, method: 'POST', headers: {}, batchSize },
+      ],
+    },
+  };
+}
+
+const track = (i: number, event = 'Order Completed') => ({ userId: `u${i}`, event, messageId: `msg-${i}`, properties: { orderId: `o-${i}` } });
+
+async function summaries(t: TestEngine): Promise<CallSummary[]> {
+  return (await t.call('listMessages', { limit: 50 })).items;
+}
+
+describe('Webhooks (Actions) beside Classic', () => {
+  it('one call yields the Classic request and each matching mapping its own; a batch of 3 goes out as one array signed over its first item', async () => {
+    const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
+    engine = await startTestEngine({ config: { sources: [source(classic, single, batched)] } });
+    const t = engine;
+    for (let i = 1; i <= 3; i++) expect((await t.post('/v1/track', track(i), { writeKey: KEY })).status).toBe(200);
+
+    const classicReqs = await classic.waitForRequests(3);
+    expect(classicReqs.map((r) => JSON.parse(r.body.toString()).messageId).sort()).toEqual(['msg-1', 'msg-2', 'msg-3']);
+    for (const r of classicReqs) expect(r.headers['x-signature']).toBe(sha1(r.body));
+
+    const singles = await single.waitForRequests(3);
+    for (const r of singles) {
+      expect(r.method).toBe('PUT');
+      expect(r.url).toBe('/orders');
+      expect(r.headers['user-agent']).toBe('Segment (Actions)');
+      expect(r.headers['x-team']).toBe('shop');
+      const data = JSON.parse(r.body.toString());
+      expect(data).toEqual({ order: data.order, who: `user ${data.order.replace('o-', 'u')}`, fixed: 1 });
+      expect(r.headers['x-signature']).toBe(sha1(JSON.stringify(data)));
+    }
+    expect(singles.map((r) => JSON.parse(r.body.toString()).order).sort()).toEqual(['o-1', 'o-2', 'o-3']);
+
+    const [batch] = await batched.waitForRequests(1);
+    expect(batch.method).toBe('POST');
+    const items = JSON.parse(batch.body.toString()) as { messageId: string }[];
+    expect(items.map((x) => x.messageId)).toEqual(['msg-1', 'msg-2', 'msg-3']);
+    // Segment signs a batch over the first event's data only (the receiver's trap, kept).
+    expect(batch.headers['x-signature']).toBe(sha1(JSON.stringify(items[0])));
+    expect(batch.headers['x-signature']).not.toBe(sha1(batch.body));
+
+    // The inspector: each call lists Classic first, then its single and its batch, with `via`.
+    const list = await waitFor(async () => {
+      const s = await summaries(t);
+      return s.length === 3 && s.every((c) => c.urls.length === 3 && c.urls.every((u) => u.state === 'delivered')) ? s : undefined;
+    }, 'every request delivered');
+    const byMessage = new Map(list.map((c) => [c.messageId, c]));
+    const first = byMessage.get('msg-1')!;
+    expect(first.deliveryState).toBe('delivered');
+    expect(first.urls[0].via).toBeUndefined();
+    expect(first.urls[1]).toMatchObject({ url: `${single.url}/orders`, state: 'delivered', lastStatus: 200, via: { kind: 'actions', mapping: 'orders', method: 'PUT' } });
+    expect(first.urls[1].via!.batch).toBeUndefined();
+    const batchId = first.urls[2].via!.deliveryId!;
+    list.forEach((c) => expect(c.urls[2].via).toEqual({ kind: 'actions', mapping: 'all-tracks', method: 'POST', deliveryId: batchId, batch: { size: 3, item: Number(c.messageId!.slice(4)) - 1 } }));
+
+    const detail = await t.call('getMessage', { id: byMessage.get('msg-2')!.id });
+    expect(detail.deliveries.map((d) => [d.kind, d.mapping, d.method, d.itemCount])).toEqual([
+      ['classic', null, 'POST', 1],
+      ['actions', 'orders', 'PUT', 1],
+      ['actions', 'all-tracks', 'POST', 3],
+    ]);
+    const b = detail.deliveries[2];
+    expect(b.id).toBe(batchId);
+    expect(b.callIds).toEqual(['msg-1', 'msg-2', 'msg-3'].map((m) => byMessage.get(m)!.id));
+    expect(b.attempts[0].requestBody).toBe(batch.body.toString());
+    expect(b.attempts[0].signature).toBe(batch.headers['x-signature']);
+    expect(b).not.toHaveProperty('swSecret');
+
+    // Replay of a given Actions delivery sends that request again.
+    const replayed = await t.call('replayMessage', { id: byMessage.get('msg-2')!.id, deliveryId: batchId });
+    expect(replayed.deliveryId).toBe(batchId);
+    await batched.waitForRequests(2);
+    expect(batched.requests[1].body.toString()).toBe(batch.body.toString());
+  }, 30_000);
+
+  it('a call no trigger matches creates no Actions request; a batch short of its size goes out 5 s after its first item', async () => {
+    const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
+    engine = await startTestEngine({ config: { sources: [source(classic, single, batched)] } });
+    const t = engine;
+    expect((await t.post('/v1/identify', { userId: 'u9', messageId: 'id-9' }, { writeKey: KEY })).status).toBe(200);
+    await classic.waitForRequests(1);
+    const [identify] = await summaries(t);
+    expect(identify.urls.map((u) => u.via)).toEqual([undefined]);
+    expect((await t.call('getMessage', { id: identify.id })).deliveries.map((d) => d.kind)).toEqual(['classic']);
+
+    const sentAt = Date.now();
+    expect((await t.post('/v1/track', track(1, 'Viewed'), { writeKey: KEY })).status).toBe(200);
+    // Waiting in its batch: shown as pending under the mapping, 1 of 3 queued.
+    const waiting = await waitFor(async () => (await summaries(t)).find((c) => c.messageId === 'msg-1'), 'the track call');
+    expect(waiting.urls[1]).toMatchObject({ state: 'pending', via: { mapping: 'all-tracks', deliveryId: null, waiting: { queued: 1, of: 3 } } });
+    expect((await t.call('listMessages', { urlState: 'pending', limit: 10 })).items.map((c) => c.messageId)).toContain('msg-1');
+    const [batch] = await batched.waitForRequests(1, 10_000);
+    expect(batch.receivedAt - sentAt).toBeGreaterThanOrEqual(4_900);
+    expect(JSON.parse(batch.body.toString())).toHaveLength(1);
+    expect(single.requests).toHaveLength(0);
+  }, 20_000);
+
+  it('queued items survive a restart and are sent at start; deleting the source cancels those still waiting', async () => {
+    const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
+    const dataDir = mkdtempSync(join(tmpdir(), 'wl-actions-'));
+    dirs.push(dataDir);
+    // batchSize 10: nothing fills it, and the test stops the engine well within the 5 s wait.
+    engine = await startTestEngine({ dataDir, config: { sources: [source(classic, single, batched, 10)] } });
+    for (let i = 1; i <= 2; i++) expect((await engine.post('/v1/track', track(i, 'Viewed'), { writeKey: KEY })).status).toBe(200);
+    await engine.stop();
+    expect(batched.requests).toHaveLength(0);
+
+    engine = await startTestEngine({ dataDir });
+    const [batch] = await batched.waitForRequests(1, 3_000);
+    expect((JSON.parse(batch.body.toString()) as { messageId: string }[]).map((x) => x.messageId)).toEqual(['msg-1', 'msg-2']);
+
+    // More calls wait; deleting the source ends them as canceled (one canceled batch delivery), nothing is sent.
+    for (let i = 3; i <= 4; i++) expect((await engine.post('/v1/track', track(i, 'Viewed'), { writeKey: KEY })).status).toBe(200);
+    const t = engine;
+    const src = (await t.call('listSources', {})).find((s) => s.name === 'shop')!;
+    await t.call('deleteSource', { id: src.id });
+    const list = await summaries(t);
+    for (const m of ['msg-3', 'msg-4']) {
+      const c = list.find((x) => x.messageId === m)!;
+      expect(c.urls[1]).toMatchObject({ state: 'canceled', via: { mapping: 'all-tracks', batch: { size: 2 } } });
+    }
+    expect((await t.call('listMessages', { urlState: 'canceled', limit: 10 })).items.map((c) => c.messageId).sort()).toEqual(['msg-3', 'msg-4']);
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect(batched.requests).toHaveLength(1);
+  }, 30_000);
+
+  it('an Actions-only source: the call shows the combined state of its Actions requests, and status filters find it', async () => {
+    const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
+    const s = source(classic, single, batched, 1);
+    engine = await startTestEngine({ config: { sources: [{ ...s, webhooks: { ...s.webhooks, mode: 'actions' } }] } });
+    const t = engine;
+    expect((await t.post('/v1/track', track(1), { writeKey: KEY })).status).toBe(200);
+    await single.waitForRequests(1);
+    await batched.waitForRequests(1);
+    const [c] = await waitFor(async () => {
+      const l = await summaries(t);
+      return l[0]?.deliveryState === 'delivered' ? l : undefined;
+    }, 'delivered');
+    expect(c.urls.map((u) => u.via?.mapping)).toEqual(['orders', 'all-tracks']);
+    expect(c.deliveryId).toBe(c.urls[0].via!.deliveryId);
+    expect(classic.requests).toHaveLength(0);
+    expect((await t.call('listMessages', { status: 'delivered', limit: 10 })).items.map((x) => x.id)).toEqual([c.id]);
+    expect((await t.call('listMessages', { status: 'not_forwarded', limit: 10 })).items).toEqual([]);
+    // Replay without a delivery id: the first Actions delivery (there is no Classic one).
+    const r = await t.call('replayMessage', { id: c.id });
+    expect(r.deliveryId).toBe(c.urls[0].via!.deliveryId);
+    await single.waitForRequests(2);
+  }, 20_000);
+});
