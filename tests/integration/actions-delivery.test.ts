@@ -199,3 +199,30 @@ describe('Webhooks (Actions) beside Classic', () => {
     await single.waitForRequests(2);
   }, 20_000);
 });
+
+describe('Webhooks (Actions) settings in the config file and control API', () => {
+  it('mode, mappings and standardWebhooksSecret round-trip through getConfig and importConfig; an invalid mapping is refused by field', async () => {
+    const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
+    const s = source(classic, single, batched);
+    const webhooks = { ...s.webhooks, standardWebhooksSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+    engine = await startTestEngine({ config: { sources: [{ ...s, webhooks }] } });
+    const exported = await engine.call('getConfig', {});
+    const shop = exported.sources!.find((x) => x.name === 'shop')!;
+    expect(shop.webhooks).toEqual(webhooks);
+    // With a Standard Webhooks secret every delivery, Classic and Actions, gets its own webhook-id at creation.
+    expect((await engine.post('/v1/track', track(1), { writeKey: KEY })).status).toBe(200);
+    const [call] = await summaries(engine);
+    const ids = (await engine.call('getMessage', { id: call.id })).deliveries.map((d) => d.swId);
+    expect(ids).toHaveLength(2);
+    ids.forEach((id) => expect(id).toMatch(/^msg_[A-Za-z0-9_-]{20,}$/));
+    expect(new Set(ids).size).toBe(2);
+    await engine.stop();
+
+    engine = await startTestEngine();
+    await engine.call('importConfig', exported);
+    const [created] = (await engine.call('listSources', {})).filter((x) => x.name === 'shop');
+    expect(created.webhooks).toEqual(webhooks);
+    const bad = { ...webhooks, mappings: [{ ...webhooks.mappings[0], method: 'DELETE' }] };
+    await expect(engine.call('updateSource', { id: created.id, webhooks: bad } as never)).rejects.toThrow(/mappings\.0\.method|method/);
+  });
+});
