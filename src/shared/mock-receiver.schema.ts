@@ -1,15 +1,23 @@
 import { z } from 'zod';
+import { secretProblem } from './standard-webhooks';
 
 // Mock receivers (SPEC §7): the definition schema, shared by the config file key `mockReceivers`,
 // the control API and the UI, plus the record types every received request produces.
 // Strict objects everywhere, so a typo such as `failfirst` is refused with its path.
 
-/** Delays above this make no sense for a receiver the dispatcher gives up on after 5 s. */
+/** Delays above this make no sense for a receiver the dispatcher gives up on after 5 s (10 s for Actions). */
 export const MAX_DELAY_MS = 120_000;
 export const DEFAULT_STATUS = 200;
 /** With failFirst/failPercent, `status` is the failure status; this is its default. */
 export const DEFAULT_FAILURE_STATUS = 500;
 export const SUCCESS_STATUS = 200;
+/** A per-item answer's HTTP status when every item got a 2xx, and when any did not. */
+export const ITEMS_ALL_OK_STATUS = 200;
+export const ITEMS_MIXED_STATUS = 207;
+/** A failing item's status with itemFailPercent, unless itemFailStatus says otherwise. */
+export const DEFAULT_ITEM_FAILURE_STATUS = 500;
+/** A per-item answer reads the whole body to count its items; a body past this is answered as one item. */
+export const MAX_ITEMS_BODY_BYTES = 16 * 1_048_576;
 
 // Headers the host sets from the body it writes; letting a behavior replace them would corrupt framing.
 const FRAMING_HEADERS = ['content-length', 'transfer-encoding', 'connection'];
@@ -53,6 +61,18 @@ export const mockBehaviorSchema = z
     body: z.string().max(1_048_576).optional(),
     /** Extra response headers. */
     headers: responseHeadersSchema.optional(),
+    /**
+     * Per-item answer to a batch (a JSON-array body): item i gets itemStatuses[i % length]; the
+     * answer is a JSON array of `{ "status": n }`, one per item. A body that is not a JSON array is one item.
+     */
+    itemStatuses: z.array(z.number().int().min(200, { message: 'an item status from 200 to 599' }).max(599, { message: 'an item status from 200 to 599' }))
+      .min(1, { message: 'at least one status, e.g. [200, 500]' }).max(1000).optional(),
+    /** Per-item answer where each item fails with this probability (seeded, as failPercent is). */
+    itemFailPercent: z.number().min(0).max(100).optional(),
+    /** A failing item's status with itemFailPercent (default 500). */
+    itemFailStatus: z.number().int().min(300, { message: 'a failure status from 300 to 599' }).max(599, { message: 'a failure status from 300 to 599' }).optional(),
+    /** HTTP status of a per-item answer; default 200 when every item got a 2xx, else 207 Multi-Status. */
+    batchStatus: z.number().int().min(200).max(599).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.delayMs !== undefined && b.delay !== undefined) {
@@ -63,8 +83,30 @@ export const mockBehaviorSchema = z
     if (gated && b.status !== undefined && b.status < 300 && !b.hang && !b.reset) {
       ctx.addIssue({ code: 'custom', path: ['status'], message: 'with failFirst/failPercent, status is the failure status: use 3xx-5xx' });
     }
-    if (b.seed !== undefined && b.failPercent === undefined && b.delay === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'seed only applies to failPercent or a random delay' });
+    if (b.seed !== undefined && b.failPercent === undefined && b.delay === undefined && b.itemFailPercent === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'seed only applies to failPercent, itemFailPercent or a random delay' });
+    }
+    const perItem = b.itemStatuses !== undefined || b.itemFailPercent !== undefined;
+    if (b.itemStatuses !== undefined && b.itemFailPercent !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['itemFailPercent'], message: 'use either itemStatuses (a fixed cycle) or itemFailPercent (a seeded share), not both' });
+    }
+    if (b.itemFailStatus !== undefined && b.itemFailPercent === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['itemFailStatus'], message: 'itemFailStatus only applies with itemFailPercent' });
+    }
+    if (b.batchStatus !== undefined && !perItem) {
+      ctx.addIssue({ code: 'custom', path: ['batchStatus'], message: 'batchStatus only applies to a per-item answer (itemStatuses or itemFailPercent)' });
+    }
+    if (perItem) {
+      const field = b.itemStatuses !== undefined ? 'itemStatuses' : 'itemFailPercent';
+      if (b.body !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['body'], message: `a per-item answer (${field}) writes its own body, a JSON array of {"status": n}: leave body out` });
+      }
+      if (!gated && b.status !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['status'], message: `with ${field}, the answer's status is batchStatus (default 200 when every item is 2xx, else 207); status is only the failure status of failFirst/failPercent` });
+      }
+      if (!gated && (b.hang || b.reset)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `${b.hang ? 'hang' : 'reset'} without failFirst/failPercent ends every request, so the per-item answer would never be sent` });
+      }
     }
   });
 
@@ -81,6 +123,11 @@ export const mockReceiverSchema = z.strictObject({
   path: mockPathSchema,
   /** Shared secret the X-Signature header is checked against; absent = not checked. */
   secret: z.string().min(1, { message: 'leave out for no signature check' }).max(1024).optional(),
+  /** Standard Webhooks secret (whsec_…) webhook-signature is checked against; absent = not checked. */
+  standardWebhooksSecret: z.string().max(1024).superRefine((v, ctx) => {
+    const problem = secretProblem(v);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  }).optional(),
   /** Served by the HTTPS listener (self-signed certificate) instead of the HTTP one. */
   tls: z.boolean().default(false),
   behavior: mockBehaviorSchema.default({}),
@@ -116,6 +163,21 @@ export interface SignatureCheck {
   reason: string | null;
 }
 
+/** The Standard Webhooks check of one request (webhook-id, webhook-timestamp, webhook-signature). */
+export interface StandardWebhooksCheck {
+  state: SignatureState;
+  /** webhook-id as received, or null. */
+  id: string | null;
+  /** webhook-timestamp as received (Unix seconds, as text), or null. */
+  timestamp: string | null;
+  /** webhook-signature as received, or null. */
+  received: string | null;
+  /** `v1,<base64>` HMAC-SHA256 of id.timestamp.body with the receiver's secret; null without a secret or without a usable id and timestamp. */
+  expected: string | null;
+  /** Why it is not valid, in words (null when valid or not checked). */
+  reason: string | null;
+}
+
 /** What the behavior chose for one request, and how the exchange actually ended. */
 export interface MockResponseRecord {
   action: 'status' | 'reset' | 'hang';
@@ -127,6 +189,11 @@ export interface MockResponseRecord {
   failed: boolean;
   headers: Record<string, string> | null;
   body: string | null;
+  /**
+   * A per-item answer (itemStatuses / itemFailPercent): each item's status, in body order; absent
+   * otherwise (and on records made before it).
+   */
+  itemStatuses?: number[];
   /** response: answered; reset: connection destroyed; client: the client closed first; stop: host stopped. */
   endedBy: 'response' | 'reset' | 'client' | 'stop';
   /** From the end of the request body to the end of the exchange. */
@@ -154,4 +221,6 @@ export interface MockRequestRecord {
   bodyTruncated: boolean;
   response: MockResponseRecord;
   signature: SignatureCheck;
+  /** The Standard Webhooks check; absent on records made before it. */
+  standardWebhooks?: StandardWebhooksCheck;
 }

@@ -99,10 +99,15 @@ export interface VerifyInput {
 
 export type VerifyOutcome = { ok: true } | { ok: false; reason: string };
 
-type Prepared = { reason: string } | { key: Uint8Array; content: Uint8Array; signatures: string[] };
+/** What verification needs from the headers and secret, before the body: or why it cannot pass. */
+export type CheckedHeaders = { reason: string } | { key: Uint8Array; id: string; timestamp: number; signatures: string[] };
 
-/** Everything verification checks before the HMAC: headers present, timestamp in tolerance, secret. */
-function prepare(v: VerifyInput): Prepared {
+/**
+ * Everything verification checks before the HMAC: headers present, timestamp in tolerance, secret,
+ * a v1 signature. Separate from the body so a receiver can hash a body as it streams in
+ * (`signedContent(id, timestamp, '')` first, then the body's bytes).
+ */
+export function checkHeaders(v: Omit<VerifyInput, 'body'>): CheckedHeaders {
   const get = (name: string): string | undefined => {
     for (const k of Object.keys(v.headers)) if (k.toLowerCase() === name) return v.headers[k];
     return undefined;
@@ -123,10 +128,19 @@ function prepare(v: VerifyInput): Prepared {
   const signatures = sig!.split(' ').filter((s) => s.startsWith('v1,')).map((s) => s.slice(3));
   if (signatures.length === 0) return { reason: `${SIG} has no "v1,<base64>" signature` };
   const key = fromBase64(v.secret.slice(SECRET_PREFIX.length))!;
-  return { key, content: new TextEncoder().encode(signedContent(id!, timestamp, v.body)), signatures };
+  return { key, id: id!, timestamp, signatures };
 }
 
-function conclude(signatures: string[], mac: Uint8Array): VerifyOutcome {
+type Prepared = { reason: string } | { key: Uint8Array; content: Uint8Array; signatures: string[] };
+
+function prepare(v: VerifyInput): Prepared {
+  const h = checkHeaders(v);
+  if ('reason' in h) return h;
+  return { key: h.key, content: new TextEncoder().encode(signedContent(h.id, h.timestamp, v.body)), signatures: h.signatures };
+}
+
+/** The outcome once the HMAC over `id.timestamp.body` is known: any one of the v1 signatures matching is enough. */
+export function matchSignatures(signatures: string[], mac: Uint8Array): VerifyOutcome {
   // A lab's checker, not a guard: plain comparison is fine (receivers should compare in constant time).
   if (signatures.includes(toBase64(mac))) return { ok: true };
   return {
@@ -138,10 +152,10 @@ function conclude(signatures: string[], mac: Uint8Array): VerifyOutcome {
 /** Check a received request (space-separated `v1,…` signatures; any one matching is enough). */
 export function verify(hmac: HmacSha256, v: VerifyInput): VerifyOutcome {
   const p = prepare(v);
-  return 'reason' in p ? { ok: false, reason: p.reason } : conclude(p.signatures, hmac(p.key, p.content));
+  return 'reason' in p ? { ok: false, reason: p.reason } : matchSignatures(p.signatures, hmac(p.key, p.content));
 }
 
 export async function verifyAsync(hmac: HmacSha256Async, v: VerifyInput): Promise<VerifyOutcome> {
   const p = prepare(v);
-  return 'reason' in p ? { ok: false, reason: p.reason } : conclude(p.signatures, await hmac(p.key, p.content));
+  return 'reason' in p ? { ok: false, reason: p.reason } : matchSignatures(p.signatures, await hmac(p.key, p.content));
 }

@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MockReceiverHost } from '../../src/main/engine/simulation/mock-receivers/receiver-host';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
+import { signStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
 import type { MockReceiver, MockRequestRecord } from '../../src/shared/mock-receiver.schema';
 
 const BODY = '{"type":"track","event":"Order Completed","userId":"u1"}';
@@ -317,5 +318,64 @@ describe('host lifecycle', () => {
     expect(await pending).toBeInstanceOf(Error);
     expect(h.openConnections()).toBe(0);
     expect(records.at(-1)).toMatchObject({ receiverId: 'hang', response: { action: 'hang', endedBy: 'stop' } });
+  });
+});
+
+describe('per-item answers', () => {
+  it('answers a JSON-array batch with one {status} per item and 207, recorded with the request', async () => {
+    host.setReceivers([receiver('items', '/items', { behavior: { itemStatuses: [200, 500, 400] } })]);
+    const batch = JSON.stringify([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    const res = await post(host.urlFor('items'), batch);
+    expect(res.status).toBe(207);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(res.text)).toEqual([{ status: 200 }, { status: 500 }, { status: 400 }, { status: 200 }]);
+    const [rec] = host.requests('items');
+    expect(rec.response).toMatchObject({ action: 'status', status: 207, body: res.text, itemStatuses: [200, 500, 400, 200], endedBy: 'response' });
+    // A single event is one item.
+    const single = await post(host.urlFor('items'), BODY);
+    expect([single.status, single.text]).toEqual([200, '{"status":200}']);
+  });
+
+  it('counts the items of a batch larger than the stored body copy', async () => {
+    const small = new MockReceiverHost({ dataDir, bodyLimitBytes: 64 });
+    await small.start();
+    try {
+      small.setReceivers([receiver('items', '/items', { behavior: { itemStatuses: [200, 503] } })]);
+      const batch = JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ event: `e${i}`, pad: 'x'.repeat(20) })));
+      const res = await post(small.urlFor('items'), batch);
+      expect(JSON.parse(res.text)).toHaveLength(50);
+      expect(small.requests('items')[0]).toMatchObject({ bodyTruncated: true, response: { status: 207 } });
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe('Standard Webhooks check', () => {
+  const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  beforeEach(() => {
+    host.setReceivers([receiver('sw', '/sw', { standardWebhooksSecret: SECRET }), receiver('open', '/open')]);
+  });
+  const headersFor = (body: string, o: { secret?: string; timestamp?: number } = {}) => {
+    const timestamp = o.timestamp ?? Math.floor(Date.now() / 1000);
+    const signature = signStandardWebhook({ secret: o.secret ?? SECRET, id: 'msg_x', timestamp, body });
+    return { 'webhook-id': 'msg_x', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+  };
+
+  it('valid over the exact bytes; invalid with a reason for other bytes or an old timestamp; missing without headers', async () => {
+    await post(host.urlFor('sw'), BODY, headersFor(BODY));
+    await post(host.urlFor('sw'), BODY, headersFor(JSON.stringify(JSON.parse(BODY), null, 2)));
+    await post(host.urlFor('sw'), BODY, headersFor(BODY, { timestamp: Math.floor(Date.now() / 1000) - 3600 }));
+    await post(host.urlFor('sw'), BODY);
+    const [ok, resigned, stale, none] = host.requests('sw').map((r) => r.standardWebhooks!);
+    expect(ok).toMatchObject({ state: 'valid', id: 'msg_x', reason: null });
+    expect(ok.expected).toBe(ok.received);
+    expect(resigned).toMatchObject({ state: 'invalid', reason: expect.stringMatching(/body was changed/) });
+    expect(stale).toMatchObject({ state: 'invalid', reason: expect.stringMatching(/s old/) });
+    expect(none).toMatchObject({ state: 'missing', received: null });
+    // The X-Signature check is separate: this receiver has no shared secret.
+    expect(host.requests('sw')[0].signature.state).toBe('not_checked');
+    await post(host.urlFor('open'), BODY, headersFor(BODY));
+    expect(host.requests('open')[0].standardWebhooks).toMatchObject({ state: 'not_checked', id: 'msg_x', expected: null });
   });
 });

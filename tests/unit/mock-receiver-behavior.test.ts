@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBehaviorState, decide } from '../../src/main/engine/simulation/mock-receivers/behavior';
+import { answerItems, createBehaviorState, decide } from '../../src/main/engine/simulation/mock-receivers/behavior';
 import { mulberry32 } from '../../src/main/engine/seeded-random';
 import { mockBehaviorSchema, type MockBehavior } from '../../src/shared/mock-receiver.schema';
 
@@ -89,5 +89,65 @@ describe('behavior decisions', () => {
     expect(run({ body: 'nope' }, 1)[0].headers).toEqual({ 'content-type': 'text/plain; charset=utf-8' });
     expect(run({ body: '<x/>', headers: { 'Content-Type': 'application/xml' } }, 1)[0].headers).toEqual({ 'Content-Type': 'application/xml' });
     expect(run({ failFirst: 1, body: 'same' }, 2).map((d) => d.body)).toEqual(['same', 'same']);
+  });
+});
+
+describe('per-item answers to a batch', () => {
+  function items(input: unknown, bodies: (string | null)[]) {
+    const behavior: MockBehavior = mockBehaviorSchema.parse(input);
+    const state = createBehaviorState(behavior, seedless);
+    return bodies.map((b) => {
+      const d = decide(behavior, state, 'r');
+      return { d, answer: d.perItem ? answerItems(behavior, state, b === null ? null : Buffer.from(b)) : null };
+    });
+  }
+  const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ event: `e${i}` })));
+
+  it('cycles itemStatuses over the items of each batch and answers 207 with one {status} per item', () => {
+    const [{ d, answer }] = items({ itemStatuses: [200, 500, 422] }, [batch(5)]);
+    expect(d).toMatchObject({ action: 'status', perItem: true, status: null, body: null, headers: { 'content-type': 'application/json' } });
+    expect(answer!.itemStatuses).toEqual([200, 500, 422, 200, 500]);
+    expect(answer!.status).toBe(207);
+    expect(JSON.parse(answer!.body)).toEqual([{ status: 200 }, { status: 500 }, { status: 422 }, { status: 200 }, { status: 500 }]);
+  });
+
+  it('every item 2xx → 200; batchStatus overrides the HTTP status either way', () => {
+    expect(items({ itemStatuses: [200, 201] }, [batch(3)])[0].answer).toMatchObject({ status: 200, itemStatuses: [200, 201, 200] });
+    expect(items({ itemStatuses: [200, 500], batchStatus: 200 }, [batch(2)])[0].answer).toMatchObject({ status: 200, itemStatuses: [200, 500] });
+    expect(items({ itemStatuses: [200], batchStatus: 500 }, [batch(2)])[0].answer).toMatchObject({ status: 500 });
+  });
+
+  it('each batch starts the cycle again; an empty batch gets [] and 200', () => {
+    const [a, b, c] = items({ itemStatuses: [500, 200] }, [batch(3), batch(1), '[]']);
+    expect(a.answer!.itemStatuses).toEqual([500, 200, 500]);
+    expect(b.answer).toMatchObject({ status: 207, itemStatuses: [500] });
+    expect(c.answer).toEqual({ status: 200, body: '[]', itemStatuses: [] });
+  });
+
+  it('a body that is not a JSON array is one item, answered with its status', () => {
+    for (const body of ['{"event":"one"}', 'not json', null]) {
+      expect(items({ itemStatuses: [429, 200] }, [body])[0].answer).toEqual({ status: 429, body: '{"status":429}', itemStatuses: [429] });
+    }
+  });
+
+  it('itemFailPercent fails a seeded share of items with itemFailStatus (default 500), the same for the same seed', () => {
+    const once = () => items({ itemFailPercent: 30, seed: 7, itemFailStatus: 503 }, [batch(400), batch(400)]).map((x) => x.answer!.itemStatuses);
+    const [first, second] = once();
+    expect(once()).toEqual([first, second]);
+    expect(new Set(first)).toEqual(new Set([200, 503]));
+    const share = first.filter((s) => s === 503).length / first.length;
+    expect(share).toBeGreaterThan(0.22);
+    expect(share).toBeLessThan(0.38);
+    expect(second).not.toEqual(first);
+    expect(items({ itemFailPercent: 100 }, [batch(2)])[0].answer).toMatchObject({ status: 207, itemStatuses: [500, 500] });
+    expect(items({ itemFailPercent: 0 }, [batch(2)])[0].answer).toMatchObject({ status: 200, itemStatuses: [200, 200] });
+  });
+
+  it('failFirst failures keep their whole-request answer; the requests that pass get the per-item answer', () => {
+    const [a, b] = items({ failFirst: 1, status: 503, itemStatuses: [200, 400] }, [batch(2), batch(2)]);
+    expect(a.d).toMatchObject({ perItem: false, failed: true, status: 503 });
+    expect(a.answer).toBeNull();
+    expect(b.d).toMatchObject({ perItem: true, failed: false });
+    expect(b.answer).toMatchObject({ status: 207, itemStatuses: [200, 400] });
   });
 });

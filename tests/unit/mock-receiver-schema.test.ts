@@ -58,6 +58,50 @@ describe('mock receiver schema', () => {
     }
   });
 
+  it('takes per-item answers and a Standard Webhooks secret', () => {
+    const ok = [
+      { name: 'items', path: '/items', behavior: { itemStatuses: [200, 500, 422] } },
+      { name: 'items-207', path: '/items-207', behavior: { itemStatuses: [200, 500], batchStatus: 200, headers: { 'X-Batch': '1' } } },
+      { name: 'share', path: '/share', behavior: { itemFailPercent: 10, seed: 3, itemFailStatus: 503 } },
+      { name: 'gated', path: '/gated', behavior: { failFirst: 2, status: 503, itemStatuses: [200, 400] } },
+      { name: 'gated-hang', path: '/gated-hang', behavior: { failPercent: 20, hang: true, itemFailPercent: 5 } },
+      { name: 'sw', path: '/sw', standardWebhooksSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    ];
+    expect(mockReceiversSchema.parse(ok)).toHaveLength(ok.length);
+  });
+
+  it('refuses per-item settings that contradict each other or cannot apply, naming the field', () => {
+    const cases: [unknown, string, RegExp][] = [
+      [{ itemStatuses: [] }, 'behavior.itemStatuses', /at least one status/],
+      [{ itemStatuses: [200, 99] }, 'behavior.itemStatuses[1]', /200 to 599/],
+      [{ itemStatuses: [200, 600] }, 'behavior.itemStatuses[1]', /200 to 599/],
+      [{ itemStatuses: [200], itemFailPercent: 5 }, 'behavior.itemFailPercent', /either itemStatuses .* or itemFailPercent/],
+      [{ itemFailStatus: 500 }, 'behavior.itemFailStatus', /only applies with itemFailPercent/],
+      [{ itemFailPercent: 5, itemFailStatus: 200 }, 'behavior.itemFailStatus', /300 to 599/],
+      [{ itemFailPercent: 101 }, 'behavior.itemFailPercent', /100/],
+      [{ batchStatus: 207 }, 'behavior.batchStatus', /only applies to a per-item answer/],
+      [{ itemStatuses: [200], body: '[]' }, 'behavior.body', /writes its own body/],
+      [{ itemStatuses: [200], status: 500 }, 'behavior.status', /batchStatus/],
+      [{ itemStatuses: [200], hang: true }, 'behavior.itemStatuses', /never be sent/],
+      [{ itemFailPercent: 5, reset: true }, 'behavior.itemFailPercent', /never be sent/],
+    ];
+    for (const [behavior, path, message] of cases) {
+      const e = errors(mockReceiverSchema, { name: 'x', path: '/x', behavior }).find((x) => x.path === path);
+      expect(e, JSON.stringify(behavior)).toBeDefined();
+      expect(e!.message, JSON.stringify(behavior)).toMatch(message);
+    }
+    // seed is fine with itemFailPercent alone.
+    expect(mockReceiverSchema.safeParse({ name: 'x', path: '/x', behavior: { itemFailPercent: 5, seed: 1 } }).success).toBe(true);
+  });
+
+  it('refuses a Standard Webhooks secret that is not whsec_ base64, saying what is expected', () => {
+    for (const secret of ['', 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'whsec_not base64!', 'whsec_']) {
+      const e = errors(mockReceiverSchema, { name: 'x', path: '/x', standardWebhooksSecret: secret });
+      expect(e.map((x) => x.path), secret).toEqual(['standardWebhooksSecret']);
+      expect(e[0].message).toMatch(/whsec_/);
+    }
+  });
+
   it('refuses bad paths, an empty secret and duplicates in the list', () => {
     for (const path of ['hook', '/', '/a b', '/a?b=1', '/a#b']) {
       expect(errors(mockReceiverSchema, { name: 'x', path }).map((e) => e.path), path).toEqual(['path']);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MockReceiver, MockRequestRecord, MockResponseRecord } from '../../../../shared/mock-receiver.schema';
-import type { Decision } from './behavior';
-import { SignatureVerifier } from './signature-check';
+import { MAX_ITEMS_BODY_BYTES, type MockReceiver, type MockRequestRecord, type MockResponseRecord } from '../../../../shared/mock-receiver.schema';
+import type { Decision, ItemsAnswer } from './behavior';
+import { SignatureVerifier, StandardWebhooksVerifier } from './signature-check';
 import { formatTimestamp } from '../../../../shared/timestamp';
 
 export interface ExchangeContext {
@@ -11,6 +11,8 @@ export interface ExchangeContext {
   tls: boolean;
   bodyLimitBytes: number;
   now: () => number;
+  /** A per-item answer to the whole body (null: not read whole); called once, when the body is in. */
+  answerItems: (body: Buffer | null) => ItemsAnswer;
   /** Destroys the connection with a TCP reset (the host knows the raw socket under TLS). */
   reset: (req: IncomingMessage) => void;
   /** Called exactly once, when the exchange has ended in any way. */
@@ -26,6 +28,12 @@ type EndedBy = MockResponseRecord['endedBy'];
 export class Exchange {
   private readonly arrivedAt: number;
   private readonly verifier: SignatureVerifier;
+  private readonly swVerifier: StandardWebhooksVerifier;
+  /** The decision as carried out: a per-item answer fills in status and body when the body is in. */
+  private decision: Decision;
+  private itemStatuses: number[] | undefined;
+  /** A per-item answer's copy of the whole body (the stored copy may be truncated); null once past MAX_ITEMS_BODY_BYTES. */
+  private whole: Buffer[] | null;
   private readonly chunks: Buffer[] = [];
   private bodyBytes = 0;
   private storedBytes = 0;
@@ -41,7 +49,10 @@ export class Exchange {
     private readonly ctx: ExchangeContext,
   ) {
     this.arrivedAt = ctx.now();
+    this.decision = ctx.decision;
+    this.whole = ctx.decision.perItem ? [] : null;
     this.verifier = new SignatureVerifier(ctx.receiver.secret);
+    this.swVerifier = new StandardWebhooksVerifier(ctx.receiver.standardWebhooksSecret, req.headers as Record<string, string | undefined>, Math.floor(this.arrivedAt / 1000));
     req.on('data', (chunk: Buffer) => this.onData(chunk));
     req.on('end', () => this.onBodyEnd());
     // 'close' on the response fires once the exchange is over, whoever ended it.
@@ -57,7 +68,12 @@ export class Exchange {
 
   private onData(chunk: Buffer): void {
     this.verifier.update(chunk);
+    this.swVerifier.update(chunk);
     this.bodyBytes += chunk.length;
+    if (this.whole !== null) {
+      if (this.bodyBytes > MAX_ITEMS_BODY_BYTES) this.whole = null;
+      else this.whole.push(chunk);
+    }
     const room = this.ctx.bodyLimitBytes - this.storedBytes;
     if (room > 0) {
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
@@ -68,7 +84,13 @@ export class Exchange {
 
   private onBodyEnd(): void {
     this.bodyEndedAt = this.ctx.now();
-    const { action, delayMs } = this.ctx.decision;
+    if (this.decision.perItem) {
+      const answer = this.ctx.answerItems(this.whole === null ? null : Buffer.concat(this.whole, this.bodyBytes));
+      this.whole = null;
+      this.decision = { ...this.decision, status: answer.status, body: answer.body };
+      this.itemStatuses = answer.itemStatuses;
+    }
+    const { action, delayMs } = this.decision;
     if (action === 'hang') return; // hold the socket until the client or the host closes it
     const act = () => {
       this.timer = null;
@@ -85,7 +107,7 @@ export class Exchange {
   }
 
   private answer(): void {
-    const { status, headers, body } = this.ctx.decision;
+    const { status, headers, body } = this.decision;
     const text = body ?? '';
     this.res.writeHead(status ?? 200, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
     this.res.end(text);
@@ -97,12 +119,16 @@ export class Exchange {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const end = this.ctx.now();
-    const { receiver, decision } = this.ctx;
+    const { receiver } = this.ctx;
+    const decision = this.decision;
     const complete = this.bodyEndedAt !== null;
+    const cutShort = 'the client closed before sending the whole body';
     let signature = this.verifier.result(headerValue(this.req, 'x-signature'));
     if (!complete && signature.state !== 'not_checked') {
-      signature = { ...signature, state: 'invalid', reason: 'the client closed before sending the whole body' };
+      signature = { ...signature, state: 'invalid', reason: cutShort };
     }
+    let standardWebhooks = this.swVerifier.result();
+    if (!complete && standardWebhooks.state !== 'not_checked') standardWebhooks = { ...standardWebhooks, state: 'invalid', reason: cutShort };
     const record: MockRequestRecord = {
       id: randomUUID(),
       receiverId: receiver.id,
@@ -123,10 +149,12 @@ export class Exchange {
         failed: decision.failed,
         headers: decision.headers,
         body: decision.body,
+        ...(this.itemStatuses ? { itemStatuses: this.itemStatuses } : {}),
         endedBy,
         durationMs: Math.max(0, end - (this.bodyEndedAt ?? this.arrivedAt)),
       },
       signature,
+      standardWebhooks,
     };
     this.ctx.done(record, this);
   }

@@ -7,7 +7,7 @@ import {
   type MockRequestRecord,
 } from '../../../../shared/mock-receiver.schema';
 import { ValidationError, formatPath, parseOrThrow } from '../../../../shared/validation-error';
-import { createBehaviorState, decide, type BehaviorState } from './behavior';
+import { answerItems, createBehaviorState, decide, type BehaviorState } from './behavior';
 import { Exchange } from './exchange';
 import { loadOrCreateCertificate, type CertificatePair } from './self-signed-cert';
 import { guardServer, HTTP_TIMEOUTS, nodeServerOptions, type HttpTimeouts } from '../../http-timeouts';
@@ -226,6 +226,7 @@ export class MockReceiverHost {
       tls,
       bodyLimitBytes: this.opts.bodyLimitBytes,
       now: this.opts.now,
+      answerItems: (body) => answerItems(entry.def.behavior, entry.state, body),
       reset: (r) => this.resetConnection(r),
       done: (record, x) => {
         this.exchanges.delete(x);

@@ -1,7 +1,10 @@
 import { timingSafeEqual, type Hmac } from 'node:crypto';
-import type { SignatureCheck } from '../../../../shared/mock-receiver.schema';
-// The dispatcher's own HMAC: a receiver that disagrees with the sender is then a real finding.
-import { signatureHmac } from '../../dispatcher/sign';
+import type { SignatureCheck, StandardWebhooksCheck } from '../../../../shared/mock-receiver.schema';
+import {
+  checkHeaders, matchSignatures, secretKey, secretProblem, signatureValue, signedContent, STANDARD_WEBHOOKS_HEADERS, type CheckedHeaders,
+} from '../../../../shared/standard-webhooks';
+// The dispatcher's own HMACs: a receiver that disagrees with the sender is then a real finding.
+import { hmacOf, signatureHmac } from '../../dispatcher/sign';
 
 /**
  * Checks X-Signature while the body streams in, so the digest covers every byte even when the
@@ -49,4 +52,62 @@ function equal(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Checks the Standard Webhooks signature while the body streams in: HMAC-SHA256 over
+ * `id.timestamp.` and then every body byte, with the receiver's whsec_ secret, compared with each
+ * `v1,` signature of webhook-signature (shared/standard-webhooks.ts has the rules and the reasons).
+ * Headers and the time are read when the request arrives.
+ */
+export class StandardWebhooksVerifier {
+  private readonly hmac: Hmac | null = null;
+  private readonly headerCheck: CheckedHeaders | null = null;
+  private readonly received: { id: string | null; timestamp: string | null; signature: string | null };
+
+  /** `nowSeconds`: Unix seconds when the request arrived (the timestamp's tolerance is from then). */
+  constructor(private readonly secret: string | undefined, headers: Record<string, string | undefined>, nowSeconds: number) {
+    const { id: ID, timestamp: TS, signature: SIG } = STANDARD_WEBHOOKS_HEADERS;
+    const get = (name: string): string | null => {
+      for (const k in headers) if (k.toLowerCase() === name) return headers[k] ?? null;
+      return null;
+    };
+    this.received = { id: get(ID), timestamp: get(TS), signature: get(SIG) };
+    if (secret === undefined || secretProblem(secret) !== null) return;
+    this.headerCheck = checkHeaders({ secret, headers, now: nowSeconds });
+    // The expected signature is worth showing whenever id and timestamp are usable, even when the
+    // timestamp is out of tolerance or the signature header is missing.
+    const { id, timestamp } = this.received;
+    if (id && timestamp && /^\d+$/.test(timestamp.trim())) {
+      this.hmac = hmacOf('sha256', secretKey(secret)).update(signedContent(id, Number(timestamp.trim()), ''));
+    }
+  }
+
+  update(chunk: Buffer): void {
+    this.hmac?.update(chunk);
+  }
+
+  /** Call once, after the last chunk. */
+  result(): StandardWebhooksCheck {
+    const { id, timestamp, signature: received } = this.received;
+    const base = { id, timestamp, received };
+    if (this.secret === undefined) return { ...base, state: 'not_checked', expected: null, reason: null };
+    const problem = secretProblem(this.secret);
+    if (problem !== null) return { ...base, state: 'invalid', expected: null, reason: `this receiver's secret ${problem}` };
+    const mac = this.hmac?.digest() ?? null;
+    const expected = mac === null ? null : signatureValue(mac);
+    if (!id && !timestamp && !received) {
+      return { ...base, state: 'missing', expected, reason: 'no webhook-id, webhook-timestamp or webhook-signature header, but this receiver has a Standard Webhooks secret' };
+    }
+    const h = this.headerCheck!;
+    if ('reason' in h) return { ...base, state: 'invalid', expected, reason: h.reason };
+    const outcome = matchSignatures(h.signatures, mac!);
+    return outcome.ok ? { ...base, state: 'valid', expected, reason: null } : { ...base, state: 'invalid', expected, reason: outcome.reason };
+  }
+}
+
+export function checkStandardWebhooks(secret: string | undefined, headers: Record<string, string | undefined>, body: Buffer | string, nowSeconds: number): StandardWebhooksCheck {
+  const verifier = new StandardWebhooksVerifier(secret, headers, nowSeconds);
+  verifier.update(Buffer.from(body));
+  return verifier.result();
 }
