@@ -1,15 +1,17 @@
-import type { Attempt } from '../../../shared/types';
+import type { Attempt, Delivery } from '../../../shared/types';
 import { curlCommand } from '../../../shared/preview/curl';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime, formatMs } from '../../components/format';
 import { BodyView } from '../../components/lazy-json-view';
 import { attemptTimeout, explainAttempt, outcomeLabel, type AttemptContext } from './explain';
 import { VerifyBox } from './verify-box';
+import { signatureTarget } from './verify-model';
 import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
 
-export function attemptCurl(a: Attempt): string {
-  return curlCommand({ url: a.url, headers: a.requestHeaders, body: a.requestBody });
+/** The attempt as a curl command, with its delivery's method (Actions: POST, PUT or PATCH). */
+export function attemptCurl(a: Attempt, method: string = 'POST'): string {
+  return curlCommand({ method, url: a.url, headers: a.requestHeaders, body: a.requestBody });
 }
 
 export const byteLength = (text: string) => new TextEncoder().encode(text).length;
@@ -25,9 +27,12 @@ export function AttemptView({
   defaultOpen,
   context,
   deliveryBody,
+  delivery,
   raw,
 }: {
   attempt: Attempt;
+  /** Which request it is: an Actions batch's X-Signature covers only its first event's data. */
+  delivery: Pick<Delivery, 'kind' | 'callIds' | 'method'>;
   index: number;
   defaultOpen: boolean;
   context?: AttemptContext;
@@ -60,7 +65,7 @@ export function AttemptView({
           <section>
             <div className="row">
               <h4 className="grow">Request</h4>
-              <CopyButton text={() => attemptCurl(a)} label="Copy as cURL" />
+              <CopyButton text={() => attemptCurl(a, delivery.method)} label="Copy as cURL" />
             </div>
             <Headers headers={a.requestHeaders} />
             {edited ? (
@@ -76,7 +81,7 @@ export function AttemptView({
             <div className="mono" data-testid="attempt-signature">
               {a.signature ?? 'none (no shared secret)'}
             </div>
-            <VerifyBox body={a.requestBody} signature={a.signature} />
+            <VerifyBox body={a.requestBody} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, a.requestBody)} />
           </section>
           <section>
             <h4>Response</h4>

@@ -1,13 +1,57 @@
 import { useState } from 'react';
 import { verifySignature, type VerifyResult } from '../../../shared/preview/signature';
+import { hasStandardWebhooks, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
 
-/** Paste a secret, see whether the attempt's X-Signature matches the exact bytes sent, and why not. */
-export function VerifyBox({ body, signature }: { body: string; signature: string | null }) {
+/** Paste a whsec_ secret, see whether the attempt's webhook-signature matches, and why not. */
+function StandardWebhooksVerify({ headers, body }: { headers: Record<string, string>; body: string }) {
+  const [secret, setSecret] = useState('');
+  const [result, setResult] = useState<SwResult | null>(null);
+  const check = async () => setResult(await verifyStandardWebhooksAttempt({ headers, body, secret, nowMs: Date.now() }));
+  return (
+    <>
+      <div className="row">
+        <input
+          type="text"
+          placeholder="paste the Standard Webhooks secret (whsec_…)"
+          value={secret}
+          data-testid="verify-sw-secret"
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => {
+            setSecret(e.target.value);
+            setResult(null);
+          }}
+          onKeyDown={(e) => e.key === 'Enter' && void check()}
+        />
+        <button type="button" className="small" data-testid="verify-sw-button" onClick={() => void check()}>
+          Verify webhook-signature
+        </button>
+      </div>
+      {result ? (
+        <div className={`verify-result verify-${result.status}`} data-testid="verify-sw-result" data-status={result.status}>
+          {result.explanation}
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * Paste a secret, see whether the attempt's X-Signature matches what it covers (the exact bytes sent;
+ * for an Actions batch, the first event's data), and why not; and the Standard Webhooks signature
+ * when the attempt carried one.
+ */
+export function VerifyBox({ body, signature, headers, target }: { body: string; signature: string | null; headers: Record<string, string>; target: SignatureTarget }) {
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<VerifyResult | null>(null);
-  const check = async () => setResult(await verifySignature({ body, signature, secret }));
+  const check = async () => setResult(await verifySignature({ body: target.text, signature, secret }));
   return (
     <div className="verify-box" data-testid="verify-box">
+      {target.note && signature ? (
+        <div className="muted small-text" data-testid="verify-target-note">
+          {target.note}
+        </div>
+      ) : null}
       <div className="row">
         <input
           type="text"
@@ -28,7 +72,7 @@ export function VerifyBox({ body, signature }: { body: string; signature: string
       </div>
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-result" data-status={result.status}>
-          <div>{result.explanation}</div>
+          <div>{target.note && result.status === 'match' ? "Match: HMAC-SHA1 of the first event's data with this secret equals X-Signature." : result.explanation}</div>
           {result.computed ? (
             <div className="mono small-text">
               computed {result.computed}
@@ -38,6 +82,7 @@ export function VerifyBox({ body, signature }: { body: string; signature: string
           ) : null}
         </div>
       ) : null}
+      {hasStandardWebhooks(headers) ? <StandardWebhooksVerify headers={headers} body={body} /> : null}
     </div>
   );
 }

@@ -1,0 +1,79 @@
+import { verifyStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
+import { STANDARD_WEBHOOKS_HEADERS, TOLERANCE_SECONDS } from '../../../shared/standard-webhooks';
+import type { Delivery } from '../../../shared/types';
+
+// What the inspector's verify box checks an attempt against. X-Signature covers the body for Classic
+// and for a single Actions request (there JSON.stringify(data) is the body), but for an Actions batch
+// only the first event's data, as Segment signs it; the Standard Webhooks signature covers
+// id.timestamp.body. React-free so the rules are unit-tested.
+
+export interface SignatureTarget {
+  /** The exact text X-Signature is the HMAC-SHA1 of. */
+  text: string;
+  /** Set when that is not the body: what it is, in words. */
+  note: string | null;
+}
+
+/** Is this delivery an Actions batch (its body a JSON array of the carried calls' data)? */
+export function isActionsBatch(d: Pick<Delivery, 'kind' | 'callIds'>): boolean {
+  return d.kind === 'actions' && d.callIds !== undefined;
+}
+
+/** What an attempt's X-Signature covers, given its delivery and the exact body it sent. */
+export function signatureTarget(d: Pick<Delivery, 'kind' | 'callIds'>, body: string): SignatureTarget {
+  if (!isActionsBatch(d)) return { text: body, note: null };
+  let first: unknown;
+  try {
+    const items = JSON.parse(body) as unknown;
+    if (!Array.isArray(items) || items.length === 0) throw new Error('not an array');
+    first = items[0];
+  } catch {
+    // An edited replay body that is no longer an array: the dispatcher signed what it sent.
+    return { text: body, note: 'This batch body is not a JSON array (edited), so X-Signature was made over the body as sent.' };
+  }
+  return {
+    text: JSON.stringify(first),
+    note:
+      "An Actions batch: X-Signature covers only the FIRST event's data, JSON.stringify(body[0]), not the array body (Segment signs a batch that way; a receiver verifying the raw body fails). Checked that way.",
+  };
+}
+
+export type SwStatus = 'match' | 'mismatch' | 'unsigned' | 'no-secret';
+
+export interface SwResult {
+  status: SwStatus;
+  explanation: string;
+}
+
+const header = (headers: Record<string, string>, name: string): string | undefined => {
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
+  return undefined;
+};
+
+/** Whether the attempt carried a Standard Webhooks signature. */
+export function hasStandardWebhooks(headers: Record<string, string>): boolean {
+  return header(headers, STANDARD_WEBHOOKS_HEADERS.signature) !== undefined;
+}
+
+/**
+ * Check an attempt's webhook-signature with a pasted whsec_ secret. The timestamp tolerance is not
+ * applied (the attempt is stored, so it is old by now); how old it is, is said.
+ */
+export async function verifyStandardWebhooksAttempt(args: { headers: Record<string, string>; body: string; secret: string; nowMs: number }): Promise<SwResult> {
+  const { headers, body, secret } = args;
+  if (!hasStandardWebhooks(headers)) {
+    return { status: 'unsigned', explanation: 'No webhook-signature was sent: the source had no Standard Webhooks secret when this attempt was made.' };
+  }
+  if (secret.trim() === '') return { status: 'no-secret', explanation: 'Paste the whsec_ secret to check webhook-signature.' };
+  const ts = Number(header(headers, STANDARD_WEBHOOKS_HEADERS.timestamp) ?? NaN);
+  // As of the attempt's own timestamp: the tolerance check passes, everything else is checked.
+  const now = Number.isFinite(ts) ? ts : Math.floor(args.nowMs / 1000);
+  const r = await verifyStandardWebhookWeb({ secret: secret.trim(), headers, body, now });
+  const age = Number.isFinite(ts) ? Math.floor(args.nowMs / 1000) - ts : null;
+  const ageNote =
+    age !== null && age > TOLERANCE_SECONDS
+      ? ` Its webhook-timestamp is ${age} s old: a receiver checking it now would refuse it (more than ${TOLERANCE_SECONDS} s); the timestamp check is skipped here because the attempt is stored.`
+      : ' The timestamp tolerance (5 min) is not checked for a stored attempt.';
+  if (r.ok) return { status: 'match', explanation: `Match: v1 HMAC-SHA256 of webhook-id.webhook-timestamp.body with this secret equals webhook-signature.${ageNote}` };
+  return { status: 'mismatch', explanation: `Mismatch: ${r.reason}.${ageNote}` };
+}
