@@ -21,6 +21,18 @@ export interface Chip {
   note: string | null;
 }
 
+/** How an outcome is named in the URL states: its URL, or "Actions: <mapping>" for an Actions request. */
+export function outcomeName(u: Pick<UrlOutcome, 'url' | 'via'>): string {
+  return u.via ? `Actions: ${u.via.mapping}` : u.url;
+}
+
+/** One line per outcome for a tooltip: "Actions: orders — failed · HTTP 500". */
+export function outcomeLine(u: UrlOutcome): string {
+  const waiting = u.via?.waiting ? ` (waiting for its batch: ${u.via.waiting.queued} of ${u.via.waiting.of} queued)` : '';
+  const status = u.lastStatus !== null && u.state !== 'in_flight' ? ` · HTTP ${u.lastStatus}` : '';
+  return `${outcomeName(u)} — ${STATE_LABELS[u.state]}${status}${waiting}`;
+}
+
 export const NOT_FORWARDED_TITLE = "Webhooks is disabled for this source or by the call's integrations";
 
 export function chipOf(call: ChipCall): Chip {
@@ -36,6 +48,8 @@ export function chipOf(call: ChipCall): Chip {
     status: state,
     className: `chip chip-${state}${warn ? ' chip-warn' : ''}`,
     label: STATE_LABELS[state],
+    // Each URL's part, Actions requests named by their mapping, when there is more than one to tell apart.
+    title: urls.length > 1 || urls.some((u) => u.via) ? urls.map(outcomeLine).join('\n') : undefined,
     since: state === 'in_flight' ? inFlightSince(urls) : null,
     retryAt: state === 'retrying' ? call.nextAttemptAt : null,
     note: urlOutcomeNote(urls),

@@ -6,7 +6,8 @@ import { listQuery } from './inspector.slice';
 /** Acting on what the inspector shows: replay with an edited body, retry what failed, clear everything. */
 export interface InspectorActionsSlice {
   /** Sends this body (JSON text, exactly these bytes) to every URL of the call, signed with the current secret. */
-  replayEdited(id: number, body: string): Promise<boolean>;
+  /** deliveryId: one of the call's deliveries (an Actions one); the Classic delivery when omitted. */
+  replayEdited(id: number, body: string, deliveryId?: number): Promise<boolean>;
   /** How many failed or expired calls the current filters match (what the confirm shows). */
   countRetryable(): Promise<number | null>;
   /** Sends them again (manual attempts, in the background). */
@@ -18,10 +19,10 @@ export interface InspectorActionsSlice {
 export const createInspectorActionsSlice =
   (api: ApiClient): SliceCreator<InspectorActionsSlice> =>
   (set, get) => ({
-    async replayEdited(id, body) {
+    async replayEdited(id, body, deliveryId) {
       set({ replaying: true });
       try {
-        const r = await api.call('replayMessage', { id, body });
+        const r = await api.call('replayMessage', { id, body, ...(deliveryId === undefined ? {} : { deliveryId }) });
         get().notify(`Replayed with the edited body: ${r.attempts.length} new attempt(s)`);
         await get().refreshDetail();
         return true;

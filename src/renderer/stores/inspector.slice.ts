@@ -29,7 +29,8 @@ export interface InspectorSlice {
   applyCallEvents(stored: CallSummary[], updated: CallSummary[]): void;
   selectCall(id: number | null): void;
   refreshDetail(): Promise<void>;
-  replay(id: number, urlIndex?: number): Promise<ReplayResult | null>;
+  /** deliveryId: one of the call's deliveries (an Actions one); the Classic delivery when omitted. */
+  replay(id: number, urlIndex?: number, deliveryId?: number): Promise<ReplayResult | null>;
 }
 
 /** The filters as listMessages (and retryMatching) take them. */
@@ -152,10 +153,10 @@ export const createInspectorSlice =
           if (seq === detailSeq) set({ detailError: errorText(err) });
         }
       },
-      async replay(id, urlIndex) {
+      async replay(id, urlIndex, deliveryId) {
         set({ replaying: true });
         try {
-          const r = await api.call('replayMessage', urlIndex === undefined ? { id } : { id, urlIndex });
+          const r = await api.call('replayMessage', { id, ...(urlIndex === undefined ? {} : { urlIndex }), ...(deliveryId === undefined ? {} : { deliveryId }) });
           get().notify(`Replayed: ${r.attempts.length} new attempt(s)`);
           await get().refreshDetail();
           return r;

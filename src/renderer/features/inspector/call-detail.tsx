@@ -10,6 +10,9 @@ import { AttemptView, attemptCurl, byteLength } from './attempt-view';
 import { BodyView } from '../../components/lazy-json-view';
 import { EditReplay } from './edit-replay';
 import { RetryTimes } from '../receivers/time-warp';
+import { outcomeLine } from '../../components/status-chip-model';
+import { BatchMembers, BatchMembership } from './batch-members';
+import { deliveryTitle, deliveryUrlWarning, outcomesOf, waitingParts } from './delivery-model';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 
@@ -17,7 +20,7 @@ type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 function UrlStateChip({ outcome }: { outcome: UrlOutcome }) {
   const since = outcome.state === 'in_flight' && outcome.startedAt ? Date.parse(outcome.startedAt) : null;
   return (
-    <span className={`chip chip-${outcome.state}`} data-testid="url-state" data-state={outcome.state}>
+    <span className={`chip chip-${outcome.state}`} data-testid="url-state" data-state={outcome.state} title={outcomeLine(outcome)}>
       {URL_STATE_LABELS[outcome.state]}
       {since !== null ? <Elapsed since={since} /> : null}
       {outcome.lastStatus !== null && outcome.state !== 'in_flight' ? ` · HTTP ${outcome.lastStatus}` : ''}
@@ -31,11 +34,12 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
   const attempts = delivery.attempts.filter((a) => a.urlIndex === urlIndex).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
   const url = delivery.urls[urlIndex]?.url ?? attempts[0]?.url ?? '?';
   const last = attempts[attempts.length - 1];
+  const actions = delivery.kind === 'actions';
   return (
     <section className="url-timeline" data-testid="url-timeline" data-url={url} data-attempts={attempts.length}>
       <header className="row">
         <span className="mono grow">
-          URL {urlIndex + 1}: {url}
+          {actions ? `Actions: ${delivery.mapping ?? '?'} · ${delivery.method} ${url}` : `URL ${urlIndex + 1}: ${url}`}
         </span>
         {outcome ? <UrlStateChip outcome={outcome} /> : null}
         <span className="muted">{attempts.length} attempt{attempts.length === 1 ? '' : 's'}</span>
@@ -44,9 +48,10 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
           className="small"
           disabled={replaying}
           data-testid="replay-url"
-          onClick={() => void store.getState().replay(delivery.callId, urlIndex)}
+          // An Actions delivery is named (a batch's callId is its first call's, the same for every member).
+          onClick={() => void store.getState().replay(delivery.callId, urlIndex, actions ? delivery.id : undefined)}
         >
-          Replay this URL
+          {actions ? 'Replay this request' : 'Replay this URL'}
         </button>
       </header>
       {outcome?.state === 'in_flight' ? (
@@ -64,6 +69,7 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
           defaultOpen={a === last}
           context={attemptContext(delivery, a, a === last)}
           deliveryBody={delivery.body}
+          delivery={delivery}
           raw={raw}
         />
       ))}
@@ -101,26 +107,39 @@ function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempt
           data-testid="edit-replay"
           disabled={editing || replaying}
           onClick={() => setEditing(true)}
-          title="Edit the body and send it to every URL as a replay"
+          title={delivery.kind === 'actions' ? 'Edit the body and send it again as a replay of this Actions request' : 'Edit the body and send it to every URL as a replay'}
         >
           Edit &amp; replay
         </button>
       </div>
-      {editing ? <EditReplay callId={delivery.callId} body={delivery.body} onClose={() => setEditing(false)} /> : null}
+      {editing ? <EditReplay callId={delivery.callId} deliveryId={delivery.kind === 'actions' ? delivery.id : undefined} body={delivery.body} onClose={() => setEditing(false)} /> : null}
       <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" />
     </section>
   );
 }
 
-function DeliveryView({ delivery, urls }: { delivery: DeliveryWithAttempts; urls: UrlOutcome[] }) {
+function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAttempts; allUrls: UrlOutcome[]; callId: number }) {
   const [raw, setRaw] = useState(false);
+  // The call's summary lists the Classic URLs, then one entry per Actions delivery carrying it.
+  const urls = outcomesOf(delivery, allUrls);
+  const warning = deliveryUrlWarning(delivery);
   const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
   // The row says in flight while a round is out (not written to the delivery until it ends).
   const state = urls.some((u) => u.state === 'in_flight') ? 'in_flight' : delivery.state;
   return (
-    <section className="delivery" data-testid="delivery" data-state={delivery.state}>
+    <section
+      className="delivery"
+      id={`delivery-${delivery.id}`}
+      data-testid="delivery"
+      data-state={delivery.state}
+      data-kind={delivery.kind}
+      data-mapping={delivery.mapping ?? undefined}
+      data-method={delivery.method}
+    >
       <header className="row wrap">
-        <h3 className="grow">{delivery.type === 'delete' ? 'Webhooks delivery (delete notification)' : 'Webhooks delivery'}</h3>
+        <h3 className="grow" data-testid="delivery-title">
+          {deliveryTitle(delivery)}
+        </h3>
         <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: state, nextAttemptAt: delivery.nextAttemptAt, urls }} />
         {delivery.nextAttemptAt && delivery.state === 'retrying' ? <RetryTimes delivery={delivery} /> : null}
       </header>
@@ -128,6 +147,12 @@ function DeliveryView({ delivery, urls }: { delivery: DeliveryWithAttempts; urls
         {delivery.attemptCount} attempt{delivery.attemptCount === 1 ? '' : 's'}
         {delivery.lastError ? ` · last error: ${delivery.lastError}` : ''}
       </div>
+      {warning ? (
+        <div className="notice warn small-text" data-testid="delivery-url-warning">
+          {warning}. The lab delivers to it anyway.
+        </div>
+      ) : null}
+      <BatchMembers delivery={delivery} currentCallId={callId} />
       <DeliveryBody delivery={delivery} raw={raw} setRaw={setRaw} />
       {Array.from({ length: urlCount }, (_, i) => (
         <UrlTimeline key={i} delivery={delivery} urlIndex={i} outcome={urls[i]} raw={raw} />
@@ -140,8 +165,9 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
   const { call, deliveries } = detail;
-  const first = deliveries[0];
+  const first = deliveries.find((d) => d.kind !== 'actions') ?? deliveries[0];
   const firstAttempt = first?.attempts.filter((a) => a.urlIndex === 0).at(-1);
+  const waiting = waitingParts(detail.urls ?? []).length > 0;
   return (
     <div className="call-detail" data-testid="call-detail" data-call-id={call.id}>
       <header className="detail-header">
@@ -167,7 +193,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
             {replaying ? 'Replaying…' : 'Replay'}
           </button>
           {first ? <CopyButton text={first.body} label="Copy body" testId="copy-body" className="" /> : null}
-          {firstAttempt ? <CopyButton text={() => attemptCurl(firstAttempt)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
+          {firstAttempt ? <CopyButton text={() => attemptCurl(firstAttempt, first.method)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
         </div>
       </header>
       {call.status === 'dropped' ? (
@@ -175,11 +201,12 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           Dropped, not forwarded: {call.dropReason}
         </div>
       ) : null}
-      {deliveries.length === 0 && call.status !== 'dropped' ? (
+      <BatchMembership detail={detail} />
+      {deliveries.length === 0 && !waiting && call.status !== 'dropped' ? (
         <div className="notice">Not routed to Webhooks: the source has Webhooks disabled, or the call's integrations turned it off.</div>
       ) : null}
       {deliveries.map((d) => (
-        <DeliveryView key={d.id} delivery={d} urls={detail.urls ?? []} />
+        <DeliveryView key={d.id} delivery={d} allUrls={detail.urls ?? []} callId={call.id} />
       ))}
       <div className="cols-2">
         <section>

@@ -9,7 +9,7 @@ const JsonEditor = lazy(() => import('../../components/json-editor').then((m) =>
  * Replay with an edited body: the delivery's body to edit (indented), sent as typed — exactly these
  * bytes, signed with the source's current secret — to every URL of the call. Earlier attempts stay.
  */
-export function EditReplay({ callId, body, onClose }: { callId: number; body: string; onClose(): void }) {
+export function EditReplay({ callId, deliveryId, body, onClose }: { callId: number; deliveryId?: number; body: string; onClose(): void }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
   const [text, setText] = useState(() => prettyJson(body));
@@ -24,7 +24,7 @@ export function EditReplay({ callId, body, onClose }: { callId: number; body: st
           data-testid="edit-replay-send"
           disabled={replaying || problem !== null}
           onClick={async () => {
-            if (await store.getState().replayEdited(callId, text)) onClose();
+            if (await store.getState().replayEdited(callId, text, deliveryId)) onClose();
           }}
         >
           {replaying ? 'Sending…' : 'Send to every URL'}
