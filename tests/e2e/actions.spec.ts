@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { startReceiver, type TestReceiver } from '../helpers/receiver';
 import { expect, ownLab, ownReceivers, test } from './lab-fixture';
-import { createSource, openApp, useSourceInCompose } from './ui-steps';
+import { createSource, openApp, row, useSourceInCompose } from './ui-steps';
 
 // Issue 17 in a browser against web mode: a source in "Both" mode with an Actions mapping set up in
 // the Destinations screen (kept across a reload, a bad mapping refused on its field), and the Compose
@@ -12,6 +14,18 @@ test.describe.configure({ mode: 'serial' });
 
 const lab = ownLab();
 const receivers = ownReceivers();
+// The Actions mapping's receiver answers a batch with per-item statuses: the first item 200, the others 422.
+let items: TestReceiver;
+test.beforeAll(async () => {
+  items = await startReceiver((req, res) => {
+    const body = JSON.parse(req.body.toString('utf8') || 'null') as unknown;
+    const answer = Array.isArray(body) ? body.map((_, i) => (i === 0 ? 200 : { status: 422, error: 'invalid total' })) : { ok: true };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  });
+});
+test.afterAll(async () => {
+  await items?.close();
+});
 
 interface SourceView {
   id: string;
@@ -45,7 +59,7 @@ test('destinations: Both mode with a mapping, saved and kept across a reload; a 
   await t('am-event-0-op').selectOption('contains');
   await t('am-event-0').fill('Order');
   await t('am-method-0').selectOption('PUT');
-  await t('am-url-0').fill(`${receivers.ok.url}/actions`);
+  await t('am-url-0').fill(`${items.url}/actions`);
   // A loopback receiver: Segment would refuse it, the lab says so and still delivers.
   await expect(t('am-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL: 127.0.0.1 is a loopback address");
   await t('am-headers-0-add').click();
@@ -78,7 +92,7 @@ test('destinations: Both mode with a mapping, saved and kept across a reload; a 
       {
         name: 'orders',
         trigger: { type: { equals: 'track' }, event: { contains: 'Order' } },
-        url: `${receivers.ok.url}/actions`,
+        url: `${items.url}/actions`,
         method: 'PUT',
         headers: { 'X-Team': 'growth' },
         data: { total: { '@path': '$.properties.total' }, who: { '@template': '{{userId}}' } },
@@ -153,7 +167,7 @@ test('compose: the Classic and the Actions request side by side, with what each 
 
   await expect(t('preview-webhook')).toContainText(`Classic: POST → ${receivers.ok.url}/classic`);
   await expect(t('preview-signature-note')).toContainText('X-Signature = HMAC-SHA1(shared secret, the body bytes');
-  await expect(t('preview-actions-0')).toContainText(`Actions · orders: PUT → ${receivers.ok.url}/actions`);
+  await expect(t('preview-actions-0')).toContainText(`Actions · orders: PUT → ${items.url}/actions`);
   await expect(t('preview-actions-0')).toContainText('x-team: growth');
   await expect(t('preview-actions-0')).toContainText('user-agent: Segment (Actions)');
   await expect(t('preview-actions-0')).toContainText('"who": "actions_user"');
@@ -176,4 +190,77 @@ test('compose: the Classic and the Actions request side by side, with what each 
   await expect(t('preview-actions')).toHaveCount(0);
   await expect(t('preview-skipped')).toContainText('orders (type = "track" and event contains "Order")');
   await expect(t('preview-classic')).toHaveCount(1);
+});
+
+test('inspector: an Actions batch delivery next to the Classic one, with its members, per-item statuses and both signatures checked', async ({ page }) => {
+  const source = (await lab.api<(SourceView & { writeKey: string })[]>('GET', '/sources')).find((s) => s.name === 'shop')!;
+  const swSecret = source.webhooks.standardWebhooksSecret as string;
+  // Two matching track calls in one request: the mapping's batch of 2 is full and goes out at once.
+  const sent = await fetch(`${lab.collectorUrl}/v1/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({
+      batch: [
+        { type: 'track', event: 'Order Completed', userId: 'batch_a', properties: { total: 10 } },
+        { type: 'track', event: 'Order Refunded', userId: 'batch_b', properties: { total: 20 } },
+      ],
+    }),
+  });
+  expect(sent.status).toBe(200);
+
+  // What the receiver got: one PUT with the array, X-Signature over the first item's data only.
+  const [got] = await items.waitForRequests(1, 15_000);
+  const text = got.body.toString('utf8');
+  expect(got.method).toBe('PUT');
+  expect(JSON.parse(text)).toEqual([
+    { total: 10, who: 'batch_a' },
+    { total: 20, who: 'batch_b' },
+  ]);
+  expect(got.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(JSON.stringify({ total: 10, who: 'batch_a' })).digest('hex'));
+  expect(got.headers['x-team']).toBe('growth');
+  expect(new Webhook(swSecret).verify(text, got.headers as Record<string, string>)).toBeTruthy();
+
+  await openApp(page, lab, 'inspector');
+  const t = (id: string) => page.getByTestId(id);
+  await row(page, 'Order Completed').click();
+  const detail = t('call-detail');
+  const actions = detail.locator('[data-testid="delivery"][data-kind="actions"]');
+  await expect(detail.locator('[data-testid="delivery"][data-kind="classic"]')).toHaveCount(1);
+  await expect(actions.getByTestId('delivery-title')).toHaveText('Webhooks (Actions) · orders · PUT');
+  await expect(actions).toHaveAttribute('data-method', 'PUT');
+  await expect(actions.getByTestId('delivery-url-warning')).toContainText("Segment's Actions destination would refuse this URL");
+  await expect(actions.getByTestId('batch-members')).toContainText('batch of 2 calls');
+  // Per-item statuses from the receiver's answer, next to each call.
+  await expect(actions.getByTestId('batch-item-status')).toHaveText(['200', '422']);
+  await expect(actions.getByTestId('url-state')).toHaveAttribute('title', /^Actions: orders — delivered · HTTP 200/);
+  await expect(t('batch-membership')).toContainText('Item 1 of 2 in the Actions batch of orders');
+
+  // The verify box checks X-Signature the way Segment signs a batch, and the Standard Webhooks signature.
+  const attempt = actions.getByTestId('attempt').first();
+  await expect(attempt.getByTestId('verify-target-note')).toContainText("covers only the FIRST event's data");
+  await attempt.getByTestId('verify-secret').fill(SECRET);
+  await attempt.getByTestId('verify-button').click();
+  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
+  await attempt.getByTestId('verify-sw-secret').fill(swSecret);
+  await attempt.getByTestId('verify-sw-button').click();
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+  await expect(attempt.getByTestId('verify-sw-result')).toContainText('not checked for a stored attempt');
+  await attempt.getByTestId('verify-sw-secret').fill('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  await attempt.getByTestId('verify-sw-button').click();
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'mismatch');
+
+  // The other member, one click away; it links back to the batch delivery.
+  const second = actions.getByTestId('batch-member-link');
+  const secondId = await second.textContent();
+  await second.click();
+  await expect(detail).toHaveAttribute('data-call-id', secondId!.replace('#', ''));
+  await expect(t('batch-membership')).toContainText('Item 2 of 2 in the Actions batch of orders');
+  await t('batch-delivery-link').click();
+  await expect(actions).toBeInViewport();
+
+  // Replayed as the same PUT with the same array.
+  await actions.getByTestId('replay-url').click();
+  await expect(actions.getByTestId('attempt')).toHaveCount(2);
+  const [, again] = await items.waitForRequests(2, 15_000);
+  expect([again.method, again.body.toString('utf8')]).toEqual(['PUT', text]);
 });

@@ -34,7 +34,7 @@ const COVERED: Record<string, string[]> = {
     'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
-    'copy:Copy',
+    'copy:Copy', 'verify-sw-button', 'batch-member-link', 'batch-delivery-link',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -449,6 +449,32 @@ test('inspector: every control', async ({ page, receivers }) => {
   await expect(t('toast-info').filter({ hasText: 'Retrying 1 failed or expired call' })).toBeVisible();
   await expect.poll(() => attemptsOf(failed.call.id)).toBe(2);
   await lab.api('DELETE', `/sources/${failing.id}`);
+
+  // An Actions batch (two calls in one request, a mapping of batch size 2) signed with Standard Webhooks:
+  // the webhook-signature check, the link to the other member and the member's link back to its batch.
+  const sw = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const pairs = await lab.api<SourceView>('POST', '/sources', {
+    name: 'every-batch',
+    webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'pairs', url: `${receivers.ok.url}/pairs`, method: 'POST', batchSize: 2 }], standardWebhooksSecret: sw },
+  });
+  const pairSent = await fetch(`${lab.collectorUrl}/v1/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${pairs.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({ batch: [1, 2].map((n) => ({ type: 'track', event: `Every Pair ${n}`, userId: 'every_user' })) }),
+  });
+  expect(pairSent.status).toBe(200);
+  await page.getByTestId('call-row').filter({ has: page.getByTestId('call-label').getByText('Every Pair 1', { exact: true }) }).click();
+  const pairDelivery = t('call-detail').locator('[data-testid="delivery"][data-kind="actions"]');
+  await expect(pairDelivery.getByTestId('batch-members')).toHaveAttribute('data-count', '2');
+  const pairAttempt = pairDelivery.getByTestId('attempt').first();
+  await pairAttempt.getByTestId('verify-sw-secret').fill(sw);
+  await s.use('verify-sw-button', pairAttempt.getByTestId('verify-sw-button'));
+  await expect(pairAttempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+  await s.use('batch-member-link', pairDelivery.getByTestId('batch-member-link'));
+  await expect(t('batch-membership')).toContainText('Item 2 of 2 in the Actions batch of pairs');
+  await s.use('batch-delivery-link', t('batch-delivery-link'));
+  await expect(pairDelivery).toBeInViewport();
+  await lab.api('DELETE', `/sources/${pairs.id}`);
 
   // Clear all calls: cancelled once, then confirmed; the list is empty and so is the store.
   await s.use('clear-calls', t('clear-calls'));
