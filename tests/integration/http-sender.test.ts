@@ -42,6 +42,16 @@ function post(url: string, opts: { timeoutMs?: number; urlHeaders?: Record<strin
 }
 
 describe('HttpSender over loopback', () => {
+  it('sends with the method asked for (POST by default), the same exact bytes', async () => {
+    const r = await receiver();
+    const headers = buildRequestHeaders({ ...currentRequest('Segment.io', SECRET, body), urlHeaders: {}, body });
+    for (const method of [undefined, 'PUT', 'PATCH', 'POST'] as const) {
+      expect((await sender.send({ url: `${r.url}/m`, method, headers, body })).status).toBe(200);
+    }
+    expect(r.requests.map((x) => x.method)).toEqual(['POST', 'PUT', 'PATCH', 'POST']);
+    for (const x of r.requests) expect(x.body.equals(body)).toBe(true);
+  });
+
   it('records status, headers and body of a 200; the receiver gets the exact bytes and can verify X-Signature', async () => {
     const r = await receiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-receiver': 'a' }).end('{"ok":true,"note":"reçu"}');

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classify, parseRetryAfter } from '../../src/main/engine/dispatcher/classify';
 import type { SendResult } from '../../src/main/engine/dispatcher/http-sender';
+import { sendingRules } from '../../src/main/engine/dispatcher/round';
+import { resolveRetrySchedule } from '../../src/shared/retry-schedule';
+import type { Settings } from '../../src/shared/types';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -160,6 +163,24 @@ describe('classify by retry rule', () => {
       expect(classify(failure('CERT_HAS_EXPIRED', 'TLS: expired', { tlsError: true }), NOW, rule).outcome).toBe('failed');
       expect(classify(failure('ERR_INVALID_URL', 'bad'), NOW, rule).outcome).toBe('failed');
     }
+  });
+});
+
+describe('sendingRules: the timeout and rule a delivery is sent under', () => {
+  const under = (preset: string, stored?: Partial<Settings['retrySchedule']>) =>
+    ({ retrySchedule: stored ? { preset, delaysMs: [5000], jitter: 0, windowMs: 1, ...stored } : resolveRetrySchedule({ preset }) }) as Settings;
+
+  it('Actions deliveries: 10 s and Actions\' classes whatever the preset', () => {
+    for (const preset of ['default', 'svix', 'fast', 'actions']) {
+      expect(sendingRules({ kind: 'actions', timeoutMs: null }, under(preset))).toEqual({ timeoutMs: 10_000, rule: 'actions' });
+    }
+    expect(sendingRules({ kind: 'actions', timeoutMs: 10_000 }, under('fast'))).toEqual({ timeoutMs: 10_000, rule: 'actions' });
+  });
+
+  it('Classic deliveries: the schedule\'s (5 s classic, or 10 s actions under the actions preset); settings saved before the fields are 5 s classic', () => {
+    expect(sendingRules({ kind: 'classic', timeoutMs: null }, under('default'))).toEqual({ timeoutMs: 5000, rule: 'classic' });
+    expect(sendingRules({ kind: 'classic', timeoutMs: null }, under('actions'))).toEqual({ timeoutMs: 10_000, rule: 'actions' });
+    expect(sendingRules({ kind: 'classic', timeoutMs: null }, under('default', {}))).toEqual({ timeoutMs: 5000, rule: 'classic' });
   });
 });
 
