@@ -1,15 +1,15 @@
-// X-Signature (SPEC §4, real): lowercase hex HMAC-SHA1 of the exact body bytes, keyed with the
-// shared secret. WebCrypto, so the same code runs in the renderer, in Node 20 tests and in shared.
+import { hmacWeb } from './hmac-web';
 
-function hex(buf: ArrayBuffer): string {
-  return Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+// X-Signature (SPEC §4, real): lowercase hex HMAC-SHA1 of the exact body bytes, keyed with the
+// shared secret, in the browser (the Compose preview, the inspector's verify box).
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export async function hmacSha1Hex(secret: string, body: string | Uint8Array): Promise<string> {
   const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-1' }, false, ['sign']);
-  const data = typeof body === 'string' ? enc.encode(body) : body;
-  return hex(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
+  return hex(await hmacWeb('SHA-1', enc.encode(secret), typeof body === 'string' ? enc.encode(body) : body));
 }
 
 export type VerifyStatus = 'match' | 'mismatch' | 'unsigned' | 'no-secret';
