@@ -75,6 +75,24 @@ describe('receiver form model', () => {
     expect('secret' in draftToInput(emptyDraft(0)).input).toBe(false);
   });
 
+  it('keeps per-item answers and the Standard Webhooks secret across an edit (nothing dropped on save)', () => {
+    const defined = mockReceiverSchema.parse({
+      name: 'items',
+      path: '/items',
+      standardWebhooksSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      behavior: { itemStatuses: [200, 422], batchStatus: 207 },
+    });
+    const d = draftFromReceiver({ ...defined, id: 'r1' });
+    expect([d.itemStatuses, d.batchStatus, d.swSecret]).toEqual(['200, 422', '207', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    expect(mockReceiverSchema.parse(draftToInput(d).input)).toEqual(defined);
+    const seeded = mockReceiverSchema.parse({ name: 's', path: '/s', behavior: { itemFailPercent: 25, itemFailStatus: 503, seed: 3 } });
+    expect(mockReceiverSchema.parse(draftToInput(draftFromReceiver({ ...seeded, id: 'r2' })).input)).toEqual(seeded);
+    expect(draftToInput({ ...emptyDraft(0), itemStatuses: '200, x' }).errors).toEqual({ 'behavior.itemStatuses': 'whole numbers, comma-separated, e.g. 200, 422' });
+    expect(behaviorSummary({ itemStatuses: [200, 422] })).toBe('200/207, per item 200/422');
+    expect(behaviorSummary({ itemFailPercent: 25 })).toBe('200/207, per item 25% fail with 500');
+    expect(behaviorSummary({ itemStatuses: [422], batchStatus: 400 })).toBe('400, per item 422');
+  });
+
   it('summarizes behaviors in words', () => {
     expect(behaviorSummary({})).toBe('200');
     expect(behaviorSummary({ status: 500 })).toBe('500');

@@ -9,7 +9,7 @@ import { FormErrors } from '../../components/form-errors';
 // Create or edit one mock receiver: every behavior of the engine's schema, with the engine's
 // messages shown on the field they are about.
 
-const KNOWN = /^(name|path|secret|tls|behavior\.(status|delayMs|delay(\.minMs|\.maxMs)?|hang|reset|failFirst|failPercent|seed|body|headers.*))$/;
+const KNOWN = /^(name|path|secret|standardWebhooksSecret|tls|behavior\.(status|delayMs|delay(\.minMs|\.maxMs)?|hang|reset|failFirst|failPercent|seed|body|headers.*|itemStatuses(\[\d+\])?|itemFailPercent|itemFailStatus|batchStatus))$/;
 
 export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView; onDone(saved: MockReceiverView | null): void }) {
   const store = useAppStore();
@@ -109,6 +109,37 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
         </Field>
         <Field label="Seed" name="behavior.seed" error={err('behavior.seed')} hint="same seed, same pass/fail sequence and random delays">
           <input type="number" min={0} data-testid={t('seed')} value={draft.seed} onChange={(e) => set({ seed: e.target.value })} />
+        </Field>
+      </div>
+      <div className="grid-2">
+        <Field
+          label="Per-item statuses (a batch)"
+          name="behavior.itemStatuses"
+          error={err('behavior.itemStatuses') ?? apiError?.fields.find((f) => f.path.startsWith('behavior.itemStatuses['))?.message}
+          hint="e.g. 200, 422: cycled over a JSON array's items; answers [{&quot;status&quot;: n}, …] (200 if all 2xx, else 207)"
+        >
+          <input data-testid={t('item-statuses')} value={draft.itemStatuses} placeholder="200, 422" spellCheck={false} onChange={(e) => set({ itemStatuses: e.target.value })} />
+        </Field>
+        <Field label="Or fail this % of items" name="behavior.itemFailPercent" error={err('behavior.itemFailPercent')} hint="seeded; with the item failure status (default 500)">
+          <div className="row">
+            <input type="number" min={0} max={100} step="any" className="grow" data-testid={t('item-fail-percent')} value={draft.itemFailPercent} onChange={(e) => set({ itemFailPercent: e.target.value })} />
+            <input
+              type="number"
+              className="grow"
+              aria-label="Item failure status"
+              placeholder="500"
+              data-testid={t('item-fail-status')}
+              value={draft.itemFailStatus}
+              onChange={(e) => set({ itemFailStatus: e.target.value })}
+            />
+          </div>
+          {err('behavior.itemFailStatus') ? <div className="field-error">{err('behavior.itemFailStatus')}</div> : null}
+        </Field>
+        <Field label="Batch answer status" name="behavior.batchStatus" error={err('behavior.batchStatus')} hint="of a per-item answer; blank: 200 or 207">
+          <input type="number" data-testid={t('batch-status')} value={draft.batchStatus} onChange={(e) => set({ batchStatus: e.target.value })} />
+        </Field>
+        <Field label="Standard Webhooks secret" name="standardWebhooksSecret" error={err('standardWebhooksSecret')} hint="whsec_…: webhook-signature is checked; blank: not checked">
+          <input data-testid={t('sw-secret')} className="mono" value={draft.swSecret} autoComplete="off" spellCheck={false} onChange={(e) => set({ swSecret: e.target.value })} />
         </Field>
       </div>
       <Field label="Response body" name="behavior.body" error={err('behavior.body')} hint="JSON text is sent as application/json unless a header says otherwise" wide>

@@ -26,6 +26,13 @@ export interface ReceiverDraft {
   seed: string;
   body: string;
   headers: HeaderRow[];
+  /** Standard Webhooks secret (whsec_…) to check webhook-signature against; blank = not checked. */
+  swSecret: string;
+  /** Per-item answer to a batch: statuses cycled over its items, comma-separated (e.g. "200, 422"). */
+  itemStatuses: string;
+  itemFailPercent: string;
+  itemFailStatus: string;
+  batchStatus: string;
 }
 
 export function emptyDraft(existing: number): ReceiverDraft {
@@ -46,6 +53,11 @@ export function emptyDraft(existing: number): ReceiverDraft {
     seed: '',
     body: '',
     headers: [],
+    swSecret: '',
+    itemStatuses: '',
+    itemFailPercent: '',
+    itemFailStatus: '',
+    batchStatus: '',
   };
 }
 
@@ -68,6 +80,11 @@ export function draftFromReceiver(r: MockReceiver): ReceiverDraft {
     seed: str(b.seed),
     body: b.body ?? '',
     headers: Object.entries(b.headers ?? {}).map(([name, value]) => ({ name, value })),
+    swSecret: r.standardWebhooksSecret ?? '',
+    itemStatuses: b.itemStatuses?.join(', ') ?? '',
+    itemFailPercent: str(b.itemFailPercent),
+    itemFailStatus: str(b.itemFailStatus),
+    batchStatus: str(b.batchStatus),
   };
 }
 
@@ -110,8 +127,21 @@ export function draftToInput(d: ReceiverDraft): { input: MockReceiverInput; erro
   // A row left completely blank is ignored; a value without a name reaches the engine and is refused there.
   const rows = d.headers.filter((h) => h.name !== '' || h.value !== '');
   if (rows.length) behavior.headers = Object.fromEntries(rows.map((h) => [h.name.trim(), h.value]));
+  if (d.itemStatuses.trim() !== '') {
+    const parts = d.itemStatuses.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const statuses = parts.map(Number);
+    if (statuses.some((n) => !Number.isInteger(n))) errors['behavior.itemStatuses'] = 'whole numbers, comma-separated, e.g. 200, 422';
+    else behavior.itemStatuses = statuses;
+  }
+  const itemFailPercent = num(d.itemFailPercent, 'behavior.itemFailPercent', false);
+  if (itemFailPercent !== undefined) behavior.itemFailPercent = itemFailPercent;
+  const itemFailStatus = num(d.itemFailStatus, 'behavior.itemFailStatus');
+  if (itemFailStatus !== undefined) behavior.itemFailStatus = itemFailStatus;
+  const batchStatus = num(d.batchStatus, 'behavior.batchStatus');
+  if (batchStatus !== undefined) behavior.batchStatus = batchStatus;
   const input: MockReceiverInput = { name: d.name, path: d.path.trim(), tls: d.tls, behavior };
   if (d.secret !== '') input.secret = d.secret;
+  if (d.swSecret.trim() !== '') input.standardWebhooksSecret = d.swSecret.trim();
   return { input, errors };
 }
 
@@ -122,7 +152,9 @@ export function behaviorSummary(b: MockBehavior): string {
   const failing = b.reset ? 'reset' : b.hang ? 'hang' : String(failStatus);
   const parts: string[] = [];
   if (!gated) {
-    parts.push(b.reset ? 'reset the connection' : b.hang ? 'hang (never answer)' : String(b.status ?? DEFAULT_STATUS));
+    // A per-item answer's own status: batchStatus, else 200 when every item is 2xx and 207 when not.
+    const perItem = b.itemStatuses !== undefined || b.itemFailPercent !== undefined;
+    parts.push(b.reset ? 'reset the connection' : b.hang ? 'hang (never answer)' : String(perItem ? (b.batchStatus ?? '200/207') : (b.status ?? DEFAULT_STATUS)));
   } else {
     const how: string[] = [];
     if (b.failFirst) how.push(`first ${b.failFirst}`);
@@ -131,6 +163,8 @@ export function behaviorSummary(b: MockBehavior): string {
   }
   if (b.delayMs !== undefined && b.delayMs > 0) parts.push(`after ${fmtMs(b.delayMs)}${b.delayMs > 5000 ? ' (times out)' : ''}`);
   if (b.delay) parts.push(`after ${fmtMs(b.delay.minMs)}–${fmtMs(b.delay.maxMs)} random${b.delay.maxMs > 5000 ? ' (may time out)' : ''}`);
+  if (b.itemStatuses) parts.push(`per item ${b.itemStatuses.join('/')}`);
+  if (b.itemFailPercent !== undefined) parts.push(`per item ${b.itemFailPercent}% fail with ${b.itemFailStatus ?? 500}`);
   const extras = [b.body !== undefined ? 'custom body' : '', b.headers && Object.keys(b.headers).length ? `${Object.keys(b.headers).length} header(s)` : ''].filter(Boolean);
   if (extras.length) parts.push(`with ${extras.join(' and ')}`);
   return parts.join(', ');

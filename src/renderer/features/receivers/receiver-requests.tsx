@@ -19,7 +19,8 @@ const VERDICT: Record<SignatureState, { label: string; cls: string }> = {
 function responseText(r: MockRequestRecord['response']): string {
   const what = r.action === 'reset' ? 'connection reset' : r.action === 'hang' ? 'hung (no answer)' : `answered ${r.status}`;
   const ended = r.endedBy === 'client' ? ', the client gave up first' : r.endedBy === 'stop' ? ', receiver stopped' : '';
-  return `${what}${r.failed ? ' (a failure by behavior)' : ''}${r.delayMs ? ` after ${formatMs(r.delayMs)}` : ''}${ended}`;
+  const items = r.itemStatuses ? ` · per item: ${r.itemStatuses.join(', ')}` : '';
+  return `${what}${r.failed ? ' (a failure by behavior)' : ''}${r.delayMs ? ` after ${formatMs(r.delayMs)}` : ''}${ended}${items}`;
 }
 
 /** The attempt that produced this request: same URL path and body, nearest in time. */
@@ -113,7 +114,22 @@ function RequestCompare({ record }: { record: MockRequestRecord }) {
             </tr>
           </tbody>
         </table>
-        <div className="small-text">{responseText(record.response)}</div>
+        {record.standardWebhooks && record.standardWebhooks.state !== 'not_checked' ? (
+          <div className={`verify-result ${VERDICT[record.standardWebhooks.state].cls}`} data-testid="sw-verdict" data-state={record.standardWebhooks.state}>
+            Standard Webhooks: {VERDICT[record.standardWebhooks.state].label}
+            {record.standardWebhooks.reason ? `: ${record.standardWebhooks.reason}` : ''}
+            <div className="mono small-text">
+              webhook-id {record.standardWebhooks.id ?? '—'} · webhook-timestamp {record.standardWebhooks.timestamp ?? '—'}
+              <br />
+              received {record.standardWebhooks.received ?? '—'}
+              <br />
+              expected {record.standardWebhooks.expected ?? '—'}
+            </div>
+          </div>
+        ) : null}
+        <div className="small-text" data-testid="mock-response-text">
+          {responseText(record.response)}
+        </div>
         <h4>Headers</h4>
         <Headers headers={record.headers} />
         <h4>
