@@ -264,3 +264,42 @@ test('inspector: an Actions batch delivery next to the Classic one, with its mem
   const [, again] = await items.waitForRequests(2, 15_000);
   expect([again.method, again.body.toString('utf8')]).toEqual(['PUT', text]);
 });
+
+test('mock receivers: one made in the UI answers an Actions batch per item and checks webhook-signature; the inspector shows each item', async ({ page }) => {
+  const source = (await lab.api<(SourceView & { writeKey: string })[]>('GET', '/sources')).find((s) => s.name === 'shop')!;
+  const swSecret = source.webhooks.standardWebhooksSecret as string;
+  await openApp(page, lab, 'compose');
+  const t = (id: string) => page.getByTestId(id);
+  await t('nav-receivers').click();
+  await t('new-receiver').click();
+  await t('rf-name').fill('items');
+  await t('rf-path').fill('/items');
+  await t('rf-item-statuses').fill('200, 500');
+  await t('rf-sw-secret').fill(swSecret);
+  await t('receiver-save').click();
+  await expect(t('receiver-panel').locator('h2')).toHaveText('items');
+  const receiver = (await lab.api<{ name: string; url: string; behavior: unknown; standardWebhooksSecret?: string }[]>('GET', '/receivers')).find((r) => r.name === 'items')!;
+  expect([receiver.behavior, receiver.standardWebhooksSecret]).toEqual([{ itemStatuses: [200, 500] }, swSecret]);
+
+  // The mapping now sends to it; two matching calls fill its batch of 2.
+  const mappings = source.webhooks.mappings as { url: string }[];
+  await lab.api('PATCH', `/sources/${source.id}`, { webhooks: { ...source.webhooks, mappings: [{ ...mappings[0], url: receiver.url }] } });
+  const sent = await fetch(`${lab.collectorUrl}/v1/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({ batch: ['A', 'B'].map((x) => ({ type: 'track', event: `Order Placed ${x}`, userId: `items_${x}`, properties: { total: 1 } })) }),
+  });
+  expect(sent.status).toBe(200);
+  await expect(t('receiver-count')).toHaveText('1');
+  await t('receiver-requests-reload').click();
+  await t('request-row').first().click();
+  await expect(t('sw-verdict')).toHaveAttribute('data-state', 'valid');
+  await expect(t('mock-response-text')).toContainText('answered 207');
+  await expect(t('mock-response-text')).toContainText('per item: 200, 500');
+
+  await t('nav-inspector').click();
+  await row(page, 'Order Placed A').click();
+  const actions = t('call-detail').locator('[data-testid="delivery"][data-kind="actions"]');
+  await expect(actions.getByTestId('batch-item-status')).toHaveText(['200', '500']);
+  await expect(actions.getByTestId('batch-member').nth(1)).toHaveAttribute('data-item-status', '500');
+});
