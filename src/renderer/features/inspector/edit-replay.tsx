@@ -7,7 +7,8 @@ const JsonEditor = lazy(() => import('../../components/json-editor').then((m) =>
 
 /**
  * Replay with an edited body: the delivery's body to edit (indented), sent as typed — exactly these
- * bytes, signed with the source's current secret — to every URL of the call. Earlier attempts stay.
+ * bytes, signed with the source's current secret — to every URL of the Classic delivery, or as the
+ * one request of an Actions delivery (deliveryId). Earlier attempts stay.
  */
 export function EditReplay({ callId, deliveryId, body, onClose }: { callId: number; deliveryId?: number; body: string; onClose(): void }) {
   const store = useAppStore();
@@ -27,7 +28,7 @@ export function EditReplay({ callId, deliveryId, body, onClose }: { callId: numb
             if (await store.getState().replayEdited(callId, text, deliveryId)) onClose();
           }}
         >
-          {replaying ? 'Sending…' : 'Send to every URL'}
+          {replaying ? 'Sending…' : deliveryId !== undefined ? 'Send this request' : 'Send to every URL'}
         </button>
         <button type="button" className="small" data-testid="edit-replay-cancel" onClick={onClose}>
           Cancel
