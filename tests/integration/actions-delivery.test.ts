@@ -1,32 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import type { TestReceiver } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 import type { CallSummary } from '../../src/shared/types';
 
 // Webhooks (Actions) beside Classic, end to end: collector → SQLite (calls, deliveries, batch items
 // in one write job) → dispatcher/batcher → real local receivers; and what the inspector reads back.
 const KEY = 'wk_actions';
 const SECRET = 'act-s3cret';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function receiver() {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
+const lab = testLab();
+const receiver = () => lab.receiver();
 
 const sha1 = (text: string | Buffer) => createHmac('sha1', SECRET).update(text).digest('hex');
 
@@ -63,8 +47,7 @@ async function summaries(t: TestEngine): Promise<CallSummary[]> {
 describe('Webhooks (Actions) beside Classic', () => {
   it('one call yields the Classic request and each matching mapping its own; a batch of 3 goes out as one array signed over its first item', async () => {
     const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
-    engine = await startTestEngine({ config: { sources: [source(classic, single, batched)] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [source(classic, single, batched)] } });
     for (let i = 1; i <= 3; i++) expect((await t.post('/v1/track', track(i), { writeKey: KEY })).status).toBe(200);
 
     const classicReqs = await classic.waitForRequests(3);
@@ -127,8 +110,7 @@ describe('Webhooks (Actions) beside Classic', () => {
 
   it('a call no trigger matches creates no Actions request; a batch short of its size goes out 5 s after its first item', async () => {
     const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
-    engine = await startTestEngine({ config: { sources: [source(classic, single, batched)] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [source(classic, single, batched)] } });
     expect((await t.post('/v1/identify', { userId: 'u9', messageId: 'id-9' }, { writeKey: KEY })).status).toBe(200);
     await classic.waitForRequests(1);
     const [identify] = await summaries(t);
@@ -149,15 +131,14 @@ describe('Webhooks (Actions) beside Classic', () => {
 
   it('queued items survive a restart and are sent at start; deleting the source cancels those still waiting', async () => {
     const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
-    const dataDir = mkdtempSync(join(tmpdir(), 'wl-actions-'));
-    dirs.push(dataDir);
+    const dataDir = lab.dataDir();
     // batchSize 10: nothing fills it, and the test stops the engine well within the 5 s wait.
-    engine = await startTestEngine({ dataDir, config: { sources: [source(classic, single, batched, 10)] } });
+    let engine = await lab.start({ dataDir, config: { sources: [source(classic, single, batched, 10)] } });
     for (let i = 1; i <= 2; i++) expect((await engine.post('/v1/track', track(i, 'Viewed'), { writeKey: KEY })).status).toBe(200);
     await engine.stop();
     expect(batched.requests).toHaveLength(0);
 
-    engine = await startTestEngine({ dataDir });
+    engine = await lab.start({ dataDir });
     const [batch] = await batched.waitForRequests(1, 3_000);
     expect((JSON.parse(batch.body.toString()) as { messageId: string }[]).map((x) => x.messageId)).toEqual(['msg-1', 'msg-2']);
 
@@ -179,8 +160,7 @@ describe('Webhooks (Actions) beside Classic', () => {
   it('an Actions-only source: the call shows the combined state of its Actions requests, and status filters find it', async () => {
     const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
     const s = source(classic, single, batched, 1);
-    engine = await startTestEngine({ config: { sources: [{ ...s, webhooks: { ...s.webhooks, mode: 'actions' } }] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [{ ...s, webhooks: { ...s.webhooks, mode: 'actions' } }] } });
     expect((await t.post('/v1/track', track(1), { writeKey: KEY })).status).toBe(200);
     await single.waitForRequests(1);
     await batched.waitForRequests(1);
@@ -205,7 +185,7 @@ describe('Webhooks (Actions) settings in the config file and control API', () =>
     const [classic, single, batched] = [await receiver(), await receiver(), await receiver()];
     const s = source(classic, single, batched);
     const webhooks = { ...s.webhooks, standardWebhooksSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
-    engine = await startTestEngine({ config: { sources: [{ ...s, webhooks }] } });
+    let engine = await lab.start({ config: { sources: [{ ...s, webhooks }] } });
     const exported = await engine.call('getConfig', {});
     const shop = exported.sources!.find((x) => x.name === 'shop')!;
     expect(shop.webhooks).toEqual(webhooks);
@@ -218,7 +198,7 @@ describe('Webhooks (Actions) settings in the config file and control API', () =>
     expect(new Set(ids).size).toBe(2);
     await engine.stop();
 
-    engine = await startTestEngine();
+    engine = await lab.start();
     await engine.call('importConfig', exported);
     const [created] = (await engine.call('listSources', {})).filter((x) => x.name === 'shop');
     expect(created.webhooks).toEqual(webhooks);

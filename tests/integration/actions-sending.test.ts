@@ -1,27 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
-import { startReceiver, type ReceivedRequest, type ReceiverHandler, type TestReceiver } from '../helpers/receiver';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import type { ReceivedRequest, ReceiverHandler } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 import type { CallDetail } from '../../src/shared/types';
 
 // How the dispatcher sends Webhooks (Actions) deliveries beside Classic ones, over real sockets:
 // the mapping's method, Actions' 10 s timeout against Classic's 5 s, each rule's retry classes, and
 // Standard Webhooks headers signed per attempt, checked with the reference `standardwebhooks` package.
 
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
-
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-async function receiver(handler?: ReceiverHandler) {
-  const r = await startReceiver(handler);
-  receivers.push(r);
-  return r;
-}
+const lab = testLab();
+const receiver = (handler?: ReceiverHandler) => lab.receiver(handler);
 
 function source(name: string, writeKey: string, classicUrl: string, mappings: { name: string; url: string; method: 'POST' | 'PUT' | 'PATCH' }[], extra: Record<string, unknown> = {}) {
   return {
@@ -57,10 +46,9 @@ describe('Actions deliveries: method and timeout', () => {
       setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), 7000);
     });
     const fast = await receiver();
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: { sources: [source('shop', 'wk_slow', `${slow.url}/classic`, [{ name: 'slow-patch', url: `${slow.url}/actions`, method: 'PATCH' }, { name: 'put', url: `${fast.url}/put`, method: 'PUT' }])] },
     });
-    const t = engine;
     expect((await t.post('/v1/track', track('m-slow'), { writeKey: 'wk_slow' })).status).toBe(200);
 
     const [put] = await fast.waitForRequests(1);
@@ -91,7 +79,7 @@ describe('Actions deliveries: method and timeout', () => {
 describe('retry classes: Actions deliveries by Actions\' rule, Classic by the schedule\'s', () => {
   it('501 is retried for Classic but not for Actions; 423 is retried for Actions but not for Classic', async () => {
     const r = await receiver((req, res) => res.writeHead(req.url!.startsWith('/501') ? 501 : 423).end());
-    engine = await startTestEngine({
+    const t = await lab.start({
       // Demo schedule (1 s doubling) at ×20: a retry is due some 50 ms after a round.
       overrides: { retrySchedule: { preset: 'fast' }, timeScale: 20 },
       config: {
@@ -101,7 +89,6 @@ describe('retry classes: Actions deliveries by Actions\' rule, Classic by the sc
         ],
       },
     });
-    const t = engine;
     await t.post('/v1/track', track('m-501'), { writeKey: 'wk_501' });
     await t.post('/v1/track', track('m-423'), { writeKey: 'wk_423' });
 
@@ -123,11 +110,10 @@ describe('retry classes: Actions deliveries by Actions\' rule, Classic by the sc
 
   it('the "actions" retry preset puts Classic deliveries under Actions\' classes too', async () => {
     const r = await receiver((req, res) => res.writeHead(req.url === '/501' ? 501 : 423).end());
-    engine = await startTestEngine({
+    const t = await lab.start({
       overrides: { retrySchedule: { preset: 'actions' }, timeScale: 100 },
       config: { sources: [{ name: 'c', writeKey: 'wk_c', webhooks: { enabled: true, urls: [{ url: `${r.url}/501`, headers: {} }, { url: `${r.url}/423`, headers: {} }] } }] },
     });
-    const t = engine;
     await t.post('/v1/track', track('m-preset'), { writeKey: 'wk_c' });
     // 5 s doubling at ×100: rounds some 50, 100, 200 ms apart.
     await waitFor(() => r.requests.filter((x) => x.url === '/423').length >= 3, '423 retried under the actions preset');
@@ -156,12 +142,11 @@ describe('Standard Webhooks headers, verified with the standardwebhooks package'
       seen.set(req.url!, n);
       res.writeHead(n === 1 ? 500 : 200).end();
     });
-    engine = await startTestEngine({
+    const t = await lab.start({
       // Demo schedule, real time: the retry goes out 1 s after the first round, in a later second.
       overrides: { retrySchedule: { preset: 'fast' } },
       config: { sources: [source('sw', 'wk_sw', `${r.url}/classic`, [{ name: 'put', url: `${r.url}/actions`, method: 'PUT' }], { standardWebhooksSecret: SECRET, sharedSecret: 'x-secret' })] },
     });
-    const t = engine;
     await t.post('/v1/track', track('m-sw'), { writeKey: 'wk_sw' });
     const d = await detailOf(t, 'm-sw', (x) => classicOf(x).state === 'delivered' && actionsOf(x, 'put')?.state === 'delivered', 'both delivered after a retry');
 

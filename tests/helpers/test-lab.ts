@@ -1,0 +1,41 @@
+import { afterEach } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestEngine, type TestEngine } from './engine';
+import { startReceiver, type ReceiverHandler, type TestReceiver } from './receiver';
+
+/**
+ * What an integration test starts and must stop after it: a test engine (one at a time; starting
+ * another stops the last, as a restart does), local receivers and data folders. Call it once at the
+ * top of a test file: it registers the afterEach that cleans up.
+ */
+export function testLab() {
+  let engine: TestEngine | undefined;
+  const receivers: TestReceiver[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await engine?.stop();
+    engine = undefined;
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    async start(o: Parameters<typeof startTestEngine>[0] = {}): Promise<TestEngine> {
+      await engine?.stop();
+      engine = await startTestEngine(o);
+      return engine;
+    },
+    async receiver(handler?: ReceiverHandler): Promise<TestReceiver> {
+      const r = await startReceiver(handler);
+      receivers.push(r);
+      return r;
+    },
+    /** A data folder kept across restarts within the test, removed after it. */
+    dataDir(): string {
+      const d = mkdtempSync(join(tmpdir(), 'wl-lab-'));
+      dirs.push(d);
+      return d;
+    },
+  };
+}
