@@ -8,9 +8,10 @@ import { formatTimestamp } from '../shared/timestamp';
 const USAGE = `Usage:
   webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json]
 
-For pipelines: waits until no delivery is pending, in flight or retrying, prints what became of the
-calls (delivered, failed, expired, canceled, dropped with reasons, not forwarded) and fails when a
-receiver did not get its webhooks.
+For pipelines: waits until no delivery is pending, in flight or retrying (nor any call waiting in
+an Actions batch), prints what became of the calls (delivered, failed, expired, canceled, dropped
+with reasons, not forwarded) and fails when a receiver did not get its webhooks. Deliveries are
+counted per call they carry, Classic and Webhooks (Actions) alike.
 
 Options:
   --api URL        control API, e.g. http://127.0.0.1:8788/api (default: WEBHOOK_LAB_API)
@@ -102,7 +103,8 @@ export interface CheckProblem {
   label: string | null;
   state: 'failed' | 'expired' | 'dropped';
   dropReason: string | null;
-  urls: { url: string; state: string; lastStatus: number | null; attempts: number }[];
+  /** Each request of the call: Classic URLs, then Actions ones (`mapping` set). */
+  urls: { url: string; state: string; lastStatus: number | null; attempts: number; mapping?: string }[];
 }
 
 /** What `--json` prints. */
@@ -129,17 +131,22 @@ function toProblem(c: CallSummary, state: CheckProblem['state']): CheckProblem {
     label: c.label,
     state,
     dropReason: c.dropReason,
-    urls: c.urls.map((u) => ({ url: u.url, state: u.state, lastStatus: u.lastStatus, attempts: u.attempts })),
+    urls: c.urls.map((u) => ({ url: u.url, state: u.state, lastStatus: u.lastStatus, attempts: u.attempts, ...(u.via ? { mapping: u.via.mapping } : {}) })),
   };
 }
 
 async function examples(args: CheckArgs, sourceId: string | undefined, stats: CallStats): Promise<CheckProblem[]> {
   const out: CheckProblem[] = [];
+  const since = args.since ? Date.parse(args.since) : undefined;
   for (const state of ['failed', 'expired', 'dropped'] as const) {
     if ((state === 'dropped' ? stats.dropped : stats.deliveries[state]) === 0) continue;
-    const page = await callOp(args.api, args.token, 'listMessages', { status: state, sourceId, limit: 100 });
-    const since = args.since ? Date.parse(args.since) : undefined;
-    out.push(...page.items.filter((c) => since === undefined || Date.parse(c.receivedAt) >= since).slice(0, PROBLEM_EXAMPLES).map((c) => toProblem(c, state)));
+    // A call's status is its Classic delivery's: one whose Actions request failed beside a delivered
+    // Classic one is found by the URL state (which covers Actions requests too).
+    const pages = [await callOp(args.api, args.token, 'listMessages', { status: state, sourceId, limit: 100 })];
+    if (state !== 'dropped') pages.push(await callOp(args.api, args.token, 'listMessages', { urlState: state, sourceId, limit: 100 }));
+    const found = new Map<number, CallSummary>();
+    for (const c of pages.flatMap((p) => p.items)) if (since === undefined || Date.parse(c.receivedAt) >= since) found.set(c.id, c);
+    out.push(...[...found.values()].sort((a, b) => b.id - a.id).slice(0, PROBLEM_EXAMPLES).map((c) => toProblem(c, state)));
   }
   return out;
 }
@@ -172,7 +179,9 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     const what = `call ${p.id} ${p.type}${p.label ? ` "${p.label}"` : ''}`;
     if (p.state === 'dropped') lines.push(`  ${what}: dropped (${p.dropReason ?? 'no reason'})`);
     else {
-      const urls = p.urls.map((u) => `${u.url} → ${u.lastStatus ?? 'no answer'}, ${u.attempts} attempt${u.attempts === 1 ? '' : 's'} (${u.state})`);
+      const urls = p.urls.map(
+        (u) => `${u.mapping === undefined ? '' : `Actions "${u.mapping}" `}${u.url} → ${u.lastStatus ?? 'no answer'}, ${u.attempts} attempt${u.attempts === 1 ? '' : 's'} (${u.state})`,
+      );
       lines.push(`  ${what}: ${p.state} — ${urls.join('; ')}`);
     }
   }

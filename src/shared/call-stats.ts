@@ -15,10 +15,18 @@ export interface CallStats {
   /** Calls the collector dropped (never forwarded), by reason, most frequent first. */
   dropped: number;
   dropReasons: { reason: string; count: number }[];
-  /** Accepted calls the Webhooks destination was not given (off, or not routed there). */
+  /**
+   * Accepted calls the Webhooks destination was not given (off, or not routed there): no Classic
+   * delivery, no Actions delivery carrying them and no place in a waiting Actions batch.
+   */
   notForwarded: number;
-  /** Accepted calls forwarded to Webhooks, by their delivery's state. */
+  /**
+   * Deliveries by state, counted per call they carry: a call's Classic delivery once, and each
+   * Actions delivery carrying it once (a batch of 20 calls counts 20); a call waiting in an Actions
+   * batch counts as pending. In mode `both`, or with several matching mappings, one call counts
+   * several times, so these can add up to more than `calls`.
+   */
   deliveries: Record<StatsDeliveryState, number>;
-  /** pending + in_flight + retrying: deliveries that may still change. */
+  /** pending + in_flight + retrying: deliveries (and batch places) that may still change. */
   unfinished: number;
 }

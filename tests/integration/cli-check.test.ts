@@ -71,6 +71,9 @@ beforeAll(async () => {
         webhookSource('broken', 'wk_broken', [`${receiver.url}/gone`]),
         webhookSource('flaky', 'wk_flaky', [`${receiver.url}/flaky`]),
         webhookSource('dups', 'wk_dups', [`${receiver.url}/ok`]),
+        // Webhooks (Actions): only a mapping; and Classic beside a mapping whose receiver answers 404.
+        actionsSource('acts', 'wk_acts', 'actions', `${receiver.url}/ok-actions`),
+        actionsSource('acts-broken', 'wk_acts_broken', 'both', `${receiver.url}/gone-actions`),
       ],
     }),
   );
@@ -185,7 +188,7 @@ describe('webhook-lab check', () => {
 
     const noSource = await check([...auth(), '--source', 'nope']);
     expect(noSource.code).toBe(2);
-    expect(noSource.stderr).toMatch(/no source named "nope" \(sources: good, broken, flaky, dups\)/);
+    expect(noSource.stderr).toMatch(/no source named "nope" \(sources: good, broken, flaky, dups, acts, acts-broken\)/);
     const badSince = await check([...auth(), '--since', 'yesterday']);
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toContain('--since: expected an ISO time');
@@ -197,7 +200,43 @@ describe('webhook-lab check', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('3  timed out');
   });
+
+  it('counts an Actions-only call by its Actions request, not as "not forwarded"', async () => {
+    await track('wk_acts', 'Order Completed');
+    const r = await check([...auth(), '--source', 'acts', '--timeout', '20', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as CheckResult;
+    expect(out.stats).toMatchObject({ calls: 1, notForwarded: 0, unfinished: 0, deliveries: { delivered: 1, failed: 0 } });
+    expect(receiver.requests.filter((q) => q.url === '/ok-actions').map((q) => q.method)).toEqual(['PUT']);
+  });
+
+  it('exits 1 when an Actions request failed though the Classic one was delivered, naming the mapping', async () => {
+    await track('wk_acts_broken', 'Order Completed');
+    const r = await check([...auth(), '--source', 'acts-broken', '--timeout', '20']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}delivered {6} {6}1$/m);
+    expect(r.stdout).toMatch(/^ {2}failed {9} {6}1$/m);
+    expect(r.stdout).toMatch(/^ {2}not forwarded {2} {6}0$/m);
+    expect(r.stdout).toContain('FAILED: 1 failed');
+    expect(r.stdout).toMatch(
+      new RegExp(`call \\d+ track "Order Completed": failed — ${receiver.url}/ok → 200, 1 attempt \\(delivered\\); Actions "orders" ${receiver.url}/gone-actions → 404, 1 attempt \\(failed\\)`),
+    );
+  });
 });
+
+/** A source whose Webhooks (Actions) mapping "orders" PUTs every track call to `url` (mode both: Classic to /ok as well). */
+function actionsSource(name: string, writeKey: string, mode: 'actions' | 'both', url: string) {
+  return {
+    name,
+    writeKey,
+    webhooks: {
+      enabled: true,
+      mode,
+      urls: mode === 'both' ? [{ url: `${receiver.url}/ok`, headers: {} }] : [],
+      mappings: [{ name: 'orders', trigger: { type: 'track' }, url, method: 'PUT', headers: {} }],
+    },
+  };
+}
 
 async function sourceId(name: string): Promise<string> {
   const res = await fetch(`${serve.api}/sources`, { headers: { authorization: `Bearer ${serve.token}` } });

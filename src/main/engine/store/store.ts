@@ -81,7 +81,7 @@ export class Store {
 
   /** The calls counted by outcome (getStats). */
   stats(f: StatsFilter) {
-    return callStats(this.db, this.sourceKeys, this.inFlight.deliveryIds(), f);
+    return callStats(this.db, this.sourceKeys, this.inFlight.deliveryIds(), f, this.actions.seen());
   }
 
   prune(): number {
