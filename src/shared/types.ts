@@ -183,6 +183,8 @@ export interface Attempt {
   round: number;
   urlIndex: number;
   url: string;
+  /** The HTTP method it was sent with: its delivery's (Classic: POST; Actions: the mapping's). */
+  method: ActionsMethod;
   trigger: AttemptTrigger;
   startedAt: string;
   durationMs: number;

@@ -74,3 +74,31 @@ describe('getStats with Webhooks (Actions)', () => {
     expect((await t.call('getStats', { since: new Date(Date.now() + 60_000).toISOString() })).calls).toBe(0);
   }, 30_000);
 });
+
+describe('an attempt says its method', () => {
+  it('in getMessage, attempt.recorded events and the JSON Lines and HAR exports: the delivery\'s (Classic POST, Actions the mapping\'s)', async () => {
+    const r = await receiver();
+    const t = await lab.start({
+      config: { sources: [source('m', 'wk_m', 'both', [{ name: 'patch', trigger: {}, url: `${r.url}/p`, method: 'PATCH', headers: {} }], `${r.url}/classic`)] },
+    });
+    expect((await t.post('/v1/track', track('x1'), { writeKey: 'wk_m' })).status).toBe(200);
+    await r.waitForRequests(2);
+    const [c] = await waitFor(async () => {
+      const l = (await t.call('listMessages', { limit: 5 })).items;
+      return l[0]?.urls.every((u) => u.state === 'delivered') ? l : undefined;
+    }, 'delivered');
+    const detail = await t.call('getMessage', { id: c.id });
+    expect(detail.deliveries.map((d) => [d.kind, d.attempts.map((a) => a.method)])).toEqual([
+      ['classic', ['POST']],
+      ['actions', ['PATCH']],
+    ]);
+    const recorded = t.events.flatMap((e) => (e.type === 'attempt.recorded' ? [e.attempt.method] : []));
+    expect(recorded.sort()).toEqual(['PATCH', 'POST']);
+
+    const jsonl = await t.call('exportDeliveries', { format: 'jsonl', limit: 10 });
+    const line = JSON.parse(jsonl.content.trim()) as { deliveries: { attempts: { method: string }[] }[] };
+    expect(line.deliveries.map((d) => d.attempts[0].method)).toEqual(['POST', 'PATCH']);
+    const har = JSON.parse((await t.call('exportDeliveries', { format: 'har', limit: 10 })).content) as { log: { entries: { request: { method: string; url: string } }[] } };
+    expect(har.log.entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`).sort()).toEqual(['PATCH /p', 'POST /classic']);
+  }, 20_000);
+});

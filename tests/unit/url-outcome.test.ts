@@ -42,7 +42,7 @@ describe('the urlState filter of the live merge', () => {
 
 describe('the timeout message says what happens next', () => {
   const timedOut: Attempt = {
-    id: 1, deliveryId: 1, round: 1, urlIndex: 1, url: 'http://x/', trigger: 'scheduled', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5000,
+    id: 1, deliveryId: 1, round: 1, urlIndex: 1, url: 'http://x/', method: 'POST', trigger: 'scheduled', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5000,
     requestHeaders: {}, requestBody: '{}', signature: null, responseStatus: null, responseHeaders: null, responseBody: null, responseTruncated: false,
     errorCode: null, errorMessage: 'timed out after 5000 ms', timedOut: true, outcome: 'retryable', timing: null,
   };

@@ -228,7 +228,7 @@ export class Dispatcher {
     });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
-    const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d.body));
+    const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d));
     this.deps.onAttempts(d.callId, recorded);
     return recorded;
   }

@@ -76,7 +76,7 @@ function queryString(url: string): HarHeader[] {
 }
 
 /** The HAR entry of one attempt of the call `call`. */
-export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt, method: string = 'POST'): HarEntry {
+export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt): HarEntry {
   const responseBody = a.responseBody ?? '';
   const bodyBytes = Buffer.byteLength(responseBody);
   const declared = Number(headerValue(a.responseHeaders, 'content-length'));
@@ -86,7 +86,7 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
     startedDateTime: a.startedAt,
     time: duration,
     request: {
-      method,
+      method: a.method,
       url: a.url,
       httpVersion: 'HTTP/1.1',
       cookies: [],

@@ -1,4 +1,4 @@
-import type { Attempt, AttemptOutcome, AttemptTrigger } from '../../../shared/types';
+import type { ActionsMethod, Attempt, AttemptOutcome, AttemptTrigger } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import type { NewAttempt } from './delivery.types';
 
@@ -96,17 +96,26 @@ export function attemptFromRow(a: AttemptRow): NewAttempt {
   };
 }
 
+/** What an attempt takes from its delivery: the body (unless it sent its own) and the method. */
+export interface AttemptDelivery {
+  body: Buffer | string;
+  method: ActionsMethod;
+}
+
 /**
  * The API shape of an attempt. Its request body is its own when it sent other bytes than its
- * delivery's (a replay with an edited body), else the delivery's.
+ * delivery's (a replay with an edited body), else the delivery's; its method is always the
+ * delivery's (every attempt of a delivery, replays too, goes out with it: round.ts).
  */
-export function attemptOf(id: number, a: NewAttempt, deliveryBody: Buffer | string): Attempt {
+export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery): Attempt {
+  const deliveryBody = delivery.body;
   return {
     id,
     deliveryId: a.deliveryId,
     round: a.round,
     urlIndex: a.urlIndex,
     url: a.url,
+    method: delivery.method,
     trigger: a.trigger,
     startedAt: formatTimestamp(a.startedAt),
     durationMs: a.durationMs,
@@ -125,7 +134,7 @@ export function attemptOf(id: number, a: NewAttempt, deliveryBody: Buffer | stri
   };
 }
 
-/** An attempt read back from its row. */
-export function attemptOfRow(r: AttemptRow, deliveryBody: string): Attempt {
-  return attemptOf(r.id, attemptFromRow(r), deliveryBody);
+/** An attempt read back from its row, with its delivery's body and method (rows made before Actions: POST). */
+export function attemptOfRow(r: AttemptRow, delivery: { body: string; method: ActionsMethod | undefined }): Attempt {
+  return attemptOf(r.id, attemptFromRow(r), { body: delivery.body, method: delivery.method ?? 'POST' });
 }

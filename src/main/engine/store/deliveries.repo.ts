@@ -183,13 +183,13 @@ export class DeliveriesRepo {
   }
 
   /**
-   * Attempts by id, each with its delivery's call id (an Actions batch's first call) and messageId and
-   * the method it was sent with; an attempt deleted meanwhile is absent.
+   * Attempts by id, each with its delivery's call id (an Actions batch's first call) and messageId;
+   * an attempt deleted meanwhile is absent.
    */
-  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null; method: ActionsMethod }> {
-    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null; method: ActionsMethod }>();
+  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null }> {
+    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null }>();
     for (const r of this.attemptsByIdStmt.all(JSON.stringify(ids)) as (AttemptRow & { d_body: Buffer; call_id: number; d_method: ActionsMethod; message_id: string | null })[]) {
-      out.set(r.id, { attempt: attemptOfRow(r, r.d_body.toString('utf8')), callId: r.call_id, messageId: r.message_id, method: r.d_method });
+      out.set(r.id, { attempt: attemptOfRow(r, { body: r.d_body.toString('utf8'), method: r.d_method }), callId: r.call_id, messageId: r.message_id });
     }
     return out;
   }
@@ -205,7 +205,7 @@ export class DeliveriesRepo {
     if (this.actions.seen()) rows.push(...(this.actionsOfCallStmt.all(callId) as DeliveryRow[]));
     return rows.map((row) => {
       const body = row.body.toString('utf8');
-      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, body));
+      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { body, method: row.method }));
       const members = row.kind === 'actions' && row.item_count !== undefined && row.item_count > 1 ? (this.membersStmt.all(row.id) as number[]) : undefined;
       return { ...toDelivery(row, body, members), attempts };
     });

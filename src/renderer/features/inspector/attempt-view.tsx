@@ -10,7 +10,7 @@ import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
 
 /** The attempt as a curl command, with its delivery's method (Actions: POST, PUT or PATCH). */
-export function attemptCurl(a: Attempt, method: string = 'POST'): string {
+export function attemptCurl(a: Attempt, method: string = a.method): string {
   return curlCommand({ method, url: a.url, headers: a.requestHeaders, body: a.requestBody });
 }
 
