@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
+import type { CallSummary, UrlOutcome } from '../../src/shared/types';
 
 // Webhooks (Actions) across the call ledger's other operations: getStats counts Actions requests,
 // every member of a batch hears of its rounds, attempts carry their method, and clearing the calls
@@ -73,6 +74,34 @@ describe('getStats with Webhooks (Actions)', () => {
     expect(all).toMatchObject({ calls: 4, notForwarded: 1, deliveries: { delivered: 5, failed: 2 } });
     expect((await t.call('getStats', { since: new Date(Date.now() + 60_000).toISOString() })).calls).toBe(0);
   }, 30_000);
+});
+
+describe('live rows of an Actions batch', () => {
+  it('after each round every member of the batch is sent in calls.updated, not only the first', async () => {
+    let fail = true;
+    const r = await lab.receiver((_req, res) => void res.writeHead(fail ? 503 : 200).end());
+    const t = await lab.start({
+      config: { sources: [source('batcher', 'wk_batch', 'actions', [{ name: 'b', trigger: {}, url: `${r.url}/b`, method: 'POST', headers: {}, batchSize: 3 }])] },
+      // A retry a second later, whatever the preset's first delay.
+      overrides: { retrySchedule: { preset: 'custom', delaysMs: [1000], jitter: 0, windowMs: 3_600_000 } },
+    });
+    for (const id of ['b1', 'b2', 'b3']) expect((await t.post('/v1/track', track(id), { writeKey: 'wk_batch' })).status).toBe(200);
+    await r.waitForRequests(1);
+
+    const batchState = (c: CallSummary): UrlOutcome['state'] | undefined => c.urls.find((u) => u.via?.mapping === 'b')?.state;
+    /** The batch part's states each call's live row went through, in event order. */
+    const seen = () => {
+      const out = new Map<string, string[]>();
+      for (const e of t.events) if (e.type === 'calls.updated') for (const c of e.calls) out.set(c.messageId!, [...(out.get(c.messageId!) ?? []), batchState(c) ?? 'none']);
+      return out;
+    };
+    const all = (state: string) => ['b1', 'b2', 'b3'].every((m) => seen().get(m)?.includes(state));
+    await waitFor(() => all('retrying'), 'every member shown retrying after the failed round');
+    fail = false;
+    await waitFor(() => all('delivered'), 'every member shown delivered after the retry', 10_000);
+    // Attempts are listed once, under the batch's first call.
+    expect(new Set(t.events.filter((e) => e.type === 'attempt.recorded').map((e) => (e as { callId: number }).callId)).size).toBe(1);
+  }, 20_000);
 });
 
 describe('an attempt says its method', () => {

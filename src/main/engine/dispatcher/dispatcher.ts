@@ -82,7 +82,7 @@ export class Dispatcher {
     for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].sourceId === sourceId) this.waiting.splice(i, 1);
     const { store } = this.deps;
     const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason)));
-    for (const c of canceled) this.deps.onAttempts(c.callId, []);
+    for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
     // Calls waiting in its Actions batches: canceled as well (each batch shows as a canceled delivery).
     return canceled.length + (await this.batcher.cancelSource(sourceId, reason));
   }
@@ -200,11 +200,19 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * The calls whose summaries show a delivery: its call, or every member of an Actions batch (the
+   * inspector's rows of all of them change with its rounds). One indexed read, for batches only.
+   */
+  private callsOf(deliveryId: number, callId: number, itemCount: number): number[] {
+    return itemCount > 1 ? this.deps.store.deliveries.callsOf(deliveryId) : [callId];
+  }
+
   /** Registers a round as in flight, and what reports each URL's answer while others are out. */
   private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): GoingOut {
     const { store, onInFlight } = this.deps;
     const round = store.inFlight.start(d.id, urlIndexes, at);
-    onInFlight?.(d.callId, d.id);
+    if (onInFlight) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) onInFlight(id, d.id);
     return {
       round,
       onAnswer: (i, r, c) => {
@@ -230,6 +238,8 @@ export class Dispatcher {
     // Built from what was written, not read back: one query fewer per round.
     const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d));
     this.deps.onAttempts(d.callId, recorded);
+    // The other members of a batch: their rows show the same outcome (attempts are listed once, under the first).
+    if (d.itemCount > 1) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) if (id !== d.callId) this.deps.onAttempts(id, []);
     return recorded;
   }
 

@@ -77,6 +77,11 @@ export class DeliveriesRepo {
     return id;
   }
 
+  /** The calls an Actions delivery carries, in body order (a batch's members; one call otherwise). */
+  callsOf(deliveryId: number): number[] {
+    return this.membersStmt.all(deliveryId) as number[];
+  }
+
   /** The Actions deliveries carrying this call, oldest first. */
   actionsForCall(callId: number): ActiveDelivery[] {
     return (this.actionsOfCallStmt.all(callId) as DeliveryRow[]).map(toActive);
@@ -99,7 +104,7 @@ export class DeliveriesRepo {
   cancelUnfinished(sourceId: string, reason: string): CanceledDelivery[] {
     return this.cancel(
       this.db
-        .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
+        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
         .all(sourceId) as CancelRow[],
       reason,
     );
@@ -112,7 +117,7 @@ export class DeliveriesRepo {
   cancelUnfinishedUpTo(maxCallId: number, reason: string, limit: number): CanceledDelivery[] {
     return this.cancel(
       this.db
-        .prepare("SELECT id, call_id, urls, url_states FROM deliveries WHERE call_id <= ? AND state IN ('pending', 'in_flight', 'retrying') LIMIT ?")
+        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE call_id <= ? AND state IN ('pending', 'in_flight', 'retrying') LIMIT ?")
         .all(maxCallId, limit) as CancelRow[],
       reason,
     );
@@ -120,7 +125,7 @@ export class DeliveriesRepo {
 
   /** Ends one delivery as canceled (an Actions batch made of items canceled while they waited). */
   cancelOne(id: number, reason: string): void {
-    this.cancel(this.db.prepare('SELECT id, call_id, urls, url_states FROM deliveries WHERE id = ?').all(id) as CancelRow[], reason);
+    this.cancel(this.db.prepare('SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE id = ?').all(id) as CancelRow[], reason);
   }
 
   private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
@@ -131,7 +136,7 @@ export class DeliveriesRepo {
       const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
       set.run(reason, JSON.stringify(states), urlMask(states), r.id);
     }
-    return rows.map((r) => ({ deliveryId: r.id, callId: r.call_id }));
+    return rows.map((r) => ({ deliveryId: r.id, callId: r.call_id, itemCount: r.item_count }));
   }
 
   insertAttempt(a: NewAttempt): number {
@@ -217,4 +222,5 @@ interface CancelRow {
   call_id: number;
   urls: string;
   url_states: string | null;
+  item_count: number;
 }

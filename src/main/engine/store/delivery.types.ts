@@ -105,6 +105,8 @@ export interface DeliveryUpdate {
 export interface CanceledDelivery {
   deliveryId: number;
   callId: number;
+  /** Calls carried: more than 1 for an Actions batch (its members: DeliveriesRepo.callsOf). */
+  itemCount: number;
 }
 
 /** One attempt as the dispatcher records it (attempt-rows.ts writes it and builds its API shape). */
