@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
-import type { CallSummary, UrlOutcome } from '../../src/shared/types';
+import { openDbFile } from '../helpers/db-file';
+import type { CallSummary, UrlOutcome, WebhookSettings } from '../../src/shared/types';
+import { Store } from '../../src/main/engine/store/store';
+import { Ingest } from '../../src/main/engine/collector/ingest';
+import { arrivalPlanner } from '../../src/main/engine/dispatcher/delivery-plan';
+import { ActionsBatcher } from '../../src/main/engine/dispatcher/actions-batcher';
 
 // Webhooks (Actions) across the call ledger's other operations: getStats counts Actions requests,
 // every member of a batch hears of its rounds, attempts carry their method, and clearing the calls
@@ -130,4 +135,131 @@ describe('an attempt says its method', () => {
     const har = JSON.parse((await t.call('exportDeliveries', { format: 'har', limit: 10 })).content) as { log: { entries: { request: { method: string; url: string } }[] } };
     expect(har.log.entries.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`).sort()).toEqual(['PATCH /p', 'POST /classic']);
   }, 20_000);
+});
+
+describe('clearing the calls with Actions', () => {
+  /** Rows that point at a call or a delivery no longer there. */
+  function orphans(dataDir: string) {
+    const db = openDbFile(dataDir);
+    try {
+      const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+      return {
+        links: n('SELECT COUNT(*) AS n FROM delivery_calls WHERE call_id NOT IN (SELECT id FROM calls) OR delivery_id NOT IN (SELECT id FROM deliveries)'),
+        items: n('SELECT COUNT(*) AS n FROM actions_batch_items WHERE call_id NOT IN (SELECT id FROM calls)'),
+        deliveries: n('SELECT COUNT(*) AS n FROM deliveries WHERE call_id NOT IN (SELECT id FROM calls)'),
+        attempts: n('SELECT COUNT(*) AS n FROM attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)'),
+      };
+    } finally {
+      db.close();
+    }
+  }
+  const count = (dataDir: string, table: string) => {
+    const db = openDbFile(dataDir);
+    try {
+      return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('removes Actions deliveries, their links and waiting items with the calls; a batch of cleared calls never goes out, even when calls arriving during the clear fill it', async () => {
+    const r = await receiver();
+    const t = await lab.start({
+      config: {
+        sources: [
+          source('acts', 'wk_acts', 'actions', [
+            { name: 'single', trigger: { event: 'Single' }, url: `${r.url}/single`, method: 'PUT', headers: {} },
+            { name: 'b', trigger: { event: 'Order Completed' }, url: `${r.url}/b`, method: 'POST', headers: {}, batchSize: 3 },
+          ]),
+          { name: 'plain', writeKey: 'wk_plain' },
+        ],
+      },
+    });
+    // Delivered Actions rows: a single and a full batch (3 calls), with their attempts.
+    expect((await t.post('/v1/track', track('s1', 'Single'), { writeKey: 'wk_acts' })).status).toBe(200);
+    for (const id of ['old1', 'old2', 'old3']) expect((await t.post('/v1/track', track(id), { writeKey: 'wk_acts' })).status).toBe(200);
+    await waitFor(() => r.requests.length === 2, 'the single and the batch');
+    // Many calls, so the clear takes many write jobs; the last two wait in the next batch of "b".
+    for (let i = 0; i < 8; i++) {
+      const batch = Array.from({ length: 500 }, (_, j) => ({ type: 'track', userId: 'u', event: 'Filler', messageId: `f${i}-${j}` }));
+      expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_plain' })).status).toBe(200);
+    }
+    for (const id of ['wait1', 'wait2']) expect((await t.post('/v1/track', track(id), { writeKey: 'wk_acts' })).status).toBe(200);
+    expect(count(t.dataDir, 'actions_batch_items')).toBe(2);
+
+    // Calls arrive while the clear runs: the first one would fill the waiting batch.
+    let cleared = false;
+    const clear = t.call('clearCalls', {}).finally(() => (cleared = true));
+    const posted: string[] = [];
+    const during: string[] = [];
+    for (let i = 1; !cleared && i <= 30; i++) {
+      expect((await t.post('/v1/track', track(`new${i}`), { writeKey: 'wk_acts' })).status).toBe(200);
+      posted.push(`new${i}`);
+      if (!cleared) during.push(`new${i}`);
+    }
+    const { removed, canceled } = await clear;
+    expect(removed).toBe(4 + 4000 + 2);
+    // The two waiting items are canceled with their calls.
+    expect(canceled).toBe(2);
+    // The test is meaningful only if a call arrived while the clear was still running.
+    expect(during.length).toBeGreaterThan(0);
+
+    // Over 5 s later: whatever batch went out carries none of the cleared calls.
+    await new Promise((res) => setTimeout(res, 5_500));
+    const sentIds = r.requests.filter((q) => q.url === '/b').flatMap((q) => (JSON.parse(q.body.toString()) as { messageId: string }[]).map((x) => x.messageId));
+    expect(sentIds.filter((m) => m.startsWith('wait'))).toEqual([]);
+    // The calls that came during the clear are kept, and go in batches of their own.
+    expect(sentIds.filter((m) => m.startsWith('new'))).toEqual(posted);
+
+    expect(orphans(t.dataDir)).toEqual({ links: 0, items: 0, deliveries: 0, attempts: 0 });
+    const left = (await t.call('listMessages', { limit: 100 })).items.map((c) => c.messageId!);
+    expect(left.every((m) => m.startsWith('new'))).toBe(true);
+  }, 60_000);
+});
+
+describe('retention with Actions', () => {
+  it('keeps every call an unfinished batch carries and those waiting in a batch; once the batch is done they go, leaving no orphan rows', async () => {
+    const dataDir = lab.dataDir();
+    const store = new Store({ dataDir });
+    try {
+      const webhooks = source('acts', 'wk_acts', 'actions', [{ name: 'b', trigger: { type: 'track' }, url: 'http://127.0.0.1:9/b', method: 'POST', headers: {}, batchSize: 3 }]).webhooks;
+      const acts = store.sources.create({ name: 'acts', writeKey: 'wk_acts', webhooks: webhooks as WebhookSettings }, Date.now());
+      store.sources.create({ name: 'plain', writeKey: 'wk_plain' }, Date.now());
+      // The batcher makes the batch delivery; nothing sends it, so it stays pending (unfinished).
+      const batcher = new ActionsBatcher({ store, now: () => Date.now(), enqueue: () => undefined, touched: () => undefined });
+      const ingest = new Ingest(store, () => Date.now(), arrivalPlanner(() => store.settings.get()), (r) => batcher.queued(r.batched));
+      const send = (writeKey: string, id: string) =>
+        ingest.handle({ path: '/v1/track', route: 'track', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, body: Buffer.from(JSON.stringify(track(id))) });
+
+      // Calls 1-3 fill a batch (one pending delivery, call_id = call 1); 4-5 wait in the next; 6-9 are not forwarded.
+      for (const id of ['c1', 'c2', 'c3', 'c4', 'c5']) expect((await send('wk_acts', id)).status).toBe(200);
+      await batcher.flushDue();
+      batcher.stop();
+      for (const id of ['p6', 'p7', 'p8', 'p9']) expect((await send('wk_plain', id)).status).toBe(200);
+      const ids = () => store.calls.list({ limit: 100 }).items.map((c) => c.messageId).reverse();
+      expect(store.actions.group(acts.id, 'b')?.count).toBe(2);
+
+      store.settings.apply({ retentionCalls: 2 });
+      expect(store.prune()).toBe(2);
+      expect(ids()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'p8', 'p9']);
+
+      // The batch delivered: its three calls may go now; c4 and c5 still wait and stay.
+      const db = openDbFile(dataDir, { write: true });
+      db.prepare("UPDATE deliveries SET state = 'delivered'").run();
+      db.close();
+      expect(store.prune()).toBe(3);
+      expect(ids()).toEqual(['c4', 'c5', 'p8', 'p9']);
+      const check = openDbFile(dataDir);
+      const n = (sql: string) => (check.prepare(sql).get() as { n: number }).n;
+      expect([
+        n('SELECT COUNT(*) AS n FROM delivery_calls'),
+        n('SELECT COUNT(*) AS n FROM deliveries'),
+        n('SELECT COUNT(*) AS n FROM actions_batch_items WHERE call_id NOT IN (SELECT id FROM calls)'),
+        n('SELECT COUNT(*) AS n FROM actions_batch_items'),
+      ]).toEqual([0, 0, 0, 2]);
+      check.close();
+    } finally {
+      store.close();
+    }
+  });
 });

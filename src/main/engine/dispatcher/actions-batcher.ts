@@ -71,6 +71,16 @@ export class ActionsBatcher {
     });
   }
 
+  /**
+   * Clearing the calls: the items of calls up to this id leave their batches before anything is
+   * deleted, so no later flush (a batch filled by calls arriving during the clear, or its 5 s timer)
+   * sends them. Runs after any flush under way, which has then handed its delivery to the
+   * dispatcher (cancelUpTo cancels that). Returns how many items.
+   */
+  dropUpTo(maxCallId: number): Promise<number> {
+    return this.serial(() => this.deps.store.writes.run(() => this.deps.store.actions.removeUpTo(maxCallId)));
+  }
+
   stop(): void {
     this.stopped = true;
     this.disarm();

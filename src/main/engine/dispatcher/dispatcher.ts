@@ -97,14 +97,16 @@ export class Dispatcher {
   }
 
   /**
-   * Clearing every call: the unfinished deliveries of calls up to this id end as canceled first (in
-   * small write jobs), so nothing waiting or scheduled sends them while their rows are deleted; a
-   * round already out finds its delivery gone and records nothing. Returns how many were canceled.
+   * Clearing every call: the calls up to this id leave their Actions batches (never sent), then
+   * their unfinished deliveries end as canceled (in small write jobs), so nothing waiting or
+   * scheduled sends them while their rows are deleted; a round already out finds its delivery gone
+   * and records nothing. Returns how many deliveries and batch items were canceled.
    */
   async cancelUpTo(maxCallId: number, reason: string, chunk: number): Promise<number> {
+    // First: a batch flushed meanwhile has its delivery in `waiting` or running by the time this resolves.
+    let canceled = await this.batcher.dropUpTo(maxCallId);
     for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].callId <= maxCallId) this.waiting.splice(i, 1);
     const { store } = this.deps;
-    let canceled = 0;
     for (;;) {
       const n = (await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk)))).length;
       canceled += n;

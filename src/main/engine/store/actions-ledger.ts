@@ -22,6 +22,7 @@ export class ActionsLedger {
   private readonly groupsStmt;
   private readonly groupStmt;
   private readonly ofSourceStmt;
+  private readonly upToStmt;
 
   constructor(private readonly db: Db) {
     this.any =
@@ -35,6 +36,7 @@ export class ActionsLedger {
     );
     this.groupStmt = db.prepare('SELECT COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items WHERE source_id = ? AND mapping = ?');
     this.ofSourceStmt = db.prepare('SELECT DISTINCT mapping FROM actions_batch_items WHERE source_id = ?').pluck();
+    this.upToStmt = db.prepare('DELETE FROM actions_batch_items WHERE call_id <= ?');
   }
 
   /** Whether any Actions delivery or batch item was ever stored (since the tables were last found empty at start). */
@@ -68,6 +70,11 @@ export class ActionsLedger {
 
   remove(ids: number[]): void {
     this.deleteStmt.run(JSON.stringify(ids));
+  }
+
+  /** Takes the items of calls up to this id out of their batches (clearing the calls); returns how many. */
+  removeUpTo(maxCallId: number): number {
+    return this.upToStmt.run(maxCallId).changes;
   }
 
   /** Every batch with items waiting (at start: leftovers). */

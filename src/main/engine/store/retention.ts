@@ -18,10 +18,12 @@ export function pruneCalls(db: Db, calls: CallsRepo, keep: number): number {
   const cutoffRow = db.prepare('SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?').get(keep) as { id: number } | undefined;
   if (!cutoffRow) return 0;
   const cutoff = cutoffRow.id + 1;
-  // A call an unfinished Actions delivery starts with (its row's call_id), or waiting in a batch, is kept as well.
+  // A call an unfinished Actions delivery carries (any member of a batch, not only its row's
+  // call_id), or waiting in a batch, is kept as well.
   const pick = db.prepare(`SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'
     WHERE c.id < ? AND (d.id IS NULL OR d.state NOT IN ('pending', 'in_flight', 'retrying'))
-      AND NOT EXISTS (SELECT 1 FROM deliveries a WHERE a.call_id = c.id AND a.kind = 'actions' AND a.state IN ('pending', 'in_flight', 'retrying'))
+      AND NOT EXISTS (SELECT 1 FROM delivery_calls dc JOIN deliveries a ON a.id = dc.delivery_id
+        WHERE dc.call_id = c.id AND a.state IN ('pending', 'in_flight', 'retrying'))
       AND NOT EXISTS (SELECT 1 FROM actions_batch_items b WHERE b.call_id = c.id) ORDER BY c.id LIMIT ${CHUNK}`);
   const delRequests = db.prepare(
     'DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))',
