@@ -238,7 +238,9 @@ describe('authorization matrix, generated from the API contract', () => {
     for (const body of ['{"name":', 'not json', '{"__proto__":{"x":1},"name":"p"}', deep('{"__proto__":1}'), deep('{"constructor":{"prototype":1}}')]) {
       const res = await raw('POST', `${API_PREFIX}/sources`, bearer, body);
       expect(res.status, body.slice(0, 40)).toBe(400);
-      expect(Object.keys(JSON.parse(res.body)), res.body).toEqual(['error']);
+      const answer = JSON.parse(res.body) as { code?: string };
+      expect(Object.keys(answer), res.body).toEqual(['error', 'code']);
+      expect(answer.code).toBe('invalid_input');
     }
     expect((await te.call('listSources', {})).map((s) => s.name)).not.toContain('p');
   });
