@@ -263,3 +263,40 @@ describe('retention with Actions', () => {
     }
   });
 });
+
+describe('retrying the failed calls with Actions', () => {
+  it('sends failed Actions requests again, beside a delivered Classic one and for an Actions-only call', async () => {
+    const r = await receiver();
+    const t = await lab.start({
+      config: {
+        sources: [
+          source('acts', 'wk_acts', 'actions', [{ name: 'gone', trigger: {}, url: `${r.url}/gone`, method: 'PATCH', headers: {} }]),
+          source('mixed', 'wk_mixed', 'both', [{ name: 'gone', trigger: {}, url: `${r.url}/gone`, method: 'POST', headers: {} }], `${r.url}/classic`),
+        ],
+      },
+    });
+    expect((await t.post('/v1/track', track('r1'), { writeKey: 'wk_acts' })).status).toBe(200);
+    expect((await t.post('/v1/track', track('r2'), { writeKey: 'wk_mixed' })).status).toBe(200);
+    await waitFor(async () => ((await t.call('getStats', {})).deliveries.failed === 2 ? true : undefined), 'both Actions requests failed');
+    const gone = () => r.requests.filter((q) => q.url === '/gone').length;
+    expect(gone()).toBe(2);
+
+    // A status filter matches calls by their state: the mixed call reads delivered (its Classic request).
+    expect(await t.call('retryMatching', { status: 'failed', dryRun: true })).toEqual({ matched: 1, retried: 0 });
+    // Without one, a failed Actions request is found beside a delivered Classic one too.
+    expect(await t.call('retryMatching', { dryRun: true })).toEqual({ matched: 2, retried: 0 });
+    expect(await t.call('retryMatching', {})).toEqual({ matched: 2, retried: 2 });
+    await waitFor(() => (gone() === 4 ? true : undefined), 'the two Actions requests sent again');
+    const classic = r.requests.filter((q) => q.url === '/classic');
+    expect(classic).toHaveLength(1);
+    for (const id of (await t.call('listMessages', { limit: 10 })).items.map((c) => c.id)) {
+      const detail = await waitFor(async () => {
+        const d = await t.call('getMessage', { id });
+        const actions = d.deliveries.find((x) => x.kind === 'actions')!;
+        return actions.attempts.some((a) => a.trigger === 'manual') ? d : undefined;
+      }, `a manual attempt on call ${id}'s Actions request`);
+      const manual = detail.deliveries.find((x) => x.kind === 'actions')!.attempts.find((a) => a.trigger === 'manual')!;
+      expect(manual.method).toBe(detail.call.sourceName === 'acts' ? 'PATCH' : 'POST');
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RETRY_MATCHING_MAX, type ApiHandlers } from '../../shared/api.contract';
-import type { DeliveryState } from '../../shared/types';
+import type { DeliveryState, UrlState } from '../../shared/types';
+import type { CallFilter } from './store/calls.repo';
 import type { Store } from './store/store';
 import type { Dispatcher } from './dispatcher/dispatcher';
 import type { EventHub } from './event-hub';
@@ -24,21 +25,32 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       const states: DeliveryState[] = filter.status === undefined ? ['failed', 'expired'] : filter.status === 'failed' || filter.status === 'expired' ? [filter.status] : [];
       let matched = 0;
       for (const status of states) matched += store.calls.list({ ...filter, status, limit: 1 }).total;
-      if (dryRun || matched === 0) return { matched, retried: 0 };
+      // A call sent both ways reads as its Classic delivery (delivered, say) while one of its Actions
+      // requests failed: without a status filter, those calls are looked for by their Actions parts.
+      const actionsParts = filter.status === undefined && filter.urlState === undefined && store.actions.seen();
+      if (dryRun && !actionsParts) return { matched, retried: 0 };
+      const passes: Omit<CallFilter, 'limit'>[] = states.map((status) => ({ ...filter, status }));
+      if (actionsParts) for (const urlState of states as UrlState[]) passes.push({ ...filter, urlState });
+      const seen = new Set<number>();
       const deliveryIds: number[] = [];
-      for (const status of states) {
+      for (const [k, pass] of passes.entries()) {
         let before: number | undefined;
-        while (deliveryIds.length < RETRY_MATCHING_MAX) {
-          const ids = store.calls.ids({ ...filter, status, before, limit: Math.min(RETRY_CHUNK, RETRY_MATCHING_MAX - deliveryIds.length) });
+        while (seen.size < RETRY_MATCHING_MAX) {
+          const ids = store.calls.ids({ ...pass, before, limit: Math.min(RETRY_CHUNK, RETRY_MATCHING_MAX - seen.size) });
           for (const callId of ids) {
-            const delivery = store.deliveries.activeForCall(callId);
-            if (delivery && (delivery.state === 'failed' || delivery.state === 'expired')) deliveryIds.push(delivery.id);
+            if (seen.has(callId)) continue;
+            seen.add(callId);
+            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state));
+            // The status passes are counted above; a call found only by its Actions parts adds itself.
+            if (k >= states.length && failed.length > 0) matched++;
+            if (!dryRun) for (const d of failed) deliveryIds.push(d.id);
           }
           if (ids.length < RETRY_CHUNK) break;
           before = ids[ids.length - 1];
           await nextTurn();
         }
       }
+      if (dryRun || matched === 0) return { matched, retried: 0 };
       return { matched, retried: dispatcher.retryInBackground(deliveryIds) };
     },
 

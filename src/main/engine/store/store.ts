@@ -16,6 +16,7 @@ import { UserCalls } from './user-calls';
 import { DeliveryOutcomes } from './delivery-outcomes';
 import { UserActivity } from './user-activity';
 import { ActionsLedger } from './actions-ledger';
+import type { ActiveDelivery } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
 
@@ -77,6 +78,13 @@ export class Store {
   /** A feature's repository over its own tables (receivers, deletions, audiences): the store can't import features (upward), so it lends its handle to a repo factory, never to callers at large. */
   featureRepo<T>(make: (db: Db) => T): T {
     return make(this.db);
+  }
+
+  /** Every delivery carrying this call: its Classic one, then its Actions ones (only looked up once the store has had any). */
+  deliveriesOfCall(callId: number): ActiveDelivery[] {
+    const classic = this.deliveries.activeForCall(callId);
+    const actions = this.actions.seen() ? this.deliveries.actionsForCall(callId) : [];
+    return classic ? [classic, ...actions] : actions;
   }
 
   /** The calls counted by outcome (getStats). */
