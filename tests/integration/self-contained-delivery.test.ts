@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CallDetail } from '../../src/shared/types';
 import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { configSchema } from '../../src/shared/config.schema';
 
 // A delivery is self-contained (SPEC §4, issue 16): its URLs, headers, User-Agent and signature are
 // fixed when it is created, so every retry is the same request whatever the source becomes; deleting
@@ -134,6 +135,33 @@ describe('canceled', () => {
     // The 50 ms retry would have gone out long before this negative check ends.
     await new Promise((ok) => setTimeout(ok, 500));
     expect(r.requests).toHaveLength(1);
+  });
+
+  it('a config file that turns Webhooks off cancels too: imported, or given at the next start', async () => {
+    const r = await startReceiver((_req, res) => void res.writeHead(500).end());
+    receivers.push(r);
+    const t = await start(`${r.url}/hook`, { delaysMs: [1_800_000] });
+    const off = { sources: [{ ...webhookSource('app', KEY, [`${r.url}/hook`], OLD), webhooks: { enabled: false, urls: [{ url: `${r.url}/hook`, headers: {} }] } }] };
+    // Imported while the app runs.
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Imported off' }, { writeKey: KEY })).status).toBe(200);
+    await stateIs(t, 'retrying');
+    await t.call('importConfig', configSchema.parse(off));
+    const d = await stateIs(t, 'canceled');
+    expect(d.deliveries[0].lastError).toMatch(/turned off for its source \(config file\)/);
+
+    // Given at start: the delivery left retrying is canceled before the dispatcher resumes anything.
+    await t.call('importConfig', configSchema.parse({ sources: [webhookSource('app', KEY, [`${r.url}/hook`], OLD)] }));
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Off at start' }, { writeKey: KEY })).status).toBe(200);
+    await waitFor(async () => ((await t.call('listMessages', { status: 'retrying', limit: 10 })).total === 1 ? true : undefined), 'the second call retrying');
+    const sent = r.requests.length;
+    const dataDir = t.dataDir;
+    await t.engine.stop();
+    engine = await startTestEngine({ dataDir, config: { ...off, settings: { timeScale: 1_000_000 } } });
+    const calls = (await engine.call('listMessages', { limit: 10 })).items;
+    expect(calls.map((c) => c.deliveryState)).toEqual(['canceled', 'canceled']);
+    // Time-warp would make the 30 min retry due at once: nothing may go out.
+    await new Promise((ok) => setTimeout(ok, 500));
+    expect(r.requests).toHaveLength(sent);
   });
 
   it('a round out when the source is deleted that delivers the call leaves it delivered', async () => {

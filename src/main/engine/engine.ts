@@ -12,7 +12,7 @@ import { arrivalPlanner } from './dispatcher/delivery-plan';
 import { EventHub } from './event-hub';
 import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
-import { applyConfig } from './apply-config';
+import { applyConfig, CONFIG_TURNED_OFF } from './apply-config';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
@@ -28,7 +28,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
   try {
-    if (opts.config) applyConfig(store, opts.config, now());
+    const turnedOff = opts.config ? applyConfig(store, opts.config, now()) : [];
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
     const events = new EventHub((ids) => store.calls.summaries(ids));
@@ -68,12 +68,17 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       browser: { sources: store.sources, metrics: libraryMetrics },
     });
     const collectorUrl = collector.url;
+    // Before resuming: a source the config file turned off must not send what it left unfinished.
+    for (const id of turnedOff) await dispatcher.cancelSource(id, CONFIG_TURNED_OFF);
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
     const log = opts.log ?? (() => undefined);
     simulation = await startSimulation(
-      { store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log },
+      {
+        store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
+        cancelDeliveries: (id, reason) => dispatcher.cancelSource(id, reason),
+      },
       { receiverPorts: opts.mockReceiverPorts },
     );
     if (opts.config) await simulation.applyConfig(opts.config);

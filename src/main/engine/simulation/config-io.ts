@@ -1,6 +1,6 @@
 import type { Config } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
-import { applyConfig } from '../apply-config';
+import { applyConfig, CONFIG_TURNED_OFF } from '../apply-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 
@@ -28,7 +28,7 @@ export class ConfigIo implements Feature<Ops> {
   }
 
   async apply(config: Config): Promise<void> {
-    applyConfig(this.deps.store, config, this.deps.now());
+    for (const id of applyConfig(this.deps.store, config, this.deps.now())) await this.deps.cancelDeliveries(id, CONFIG_TURNED_OFF);
     this.receivers.applyConfig(config.mockReceivers);
     await this.audiences.applyConfig(config.audiences);
   }

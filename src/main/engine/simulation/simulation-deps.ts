@@ -14,6 +14,8 @@ export interface SimulationDeps {
   dataDir: string;
   collectorUrl: () => string;
   log: (line: string) => void;
+  /** Ends a source's unfinished deliveries as canceled (its Webhooks were turned off): the dispatcher's. */
+  cancelDeliveries: (sourceId: string, reason: string) => Promise<number>;
 }
 
 /** A feature implements some operations of the contract, and may own timers or servers. */
