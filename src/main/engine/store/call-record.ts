@@ -3,23 +3,12 @@ import { formatTimestamp } from '../../../shared/timestamp';
 import { MAX_CALL_DEPTH, nestsDeeperThan, stringifyJson } from '../../../shared/nesting';
 import { NORMALIZE_VERSION, knowsNormalizeVersion } from '../../../shared/normalize';
 import type { RequestsRepo } from './requests.repo';
+import type { CallRowColumns } from './call-summary';
 
 // One call read back whole, as the inspector's detail shows it: its row, its item as received from
 // the request it arrived in, and its normalized form as it was when it arrived.
 
-export interface CallRow {
-  id: number;
-  source_key: number | null;
-  received_at: number;
-  type: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  label: string | null;
-  message_id: string | null;
-  group_id: string | null;
-  previous_id: string | null;
-  status: StoredCall['status'];
-  drop_reason: string | null;
+export interface CallRow extends CallRowColumns {
   request_id: number;
   batch_index: number | null;
   timestamp: number | null;

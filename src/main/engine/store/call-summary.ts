@@ -70,7 +70,8 @@ export const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.use
   c.group_id, c.previous_id, c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
   d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states`;
 
-export interface SummaryRow {
+/** The columns of a call row a summary reads (call-record.ts reads them and more). */
+export interface CallRowColumns {
   id: number;
   source_key: number | null;
   received_at: number;
@@ -83,6 +84,9 @@ export interface SummaryRow {
   previous_id: string | null;
   status: CallStatus;
   drop_reason: string | null;
+}
+
+export interface SummaryRow extends CallRowColumns {
   d_id: number | null;
   d_state: DeliveryState | null;
   d_attempts: number | null;

@@ -1,4 +1,4 @@
-import type { CallSummary, DeliveryState, NormalizedCall, Page, StoredCall, CallStatus, UrlState } from '../../../shared/types';
+import type { CallSummary, DeliveryState, NormalizedCall, Page, StoredCall, UrlState } from '../../../shared/types';
 import { NORMALIZE_VERSION } from '../../../shared/normalize';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
@@ -7,7 +7,7 @@ import type { SourceKeys } from './source-keys';
 import { searchTerm, searchText } from '../../../shared/search-filter';
 import { bodyMatchIds } from './body-search';
 import { URL_STATE_BITS, type InFlight } from './url-states';
-import { SUMMARY_COLUMNS, summaryOfRow, type SummaryRow } from './call-summary';
+import { SUMMARY_COLUMNS, summaryOfRow, type SummaryCall, type SummaryRow } from './call-summary';
 import { storedCall, type CallRow } from './call-record';
 import { withActions } from './call-summary';
 import type { ActionsLedger } from './actions-ledger';
@@ -21,19 +21,8 @@ const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'c
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
 export const DEDUP_CAPACITY = 200_000;
 
-export interface NewCall {
-  sourceId: string | null;
-  receivedAt: number;
-  type: string;
-  userId: string | null;
-  anonymousId: string | null;
-  label: string | null;
-  messageId: string | null;
-  /** A group call's groupId, an alias call's previousId. */
-  groupId?: string | null;
-  previousId?: string | null;
-  status: CallStatus;
-  dropReason: string | null;
+/** A call row to write: what its summary shows (SummaryCall), and where its body is. */
+export interface NewCall extends SummaryCall {
   /** The request row holding the body it arrived in (requests.repo.ts), and its index in a batch. */
   requestId: number;
   batchIndex: number | null;

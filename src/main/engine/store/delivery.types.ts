@@ -1,4 +1,4 @@
-import type { ActionsMethod, AttemptOutcome, AttemptTiming, AttemptTrigger, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { ActionsMethod, Attempt, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import type { StoredUrlState } from './url-states';
 
 // The shapes the dispatcher and the store exchange about deliveries and attempts (the rows behind
@@ -109,26 +109,12 @@ export interface CanceledDelivery {
   itemCount: number;
 }
 
-/** One attempt as the dispatcher records it (attempt-rows.ts writes it and builds its API shape). */
-export interface NewAttempt {
-  deliveryId: number;
-  round: number;
-  urlIndex: number;
-  url: string;
-  trigger: AttemptTrigger;
+/**
+ * One attempt as the dispatcher records it (attempt-rows.ts writes it and builds its API shape): the
+ * API's Attempt before it has an id, its start in epoch ms, its body as bytes — null when identical to
+ * the delivery's — and its method read from the delivery.
+ */
+export interface NewAttempt extends Omit<Attempt, 'id' | 'startedAt' | 'requestBody' | 'method'> {
   startedAt: number;
-  durationMs: number;
-  requestHeaders: Record<string, string>;
-  /** null when identical to the delivery's body. */
   body: Buffer | null;
-  signature: string | null;
-  responseStatus: number | null;
-  responseHeaders: Record<string, string> | null;
-  responseBody: string | null;
-  responseTruncated: boolean;
-  errorCode: string | null;
-  errorMessage: string | null;
-  timedOut: boolean;
-  outcome: AttemptOutcome;
-  timing: AttemptTiming | null;
 }

@@ -2,6 +2,27 @@ import { useState } from 'react';
 import { verifySignature, type VerifyResult } from '../../../shared/preview/signature';
 import { hasStandardWebhooks, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
 
+/** A secret field with its check button; typing clears the last result, Enter checks. */
+function SecretInput(p: { placeholder: string; value: string; onChange(v: string): void; onCheck(): void; label: string; testId: string; buttonTestId: string }) {
+  return (
+    <div className="row">
+      <input
+        type="text"
+        placeholder={p.placeholder}
+        value={p.value}
+        data-testid={p.testId}
+        spellCheck={false}
+        autoComplete="off"
+        onChange={(e) => p.onChange(e.target.value)}
+        onKeyDown={(e) => e.key === 'Enter' && p.onCheck()}
+      />
+      <button type="button" className="small" data-testid={p.buttonTestId} onClick={p.onCheck}>
+        {p.label}
+      </button>
+    </div>
+  );
+}
+
 /** Paste a whsec_ secret, see whether the attempt's webhook-signature matches, and why not. */
 function StandardWebhooksVerify({ headers, body }: { headers: Record<string, string>; body: string }) {
   const [secret, setSecret] = useState('');
@@ -9,24 +30,18 @@ function StandardWebhooksVerify({ headers, body }: { headers: Record<string, str
   const check = async () => setResult(await verifyStandardWebhooksAttempt({ headers, body, secret, nowMs: Date.now() }));
   return (
     <>
-      <div className="row">
-        <input
-          type="text"
-          placeholder="paste the Standard Webhooks secret (whsec_…)"
-          value={secret}
-          data-testid="verify-sw-secret"
-          spellCheck={false}
-          autoComplete="off"
-          onChange={(e) => {
-            setSecret(e.target.value);
-            setResult(null);
-          }}
-          onKeyDown={(e) => e.key === 'Enter' && void check()}
-        />
-        <button type="button" className="small" data-testid="verify-sw-button" onClick={() => void check()}>
-          Verify webhook-signature
-        </button>
-      </div>
+      <SecretInput
+        placeholder="paste the Standard Webhooks secret (whsec_…)"
+        value={secret}
+        onChange={(v) => {
+          setSecret(v);
+          setResult(null);
+        }}
+        onCheck={() => void check()}
+        label="Verify webhook-signature"
+        testId="verify-sw-secret"
+        buttonTestId="verify-sw-button"
+      />
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-sw-result" data-status={result.status}>
           {result.explanation}
@@ -52,24 +67,18 @@ export function VerifyBox({ body, signature, headers, target }: { body: string; 
           {target.note}
         </div>
       ) : null}
-      <div className="row">
-        <input
-          type="text"
-          placeholder="paste the shared secret"
-          value={secret}
-          data-testid="verify-secret"
-          spellCheck={false}
-          autoComplete="off"
-          onChange={(e) => {
-            setSecret(e.target.value);
-            setResult(null);
-          }}
-          onKeyDown={(e) => e.key === 'Enter' && void check()}
-        />
-        <button type="button" className="small" data-testid="verify-button" onClick={() => void check()}>
-          Verify
-        </button>
-      </div>
+      <SecretInput
+        placeholder="paste the shared secret"
+        value={secret}
+        onChange={(v) => {
+          setSecret(v);
+          setResult(null);
+        }}
+        onCheck={() => void check()}
+        label="Verify"
+        testId="verify-secret"
+        buttonTestId="verify-button"
+      />
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-result" data-status={result.status}>
           <div>{target.note && result.status === 'match' ? "Match: HMAC-SHA1 of the first event's data with this secret equals X-Signature." : result.explanation}</div>
