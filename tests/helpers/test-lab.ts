@@ -3,17 +3,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from './engine';
-import { startReceiver, type ReceiverHandler, type TestReceiver } from './receiver';
+import { startHttpsReceiver, startReceiver, type ReceiverHandler, type TestReceiver } from './receiver';
+import type { TlsMaterial } from './tls';
 
 /**
  * What an integration test starts and must stop after it: a test engine (one at a time; starting
  * another stops the last, as a restart does), local receivers and data folders. Call it once at the
- * top of a test file: it registers the afterEach that cleans up.
+ * top of a test file: it registers the afterEach that cleans up. To restart in the same data, start
+ * again with `dataDir: lab.dataDir()`: the folder is kept across the restart and removed after the test.
  */
 export function testLab() {
   let engine: TestEngine | undefined;
   const receivers: TestReceiver[] = [];
   const dirs: string[] = [];
+  const keep = (r: TestReceiver) => {
+    receivers.push(r);
+    return r;
+  };
   afterEach(async () => {
     await engine?.stop();
     engine = undefined;
@@ -27,9 +33,11 @@ export function testLab() {
       return engine;
     },
     async receiver(handler?: ReceiverHandler): Promise<TestReceiver> {
-      const r = await startReceiver(handler);
-      receivers.push(r);
-      return r;
+      return keep(await startReceiver(handler));
+    },
+    /** The same over TLS with the given key/cert (see tls.ts for a self-signed one). */
+    async httpsReceiver(tls: TlsMaterial, handler?: ReceiverHandler): Promise<TestReceiver> {
+      return keep(await startHttpsReceiver(tls, handler));
     },
     /** A data folder kept across restarts within the test, removed after it. */
     dataDir(): string {
