@@ -1,22 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource } from '../helpers/engine';
+import type { TestReceiver } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 
 // Audience and computed-trait syncs end to end (SPEC §6): calls in through the collector, identify
 // calls out through the chosen sources' Webhooks destinations to real receivers.
 const SECRET = 'aud-s3cret';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
-
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
+const lab = testLab();
 
 interface IdentifyBody {
   type: string;
@@ -31,15 +22,13 @@ const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString
 
 /** Data comes in through `app` (no webhooks); syncs go out through `crm` and `ads`. */
 async function setup() {
-  const crm = await startReceiver();
-  const ads = await startReceiver();
-  receivers.push(crm, ads);
-  engine = await startTestEngine({
+  const crm = await lab.receiver();
+  const ads = await lab.receiver();
+  const t = await lab.start({
     config: {
       sources: [{ name: 'app', writeKey: 'wk_app' }, webhookSource('crm', 'wk_crm', [`${crm.url}/crm`], SECRET), webhookSource('ads', 'wk_ads', [`${ads.url}/ads`])],
     },
   });
-  const t = engine;
   const ids = Object.fromEntries((await t.call('listSources', {})).map((s) => [s.name, s.id]));
   const send = async (type: string, message: Record<string, unknown>) => {
     const res = await t.post(`/v1/${type}`, message, { writeKey: 'wk_app' });
@@ -228,36 +217,28 @@ describe('audiences', () => {
   });
 
   it('a config file\'s audiences are created at start; after a restart nothing is re-sent and the interval resumes', async () => {
-    const crm = await startReceiver();
-    receivers.push(crm);
-    const dataDir = mkdtempSync(join(tmpdir(), 'wl-aud-'));
+    const crm = await lab.receiver();
+    const dataDir = lab.dataDir();
     const rule = { combine: 'and', conditions: [{ kind: 'trait', trait: 'plan', op: 'eq', value: 'pro' }] };
     const config = {
       sources: [{ name: 'app', writeKey: 'wk_app' }, webhookSource('crm', 'wk_crm', [`${crm.url}/crm`])],
       audiences: [{ name: 'Pro', rule, sources: ['crm'], syncIntervalMs: 1000 }],
     };
-    try {
-      engine = await startTestEngine({ config, dataDir });
-      await engine.post('/v1/identify', { userId: 'u1', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
-      await crm.waitForRequests(1, 5000); // the first interval sync picks u1 up
-      await engine.stop();
+    const first = await lab.start({ config, dataDir });
+    await first.post('/v1/identify', { userId: 'u1', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
+    await crm.waitForRequests(1, 5000); // the first interval sync picks u1 up
 
-      engine = await startTestEngine({ config, dataDir });
-      const [a] = await engine.call('listAudiences', {});
-      expect(a).toMatchObject({ name: 'Pro', memberCount: 1, syncIntervalMs: 1000 });
-      await engine.post('/v1/identify', { userId: 'u2', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
-      await crm.waitForRequests(2, 5000);
-      expect(values(crm, 'pro')).toEqual({ u1: true, u2: true });
-      // A NEGATIVE check (nothing is re-sent), made after a later tick has run, plus a moment for
-      // anything it sent to arrive.
-      const synced = (await engine.call('listAudiences', {}))[0].lastSyncAt;
-      await waitFor(async () => (await engine!.call('listAudiences', {}))[0].lastSyncAt !== synced, 'a later tick');
-      await new Promise((r) => setTimeout(r, 200));
-      expect(crm.requests.length).toBe(2);
-    } finally {
-      await engine?.stop();
-      engine = undefined;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const t = await lab.start({ config, dataDir }); // stops the first, as a restart
+    const [a] = await t.call('listAudiences', {});
+    expect(a).toMatchObject({ name: 'Pro', memberCount: 1, syncIntervalMs: 1000 });
+    await t.post('/v1/identify', { userId: 'u2', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
+    await crm.waitForRequests(2, 5000);
+    expect(values(crm, 'pro')).toEqual({ u1: true, u2: true });
+    // A NEGATIVE check (nothing is re-sent), made after a later tick has run, plus a moment for
+    // anything it sent to arrive.
+    const synced = (await t.call('listAudiences', {}))[0].lastSyncAt;
+    await waitFor(async () => (await t.call('listAudiences', {}))[0].lastSyncAt !== synced, 'a later tick');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(crm.requests.length).toBe(2);
   });
 });
