@@ -1,21 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 import type { CallSummary } from '../../src/shared/types';
 import { CLEAR_CHUNK } from '../../src/main/engine/store/clear-calls';
 
 // Acting on what the inspector shows (issue 14): retryMatching sends the failed and expired calls
 // matching the filters again; clearCalls deletes every call in small steps.
 
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
+const lab = testLab();
 
 /** Schedules as data: a first retry 30 min away (retrying calls cannot move under the test), or a window already over (expired at once). */
 const retrying = { preset: 'custom', delaysMs: [1_800_000], jitter: 0, windowMs: 4 * 3_600_000 };
@@ -24,12 +18,11 @@ const expiring = { preset: 'custom', delaysMs: [1_800_000], jitter: 0, windowMs:
 /** 400 on /bad (failed), 500 on /flaky (retried or expired), 200 elsewhere; `healthy` answers 200 everywhere. */
 async function receiver() {
   const state = { healthy: false };
-  const r = await startReceiver((req, res) => {
+  const r = await lab.receiver((req, res) => {
     if (!state.healthy && req.url === '/bad') return void res.writeHead(400).end('no');
     if (!state.healthy && req.url === '/flaky') return void res.writeHead(500).end('down');
     res.writeHead(200).end('ok');
   });
-  receivers.push(r);
   return Object.assign(r, { state, count: (path: string) => r.requests.filter((q) => q.url === path).length });
 }
 
@@ -46,7 +39,7 @@ const byLabel = (calls: CallSummary[], label: string) => calls.filter((c) => c.l
 describe('retryMatching', () => {
   it('sends only the failed and expired calls that match the filters, counts them, skips dropped and retrying ones', async () => {
     const r = await receiver();
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: {
         sources: [
           webhookSource('bad', 'wk_bad', [`${r.url}/bad`]),
@@ -56,7 +49,6 @@ describe('retryMatching', () => {
         settings: { retrySchedule: expiring },
       },
     });
-    const t = engine;
     const sources = await t.call('listSources', {});
     const id = (name: string) => sources.find((s) => s.name === name)!.id;
     const track = (key: string, userId: string, event: string) => t.post('/v1/track', { userId, event }, { writeKey: key });
@@ -117,7 +109,7 @@ describe('retryMatching', () => {
 describe('clearCalls', () => {
   it('deletes every call, request, delivery and attempt in chunks, cancels the unfinished first, and the engine keeps working', async () => {
     const r = await receiver();
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: {
         sources: [
           webhookSource('flaky', 'wk_flaky', [`${r.url}/flaky`]),
@@ -127,7 +119,6 @@ describe('clearCalls', () => {
         settings: { retrySchedule: retrying },
       },
     });
-    const t = engine;
     await t.post('/v1/track', { userId: 'u', event: 'Retrying' }, { writeKey: 'wk_flaky' });
     await t.post('/v1/track', { userId: 'u', event: 'Delivered' }, { writeKey: 'wk_ok' });
     // More calls than one chunk, not forwarded (no delivery to wait for), in batches of 500.
