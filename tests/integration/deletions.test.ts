@@ -1,25 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import type { TestReceiver } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 
 // Deletion requests end to end (SPEC §6): collector → notices through ingest.inject → signed POSTs.
 const SECRET = 'del-s3cret';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
+const lab = testLab();
 
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-async function receiver(status = 200) {
-  const r = await startReceiver((_req, res) => res.writeHead(status).end());
-  receivers.push(r);
-  return r;
+function receiver(status = 200) {
+  return lab.receiver((_req, res) => res.writeHead(status).end());
 }
 
 const hmac = (body: Buffer) => createHmac('sha1', SECRET).update(body).digest('hex');
@@ -34,7 +26,7 @@ async function settled(t: TestEngine) {
 
 /** One source with Webhooks to `r`, retrying a failed round once after `delayMs`. */
 function engineRetryingAfter(r: TestReceiver, delayMs: number) {
-  return startTestEngine({
+  return lab.start({
     config: {
       sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])],
       settings: { retrySchedule: { preset: 'custom', delaysMs: [delayMs], jitter: 0, windowMs: 60_000 } },
@@ -56,7 +48,7 @@ async function doneDeletion(t: TestEngine, id: string, status = 'done') {
 describe('deletion requests', () => {
   it('fans out one signed delete per affected source, purges history, and reports done', async () => {
     const [ra, rb, rc] = [await receiver(), await receiver(), await receiver()];
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: {
         sources: [
           webhookSource('web', 'wk_web', [`${ra.url}/a`], SECRET),
@@ -66,7 +58,6 @@ describe('deletion requests', () => {
         settings: { payloadFormat: 'documented' },
       },
     });
-    const t = engine;
     await t.post('/v1/identify', { userId: 'u-del', traits: { email: 'gone@example.com' } }, { writeKey: 'wk_web' });
     await t.post('/v1/track', { userId: 'u-del', event: 'Viewed' }, { writeKey: 'wk_web' });
     await t.post('/v1/track', { userId: 'u-del', event: 'Opened' }, { writeKey: 'wk_ios' });
@@ -111,7 +102,7 @@ describe('deletion requests', () => {
 
   it('keeps history without purge; skips sources with Webhooks off; no_sources and failed states; newest first', async () => {
     const [ok, refusing] = [await receiver(), await receiver(400)];
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: {
         sources: [
           webhookSource('web', 'wk_web', [`${ok.url}/ok`]),
@@ -120,7 +111,6 @@ describe('deletion requests', () => {
         ],
       },
     });
-    const t = engine;
     await t.post('/v1/track', { userId: 'u1', event: 'A' }, { writeKey: 'wk_web' });
     await t.post('/v1/track', { userId: 'u1', event: 'B' }, { writeKey: 'wk_off' });
     await t.post('/v1/track', { userId: 'u2', event: 'C' }, { writeKey: 'wk_legacy' });
@@ -148,8 +138,7 @@ describe('deletion requests', () => {
 
   it('a second deletion for the same user keeps the first one\'s notices', async () => {
     const r = await receiver();
-    engine = await startTestEngine({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
     await t.post('/v1/track', { userId: 'u', event: 'A' }, { writeKey: 'wk_web' });
     await settled(t);
     const one = await t.call('createDeletion', { userId: 'u', purge: true });
@@ -165,15 +154,13 @@ describe('deletion requests', () => {
   it('purge waits for a round in flight, cancels retries, and leaves no stray rows', async () => {
     let trackRequests = 0;
     // The user's track: first answer slow (in flight during the purge), the others 500 (retrying).
-    const r = await startReceiver(async (req, res) => {
+    const r = await lab.receiver(async (req, res) => {
       if (json(req.body).type !== 'track') return res.writeHead(200).end();
       trackRequests++;
       if (trackRequests === 1) await new Promise((ok) => setTimeout(ok, 700));
       res.writeHead(500).end();
     });
-    receivers.push(r);
-    engine = await engineRetryingAfter(r, 300);
-    const t = engine;
+    const t = await engineRetryingAfter(r, 300);
     await t.post('/v1/track', { userId: 'u', event: 'Slow' }, { writeKey: 'wk_web' });
     await t.post('/v1/track', { userId: 'other', event: 'Kept' }, { writeKey: 'wk_web' });
     await waitFor(() => trackRequests >= 1, 'the slow round to start');
@@ -200,13 +187,11 @@ describe('deletion requests', () => {
   it('a round whose delivery was deleted while it was out records nothing and schedules nothing', async () => {
     let answer!: () => void;
     const answered = new Promise<void>((ok) => (answer = ok));
-    const r = await startReceiver(async (_req, res) => {
+    const r = await lab.receiver(async (_req, res) => {
       await answered;
       res.writeHead(500).end();
     });
-    receivers.push(r);
-    engine = await engineRetryingAfter(r, 200);
-    const t = engine;
+    const t = await engineRetryingAfter(r, 200);
     await t.post('/v1/track', { userId: 'u', event: 'Gone' }, { writeKey: 'wk_web' });
     await r.waitForRequests(1);
     // What a purge that did not wait for the round would leave: the round out, its rows gone.
@@ -230,13 +215,11 @@ describe('deletion requests', () => {
   it('a replay whose call was deleted while it was out answers 404 and records nothing', async () => {
     let gate: Promise<void> | null = null;
     let answer!: () => void;
-    const r = await startReceiver(async (_req, res) => {
+    const r = await lab.receiver(async (_req, res) => {
       if (gate) await gate;
       res.writeHead(200).end();
     });
-    receivers.push(r);
-    engine = await startTestEngine({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [webhookSource('web', 'wk_web', [`${r.url}/h`])] } });
     await t.post('/v1/track', { userId: 'u', event: 'Replayed' }, { writeKey: 'wk_web' });
     await settled(t);
     const [call] = (await t.call('listMessages', { limit: 1 })).items;
@@ -255,8 +238,7 @@ describe('deletion requests', () => {
   });
 
   it('purge erases the user from the stored request bodies: batch items become null, single calls go', async () => {
-    engine = await startTestEngine({ config: { sources: [{ name: 'quiet', writeKey: 'wk_quiet' }] } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [{ name: 'quiet', writeKey: 'wk_quiet' }] } });
     const batch = [
       { type: 'track', userId: 'u-keep', event: 'First' },
       { type: 'track', userId: 'u-gone', event: 'Secret', properties: { email: 'gone@example.com' } },
