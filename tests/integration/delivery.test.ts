@@ -1,30 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import type { ReceiverHandler } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 import { selfSignedCert } from '../helpers/tls';
 
 // The dispatcher end to end: collector → SQLite → signed POST to real local receivers.
 const KEY = 'wk_delivery';
 const SECRET = 's3cret';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
+const lab = testLab();
 
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
+const receiver = (handler?: ReceiverHandler) => lab.receiver(handler);
 
-async function receiver(handler?: Parameters<typeof startReceiver>[0]) {
-  const r = await startReceiver(handler);
-  receivers.push(r);
-  return r;
-}
-
-async function setup(urls: string[], settings: object = {}) {
-  engine = await startTestEngine({ config: { sources: [webhookSource('app', KEY, urls, SECRET)], settings } });
-  return engine;
+function setup(urls: string[], settings: object = {}) {
+  return lab.start({ config: { sources: [webhookSource('app', KEY, urls, SECRET)], settings } });
 }
 
 const hmac = (body: Buffer) => createHmac('sha1', SECRET).update(body).digest('hex');
@@ -72,13 +61,13 @@ describe('each call type reaches the receiver signed, with the SPEC §4 body', (
 
   it('documented format has exactly the documented fields; static headers are sent', async () => {
     const r = await receiver();
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: {
         sources: [{ name: 'app', writeKey: KEY, webhooks: { enabled: true, urls: [{ url: `${r.url}/h`, headers: { 'X-Env': 'qa' } }] } }],
         settings: { payloadFormat: 'documented', userAgentProduct: 'WebhookLab' },
       },
     });
-    await engine.post('/v1/track', { userId: 'u', event: 'E', anonymousId: 'a' }, { writeKey: KEY });
+    await t.post('/v1/track', { userId: 'u', event: 'E', anonymousId: 'a' }, { writeKey: KEY });
     const [req] = await r.waitForRequests(1);
     expect(Object.keys(JSON.parse(req.body.toString())).sort()).toEqual(['context', 'event', 'properties', 'timestamp', 'type', 'userId', 'version']);
     expect(req.headers['x-env']).toBe('qa');
@@ -130,8 +119,7 @@ describe('retries', () => {
   }, 20_000);
 
   it('a self-signed https receiver → TLS error, not retried, and it saw no request', async () => {
-    const r = await startHttpsReceiver(await selfSignedCert());
-    receivers.push(r);
+    const r = await lab.httpsReceiver(await selfSignedCert());
     const t = await setup([`${r.url}/tls`], FAST);
     await t.post('/v1/track', { userId: 'u', event: 'tls' }, { writeKey: KEY });
     const d = await deliveryOf(t, 'failed');
