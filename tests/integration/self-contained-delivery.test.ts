@@ -1,13 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallDetail } from '../../src/shared/types';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 import { configSchema } from '../../src/shared/config.schema';
 
 // A delivery is self-contained (SPEC §4, issue 16): its URLs, headers, User-Agent and signature are
@@ -18,14 +16,7 @@ import { configSchema } from '../../src/shared/config.schema';
 const KEY = 'wk_self_contained';
 const OLD = 'old-secret';
 const NEW = 'new-secret';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
-
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
+const lab = testLab();
 
 const hmac = (secret: string, body: Buffer) => createHmac('sha1', secret).update(body).digest('hex');
 
@@ -34,22 +25,22 @@ async function heldReceiver(later: number) {
   let release!: (status: number) => void;
   const released = new Promise<number>((r) => (release = r));
   let seen = 0;
-  const r = await startReceiver(async (_req, res: ServerResponse) => {
+  const r = await lab.receiver(async (_req, res: ServerResponse) => {
     const status = seen++ === 0 ? await released : later;
     res.writeHead(status).end();
   });
-  receivers.push(r);
   return { r, release };
 }
 
-async function start(url: string, retry: { delaysMs: number[] }) {
-  engine = await startTestEngine({
+/** `dataDir` (a lab.dataDir()) when the test restarts in the same data. */
+function start(url: string, retry: { delaysMs: number[] }, dataDir?: string) {
+  return lab.start({
+    dataDir,
     config: {
       sources: [webhookSource('app', KEY, [url], OLD)],
       settings: { userAgentProduct: 'OldAgent', retrySchedule: { preset: 'custom', delaysMs: retry.delaysMs, jitter: 0, windowMs: 3_600_000 } },
     },
   });
-  return engine;
 }
 
 async function only(t: TestEngine): Promise<CallDetail> {
@@ -93,8 +84,7 @@ describe('a retry is the same request', () => {
 
 describe('canceled', () => {
   it('deleting the source ends its retrying delivery as canceled, and nothing is sent again, not even unsigned', async () => {
-    const r = await startReceiver((_req, res) => void res.writeHead(500).end());
-    receivers.push(r);
+    const r = await lab.receiver((_req, res) => void res.writeHead(500).end());
     // A first retry 30 min away: the delivery sits in "retrying" for the whole test.
     const t = await start(`${r.url}/hook`, { delaysMs: [1_800_000] });
     const source = (await t.call('listSources', {}))[0];
@@ -138,9 +128,8 @@ describe('canceled', () => {
   });
 
   it('a config file that turns Webhooks off cancels too: imported, or given at the next start', async () => {
-    const r = await startReceiver((_req, res) => void res.writeHead(500).end());
-    receivers.push(r);
-    const t = await start(`${r.url}/hook`, { delaysMs: [1_800_000] });
+    const r = await lab.receiver((_req, res) => void res.writeHead(500).end());
+    const t = await start(`${r.url}/hook`, { delaysMs: [1_800_000] }, lab.dataDir());
     const off = { sources: [{ ...webhookSource('app', KEY, [`${r.url}/hook`], OLD), webhooks: { enabled: false, urls: [{ url: `${r.url}/hook`, headers: {} }] } }] };
     // Imported while the app runs.
     expect((await t.post('/v1/track', { userId: 'u1', event: 'Imported off' }, { writeKey: KEY })).status).toBe(200);
@@ -154,10 +143,9 @@ describe('canceled', () => {
     expect((await t.post('/v1/track', { userId: 'u1', event: 'Off at start' }, { writeKey: KEY })).status).toBe(200);
     await waitFor(async () => ((await t.call('listMessages', { status: 'retrying', limit: 10 })).total === 1 ? true : undefined), 'the second call retrying');
     const sent = r.requests.length;
-    const dataDir = t.dataDir;
-    await t.engine.stop();
-    engine = await startTestEngine({ dataDir, config: { ...off, settings: { timeScale: 1_000_000 } } });
-    const calls = (await engine.call('listMessages', { limit: 10 })).items;
+    // Starting again in the same data stops the first engine, as a restart.
+    const again = await lab.start({ dataDir: t.dataDir, config: { ...off, settings: { timeScale: 1_000_000 } } });
+    const calls = (await again.call('listMessages', { limit: 10 })).items;
     expect(calls.map((c) => c.deliveryState)).toEqual(['canceled', 'canceled']);
     // Time-warp would make the 30 min retry due at once: nothing may go out.
     await new Promise((ok) => setTimeout(ok, 500));
@@ -179,34 +167,26 @@ describe('canceled', () => {
 describe('deliveries stored before v7', () => {
   it('a delivery made before v7 (no fixed request) is still retried, signed with the secret and settings of the time', async () => {
     let status = 500;
-    const r = await startReceiver((_req, res) => void res.writeHead(status).end());
-    receivers.push(r);
-    const dataDir = mkdtempSync(join(tmpdir(), 'wl-v6-'));
-    try {
-      engine = await startTestEngine({
-        dataDir,
-        config: { sources: [webhookSource('app', KEY, [`${r.url}/hook`], OLD)], settings: { retrySchedule: { preset: 'custom', delaysMs: [1_800_000], jitter: 0, windowMs: 3_600_000 } } },
-      });
-      expect((await engine.post('/v1/track', { userId: 'u1', event: 'Old row' }, { writeKey: KEY })).status).toBe(200);
-      await stateIs(engine, 'retrying');
-      const source = (await engine.call('listSources', {}))[0];
-      await engine.call('updateSource', { id: source.id, webhooks: { ...source.webhooks, sharedSecret: NEW } });
-      await engine.stop({ keepData: true });
-      engine = undefined;
-      // What migration 7 leaves on a delivery made before it: no fixed request. The retry is due now.
-      const db = new Database(join(dataDir, 'webhook-lab.db'));
-      db.exec('UPDATE deliveries SET next_attempt_at = 0, user_agent = NULL, signature = NULL');
-      db.close();
-      status = 200;
-      engine = await startTestEngine({ dataDir });
-      await stateIs(engine, 'delivered');
-      const [, retry] = r.requests;
-      expect(retry.headers['x-signature']).toBe(hmac(NEW, retry.body));
-      expect(retry.headers['user-agent']).toBe('Segment.io/1.0');
-    } finally {
-      await engine?.stop();
-      engine = undefined;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const r = await lab.receiver((_req, res) => void res.writeHead(status).end());
+    const dataDir = lab.dataDir();
+    const first = await lab.start({
+      dataDir,
+      config: { sources: [webhookSource('app', KEY, [`${r.url}/hook`], OLD)], settings: { retrySchedule: { preset: 'custom', delaysMs: [1_800_000], jitter: 0, windowMs: 3_600_000 } } },
+    });
+    expect((await first.post('/v1/track', { userId: 'u1', event: 'Old row' }, { writeKey: KEY })).status).toBe(200);
+    await stateIs(first, 'retrying');
+    const source = (await first.call('listSources', {}))[0];
+    await first.call('updateSource', { id: source.id, webhooks: { ...source.webhooks, sharedSecret: NEW } });
+    await first.stop({ keepData: true });
+    // What migration 7 leaves on a delivery made before it: no fixed request. The retry is due now.
+    const db = new Database(join(dataDir, 'webhook-lab.db'));
+    db.exec('UPDATE deliveries SET next_attempt_at = 0, user_agent = NULL, signature = NULL');
+    db.close();
+    status = 200;
+    const t = await lab.start({ dataDir });
+    await stateIs(t, 'delivered');
+    const [, retry] = r.requests;
+    expect(retry.headers['x-signature']).toBe(hmac(NEW, retry.body));
+    expect(retry.headers['user-agent']).toBe('Segment.io/1.0');
   });
 });
