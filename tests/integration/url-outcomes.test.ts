@@ -1,27 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import type { ReceiverHandler } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 import { selfSignedCert } from '../helpers/tls';
 import type { CallSummary } from '../../src/shared/types';
 
 // Per-URL outcomes (issue 14, "the inspector never hides a failure"): each call summary carries its
 // URLs' states, the list filters on them, and an attempt still out shows as in flight.
 const KEY = 'wk_urls';
-let engine: TestEngine | undefined;
-const receivers: TestReceiver[] = [];
+const lab = testLab();
 
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-async function receiver(handler?: Parameters<typeof startReceiver>[0]) {
-  const r = await startReceiver(handler);
-  receivers.push(r);
-  return r;
-}
+const receiver = (handler?: ReceiverHandler) => lab.receiver(handler);
 
 /** A schedule whose first retry is 30 min away: a retrying call cannot move under the test. */
 const SLOW = { retrySchedule: { preset: 'custom', delaysMs: [1_800_000], jitter: 0, windowMs: 4 * 3_600_000 } };
@@ -40,46 +30,43 @@ describe('per-URL outcome in the call summary', () => {
   it('one URL delivered, one 500, one self-signed TLS: delivered, with two URLs failed, and urlState=failed finds it', async () => {
     const ok = await receiver();
     const bad = await receiver((_req, res) => void res.writeHead(500).end('boom'));
-    const tls = await startHttpsReceiver(await selfSignedCert());
-    receivers.push(tls);
+    const tls = await lab.httpsReceiver(await selfSignedCert());
     const urls = [`${ok.url}/ok`, `${bad.url}/fail`, `${tls.url}/tls`];
-    engine = await startTestEngine({ config: { sources: [webhookSource('app', KEY, urls)], settings: SLOW } });
-    expect((await engine.post('/v1/track', { userId: 'u1', event: 'Mixed' }, { writeKey: KEY })).status).toBe(200);
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, urls)], settings: SLOW } });
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Mixed' }, { writeKey: KEY })).status).toBe(200);
 
-    const c = await onlyCall(engine, (x) => x.deliveryState === 'delivered', 'the call delivered');
+    const c = await onlyCall(t, (x) => x.deliveryState === 'delivered', 'the call delivered');
     expect(c.urls).toEqual([
       { url: urls[0], state: 'delivered', lastStatus: 200, attempts: 1, startedAt: null },
       { url: urls[1], state: 'failed', lastStatus: 500, attempts: 1, startedAt: null },
       { url: urls[2], state: 'failed', lastStatus: null, attempts: 1, startedAt: null },
     ]);
-    expect(await ids(engine, 'failed')).toEqual([c.id]);
-    expect(await ids(engine, 'delivered')).toEqual([c.id]);
-    expect(await ids(engine, 'retrying')).toEqual([]);
-    expect(await ids(engine, 'pending')).toEqual([]);
+    expect(await ids(t, 'failed')).toEqual([c.id]);
+    expect(await ids(t, 'delivered')).toEqual([c.id]);
+    expect(await ids(t, 'retrying')).toEqual([]);
+    expect(await ids(t, 'pending')).toEqual([]);
     // The detail and the live events carry the same outcomes.
-    expect((await engine.call('getMessage', { id: c.id })).urls).toEqual(c.urls);
-    const t = engine;
+    expect((await t.call('getMessage', { id: c.id })).urls).toEqual(c.urls);
     const updated = await waitFor(() => t.events.flatMap((e) => (e.type === 'calls.updated' ? e.calls : [])).findLast((x) => x.id === c.id && x.deliveryState === 'delivered'), 'the calls.updated event');
     expect(updated.urls).toEqual(c.urls);
   });
 
   it('a stored call starts with every URL pending; a 500 alone is retrying, and a call not forwarded has no URLs', async () => {
     const bad = await receiver((_req, res) => void res.writeHead(503).end());
-    engine = await startTestEngine({
+    const t = await lab.start({
       config: { sources: [webhookSource('app', KEY, [`${bad.url}/a`]), { name: 'off', writeKey: 'wk_off', webhooks: { enabled: false, urls: [] } }], settings: SLOW },
     });
-    await engine.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
-    const t = engine;
+    await t.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
     const stored = await waitFor(() => t.events.flatMap((e) => (e.type === 'calls.stored' ? e.calls : []))[0], 'the calls.stored event');
     expect(stored.urls).toEqual([{ url: `${bad.url}/a`, state: 'pending', lastStatus: null, attempts: 0, startedAt: null }]);
-    const c = await onlyCall(engine, (x) => x.deliveryState === 'retrying', 'the call retrying');
+    const c = await onlyCall(t, (x) => x.deliveryState === 'retrying', 'the call retrying');
     expect(states(c)).toEqual(['retrying']);
     expect(c.urls[0].lastStatus).toBe(503);
-    expect(await ids(engine, 'retrying')).toEqual([c.id]);
-    expect(await ids(engine, 'failed')).toEqual([]);
+    expect(await ids(t, 'retrying')).toEqual([c.id]);
+    expect(await ids(t, 'failed')).toEqual([]);
 
-    await engine.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: 'wk_off' });
-    const off = await onlyCall(engine, (x) => x.id !== c.id, 'the second call');
+    await t.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: 'wk_off' });
+    const off = await onlyCall(t, (x) => x.id !== c.id, 'the second call');
     expect(off.deliveryState).toBeNull();
     expect(off.urls).toEqual([]);
   });
@@ -89,27 +76,27 @@ describe('per-URL outcome in the call summary', () => {
     const gone = await receiver((_req, res) => void res.writeHead(404).end());
     // One retry 100 ms later, then the 300 ms window is over.
     const settings = { retrySchedule: { preset: 'custom', delaysMs: [100, 1_000], jitter: 0, windowMs: 300 } };
-    engine = await startTestEngine({ config: { sources: [webhookSource('app', KEY, [`${flaky.url}/a`, `${gone.url}/b`])], settings } });
-    await engine.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
-    const c = await onlyCall(engine, (x) => x.deliveryState === 'expired', 'the call expired');
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${flaky.url}/a`, `${gone.url}/b`])], settings } });
+    await t.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
+    const c = await onlyCall(t, (x) => x.deliveryState === 'expired', 'the call expired');
     expect(c.urls.map((u) => [u.state, u.lastStatus, u.attempts])).toEqual([
       ['expired', 500, 2],
       ['failed', 404, 1],
     ]);
-    expect(await ids(engine, 'expired')).toEqual([c.id]);
-    expect(await ids(engine, 'failed')).toEqual([c.id]);
+    expect(await ids(t, 'expired')).toEqual([c.id]);
+    expect(await ids(t, 'failed')).toEqual([c.id]);
   });
 
   it('a replay of one URL of a call that was never forwarded: that URL delivered, the other not attempted', async () => {
     const ok = await receiver();
     const urls = [`${ok.url}/a`, `${ok.url}/b`];
-    engine = await startTestEngine({ config: { sources: [{ ...webhookSource('app', KEY, urls), webhooks: { enabled: false, urls: urls.map((url) => ({ url, headers: {} })) } }] } });
-    await engine.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
-    const c = await onlyCall(engine, () => true, 'the call');
-    await engine.call('replayMessage', { id: c.id, urlIndex: 0 });
-    const after = await onlyCall(engine, (x) => x.deliveryState === 'delivered', 'the replayed call delivered');
+    const t = await lab.start({ config: { sources: [{ ...webhookSource('app', KEY, urls), webhooks: { enabled: false, urls: urls.map((url) => ({ url, headers: {} })) } }] } });
+    await t.post('/v1/track', { userId: 'u1', event: 'E' }, { writeKey: KEY });
+    const c = await onlyCall(t, () => true, 'the call');
+    await t.call('replayMessage', { id: c.id, urlIndex: 0 });
+    const after = await onlyCall(t, (x) => x.deliveryState === 'delivered', 'the replayed call delivered');
     expect(states(after)).toEqual(['delivered', 'not_attempted']);
-    expect(await ids(engine, 'not_attempted')).toEqual([c.id]);
+    expect(await ids(t, 'not_attempted')).toEqual([c.id]);
   });
 });
 
@@ -119,8 +106,7 @@ describe('in flight', () => {
     const fast = await receiver();
     const slow = await receiver((_req, res) => void held.push(res));
     const urls = [`${fast.url}/fast`, `${slow.url}/slow`];
-    engine = await startTestEngine({ config: { sources: [webhookSource('app', KEY, urls)], settings: SLOW } });
-    const t = engine;
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, urls)], settings: SLOW } });
     await t.post('/v1/track', { userId: 'u1', event: 'Slow' }, { writeKey: KEY });
     await slow.waitForRequests(1);
 
