@@ -1,6 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { HttpSender } from '../../src/main/engine/dispatcher/http-sender';
@@ -8,30 +6,29 @@ import { Store } from '../../src/main/engine/store/store';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
 import { registerSearchFunctions } from '../../src/main/engine/store/database';
 import type { AttemptTiming } from '../../src/shared/types';
-import { closedPort, startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { closedPort, type TestReceiver } from '../helpers/receiver';
 import { selfSignedCert } from '../helpers/tls';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { waitFor, webhookSource } from '../helpers/engine';
 import { openDbFile } from '../helpers/db-file';
+import { testLab } from '../helpers/test-lab';
 
 // Per-attempt timing (AttemptTiming): connect, TLS, time to first byte and total, measured by the
 // HTTP sender from undici's connector and its sendHeaders diagnostics message.
 
 const body = Buffer.from('{"type":"track","event":"Timed"}');
-const receivers: TestReceiver[] = [];
+// The lab's afterEach is registered first, so it runs after this one: senders close before receivers.
+const lab = testLab();
 const senders: HttpSender[] = [];
 afterEach(async () => {
   await Promise.all(senders.splice(0).map((s) => s.close({ force: true })));
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
 /** A receiver that waits before its first byte, so time to first byte is visibly apart from connect. */
-async function slowReceiver(tls?: { key: string; cert: string }): Promise<TestReceiver> {
+function slowReceiver(tls?: { key: string; cert: string }): Promise<TestReceiver> {
   const handler = (_req: unknown, res: import('node:http').ServerResponse) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), 40);
   };
-  const r = tls ? await startHttpsReceiver(tls, handler) : await startReceiver(handler);
-  receivers.push(r);
-  return r;
+  return tls ? lab.httpsReceiver(tls, handler) : lab.receiver(handler);
 }
 
 // One connection per origin: a second request waits for the first one's connection, which is then
@@ -101,13 +98,8 @@ describe('HTTP sender: timing split', () => {
 });
 
 describe('timing on the attempt row, through the engine', () => {
-  let e: TestEngine;
-  beforeAll(async () => {
-    e = await startTestEngine();
-  });
-  afterAll(() => e.stop());
-
   it('getMessage shows each attempt with its timing', async () => {
+    const e = await lab.start();
     const r = await slowReceiver();
     await e.call('createSource', webhookSource('timed', 'wk-timed', [`${r.url}/hook`]));
     const res = await e.post('/v1/track', { userId: 'u1', event: 'Timed' }, { writeKey: 'wk-timed' });
@@ -125,14 +117,10 @@ describe('timing on the attempt row, through the engine', () => {
 });
 
 describe('migration to v9: timing columns on a database the previous version wrote', () => {
-  const dirs: string[] = [];
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
   it('keeps old attempts (timing null) and records new ones with timing', () => {
     const v = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN connect_ms'));
     expect(v).toBeGreaterThan(0);
-    const dir = mkdtempSync(join(tmpdir(), 'wl-v9-'));
-    dirs.push(dir);
+    const dir = lab.dataDir();
     const old = new Database(join(dir, 'webhook-lab.db'));
     registerSearchFunctions(old);
     for (const m of MIGRATIONS.slice(0, v)) old.exec(m);
