@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { HttpSender, type SendResult } from '../../src/main/engine/dispatcher/http-sender';
@@ -7,9 +7,10 @@ import { currentRequest } from '../../src/main/engine/dispatcher/request-headers
 import { buildRequestHeaders } from '../../src/shared/webhook-request';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
 import { classify } from '../../src/main/engine/dispatcher/classify';
-import { closedPort, startHttpsReceiver, startReceiver, type ReceiverHandler, type TestReceiver } from '../helpers/receiver';
+import { closedPort, type ReceiverHandler } from '../helpers/receiver';
 import { selfSignedCert } from '../helpers/tls';
 import { until } from '../helpers/until';
+import { testLab } from '../helpers/test-lab';
 
 const SECRET = 's3cret';
 /**
@@ -20,21 +21,14 @@ const TIMER_SLACK_MS = 500;
 const body = Buffer.from('{"version":1,"type":"track","userId":"zoë","event":"Café ☕ 注文","properties":{"emoji":"🎉"}}', 'utf8');
 
 let sender: HttpSender;
-const receivers: TestReceiver[] = [];
+const lab = testLab();
 
 beforeAll(() => {
   sender = new HttpSender({ now: () => 1_700_000_000_000 });
 });
 afterAll(() => sender.close());
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
 
-async function receiver(handler?: ReceiverHandler): Promise<TestReceiver> {
-  const r = await startReceiver(handler);
-  receivers.push(r);
-  return r;
-}
+const receiver = (handler?: ReceiverHandler) => lab.receiver(handler);
 
 function post(url: string, opts: { timeoutMs?: number; urlHeaders?: Record<string, string>; via?: HttpSender } = {}): Promise<SendResult> {
   const headers = buildRequestHeaders({ ...currentRequest('Segment.io', SECRET, body), urlHeaders: opts.urlHeaders ?? {}, body });
@@ -314,8 +308,7 @@ describe('HttpSender over loopback', () => {
 
 describe('HttpSender over TLS', () => {
   it('a self-signed receiver fails the handshake: TLS error, not retried, no HTTP request reaches it', async () => {
-    const r = await startHttpsReceiver(await selfSignedCert());
-    receivers.push(r);
+    const r = await lab.httpsReceiver(await selfSignedCert());
     const result = await post(`${r.url}/hook`);
     expect(result).toMatchObject({
       status: null,
@@ -335,8 +328,7 @@ describe('HttpSender over TLS', () => {
 
   it('the same receiver works once its certificate is trusted (so the failure above is about trust)', async () => {
     const tls = await selfSignedCert();
-    const r = await startHttpsReceiver(tls);
-    receivers.push(r);
+    const r = await lab.httpsReceiver(tls);
     const trusting = new HttpSender({ ca: tls.cert });
     try {
       const result = await post(`${r.url}/hook`, { via: trusting });
@@ -350,8 +342,7 @@ describe('HttpSender over TLS', () => {
 
   it('an expired certificate is a TLS error (CERT_HAS_EXPIRED) even when trusted', async () => {
     const tls = await selfSignedCert('expired');
-    const r = await startHttpsReceiver(tls);
-    receivers.push(r);
+    const r = await lab.httpsReceiver(tls);
     const trusting = new HttpSender({ ca: tls.cert });
     try {
       const result = await post(`${r.url}/hook`, { via: trusting });
