@@ -1,24 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { describe, expect, it } from 'vitest';
+import { webhookSource } from '../helpers/engine';
+import type { TestReceiver } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 
 // Editing an audience (issue 14): the edit re-syncs at once and, as SPEC §6 says of every sync after
 // creation, only users whose membership (or value) changed get an identify call.
-let engine: TestEngine | undefined;
-let receiver: TestReceiver | undefined;
-
-afterEach(async () => {
-  await engine?.stop();
-  await receiver?.close();
-  engine = undefined;
-  receiver = undefined;
-});
+const lab = testLab();
 
 const plan = (value: string) => ({ combine: 'and' as const, conditions: [{ kind: 'trait' as const, trait: 'plan', op: 'eq' as const, value }] });
 
 async function setup() {
-  receiver = await startReceiver();
-  const t = (engine = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: 'wk_app' }, webhookSource('crm', 'wk_crm', [`${receiver.url}/crm`])] } }));
+  const receiver = await lab.receiver();
+  const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk_app' }, webhookSource('crm', 'wk_crm', [`${receiver.url}/crm`])] } });
   const ids = Object.fromEntries((await t.call('listSources', {})).map((s) => [s.name, s.id]));
   for (const [userId, p] of [['u1', 'pro'], ['u2', 'pro'], ['u3', 'free'], ['u4', 'team']]) {
     expect((await t.post('/v1/identify', { userId, traits: { plan: p } }, { writeKey: 'wk_app' })).status).toBe(200);
