@@ -1,19 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { waitFor } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 
 // The first-run demo (issue 14): one operation from an empty lab to a delivered, signed call the
 // mock receiver verified; idempotent; removable without touching anything the user made.
-let engine: TestEngine | undefined;
-
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-});
+const lab = testLab();
 
 describe('demo', () => {
   it('creates one source and one receiver with a secret, and a call delivered signed that verifies at the receiver', async () => {
-    const t = (engine = await startTestEngine());
+    const t = await lab.start();
     expect(await t.call('getDemo', {})).toBeNull();
     const demo = await t.call('createDemo', {});
     expect(demo.created).toBe(true);
@@ -43,7 +39,7 @@ describe('demo', () => {
   });
 
   it('a second create returns the same demo; remove deletes only what the demo created', async () => {
-    const t = (engine = await startTestEngine());
+    const t = await lab.start();
     const mine = await t.call('createSource', { name: 'Demo source' }); // the user's, with the demo's name
     const myReceiver = await t.call('createReceiver', { name: 'mine', path: '/demo' });
     const myCall = await t.post('/v1/track', { userId: 'u1', event: 'Mine' }, { writeKey: mine.writeKey });
@@ -73,7 +69,7 @@ describe('demo', () => {
   });
 
   it('a demo whose receiver was deleted by hand is made again on create', async () => {
-    const t = (engine = await startTestEngine());
+    const t = await lab.start();
     const first = await t.call('createDemo', {});
     await t.call('deleteReceiver', { id: first.receiver!.id });
     expect(await t.call('getDemo', {})).toMatchObject({ receiver: null, source: { id: first.source!.id } });
