@@ -1,12 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { describe, expect, it } from 'vitest';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 
 // Mock receivers through the engine's operations: one click to use one, what it saw vs what was sent.
-let t: TestEngine | undefined;
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-});
+const lab = testLab();
 
 const FAST = { retrySchedule: { preset: 'custom', delaysMs: [100], jitter: 0, windowMs: 60_000 } };
 
@@ -22,7 +19,7 @@ async function lastDetail(e: TestEngine, state: string) {
 
 describe('mock receivers via the API', () => {
   it('failFirst 2 → two 500s then 200, every request recorded with a valid signature', async () => {
-    t = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: 'wk' }], settings: FAST } });
+    const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk' }], settings: FAST } });
     const r = await t.call('createReceiver', { name: 'flaky', path: '/flaky', secret: 'mock-secret', behavior: { failFirst: 2, status: 500 } });
     expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/flaky$/);
     const source = (await t.call('listSources', {}))[0];
@@ -33,7 +30,7 @@ describe('mock receivers via the API', () => {
     const d = await lastDetail(t, 'delivered');
     expect(d.deliveries[0].attempts.map((a) => a.responseStatus)).toEqual([500, 500, 200]);
     const requests = await waitFor(async () => {
-      const list = await t!.call('listReceiverRequests', { id: r.id });
+      const list = await t.call('listReceiverRequests', { id: r.id });
       return list.length === 3 ? list : undefined;
     }, 'three recorded requests');
     expect(requests.map((q) => q.response.status).reverse()).toEqual([500, 500, 200]);
@@ -44,12 +41,12 @@ describe('mock receivers via the API', () => {
   });
 
   it('a signature mismatch is reported with both digests', async () => {
-    t = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: 'wk', webhooks: { enabled: false, sharedSecret: 'source-secret' } }] } });
+    const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk', webhooks: { enabled: false, sharedSecret: 'source-secret' } }] } });
     const r = await t.call('createReceiver', { name: 'strict', path: '/strict', secret: 'receiver-secret' });
     await t.call('attachReceiver', { id: r.id, sourceId: (await t.call('listSources', {}))[0].id });
     await t.post('/v1/track', { userId: 'u', event: 'Mismatch' }, { writeKey: 'wk' });
     const [req] = await waitFor(async () => {
-      const list = await t!.call('listReceiverRequests', { id: r.id });
+      const list = await t.call('listReceiverRequests', { id: r.id });
       return list.length ? list : undefined;
     }, 'a request');
     expect(req.signature.state).toBe('invalid');
@@ -57,7 +54,7 @@ describe('mock receivers via the API', () => {
   });
 
   it('an HTTPS mock receiver has a self-signed certificate: the dispatcher refuses it, nothing is received', async () => {
-    t = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: 'wk' }], settings: FAST } });
+    const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk' }], settings: FAST } });
     const r = await t.call('createReceiver', { name: 'tls', path: '/tls', tls: true });
     expect(r.url).toMatch(/^https:/);
     await t.call('attachReceiver', { id: r.id, sourceId: (await t.call('listSources', {}))[0].id });
@@ -68,7 +65,7 @@ describe('mock receivers via the API', () => {
   });
 
   it('bad definitions are refused naming the field; names and paths are unique', async () => {
-    t = await startTestEngine();
+    const t = await lab.start();
     await expect(t.call('createReceiver', { name: 'x', path: 'no-slash' })).rejects.toMatchObject({ fields: [{ path: 'path' }] });
     await expect(t.call('createReceiver', { name: 'x', path: '/x', behavior: { failfirst: 1 } as never })).rejects.toMatchObject({
       fields: [{ path: 'behavior.failfirst', message: 'unknown key' }],
@@ -85,7 +82,7 @@ describe('config export and import', () => {
       mockReceivers: [{ name: 'flaky', path: '/flaky', behavior: { failFirst: 3, status: 500 } }],
       settings: { timeScale: 10 },
     };
-    t = await startTestEngine({ config });
+    const t = await lab.start({ config });
     const exported = await t.call('getConfig', {});
     expect(exported.sources).toEqual([{ name: 'checkout', writeKey: 'wk_checkout', webhooks: { enabled: false, urls: [] } }]);
     expect(exported.mockReceivers).toMatchObject([{ name: 'flaky', path: '/flaky', behavior: { failFirst: 3, status: 500 } }]);
@@ -100,7 +97,7 @@ describe('config export and import', () => {
 
 describe('updating a receiver', () => {
   it('secret: null stops the signature check; other fields are kept', async () => {
-    t = await startTestEngine();
+    const t = await lab.start();
     const r = await t.call('createReceiver', { name: 'sig', path: '/sig', secret: 's', behavior: { status: 202 } });
     const updated = await t.call('updateReceiver', { id: r.id, secret: null });
     expect(updated.tls).toBe(false);
