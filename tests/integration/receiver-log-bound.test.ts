@@ -1,25 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { KEEP_REQUESTS, TRIM_EVERY } from '../../src/main/engine/simulation/receivers-service';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { waitFor } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 
 // Finding 8 of issue 13: a mock receiver's request log keeps the newest 1,000 requests under any
 // load. At saturation it grew to 81,501 rows, and the clean-up that came later stalled the engine for
 // 609 ms. Here a receiver is saturated while the table is polled: the count must never pass the bound
 // (plus the inserts between two trims), and the log must end with exactly the newest 1,000.
 const BOUND = KEEP_REQUESTS + TRIM_EVERY;
-let t: TestEngine | undefined;
-afterEach(async () => {
-  await t?.stop();
-  t = undefined;
-});
+const lab = testLab();
 
 describe('receiver request log at saturation', () => {
   it(`never holds more than ${KEEP_REQUESTS} + ${TRIM_EVERY} rows, ends with the newest ${KEEP_REQUESTS}, and never stalls the loop for long`, { timeout: 120_000 }, async () => {
-    t = await startTestEngine();
+    const t = await lab.start();
     const r = await t.call('createReceiver', { name: 'flood', path: '/flood' });
     const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true, fileMustExist: true });
     const count = db.prepare('SELECT COUNT(*) AS n FROM receiver_requests WHERE receiver_id = ?');
@@ -50,7 +47,7 @@ describe('receiver request log at saturation', () => {
     );
     const sendMs = Date.now() - started;
     // Every request recorded (the count the API reports), and its row written.
-    await waitFor(async () => (await t!.call('listReceivers', {}))[0].requestCount === TOTAL, 'every request counted');
+    await waitFor(async () => (await t.call('listReceivers', {}))[0].requestCount === TOTAL, 'every request counted');
     await waitFor(() => {
       maxRows = Math.max(maxRows, rows());
       return rows() === KEEP_REQUESTS;
@@ -80,11 +77,10 @@ describe('receiver request log at saturation', () => {
   });
 
   it('a log left far over the bound (80,000 rows) is trimmed at start in small steps while the receiver answers', { timeout: 120_000 }, async () => {
-    t = await startTestEngine();
-    const r = await t.call('createReceiver', { name: 'legacy', path: '/legacy' });
-    const dataDir = t.dataDir;
-    await t.stop({ keepData: true });
-    t = undefined;
+    const dataDir = lab.dataDir();
+    const first = await lab.start({ dataDir });
+    const r = await first.call('createReceiver', { name: 'legacy', path: '/legacy' });
+    await first.stop({ keepData: true });
     const LEFT = 80_000;
     const rw = new Database(join(dataDir, 'webhook-lab.db'));
     const insert = rw.prepare('INSERT INTO receiver_requests (id, receiver_id, at, record) VALUES (?, ?, ?, ?)');
@@ -97,7 +93,7 @@ describe('receiver request log at saturation', () => {
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
     const started = Date.now();
-    t = await startTestEngine({ dataDir });
+    const t = await lab.start({ dataDir });
     const db = new Database(join(dataDir, 'webhook-lab.db'), { readonly: true, fileMustExist: true });
     const rows = () => (db.prepare('SELECT COUNT(*) AS n FROM receiver_requests WHERE receiver_id = ?').get(r.id) as { n: number }).n;
     // The receiver keeps answering during the clean-up (its port is new at each test start).
