@@ -2,22 +2,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { Analytics } from '../../src/main/engine/client';
-import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { waitFor, webhookSource } from '../helpers/engine';
+import type { TestReceiver } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
 
 // The batching client against the real collector and dispatcher, and the app's own persisted client.
 const KEY = 'wk_client';
 const SECRET = 'client-secret';
+// The lab (engines, receivers) is registered first, so it cleans up after the clients are closed.
+const lab = testLab();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
 async function setup() {
-  const receiver = await startReceiver();
-  cleanup.push(() => receiver.close());
-  const t = await startTestEngine({ config: { sources: [webhookSource('app', KEY, [`${receiver.url}/hook`], SECRET)] } });
-  cleanup.push(() => t.stop());
+  const receiver = await lab.receiver();
+  const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${receiver.url}/hook`], SECRET)] } });
   return { receiver, t };
 }
 
@@ -71,12 +72,11 @@ describe('client → collector → dispatcher → receiver', () => {
     const { receiver, t } = await setup();
     let n = 0;
     // A proxy in front of the real collector that fails the first request.
-    const proxy = await startReceiver(async (req, res) => {
+    const proxy = await lab.receiver(async (req, res) => {
       if (n++ === 0) return void res.writeHead(500).end('{"success":false}');
       const up = await request(t.collectorUrl + req.url, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body });
       res.writeHead(up.statusCode, { 'content-type': 'application/json' }).end(await up.body.text());
     });
-    cleanup.push(() => proxy.close());
     const retries: unknown[] = [];
     const client = new Analytics(KEY, { endpoint: proxy.url, flushAt: 1 });
     client.on('retry', (e) => retries.push(e));
@@ -123,25 +123,23 @@ describe("the app's client (control API operations)", () => {
   });
 
   it('the queue is persisted in SQLite: messages queued while the collector is down are sent after a restart', async () => {
-    const receiver = await startReceiver();
-    cleanup.push(() => receiver.close());
+    const receiver = await lab.receiver();
     // The client's endpoint: a proxy that is down until `target` is set, then forwards to it.
     let target: string | null = null;
-    const proxy = await startReceiver(async (req, res) => {
+    const proxy = await lab.receiver(async (req, res) => {
       if (!target) return void res.writeHead(503).end('{"success":false}');
       const up = await request(target + req.url, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body });
       res.writeHead(up.statusCode, { 'content-type': 'application/json' }).end(await up.body.text());
     });
-    cleanup.push(() => proxy.close());
     const config = { sources: [webhookSource('app', KEY, [`${receiver.url}/hook`], SECRET)] };
-    const first: TestEngine = await startTestEngine({ config });
+    const dataDir = lab.dataDir();
+    const first = await lab.start({ config, dataDir });
     await first.call('clientUpdateSettings', { endpoint: proxy.url, flushAfter: 3_600_000 });
     await first.call('clientSend', { type: 'track', userId: 'u', event: 'Queued before quit' });
     await first.stop({ keepData: true });
     expect(receiver.requests).toHaveLength(0);
 
-    const second = await startTestEngine({ config, dataDir: first.dataDir });
-    cleanup.push(() => second.stop());
+    const second = await lab.start({ config, dataDir });
     target = second.collectorUrl;
     await receiver.waitForRequests(1, 15_000);
     expect(bodies(receiver)[0].event).toBe('Queued before quit');
