@@ -222,7 +222,24 @@ test('inspector: an Actions batch delivery next to the Classic one, with its mem
 
   await openApp(page, lab, 'inspector');
   const t = (id: string) => page.getByTestId(id);
+  // The list says the call also went through Actions: a tag beside its status chip, each Actions
+  // part in its tooltip, and a sentence for a screen reader instead of the abbreviation.
+  const tag = row(page, 'Order Completed').getByTestId('actions-tag');
+  await expect(tag).toHaveAttribute('data-state', 'delivered');
+  await expect(tag.locator('.tag-long')).toBeVisible();
+  await expect(tag.locator('.tag-long')).toHaveText('Actions ×1');
+  await expect(tag.locator('.tag-long')).toHaveAttribute('aria-hidden', 'true');
+  await expect(tag).toHaveAttribute('title', 'Through Webhooks (Actions):\nActions: orders — delivered · HTTP 200');
+  await expect(tag.locator('.sr-only')).toHaveText(', through Webhooks (Actions): Actions: orders — delivered · HTTP 200');
   await row(page, 'Order Completed').click();
+  // At 1024 px with the detail open the list is narrow: the tag shortens, the chip keeps its word.
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await expect(tag.locator('.tag-short')).toHaveText('A×1');
+  await expect(tag.locator('.tag-short')).toBeVisible();
+  await expect(tag.locator('.tag-long')).toBeHidden();
+  const chip = row(page, 'Order Completed').locator('.chip');
+  expect(await chip.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 720 });
   const detail = t('call-detail');
   const actions = detail.locator('[data-testid="delivery"][data-kind="actions"]');
   await expect(detail.locator('[data-testid="delivery"][data-kind="classic"]')).toHaveCount(1);

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chipOf, outcomeLine, outcomeName } from '../../src/renderer/components/status-chip-model';
+import { actionsTagOf, chipOf, outcomeLine, outcomeName } from '../../src/renderer/components/status-chip-model';
 import {
   batchMemberships,
   batchPosition,
@@ -27,6 +27,8 @@ describe('inspector: an Actions delivery', () => {
   it('is titled by its mapping and method', () => {
     expect(deliveryTitle(batch)).toBe('Webhooks (Actions) · orders · PUT');
     expect(deliveryTitle(classic)).toBe('Webhooks delivery');
+    // Beside the call's Actions deliveries, the Classic one says which it is.
+    expect(deliveryTitle(classic, true)).toBe('Webhooks (Classic) · POST');
     expect(deliveryTitle({ ...classic, type: 'delete' })).toBe('Webhooks delivery (delete notification)');
   });
 
@@ -87,6 +89,17 @@ describe('URL states name Actions requests by their mapping', () => {
     expect(chip.title).toBe(urls.map(outcomeLine).join('\n'));
     expect(chipOf({ status: 'accepted', dropReason: null, deliveryState: 'delivered', nextAttemptAt: null, urls: [urls[0]] }).title).toBeUndefined();
     expect(chipOf({ status: 'accepted', dropReason: null, deliveryState: 'delivered', nextAttemptAt: null, urls: [urls[1]] }).title).toBe('Actions: orders — delivered · HTTP 200');
+  });
+  it("in the list's Actions tag: how many Actions parts, coloured by the worst, each one in the tooltip and the spoken text", () => {
+    expect(actionsTagOf([urls[0]])).toBeNull();
+    expect(actionsTagOf(undefined)).toBeNull();
+    const tag = actionsTagOf(urls)!;
+    expect([tag.label, tag.short, tag.state]).toEqual(['Actions ×2', 'A×2', 'pending']);
+    expect(tag.title).toBe(`Through Webhooks (Actions):\n${outcomeLine(urls[1])}\n${outcomeLine(urls[2])}`);
+    expect(tag.spoken).toBe(`, through Webhooks (Actions): ${outcomeLine(urls[1])}; ${outcomeLine(urls[2])}`);
+    // A failed part outweighs a waiting one; the Classic URL's failure is the chip's, not the tag's.
+    expect(actionsTagOf([urls[0], urls[2], { ...urls[1], state: 'failed' }])!.state).toBe('failed');
+    expect(actionsTagOf([urls[0], urls[1]])!.state).toBe('delivered');
   });
 });
 

@@ -56,6 +56,39 @@ export function chipOf(call: ChipCall): Chip {
   };
 }
 
+export interface ActionsTag {
+  /** What the row shows: "Actions ×2"; in a narrow list (the detail open at 1024 px) `short`, "A×2". */
+  label: string;
+  short: string;
+  /** The worst state among the Actions parts (data-state, and the tag's colour). */
+  state: string;
+  /** Each Actions part, one a line, for the tooltip. */
+  title: string;
+  /** The same in one sentence, for a screen reader (the label alone says too little). */
+  spoken: string;
+}
+
+// The order a part's state weighs in the tag's colour: a failure shows before a retry, and so on.
+const TAG_WEIGHT: readonly string[] = ['expired', 'failed', 'retrying', 'in_flight', 'pending', 'canceled', 'not_attempted', 'delivered'];
+
+/**
+ * The call list's sign that a call also went (or is going) through Webhooks (Actions): how many
+ * Actions requests carry it, coloured by the worst of them; null when none does.
+ */
+export function actionsTagOf(urls: readonly UrlOutcome[] | undefined): ActionsTag | null {
+  const parts = (urls ?? []).filter((u) => u.via);
+  if (parts.length === 0) return null;
+  const state = TAG_WEIGHT.find((s) => parts.some((u) => u.state === s)) ?? parts[0].state;
+  const lines = parts.map(outcomeLine);
+  return {
+    label: `Actions ×${parts.length}`,
+    short: `A×${parts.length}`,
+    state,
+    title: `Through Webhooks (Actions):\n${lines.join('\n')}`,
+    spoken: `, through Webhooks (Actions): ${lines.join('; ')}`,
+  };
+}
+
 /** The countdown after a chip or a next-retry time: " in 4m 59s", " now" once due. */
 export function countdownText(at: string, now: number): string {
   const left = new Date(at).getTime() - now;

@@ -1,4 +1,4 @@
-import { chipOf, countdownText, elapsedText, noteText, type ChipCall } from './status-chip-model';
+import { actionsTagOf, chipOf, countdownText, elapsedText, noteText, type ChipCall } from './status-chip-model';
 import { useNow } from './use-now';
 
 function Countdown({ at }: { at: string }) {
@@ -25,6 +25,27 @@ export function StatusChip({ call }: { call: ChipCall }) {
       {chip.since !== null ? <Elapsed since={chip.since} /> : null}
       {chip.retryAt ? <Countdown at={chip.retryAt} /> : null}
       {chip.note ? <span className="url-note">{noteText(chip.note)}</span> : null}
+    </span>
+  );
+}
+
+/**
+ * "Actions ×2" after a call's chip in the list: the call also went (or waits to go) through that
+ * many Webhooks (Actions) requests, coloured by the worst of them. The tooltip lists each; a screen
+ * reader hears the same as a sentence instead of the abbreviation. The words are status-chip-model.ts's.
+ */
+export function ActionsTag({ urls }: { urls: ChipCall['urls'] }) {
+  const tag = actionsTagOf(urls);
+  if (!tag) return null;
+  return (
+    <span className={`actions-tag actions-tag-${tag.state}`} title={tag.title} data-testid="actions-tag" data-state={tag.state}>
+      <span aria-hidden="true" className="tag-long">
+        {tag.label}
+      </span>
+      <span aria-hidden="true" className="tag-short">
+        {tag.short}
+      </span>
+      <span className="sr-only">{tag.spoken}</span>
     </span>
   );
 }

@@ -21,7 +21,7 @@ import type { CallSummary } from '../../shared/types';
 import { toHttpRequest } from '../../shared/http-mapping';
 import type { EarlyRequest, FirstRows } from '../api/early-request';
 import { peekToken } from '../api/token';
-import { chipOf, countdownText, elapsedText, noteText } from '../components/status-chip-model';
+import { actionsTagOf, chipOf, countdownText, elapsedText, noteText } from '../components/status-chip-model';
 import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT, rowStatus } from '../features/inspector/call-list-model';
 import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref } from '../screens';
 
@@ -137,7 +137,7 @@ function row(call: CallSummary, now: number, cursor: boolean, firstRows: FirstRo
     const title = col.title?.(call);
     if (title !== undefined) cell.title = title;
     if (col.testId) cell.dataset.testid = col.testId;
-    if (!col.text) cell.append(chip(call, now));
+    if (!col.text) cell.append(chip(call, now), ...actionsTag(call));
     node.append(cell);
   }
   node.addEventListener('click', () => {
@@ -163,6 +163,21 @@ function chip(call: CallSummary, now: number): HTMLElement {
   if (c.retryAt) node.append(el('span', 'countdown', countdownText(c.retryAt, now)));
   if (c.note) node.append(el('span', 'url-note', noteText(c.note)));
   return node;
+}
+
+/** ActionsTag: none, or the one tag. */
+function actionsTag(call: CallSummary): HTMLElement[] {
+  const tag = actionsTagOf(call.urls);
+  if (!tag) return [];
+  const node = el('span', `actions-tag actions-tag-${tag.state}`);
+  node.title = tag.title;
+  node.dataset.testid = 'actions-tag';
+  node.dataset.state = tag.state;
+  const long = el('span', 'tag-long', tag.label);
+  const short = el('span', 'tag-short', tag.short);
+  for (const shown of [long, short]) shown.setAttribute('aria-hidden', 'true');
+  node.append(long, short, el('span', 'sr-only', tag.spoken));
+  return [node];
 }
 
 start();

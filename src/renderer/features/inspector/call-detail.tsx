@@ -119,6 +119,7 @@ function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempt
 }
 
 function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAttempts; allUrls: UrlOutcome[]; callId: number }) {
+  const besideActions = allUrls.some((u) => u.via);
   const [raw, setRaw] = useState(false);
   // The call's summary lists the Classic URLs, then one entry per Actions delivery carrying it.
   const urls = outcomesOf(delivery, allUrls);
@@ -138,7 +139,7 @@ function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAtt
     >
       <header className="row wrap">
         <h3 className="grow" data-testid="delivery-title">
-          {deliveryTitle(delivery)}
+          {deliveryTitle(delivery, besideActions)}
         </h3>
         <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: state, nextAttemptAt: delivery.nextAttemptAt, urls }} />
         {delivery.nextAttemptAt && delivery.state === 'retrying' ? <RetryTimes delivery={delivery} /> : null}

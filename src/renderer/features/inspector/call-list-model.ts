@@ -16,7 +16,7 @@ export interface CallColumn {
   /** The cell's classes; a numeric column's header is right-aligned as well ('num'). */
   className: string;
   numeric?: true;
-  /** The cell's text; null for the status column, whose cell holds the status chip. */
+  /** The cell's text; null for the status column, whose cell holds the status chip (and the Actions tag). */
   text: ((call: CallSummary) => string) | null;
   title?: (call: CallSummary) => string | undefined;
   testId?: string;
@@ -33,7 +33,8 @@ export const CALL_COLUMNS: readonly CallColumn[] = [
     title: (c) => c.anonymousId ?? undefined,
   },
   { label: 'event / name', className: 'ellipsis', text: (c) => c.label ?? '', testId: 'call-label' },
-  { label: 'status', className: 'ellipsis', text: null },
+  // A flex cell: the chip shrinks (ellipsized) before the Actions tag beside it does.
+  { label: 'status', className: 'status-cell', text: null },
   { label: 'tries', className: 'num', numeric: true, text: (c) => String(c.attemptCount) },
   { label: 'latency', className: 'num', numeric: true, text: (c) => formatMs(c.latencyMs) },
 ];

@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CallSummary } from '../../../shared/types';
-import { StatusChip } from '../../components/status-chip';
+import { ActionsTag, StatusChip } from '../../components/status-chip';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from './call-list-model';
 
@@ -21,7 +21,14 @@ function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected
     >
       {CALL_COLUMNS.map((col) => (
         <span key={col.label} role="gridcell" className={col.className || undefined} title={col.title?.(call)} data-testid={col.testId}>
-          {col.text ? col.text(call) : <StatusChip call={call} />}
+          {col.text ? (
+            col.text(call)
+          ) : (
+            <>
+              <StatusChip call={call} />
+              <ActionsTag urls={call.urls} />
+            </>
+          )}
         </span>
       ))}
     </div>

@@ -7,9 +7,11 @@ import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/
 
 type D = Pick<Delivery, 'id' | 'kind' | 'mapping' | 'method' | 'type' | 'callIds' | 'itemCount' | 'urls'>;
 
-export function deliveryTitle(d: D): string {
+/** `besideActions`: the call also has Actions deliveries, so the Classic one is named as such. */
+export function deliveryTitle(d: D, besideActions = false): string {
   if (d.kind === 'actions') return `Webhooks (Actions) · ${d.mapping ?? '?'} · ${d.method}`;
-  return d.type === 'delete' ? 'Webhooks delivery (delete notification)' : 'Webhooks delivery';
+  if (d.type === 'delete') return 'Webhooks delivery (delete notification)';
+  return besideActions ? 'Webhooks (Classic) · POST' : 'Webhooks delivery';
 }
 
 /** The outcomes of the call's summary that belong to this delivery, in its URL order. */
