@@ -161,7 +161,16 @@ export const createReceiversSlice =
       async matchDispatcher(record) {
         const setMatch = (m: DispatcherMatch) => set({ dispatcherMatches: { ...get().dispatcherMatches, [record.id]: m } });
         const messageId = bodyMessageId(record.body);
-        if (!messageId) return setMatch({ state: 'none', reason: 'The body has no messageId, so it was not sent by the dispatcher (or is not JSON).' });
+        if (!messageId) {
+          // An Actions request's body is its mapping's data: it rarely carries the call's messageId.
+          const actions = /^Segment \(Actions\)/.test(record.headers['user-agent'] ?? '');
+          return setMatch({
+            state: 'none',
+            reason: actions
+              ? "A Webhooks (Actions) request: its body is the mapping's data, with no call's messageId to match here. Find it in the Inspector, under the call's Actions delivery."
+              : 'The body has no messageId, so it was not sent by the dispatcher (or is not JSON).',
+          });
+        }
         setMatch({ state: 'loading' });
         try {
           const page = await api.call('listMessages', { q: messageId, limit: 20 });

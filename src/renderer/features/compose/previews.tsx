@@ -39,7 +39,11 @@ function RequestPane({ r, i }: { r: RequestPreview; i: number }) {
         <div data-testid={classic ? 'preview-signature-note' : `preview-actions-note-${i}`}>{r.signatureNote}</div>
         {r.signedText !== null && r.signature ? (
           <div>
-            signed text: <code data-testid={`preview-actions-signed-${i}`}>{r.signedText}</code>
+            signed text ({new TextEncoder().encode(r.signedText).length} B):
+            {/* Bounded: a whole event as one line of JSON otherwise pushes everything else far down. */}
+            <code className="signed-text" data-testid={`preview-actions-signed-${i}`} tabIndex={0} role="region" aria-label="signed text">
+              {r.signedText}
+            </code>
           </div>
         ) : null}
         {r.batchNote ? (
@@ -80,6 +84,7 @@ export function PreviewPanes({ previews, invalid }: { previews: Previews; invali
       : null;
   const requests = d ? d.requests : classicOnly ? [classicOnly] : [];
   const classic = requests.find((r) => r.kind === 'classic');
+  const actions = requests.filter((r) => r.kind !== 'classic');
   return (
     <div className="previews">
       {invalid > 0 ? (
@@ -88,10 +93,20 @@ export function PreviewPanes({ previews, invalid }: { previews: Previews; invali
         </div>
       ) : null}
       {!w ? <CodeBlock testId="preview-webhook" title="Webhook request" text="computing…" /> : null}
+      {/* Classic in the left column, the Actions requests stacked in the right one (one column when narrow). */}
       <div className="preview-requests" data-testid="preview-requests">
-        {requests.map((r, i) => (
-          <RequestPane key={`${r.kind}:${r.title}`} r={r} i={i - (classic ? 1 : 0)} />
-        ))}
+        {classic ? (
+          <div className="preview-column">
+            <RequestPane r={classic} i={0} />
+          </div>
+        ) : null}
+        {actions.length > 0 ? (
+          <div className="preview-column">
+            {actions.map((r, i) => (
+              <RequestPane key={r.title} r={r} i={i} />
+            ))}
+          </div>
+        ) : null}
       </div>
       {d && d.requests.length === 0 ? (
         <div className="notice" data-testid="preview-no-request">

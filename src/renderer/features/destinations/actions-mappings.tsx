@@ -66,7 +66,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         <ConditionInput label="Call type" name={`${at}.trigger.type`} cond={m.type} onChange={(type) => set({ type })} error={err('trigger.type')} testId={`am-type-${i}`} list="am-call-types" placeholder="track" />
         <ConditionInput label="Event name" name={`${at}.trigger.event`} cond={m.event} onChange={(event) => set({ event })} error={err('trigger.event')} testId={`am-event-${i}`} placeholder="Order Completed" />
       </div>
-      <Field label="URL" name={`${at}.url`} error={err('url')} wide>
+      <Field label="Method and URL" name={`${at}.url`} error={err('url')} wide>
         <div className="row">
           <select aria-label={`Mapping ${i + 1} method`} data-testid={`am-method-${i}`} value={m.method} onChange={(e) => set({ method: e.target.value as ActionsMethod })}>
             {METHODS.map((x) => (
@@ -82,6 +82,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         </div>
       ) : null}
       {err('method') ? <div className="field-error" data-testid={`error-${at}.method`}>{err('method')}</div> : null}
+      <div className="field-label">Headers</div>
       <HeaderEditor
         testId={`am-headers-${i}`}
         label={`Mapping ${i + 1} header`}
@@ -127,8 +128,9 @@ export function ActionsMappings(props: { mappings: MappingDraft[]; onChange(m: M
   const { mappings, onChange } = props;
   return (
     <div className="mappings" data-testid="am-list">
-      <div className="field-label">
-        Actions mappings (up to {MAX_MAPPINGS}): each call matching a mapping&apos;s trigger is sent to its URL, with its method, headers and data
+      <h4 className="section-head">Actions · mappings</h4>
+      <div className="muted small-text">
+        Up to {MAX_MAPPINGS}; each call matching a mapping&apos;s trigger is sent to its URL, with its method, headers and data.
       </div>
       {mappings.length === 0 ? <div className="muted">No mapping yet: Actions sends nothing until one matches.</div> : null}
       <datalist id="am-call-types">

@@ -71,7 +71,7 @@ export function WebhooksForm({ source }: { source: Source }) {
           error={err('mode')}
           hint="Classic: Segment's Webhooks destination (POST to each URL). Actions: its successor, one request per matching mapping. Both: each call makes both."
         >
-          <select data-testid="wh-mode" value={draft.mode} onChange={(e) => setDraft({ ...draft, mode: e.target.value as DestinationMode })}>
+          <select className="mode-select" data-testid="wh-mode" value={draft.mode} onChange={(e) => setDraft({ ...draft, mode: e.target.value as DestinationMode })}>
             {(Object.keys(MODE_LABELS) as DestinationMode[]).map((m) => (
               <option key={m} value={m}>
                 {MODE_LABELS[m]}
@@ -82,7 +82,8 @@ export function WebhooksForm({ source }: { source: Source }) {
       </div>
       {classic ? (
         <div className="url-rows">
-          <div className="field-label">Receiver URLs (up to {MAX_URLS}); every call is POSTed to each, in parallel</div>
+          <h4 className="section-head">{actions ? 'Classic · receiver URLs' : 'Receiver URLs'}</h4>
+          <div className="muted small-text">Up to {MAX_URLS}; every call is POSTed to each, in parallel.</div>
           {draft.urls.length === 0 ? <div className="muted">No URL yet. Add the address of your receiver, e.g. http://127.0.0.1:3000/webhook.</div> : null}
           {draft.urls.map((u, i) => (
             <div key={i} className="url-row" data-testid={`wh-url-row-${i}`}>

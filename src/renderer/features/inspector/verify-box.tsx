@@ -3,23 +3,26 @@ import { verifySignature, type VerifyResult } from '../../../shared/preview/sign
 import { hasStandardWebhooks, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
 
 /** A secret field with its check button; typing clears the last result, Enter checks. */
-function SecretInput(p: { placeholder: string; value: string; onChange(v: string): void; onCheck(): void; label: string; testId: string; buttonTestId: string }) {
+function SecretInput(p: { what: string; placeholder: string; value: string; onChange(v: string): void; onCheck(): void; testId: string; buttonTestId: string }) {
   return (
-    <div className="row">
-      <input
-        type="text"
-        placeholder={p.placeholder}
-        value={p.value}
-        data-testid={p.testId}
-        spellCheck={false}
-        autoComplete="off"
-        onChange={(e) => p.onChange(e.target.value)}
-        onKeyDown={(e) => e.key === 'Enter' && p.onCheck()}
-      />
-      <button type="button" className="small" data-testid={p.buttonTestId} onClick={p.onCheck}>
-        {p.label}
-      </button>
-    </div>
+    <label className="verify-field">
+      <span className="muted small-text">{p.what}</span>
+      <span className="row">
+        <input
+          type="text"
+          placeholder={p.placeholder}
+          value={p.value}
+          data-testid={p.testId}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => p.onChange(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && p.onCheck()}
+        />
+        <button type="button" className="small" data-testid={p.buttonTestId} onClick={p.onCheck} aria-label={`Verify ${p.what}`}>
+          Verify
+        </button>
+      </span>
+    </label>
   );
 }
 
@@ -31,14 +34,14 @@ function StandardWebhooksVerify({ headers, body }: { headers: Record<string, str
   return (
     <>
       <SecretInput
-        placeholder="paste the Standard Webhooks secret (whsec_…)"
+        what="webhook-signature (Standard Webhooks)"
+        placeholder="paste the whsec_… secret"
         value={secret}
         onChange={(v) => {
           setSecret(v);
           setResult(null);
         }}
         onCheck={() => void check()}
-        label="Verify webhook-signature"
         testId="verify-sw-secret"
         buttonTestId="verify-sw-button"
       />
@@ -68,6 +71,7 @@ export function VerifyBox({ body, signature, headers, target }: { body: string; 
         </div>
       ) : null}
       <SecretInput
+        what="X-Signature"
         placeholder="paste the shared secret"
         value={secret}
         onChange={(v) => {
@@ -75,7 +79,6 @@ export function VerifyBox({ body, signature, headers, target }: { body: string; 
           setResult(null);
         }}
         onCheck={() => void check()}
-        label="Verify"
         testId="verify-secret"
         buttonTestId="verify-button"
       />

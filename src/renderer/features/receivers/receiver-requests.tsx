@@ -92,6 +92,12 @@ function DispatcherSide({ record }: { record: MockRequestRecord }) {
   );
 }
 
+/** A batch from Webhooks (Actions): its User-Agent, and a JSON array body. */
+function isActionsBatch(record: MockRequestRecord): boolean {
+  if (!/^Segment \(Actions\)/.test(record.headers['user-agent'] ?? '')) return false;
+  return record.body.trimStart().startsWith('[');
+}
+
 function RequestCompare({ record }: { record: MockRequestRecord }) {
   const sig = record.signature;
   return (
@@ -102,6 +108,12 @@ function RequestCompare({ record }: { record: MockRequestRecord }) {
           {VERDICT[sig.state].label}
           {sig.reason ? `: ${sig.reason}` : ''}
         </div>
+        {sig.state === 'invalid' && isActionsBatch(record) ? (
+          <div className="notice small-text" data-testid="actions-batch-signature-note">
+            Expected for a Webhooks (Actions) batch: Segment signs it over its first event&apos;s data only, not over this array body, so a
+            receiver that verifies the raw body rejects every batch (see docs/actions.md).
+          </div>
+        ) : null}
         <table className="kv">
           <tbody>
             <tr>
