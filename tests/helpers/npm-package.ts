@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, ROOT } from './serve';
+import { ensureBuilt, newestMtime, ROOT } from './serve';
 
 // The npm package as a user gets it: `npm pack`, then `npm install --omit=dev` of the tarball into
 // an empty folder. Used by tests/integration/npm-package.test.ts and docs-ci.test.ts.
@@ -36,15 +36,6 @@ export function run(cmd: string, args: string[], cwd: string, timeoutMs: number,
   const r = spawnSync(cmd, args, { cwd, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal ?? r.error?.message}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
 }
 
 /** Builds if needed and packs the checkout into `work`; returns what `npm pack --json` reported. */

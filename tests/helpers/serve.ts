@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '../..');
 export const CLI = join(ROOT, 'out/main/cli.js');
 
-function newestMtime(dir: string): number {
+/** The newest modification time of any file below `dir` (is a build older than its sources?). */
+export function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
@@ -57,4 +58,12 @@ export function startServe(args: string[], token = 'test-token'): Promise<Serve>
       reject(new Error(`serve exited with ${code}: ${stderr.join('')}`));
     });
   });
+}
+
+/** Stops a serve started by startServe (SIGTERM, as a user's Ctrl-C) and waits for it to exit. */
+export async function stopServe(serve: Serve | undefined): Promise<void> {
+  if (!serve || serve.child.exitCode !== null || serve.child.signalCode !== null) return;
+  const exited = new Promise((r) => serve.child.once('exit', r));
+  serve.child.kill('SIGTERM');
+  await exited;
 }

@@ -7,7 +7,7 @@ import type { CheckResult } from '../../src/main/cli-check';
 import type { CallStats } from '../../src/shared/call-stats';
 import { webhookSource } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { CLI, ensureBuilt, startServe, type Serve } from '../helpers/serve';
+import { CLI, ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
 import { until } from '../helpers/until';
 
 // `webhook-lab check` against a real `webhook-lab serve`: one source per outcome (--source keeps
@@ -81,10 +81,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (serve) {
-    serve.child.kill('SIGTERM');
-    await new Promise((r) => serve.child.once('exit', r));
-  }
+  await stopServe(serve);
   await receiver?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

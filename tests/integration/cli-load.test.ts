@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadRun } from '../../src/shared/simulation.contract';
 import { webhookSource } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { CLI, ensureBuilt, startServe, type Serve } from '../helpers/serve';
+import { CLI, ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
 
 let dir: string;
 let receiver: TestReceiver;
@@ -58,10 +58,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (serve) {
-    serve.child.kill('SIGTERM');
-    await new Promise((r) => serve.child.once('exit', r));
-  }
+  await stopServe(serve);
   await receiver?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
