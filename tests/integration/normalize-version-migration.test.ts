@@ -9,6 +9,7 @@ import { registerSearchFunctions } from '../../src/main/engine/store/database';
 import { Ingest } from '../../src/main/engine/collector/ingest';
 import { arrivalPlanner } from '../../src/main/engine/dispatcher/delivery-plan';
 import { NORMALIZE_VERSION } from '../../src/shared/normalize';
+import { NORMALIZE_BATCH } from '../fixtures/normalize-batch';
 
 // Migration 10 stamps every call with the normalize rules it arrived under (README, Decisions:
 // normalize once): calls stored before are version 1, and read back exactly as before. Tested on a
@@ -21,15 +22,7 @@ afterEach(() => {
 
 const ARRIVED = Date.parse('2026-01-01T00:00:00.000Z');
 const SOURCE = '4f9c2d10-0000-4000-8000-000000000001';
-const BATCH = {
-  sentAt: '2026-01-01T00:00:10+01:00',
-  context: { library: { name: 'analytics-go', version: '3' }, ip: '10.0.0.1' },
-  integrations: { Other: false },
-  batch: [
-    { type: 'track', userId: 42, event: 'Signed Up', timestamp: '2026-01-01T00:00:05+01:00', properties: { plan: 'pro' }, context: { library: { version: '3.1' } }, integrations: { Webhooks: true } },
-    { type: 'group', anonymousId: 'a-1', groupId: 7, traits: { size: 3 }, messageId: 'm-2', sentAt: '2025-12-31T23:00:09Z', timestamp: '2025-12-31 23:00:00.123456Z' },
-  ],
-};
+const BATCH = NORMALIZE_BATCH;
 const IDENTIFY = { userId: 'u-3', traits: { plan: 'pro' }, messageId: 'm-3', timestamp: '2026-01-01T00:00:00Z' };
 const NOTICE = { type: 'delete', messageId: 'm-4', userId: 'u-3', timestamp: '2026-01-01T00:00:00.000Z', receivedAt: '2026-01-01T00:00:00.000Z' };
 const HOOK = [{ url: 'http://127.0.0.1:9/hook', headers: {} }];

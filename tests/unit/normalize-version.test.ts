@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { NORMALIZE_VERSION, knowsNormalizeVersion, normalizeCall, requestItems } from '../../src/shared/normalize';
+import { NORMALIZE_BATCH } from '../fixtures/normalize-batch';
 
 // Normalize once (README, Decisions): a received call's normalized form is rebuilt when read, by the
 // rules of the version it was stamped with. These are version 1's records, byte for byte. If this
 // fails, a rule changed what old calls read back as: bump NORMALIZE_VERSION and keep the old
 // behaviour for version 1 (branch on NormalizeOptions.version), then add the new version's records.
-const BODY = {
-  sentAt: '2026-01-01T00:00:10+01:00',
-  context: { library: { name: 'analytics-go', version: '3' }, ip: '10.0.0.1' },
-  integrations: { Other: false },
-  batch: [
-    { type: 'track', userId: 42, event: 'Signed Up', timestamp: '2026-01-01T00:00:05+01:00', properties: { plan: 'pro' }, context: { library: { version: '3.1' } }, integrations: { Webhooks: true } },
-    { type: 'group', anonymousId: 'a-1', groupId: 7, traits: { size: 3 }, messageId: 'm-2', sentAt: '2025-12-31T23:00:09Z', timestamp: '2025-12-31 23:00:00.123456Z' },
-  ],
-};
+const BODY = NORMALIZE_BATCH;
 const VERSION_1 = [
   '{"type":"track","messageId":"m-generated","timestamp":"2025-12-31T23:59:55.000Z","receivedAt":"2026-01-01T00:00:00.000Z","userId":"42","event":"Signed Up","properties":{"plan":"pro"},"context":{"library":{"name":"analytics-go","version":"3.1"},"ip":"10.0.0.1"},"integrations":{"Other":false,"Webhooks":true},"originalTimestamp":"2025-12-31T23:00:05.000Z","sentAt":"2025-12-31T23:00:10.000Z"}',
   '{"type":"group","messageId":"m-2","timestamp":"2025-12-31T23:59:51.123Z","receivedAt":"2026-01-01T00:00:00.000Z","anonymousId":"a-1","groupId":"7","traits":{"size":3},"context":{"library":{"name":"analytics-go","version":"3"},"ip":"10.0.0.1"},"integrations":{"Other":false},"originalTimestamp":"2025-12-31T23:00:00.123Z","sentAt":"2025-12-31T23:00:09.000Z"}',
