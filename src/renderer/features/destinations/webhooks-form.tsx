@@ -23,8 +23,6 @@ export function WebhooksForm({ source }: { source: Source }) {
   const store = useAppStore();
   const formError = useApp((s) => s.sourceFormError);
   const [draft, setDraft] = useState(() => toDraft(source.webhooks));
-  const [showSecret, setShowSecret] = useState(false);
-  const [showSw, setShowSw] = useState(false);
   const [saving, setSaving] = useState(false);
   // Problems the engine cannot see (a data text that is not JSON) hold the save back.
   const [local, setLocal] = useState<Record<string, string>>({});
@@ -140,31 +138,12 @@ export function WebhooksForm({ source }: { source: Source }) {
         </>
       ) : null}
       <Field label="Shared secret" name="webhooks.sharedSecret" error={err('sharedSecret')} hint="Signs every request: X-Signature = hex HMAC-SHA1(secret, …): Classic over the body bytes, Actions over JSON.stringify(data) (for a batch, the first event's only). Leave empty to send unsigned.">
-        <div className="row">
-          <input
-            className="grow mono"
-            type={showSecret ? 'text' : 'password'}
-            data-testid="wh-secret"
-            value={draft.secret}
-            autoComplete="off"
-            spellCheck={false}
-            onChange={(e) => setDraft({ ...draft, secret: e.target.value })}
-          />
-          <button type="button" className="small" data-testid="wh-secret-toggle" onClick={() => setShowSecret(!showSecret)}>
-            {showSecret ? 'Hide' : 'Show'}
-          </button>
-          <button
-            type="button"
-            className="small"
-            data-testid="wh-secret-generate"
-            onClick={() => {
-              setDraft({ ...draft, secret: generateSharedSecret() });
-              setShowSecret(true);
-            }}
-          >
-            Generate
-          </button>
-        </div>
+        <SecretInput
+          value={draft.secret}
+          onChange={(secret) => setDraft({ ...draft, secret })}
+          generate={generateSharedSecret}
+          ids={{ input: 'wh-secret', toggle: 'wh-secret-toggle', generate: 'wh-secret-generate' }}
+        />
       </Field>
       <Field
         label="Standard Webhooks secret"
@@ -172,32 +151,14 @@ export function WebhooksForm({ source }: { source: Source }) {
         error={(swProblem ? `secret ${swProblem}` : undefined) ?? err('standardWebhooksSecret')}
         hint="Optional, whsec_…: adds webhook-id, webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 over id.timestamp.body) to Classic and Actions requests."
       >
-        <div className="row">
-          <input
-            className="grow mono"
-            type={showSw ? 'text' : 'password'}
-            data-testid="wh-sw-secret"
-            value={draft.swSecret}
-            placeholder="whsec_…"
-            autoComplete="off"
-            spellCheck={false}
-            onChange={(e) => setDraft({ ...draft, swSecret: e.target.value })}
-          />
-          <button type="button" className="small" data-testid="wh-sw-toggle" aria-label="Show or hide the Standard Webhooks secret" onClick={() => setShowSw(!showSw)}>
-            {showSw ? 'Hide' : 'Show'}
-          </button>
-          <button
-            type="button"
-            className="small"
-            data-testid="wh-sw-generate"
-            onClick={() => {
-              setDraft({ ...draft, swSecret: generateSwSecret() });
-              setShowSw(true);
-            }}
-          >
-            Generate
-          </button>
-        </div>
+        <SecretInput
+          value={draft.swSecret}
+          onChange={(swSecret) => setDraft({ ...draft, swSecret })}
+          generate={generateSwSecret}
+          ids={{ input: 'wh-sw-secret', toggle: 'wh-sw-toggle', generate: 'wh-sw-generate' }}
+          placeholder="whsec_…"
+          toggleLabel="Show or hide the Standard Webhooks secret"
+        />
       </Field>
       {off ? (
         <div className="notice warn" role="status" data-testid="wh-off-warning">
@@ -212,5 +173,45 @@ export function WebhooksForm({ source }: { source: Source }) {
         {dirty ? <span className="muted small-text">unsaved changes</span> : null}
       </div>
     </form>
+  );
+}
+
+/** A secret typed or generated: hidden unless shown, and shown once generated so it can be copied. */
+function SecretInput(p: {
+  value: string;
+  onChange(value: string): void;
+  generate(): string;
+  ids: { input: string; toggle: string; generate: string };
+  placeholder?: string;
+  toggleLabel?: string;
+}) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div className="row">
+      <input
+        className="grow mono"
+        type={shown ? 'text' : 'password'}
+        data-testid={p.ids.input}
+        value={p.value}
+        placeholder={p.placeholder}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(e) => p.onChange(e.target.value)}
+      />
+      <button type="button" className="small" data-testid={p.ids.toggle} aria-label={p.toggleLabel} onClick={() => setShown(!shown)}>
+        {shown ? 'Hide' : 'Show'}
+      </button>
+      <button
+        type="button"
+        className="small"
+        data-testid={p.ids.generate}
+        onClick={() => {
+          p.onChange(p.generate());
+          setShown(true);
+        }}
+      >
+        Generate
+      </button>
+    </div>
   );
 }
