@@ -3,7 +3,8 @@ import { dataMappingErrors } from './actions/data-mapping';
 import { ACTIONS_MAX_BATCH_SIZE } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
-import { CALL_TYPES, type TriggerCondition } from './types';
+import { CALL_TYPES, type Json, type TriggerCondition } from './types';
+import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
 
 // Headers the dispatcher owns; a static header may not replace them (SPEC §2).
 export const RESERVED_HEADERS = [
@@ -97,9 +98,15 @@ export const actionsMappingSchema = z.strictObject({
   method: z.enum(['POST', 'PUT', 'PATCH'], { message: 'must be POST, PUT or PATCH' }).default('POST'),
   headers: actionsHeadersSchema.default({}),
   /** Omitted = the whole call. */
-  data: z.json().superRefine((data, ctx) => {
-    for (const issue of dataMappingErrors(data)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-  }).optional(),
+  data: z
+    // Depth first, without recursion: z.json() and the directive walk recurse, and a value nested
+    // thousands deep would overflow the stack (a 500) instead of naming the field.
+    .custom<Json>((v) => !nestsDeeperThan(v, MAX_CALL_DEPTH), { message: `nested more than ${MAX_CALL_DEPTH} levels deep (a mapping's data is held to a call's limit)` })
+    .pipe(z.json())
+    .superRefine((data, ctx) => {
+      for (const issue of dataMappingErrors(data)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    })
+    .optional(),
   batchSize: z
     .number()
     .int({ message: `must be a whole number from 1 to ${ACTIONS_MAX_BATCH_SIZE}` })

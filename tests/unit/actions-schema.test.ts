@@ -94,6 +94,13 @@ describe('Webhooks settings: mode and mappings', () => {
     ok(withMappings([mapping({ data: 'a plain string body' })]));
   });
 
+  it("data nests at most 64 levels, like a call; deeper is refused on its field, at any depth, never a stack overflow", () => {
+    const deep = (n: number) => JSON.parse(`${'{"a":'.repeat(n)}1${'}'.repeat(n)}`) as unknown;
+    ok(withMappings([mapping({ data: deep(64) })]));
+    const refused = `${W}.mappings[0].data: nested more than 64 levels deep (a mapping's data is held to a call's limit)`;
+    for (const n of [65, 5_000, 200_000]) expect(errorsOf(withMappings([mapping({ data: deep(n) })]))).toBe(refused);
+  });
+
   it('batchSize is a whole number from 1 to 4000', () => {
     expect(errorsOf(withMappings([mapping({ batchSize: 0 })]))).toBe(`${W}.mappings[0].batchSize: must be a whole number from 1 to 4000`);
     expect(errorsOf(withMappings([mapping({ batchSize: 2.5 })]))).toBe(`${W}.mappings[0].batchSize: must be a whole number from 1 to 4000`);
