@@ -5,7 +5,7 @@ import type { LibraryMetrics } from './library-metrics';
 
 /** What the browser routes need from the engine. */
 export interface BrowserRouteDeps {
-  sources: { byWriteKey(key: string): Source | undefined; list(): Source[] };
+  sources: { byWriteKey(key: string): Source | undefined };
   metrics: LibraryMetrics;
 }
 
@@ -35,14 +35,9 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
   app.get<{ Params: { writeKey: string } }>('/v1/projects/:writeKey/settings', async (req, reply) => {
     reply.header(CORS, '*').header('cache-control', 'no-store');
     const { writeKey } = req.params;
-    if (!deps.sources.byWriteKey(writeKey)) {
-      const keys = deps.sources.list().map((s) => `${s.writeKey} (${s.name})`);
-      const choice = keys.length ? `use one of: ${keys.slice(0, 10).join(', ')}` : 'no source exists yet';
-      return reply.code(404).send({
-        success: false,
-        message: `no source has write key ${writeKey}: create one in Destinations or ${choice}`,
-      });
-    }
+    // Any web page can read this answer (CORS is open for analytics.js): it names no source, not
+    // even the key asked for. The keys are in the app (Client → Browser SDK), never here.
+    if (!deps.sources.byWriteKey(writeKey)) return reply.code(404).send({ success: false, message: 'no source has this write key' });
     return cdnSettings(writeKey, `${apiHostOf(req)}/v1`, analyticsNextAssets()?.version ?? null);
   });
 
