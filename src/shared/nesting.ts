@@ -45,6 +45,49 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * How deep an operation's input (a control API body, an IPC payload) may nest, the input itself
+ * being level 1: a call's limit, plus room for the request around the deepest field that may hold a
+ * call-sized value (a config file names an Actions mapping's data 7 levels down). Every input is
+ * walked for it, without recursion, before any schema sees it: schemas (an audience rule's, z.json())
+ * recurse, and a value nested thousands deep would overflow the stack instead of naming its field.
+ */
+export const MAX_INPUT_DEPTH = MAX_CALL_DEPTH + 8;
+
+export const INPUT_TOO_DEEP = `nested more than ${MAX_INPUT_DEPTH} levels deep (an input may hold a call's ${MAX_CALL_DEPTH} levels and ${MAX_INPUT_DEPTH - MAX_CALL_DEPTH} around them)`;
+
+interface Walked {
+  v: object;
+  level: number;
+  key: string | number;
+  up: Walked | null;
+}
+
+/**
+ * Where `value` first nests past `limit` levels (as nestsDeeperThan counts them): the keys from the
+ * value down to the first container past the limit, or null when it does not. Iterative, like
+ * nestsDeeperThan, and it stops there.
+ */
+export function pathPastDepth(value: unknown, limit: number): (string | number)[] | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (limit < 1) return [];
+  const stack: Walked[] = [{ v: value, level: 1, key: '', up: null }];
+  while (stack.length > 0) {
+    const w = stack.pop() as Walked;
+    const members: [string | number, unknown][] = Array.isArray(w.v) ? w.v.map((c: unknown, i) => [i, c]) : Object.entries(w.v);
+    for (const [key, c] of members) {
+      if (typeof c !== 'object' || c === null) continue;
+      if (w.level === limit) {
+        const path: (string | number)[] = [key];
+        for (let at: Walked | null = w; at && at.up; at = at.up) path.push(at.key);
+        return path.reverse();
+      }
+      stack.push({ v: c, level: w.level + 1, key, up: w });
+    }
+  }
+  return null;
+}
+
 interface Frame {
   value: unknown[] | Record<string, unknown>;
   /** An object's keys; null for an array. */

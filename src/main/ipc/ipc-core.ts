@@ -6,6 +6,7 @@ import type { BridgeError, IpcResult } from '../../shared/bridge';
 import { describeErrors, fieldErrors, type FieldError } from '../../shared/validation-error';
 import { codeOfStatus, type ErrorCode } from '../../shared/error-codes';
 import { errorAnswer } from '../engine/errors';
+import { inputTooDeep } from '../../shared/input-depth';
 
 // The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
 // validated and how any outcome becomes an `IpcResult`. Electron-specific wiring is in ipc-register.ts.
@@ -66,6 +67,9 @@ export function errorResult(err: unknown): IpcResult<never> {
 
 /** `payload` parsed by `schema`, or the 400 failure naming every bad field. */
 export function parsePayload<T>(schema: ZodType<T>, payload: unknown): { ok: true; data: T } | ({ ok: false } & BridgeError) {
+  // Depth first, without recursion: the schemas recurse (input-depth.ts).
+  const tooDeep = inputTooDeep(payload);
+  if (tooDeep) return failure(400, tooDeep.message, tooDeep.fields);
   const parsed = schema.safeParse(payload ?? {});
   if (parsed.success) return { ok: true, data: parsed.data };
   const fields = fieldErrors(parsed.error);

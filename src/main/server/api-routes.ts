@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { api, OP_NAMES, type OpName } from '../../shared/api.contract';
 import { API_PREFIX } from '../../shared/http-mapping';
 import { fieldErrors, ValidationError } from '../../shared/validation-error';
+import { inputTooDeep } from '../../shared/input-depth';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
 
@@ -13,6 +14,9 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
       method: def.method,
       url: API_PREFIX + def.path,
       handler: async (req, reply) => {
+        // Depth first, without recursion: the schemas recurse (input-depth.ts).
+        const tooDeep = inputTooDeep(req.body);
+        if (tooDeep) return sendError(reply, tooDeep);
         const input = {
           ...(req.query as object),
           ...(req.body && typeof req.body === 'object' ? (req.body as object) : {}),
