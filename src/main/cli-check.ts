@@ -4,6 +4,7 @@ import type { CallStats } from '../shared/call-stats';
 import { toHttpRequest } from '../shared/http-mapping';
 import type { CallSummary } from '../shared/types';
 import { formatTimestamp } from '../shared/timestamp';
+import { hasUrlCredentials, maskUrlPassword, maskUrlPasswordsIn } from '../shared/url-credentials';
 
 const USAGE = `Usage:
   webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json]
@@ -27,7 +28,8 @@ Exit status:
   1  a delivery failed or expired, or a call was dropped
   2  bad usage (a flag, or a --source that does not exist)
   3  timed out: deliveries still pending, in flight or retrying after --timeout, none failed so far
-  4  the control API could not be reached, refused the token, or answered with an error
+  4  the control API could not be reached, refused the token, answered with an error, or what
+     answered at --api is not a Webhook Lab control API (HTML, other JSON, a body that stalls)
 `;
 
 export const CHECK_EXIT = { ok: 0, failures: 1, usage: 2, timeout: 3, api: 4 } as const;
@@ -60,40 +62,99 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
     if (Number.isNaN(t)) throw new UsageError(`--since: expected an ISO time such as 2025-01-31T12:00:00Z, got "${values.since}"`);
     since = formatTimestamp(t);
   }
-  const timeoutS = values.timeout === undefined ? 60 : Number(values.timeout);
-  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw new UsageError(`--timeout: expected seconds (0 or more), got "${values.timeout}"`);
+  // Number('') and Number(' ') are 0: an empty value would silently mean "do not wait".
+  const timeoutS = values.timeout === undefined ? 60 : /^\s*\d+(?:\.\d+)?\s*$/.test(values.timeout) ? Number(values.timeout) : NaN;
+  if (!Number.isFinite(timeoutS)) throw new UsageError(`--timeout: expected seconds (0 or more), got "${values.timeout}"`);
+  // An empty name would silently mean "every source".
+  if (values.source !== undefined && values.source.trim() === '') throw new UsageError('--source: expected a source name or id, got an empty value');
   // The server root or its /api, with or without a trailing slash: requests carry /api themselves.
   const root = apiUrl.replace(/\/+$/, '').replace(/\/api$/, '');
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(root);
+  } catch {
+    // refused below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new UsageError(`--api: expected the control API's http:// URL (the "api:" line webhook-lab serve prints), got "${maskUrlPassword(apiUrl)}"`);
+  }
+  // The control API takes the token, never a user name or password in its URL (and fetch refuses one).
+  if (hasUrlCredentials(root)) throw new UsageError(`--api: leave the user name and password out of the URL (the API takes --token): ${maskUrlPassword(apiUrl)}`);
   return { api: root, token, since, source: values.source, timeoutMs: Math.round(timeoutS * 1000), json: values.json ?? false };
 }
 
-/** One operation of the contract over HTTP (same mapping as the server's routes). */
+/** How long one request to the API may take, answer and body included. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * One operation of the contract over HTTP (same mapping as the server's routes). Whatever answers
+ * at --api, the outcome is the operation's result or an ApiFailure naming the URL and what came
+ * back: an HTML page, JSON of another shape or a body that stalls is not taken for the lab's answer.
+ */
 async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   const req = toHttpRequest(api[name], input as Record<string, unknown>);
+  const where = maskUrlPassword(root + req.url.split('?')[0]);
   let res: Response;
   try {
     res = await fetch(root + req.url, {
       method: req.method,
       headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: req.body,
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new ApiFailure(`cannot reach ${root}/api (${e.cause?.code ?? e.message}); is webhook-lab serve running?`);
+    const e = err as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
+    const why = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message);
+    throw new ApiFailure(`cannot reach ${maskUrlPassword(root)}/api (${maskUrlPasswordsIn(why)}); is webhook-lab serve running?`);
   }
-  const text = await res.text();
-  if (res.ok) return JSON.parse(text) as OpOutput<K>;
-  let message = text.slice(0, 300);
+  const type = res.headers.get('content-type')?.split(';')[0].trim() || 'no content type';
+  let text: string;
   try {
-    const e = JSON.parse(text) as ApiErrorBody;
-    message = e.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : e.error;
+    text = await res.text();
   } catch {
-    // Not our JSON error shape: show the text as is.
+    throw new ApiFailure(`${where} answered ${res.status} (${type}) but its body did not arrive within ${REQUEST_TIMEOUT_MS / 1000} s; is --api the "api:" line webhook-lab serve printed?`);
   }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const hint = res.status === 401 ? ' (check --token / WEBHOOK_LAB_TOKEN)' : '';
+    throw new ApiFailure(`${where} answered ${res.status} (${type}), not the control API's JSON${hint}; is --api the "api:" line webhook-lab serve printed?`);
+  }
+  if (res.ok) {
+    const problem = SHAPES[name]?.(json);
+    if (problem) throw new ApiFailure(`${where} answered ${res.status} with JSON that is not the control API's answer (${problem}); is --api the "api:" line webhook-lab serve printed?`);
+    return json as OpOutput<K>;
+  }
+  const e = json as Partial<ApiErrorBody> | null;
+  let message = e?.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : typeof e?.error === 'string' ? e.error : `${type} ${oneLine(text)}`;
   if (res.status === 401) message = `${message} (check --token / WEBHOOK_LAB_TOKEN)`;
-  throw new ApiFailure(`${req.method} ${req.url} → ${res.status}: ${message}`);
+  throw new ApiFailure(`${req.method} ${req.url} → ${res.status}: ${oneLine(maskUrlPasswordsIn(message))}`);
 }
+
+/** Text on one line, at most 200 characters: an answer quoted in the one line check prints. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What check reads of each answer, checked before it is read: a problem, or null. */
+const SHAPES: Partial<Record<OpName, (v: unknown) => string | null>> = {
+  getStats: (v) => {
+    if (!isObject(v)) return 'expected an object';
+    for (const k of ['calls', 'dropped', 'notForwarded', 'unfinished']) if (!isCount(v[k])) return `no count "${k}"`;
+    if (!Array.isArray(v.dropReasons)) return 'no "dropReasons" list';
+    const d = v.deliveries;
+    if (!isObject(d)) return 'no "deliveries" counts';
+    for (const k of ['pending', 'in_flight', 'retrying', 'delivered', 'failed', 'expired', 'canceled']) if (!isCount(d[k])) return `no count "deliveries.${k}"`;
+    return null;
+  },
+  listSources: (v) => (Array.isArray(v) && v.every((x) => isObject(x) && typeof x.id === 'string' && typeof x.name === 'string') ? null : 'expected a list of sources'),
+  listMessages: (v) => (isObject(v) && Array.isArray(v.items) && v.items.every((x) => isObject(x) && Array.isArray(x.urls)) ? null : 'expected a page of calls'),
+};
 
 /** A call that makes the check fail, as listed under the summary. */
 export interface CheckProblem {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,8 @@ import type { CheckResult } from '../../src/main/cli-check';
 import type { CallStats } from '../../src/shared/call-stats';
 import { webhookSource } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
-import { CLI, ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
+import { ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
+import { runCheck } from '../helpers/run-check';
 import { until } from '../helpers/until';
 
 // `webhook-lab check` against a real `webhook-lab serve`: one source per outcome (--source keeps
@@ -17,26 +17,7 @@ let dir: string;
 let receiver: TestReceiver;
 let serve: Serve;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function check(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const child = spawn(process.execPath, [CLI, 'check', ...args], { env: { ...process.env, WEBHOOK_LAB_API: '', WEBHOOK_LAB_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`check did not exit: ${stdout}${stderr}`))), 30_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const check = runCheck;
 
 const auth = () => ['--api', serve.api, '--token', serve.token];
 
