@@ -28,3 +28,21 @@ export const INGEST_BYTES_IN_FLIGHT = 512 * 1024;
  * spare; only a bound against a runaway paste.
  */
 export const MAX_REPLAY_BODY_CHARS = 512_000;
+
+/**
+ * Not a SPEC limit: the most one call's mapped data may come to in a Webhooks (Actions) request (the
+ * body of an unbatched mapping, or one item of a batch), as UTF-8 JSON. Segment publishes no such
+ * limit (its webhook action sends whatever its mapping yields), but a mapping is a template: a
+ * handful of `{"@path": "$."}` fields copy the whole call each, and 20,000 of them made 600 MB of one
+ * 30 KB call. 16 times the 32 KB call limit: the default mapping (the whole event) and any mapping
+ * that picks, renames or repeats a call's fields a few times stays far below; a mapping over it fails
+ * that one delivery, unsent, with its reason (shared/actions/data-mapping.ts stops evaluating there).
+ */
+export const MAX_MAPPED_BODY_BYTES = 512 * 1024;
+
+/**
+ * Not a SPEC limit: the most fields (object members and array items, a directive counting as one) a
+ * mapping's `data` may have, checked when it is configured. Segment's mapping screens hold tens; the
+ * bound keeps the work per call (up to 5 mappings, each walked for every call) small.
+ */
+export const MAX_MAPPING_DATA_FIELDS = 1000;

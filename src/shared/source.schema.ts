@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { dataMappingErrors } from './actions/data-mapping';
+import { dataFieldsOver, dataMappingErrors } from './actions/data-mapping';
 import { ACTIONS_MAX_BATCH_SIZE } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 import { CALL_TYPES, type Json, type TriggerCondition } from './types';
 import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
+import { MAX_MAPPING_DATA_FIELDS } from './limits';
 
 // Headers the dispatcher owns; a static header may not replace them (SPEC §2).
 export const RESERVED_HEADERS = [
@@ -104,6 +105,10 @@ export const actionsMappingSchema = z.strictObject({
     .custom<Json>((v) => !nestsDeeperThan(v, MAX_CALL_DEPTH), { message: `nested more than ${MAX_CALL_DEPTH} levels deep (a mapping's data is held to a call's limit)` })
     .pipe(z.json())
     .superRefine((data, ctx) => {
+      if (dataFieldsOver(data, MAX_MAPPING_DATA_FIELDS)) {
+        const message = `at most ${MAX_MAPPING_DATA_FIELDS.toLocaleString('en-US')} fields (object members and array items; a @path or @template is one): a mapping picks a call's fields, it need not repeat them`;
+        return ctx.addIssue({ code: 'custom', path: [], message });
+      }
       for (const issue of dataMappingErrors(data)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     })
     .optional(),

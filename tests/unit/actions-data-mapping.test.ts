@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dataMappingErrors, parseDataPath, renderTemplate, resolveData } from '../../src/shared/actions/data-mapping';
+import { dataFieldsOver, dataMappingErrors, MappedDataTooLarge, mappedDataText, parseDataPath, renderTemplate, resolveData, utf8Length } from '../../src/shared/actions/data-mapping';
+import { buildActionsRequest } from '../../src/shared/actions/request';
+import { MAX_MAPPED_BODY_BYTES } from '../../src/shared/limits';
 import type { NormalizedCall } from '../../src/shared/types';
 
 const call: NormalizedCall = {
@@ -84,5 +86,65 @@ describe('data mapping validation', () => {
     expect(dataMappingErrors({ '@path': 5 })).toEqual([{ path: ['@path'], message: '@path takes a string' }]);
     expect(dataMappingErrors({ x: { '@path': '$.a', other: 1 } })[0].path).toEqual(['x']);
     expect(dataMappingErrors({ '@template': 'a {{}} b' })[0].message).toContain('placeholder "{{}}"');
+  });
+});
+
+describe('the mapped body limit (issue 22 item 5)', () => {
+  const big: NormalizedCall = { ...call, properties: { blob: 'x'.repeat(30_000) } };
+  const copies = (n: number, path = '$.') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { '@path': path }]));
+
+  it('mappedDataText is exactly JSON.stringify of the resolved data, under the limit', () => {
+    const cases = [
+      undefined,
+      { '@path': '$.properties.missing' },
+      { total: { '@path': '$.properties.total' }, who: { '@template': 'user {{userId}} {{{properties.url}}}' }, list: [{ '@path': '$.nope' }, 3, [], {}], é: 'ü€😀', n: null },
+      ['a', { '@path': '$.properties.products' }],
+    ];
+    for (const data of cases) {
+      const r = resolveData(data, call);
+      expect(mappedDataText(data, call)).toBe(r === undefined ? undefined : JSON.stringify(r));
+    }
+  });
+
+  it('stops evaluating once past the limit: 1,000 whole-call copies of a 30 KB call stop at about 512 KB, not 30 MB', () => {
+    let err: unknown;
+    try {
+      mappedDataText(copies(1000), big);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(MappedDataTooLarge);
+    const e = err as MappedDataTooLarge;
+    expect(e.limitBytes).toBe(MAX_MAPPED_BODY_BYTES);
+    // Stopped within one copy of the limit.
+    expect(e.reachedBytes).toBeGreaterThan(MAX_MAPPED_BODY_BYTES);
+    expect(e.reachedBytes).toBeLessThan(MAX_MAPPED_BODY_BYTES + 31_000);
+    expect(e.message).toMatch(/^the mapped body is over the 512 KB limit of one call's data \(evaluation stopped at [\d,]+ bytes\)/);
+    // And the same through an Actions request.
+    expect(() => buildActionsRequest({ name: 'm', trigger: {}, url: 'http://x/', method: 'POST', headers: {}, data: copies(1000) }, [big])).toThrow(MappedDataTooLarge);
+  });
+
+  it('a template repeating a large value stops too, before building the whole text', () => {
+    const template = '{{properties.blob}}'.repeat(1000);
+    expect(() => mappedDataText({ t: { '@template': template } }, big)).toThrow(MappedDataTooLarge);
+  });
+
+  it('the limit is on UTF-8 bytes: at the limit passes, one byte over fails', () => {
+    const limit = 100;
+    // {"s":"…"} is 8 bytes around the string; "é" is 2 bytes in UTF-8, 1 unit in JS.
+    const at: NormalizedCall = { ...call, properties: { s: 'é'.repeat(46) } };
+    expect(mappedDataText({ s: { '@path': '$.properties.s' } }, at, limit)).toHaveLength(54);
+    const over: NormalizedCall = { ...call, properties: { s: `${'é'.repeat(46)}a` } };
+    expect(() => mappedDataText({ s: { '@path': '$.properties.s' } }, over, limit)).toThrow(MappedDataTooLarge);
+    expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
+  });
+
+  it('counts a mapping\'s fields for the config-time limit, a directive as one', () => {
+    expect(dataFieldsOver(copies(1000), 1000)).toBe(false);
+    expect(dataFieldsOver(copies(1001), 1000)).toBe(true);
+    // a, its 3 items, b: 5 fields.
+    expect(dataFieldsOver({ a: [1, 2, { b: { '@path': '$.' } }] }, 5)).toBe(false);
+    expect(dataFieldsOver({ a: [1, 2, { b: { '@path': '$.' } }] }, 4)).toBe(true);
+    expect(dataFieldsOver({ '@path': '$.' }, 0)).toBe(false);
   });
 });

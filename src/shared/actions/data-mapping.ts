@@ -1,4 +1,5 @@
 import type { Json, NormalizedCall } from '../types';
+import { MAX_MAPPED_BODY_BYTES } from '../limits';
 
 // A mapping's `data`: the body of a Webhooks (Actions) request, built from the call by Segment's
 // mapping-kit (segmentio/action-destinations, packages/core/src/mapping-kit). We keep its two
@@ -55,14 +56,18 @@ const HTML_ENTITIES: Record<string, string> = {
 };
 
 /** mapping-kit's render(): triple braces first (raw), then double braces (escaped). */
-export function renderTemplate(template: string, call: unknown): string {
+export function renderTemplate(template: string, call: unknown, budget?: Budget): string {
+  // With a budget, the placeholders' text is counted as it is made: a template repeating a large
+  // value thousands of times stops at the limit instead of building the whole string.
+  let made = 0;
   const text = (raw: string, escape: boolean): string => {
     const segments = parseRelativePath(raw.trim());
     const value = segments ? lookup(call, segments) : undefined;
     if (value === undefined || value === null) return '';
-    if (escape && typeof value === 'string') return value.replace(/[&<>"'`=/]/g, (c) => HTML_ENTITIES[c]);
     // Segment's String(): an object reads "[object Object]", an array "a,b". Kept, as it is what arrives.
-    return String(value);
+    const out = escape && typeof value === 'string' ? value.replace(/[&<>"'`=/]/g, (c) => HTML_ENTITIES[c]) : String(value);
+    if (budget && (made += out.length) > budget.left) overLimit(budget, budget.limit - budget.left + made);
+    return out;
   };
   return template
     .replace(/\{\{\{([^}]+)\}\}\}/g, (_, p: string) => text(p, false))
@@ -82,30 +87,121 @@ function directiveOf(v: { [key: string]: Json }): { key: string; arg: Json } | n
  * Expects data the schema accepted (dataMappingErrors); an unknown directive is kept as a literal.
  */
 export function resolveData(data: Json | undefined, call: NormalizedCall): Json | undefined {
-  return resolve(data ?? WHOLE_EVENT, call);
+  return resolve(data ?? WHOLE_EVENT, call, undefined);
 }
 
-function resolve(v: Json, call: NormalizedCall): Json | undefined {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map((item) => resolve(item, call) ?? null); // as JSON writes a hole
+/** A mapped body passed its limit; evaluation stopped there. The message is the reason a delivery shows. */
+export class MappedDataTooLarge extends Error {
+  constructor(
+    readonly limitBytes: number,
+    /** How far the output had got when evaluation stopped (a lower bound of the whole). */
+    readonly reachedBytes: number,
+  ) {
+    super(
+      `the mapped body is over the ${limitBytes % 1024 === 0 ? `${limitBytes / 1024} KB` : `${limitBytes} B`} limit of one call's data ` +
+        `(evaluation stopped at ${reachedBytes.toLocaleString('en-US')} bytes): the mapping's data copies more of the call than a request may carry`,
+    );
+    this.name = 'MappedDataTooLarge';
+  }
+}
+
+/**
+ * `data` resolved against the call as the JSON text sent (an unbatched body, or a batch item);
+ * undefined when it resolves to nothing. Throws MappedDataTooLarge when the text would pass
+ * `limitBytes` (UTF-8), having stopped evaluating as soon as it did: the output is counted as it is
+ * built, so a mapping of thousands of whole-call copies costs the limit, not thousands of copies.
+ */
+export function mappedDataText(data: Json | undefined, call: NormalizedCall, limitBytes = MAX_MAPPED_BODY_BYTES): string | undefined {
+  const budget: Budget = { limit: limitBytes, left: limitBytes };
+  const v = resolve(data ?? WHOLE_EVENT, call, budget);
+  if (v === undefined) return undefined;
+  const text = JSON.stringify(v);
+  const bytes = utf8Length(text);
+  if (bytes > limitBytes) overLimit(budget, bytes);
+  return text;
+}
+
+/**
+ * What is left of a mapped body's limit, counted in UTF-16 units of the JSON text: each unit is at
+ * least one UTF-8 byte, so passing it in units passes it in bytes (the exact count is checked on the
+ * text at the end).
+ */
+export interface Budget {
+  readonly limit: number;
+  left: number;
+}
+
+function overLimit(b: Budget, reached: number): never {
+  throw new MappedDataTooLarge(b.limit, reached);
+}
+
+function charge(b: Budget | undefined, units: number): void {
+  if (b && (b.left -= units) < 0) overLimit(b, b.limit - b.left);
+}
+
+function resolve(v: Json, call: NormalizedCall, b: Budget | undefined): Json | undefined {
+  if (v === null || typeof v !== 'object') {
+    if (b) charge(b, JSON.stringify(v).length);
+    return v;
+  }
+  if (Array.isArray(v)) {
+    charge(b, v.length + 1); // brackets and commas (one less for an empty array: a lower bound, as every count here)
+    return v.map((item) => resolve(item, call, b) ?? (charge(b, 4), null)); // as JSON writes a hole
+  }
   const d = directiveOf(v);
   if (d && d.key === '@path' && typeof d.arg === 'string') {
     const segments = parseDataPath(d.arg);
-    return segments ? lookup(call, segments) : undefined;
+    const found = segments ? lookup(call, segments) : undefined;
+    // One call's value: at most a call's size to measure.
+    if (b && found !== undefined) charge(b, JSON.stringify(found).length);
+    return found;
   }
-  if (d && d.key === '@template' && typeof d.arg === 'string') return renderTemplate(d.arg, call);
+  if (d && d.key === '@template' && typeof d.arg === 'string') {
+    const text = renderTemplate(d.arg, call, b);
+    if (b) charge(b, JSON.stringify(text).length);
+    return text;
+  }
   const out: { [key: string]: Json } = {};
+  charge(b, 1); // `{`; each member adds its key, a colon and a comma (or the closing brace)
   for (const k of Object.keys(v)) {
-    const r = resolve(v[k], call);
-    if (r !== undefined) out[k] = r;
+    const r = resolve(v[k], call, b);
+    if (r !== undefined) {
+      if (b) charge(b, JSON.stringify(k).length + 2);
+      out[k] = r;
+    }
   }
   return out;
+}
+
+/** UTF-8 length of a string (no Buffer in shared code, and TextEncoder would copy it). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1; // a surrogate pair: 2 units, 4 bytes
+  }
+  return n;
 }
 
 export interface DataIssue {
   /** Where in `data`, for the schema to report as `mappings[0].data.<path>`. */
   path: PathSegment[];
   message: string;
+}
+
+/**
+ * Whether `data` has more than `max` fields: object members and array items, a directive (`@path`,
+ * `@template`) being one field's value. Stops counting past `max`. Expects data the depth check passed.
+ */
+export function dataFieldsOver(data: Json, max: number): boolean {
+  let n = 0;
+  const walk = (v: Json): boolean => {
+    if (v === null || typeof v !== 'object' || (!Array.isArray(v) && directiveOf(v))) return false;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    if ((n += children.length) > max) return true;
+    return children.some(walk);
+  };
+  return walk(data);
 }
 
 /** Why `data` is not a mapping we can resolve; empty when it is. */

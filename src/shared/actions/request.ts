@@ -1,5 +1,5 @@
 import type { ActionsMapping, ActionsMethod, NormalizedCall } from '../types';
-import { resolveData } from './data-mapping';
+import { mappedDataText } from './data-mapping';
 
 // The request Segment's Webhooks (Actions) destination makes for one mapping, as its source shows
 // (segmentio/action-destinations, packages/destination-actions/src/destinations/webhook/):
@@ -43,22 +43,24 @@ export interface ActionsRequest {
 /**
  * The request for `calls` under `mapping`: one call unbatched, or a batch (a mapping with a
  * batchSize always sends an array, even of one). Calls must all have matched the mapping's trigger;
- * the caller splits them into batches of at most batchSize.
+ * the caller splits them into batches of at most batchSize. Throws MappedDataTooLarge when a call's
+ * data passes MAX_MAPPED_BODY_BYTES.
  */
 export function buildActionsRequest(mapping: ActionsMapping, calls: readonly NormalizedCall[]): ActionsRequest {
   if (calls.length === 0) throw new Error('an Actions request carries at least one call');
   const batch = mapping.batchSize !== undefined;
   if (!batch && calls.length > 1) throw new Error(`mapping "${mapping.name}" does not batch: one call per request`);
-  const data = calls.map((c) => resolveData(mapping.data, c));
-  // JSON.stringify writes an item that resolved to nothing as null, as the real body would.
-  const body = batch ? JSON.stringify(data) : data[0] === undefined ? '' : JSON.stringify(data[0]);
+  // Each call's data as its JSON text, held to MAX_MAPPED_BODY_BYTES (throws MappedDataTooLarge).
+  const data = calls.map((c) => mappedDataText(mapping.data, c));
+  // An item that resolved to nothing is null in the array, as JSON.stringify writes it in the real body.
+  const body = batch ? `[${data.map((d) => d ?? 'null').join(',')}]` : (data[0] ?? '');
   const headers = actionsHeaders(mapping.headers, body !== '');
   return {
     url: mapping.url,
     method: mapping.method,
     headers,
     body,
-    signedText: data[0] === undefined ? null : JSON.stringify(data[0]),
+    signedText: data[0] ?? null,
     callCount: calls.length,
     batch,
   };

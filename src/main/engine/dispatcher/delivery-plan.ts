@@ -6,7 +6,7 @@ import type { NewActionsDelivery, NewDelivery } from '../store/delivery.types';
 import type { ActionsPlan, DeliveryPlanner, SourcePlan } from '../store/arrivals';
 import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT, actionsHeaders, buildActionsRequest } from '../../../shared/actions/request';
-import { resolveData } from '../../../shared/actions/data-mapping';
+import { MappedDataTooLarge, mappedDataText } from '../../../shared/actions/data-mapping';
 import { matchesTrigger } from '../../../shared/actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
@@ -68,10 +68,21 @@ export function actionsDelivery(
   };
 }
 
-/** A batch item's stored data: '' when the call's data resolved to nothing (the array holds null, and a first item so signs nothing). */
+/**
+ * A batch item's stored data: '' when the call's data resolved to nothing (the array holds null, and a
+ * first item so signs nothing). Throws MappedDataTooLarge past MAX_MAPPED_BODY_BYTES.
+ */
 export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): string {
-  const data = resolveData(mapping.data, call);
-  return data === undefined ? '' : JSON.stringify(data);
+  return mappedDataText(mapping.data, call) ?? '';
+}
+
+/**
+ * The request of a mapping whose data for this call passed MAX_MAPPED_BODY_BYTES: never sent, stored
+ * failed with the reason (store/arrivals.ts), carrying only this call even when the mapping batches,
+ * so its neighbours in the batch go out without it. No body, signature or Standard Webhooks id.
+ */
+function unsentDelivery(mapping: ActionsMapping, err: MappedDataTooLarge): NewActionsDelivery {
+  return { ...actionsDelivery(mapping, '', null, {}, []), notSent: `not sent: ${err.message}` };
 }
 
 /** A batch's body and signed text from its items' stored data, in queue order (as buildActionsRequest would make them). */
@@ -88,11 +99,16 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
   for (const m of mappings) {
     if (!matchesTrigger(call, m.trigger)) continue;
     plan ??= { deliveries: [], items: [] };
-    if (m.batchSize !== undefined) {
-      plan.items.push({ mapping: m, data: batchItemData(m, call) });
-    } else {
-      const req = buildActionsRequest(m, [call]);
-      plan.deliveries.push(actionsDelivery(m, req.body, req.signedText, target, []));
+    try {
+      if (m.batchSize !== undefined) {
+        plan.items.push({ mapping: m, data: batchItemData(m, call) });
+      } else {
+        const req = buildActionsRequest(m, [call]);
+        plan.deliveries.push(actionsDelivery(m, req.body, req.signedText, target, []));
+      }
+    } catch (err) {
+      if (!(err instanceof MappedDataTooLarge)) throw err;
+      plan.deliveries.push(unsentDelivery(m, err));
     }
   }
   return plan;

@@ -9,6 +9,7 @@ import { withActions, type ActionsPart } from './call-summary';
 import type { RequestInfo, RequestsRepo } from './requests.repo';
 import type { WriteQueue } from './write-queue';
 import { callSummary } from './call-summary';
+import type { StoredUrlState } from './url-states';
 
 // The call ledger's one way in: the calls of an arriving request, stored with their delivery rows in
 // one write-queue job. Its promise settles after COMMIT, which is what lets the collector answer 2xx
@@ -186,6 +187,12 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
   for (const planned of a.deliveries) {
     planned.callIds = [callId];
     const d = newActive(t.deliveries.insertActions(sourceId, n.type, planned), callId, sourceId, n, planned);
+    if (planned.notSent !== undefined) {
+      // Its mapped body passed the limit: failed now, with the reason, and never handed to the dispatcher.
+      const failed = failUnsent(t.deliveries, d, planned.notSent);
+      parts.push(deliveryPart({ ...failed, mapping: planned.mapping, item: 0 }, undefined));
+      continue;
+    }
     result.deliveries.push(d);
     parts.push(deliveryPart({ ...d, mapping: planned.mapping, item: 0, urlStates: null }, undefined));
   }
@@ -196,6 +203,16 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
     parts.push(waitingPart(name, item.mapping, t.actions.group(sourceId, name)?.count ?? 1));
   }
   return parts;
+}
+
+/** Ends a delivery just written, never sent, as failed with this reason (its one URL failed, 0 attempts). */
+function failUnsent(deliveries: DeliveriesRepo, d: ActiveDelivery, reason: string): ActiveDelivery {
+  const urlStates: StoredUrlState[] = d.urls.map(() => ['failed', null, 0]);
+  deliveries.update({
+    id: d.id, state: 'failed', pendingUrls: [], round: 0, attemptCount: 0, nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: 0,
+    firstAttemptAt: null, lastAttemptAt: null, lastDurationMs: null, deliveredAt: null, lastError: reason, urlStates,
+  });
+  return { ...d, state: 'failed', pendingUrls: [], urlStates };
 }
 
 /** A delivery just written, as the dispatcher runs it. */

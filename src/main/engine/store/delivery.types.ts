@@ -31,6 +31,11 @@ export interface NewActionsDelivery extends NewDelivery {
   timeoutMs: number;
   /** The calls it carries, in body order (one unless a batch); the first is the row's call_id. */
   callIds: number[];
+  /**
+   * Set when the request is never sent (its call's mapped data passed MAX_MAPPED_BODY_BYTES): the
+   * delivery is stored failed, with this as its error, and never reaches the dispatcher.
+   */
+  notSent?: string;
 }
 
 /** A call waiting in its mapping's batch (actions_batch_items). */

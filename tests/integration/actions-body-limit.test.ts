@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
+import type { CallDetail } from '../../src/shared/types';
+import { MAX_MAPPED_BODY_BYTES, MAX_MAPPING_DATA_FIELDS } from '../../src/shared/limits';
+
+// Issue 22 item 5: an Actions mapping cannot blow a call up without limit. A mapped body over
+// MAX_MAPPED_BODY_BYTES fails that one delivery (never sent, its reason recorded and shown), the
+// collector still answers 200 and stores the call, and the call's other requests (Classic, other
+// mappings, the other calls of its request and of its Actions batch) go out as usual.
+
+const lab = testLab();
+
+type Mapping = { name: string; trigger: Record<string, unknown>; url: string; method: 'POST'; headers: Record<string, string>; data?: unknown; batchSize?: number };
+
+/** `n` fields, each a copy of what `path` finds: n × (its size). */
+const copies = (n: number, path: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { '@path': path }]));
+
+function source(mappings: Mapping[], classicUrl: string) {
+  return { name: 'big', writeKey: 'wk_big', webhooks: { enabled: true, mode: 'both', sharedSecret: 's', urls: [{ url: classicUrl, headers: {} }], mappings } };
+}
+
+/** A valid call of about 30 KB (under the collector's 32 KB). */
+const bigTrack = (id: string) => ({ userId: 'u1', event: 'Order Completed', messageId: id, properties: { blob: 'x'.repeat(30_000) } });
+const smallTrack = (id: string) => ({ userId: 'u1', event: 'Order Completed', messageId: id, properties: { n: 1 } });
+
+async function detailOf(t: TestEngine, messageId: string, done: (d: CallDetail) => boolean, what: string): Promise<CallDetail> {
+  return waitFor(async () => {
+    const c = (await t.call('listMessages', { limit: 50 })).items.find((x) => x.messageId === messageId);
+    if (!c) return undefined;
+    const d = await t.call('getMessage', { id: c.id });
+    return done(d) ? d : undefined;
+  }, what, 15_000);
+}
+
+const actionsOf = (d: CallDetail, mapping: string) => d.deliveries.find((x) => x.kind === 'actions' && x.mapping === mapping);
+const LIMIT_REASON = /not sent: the mapped body is over the 512 KB limit/;
+
+describe('an Actions mapping whose body passes the limit', () => {
+  it('fails that one delivery with its reason, unsent; the call is stored (200) and its Classic and other mapping requests are delivered', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({
+      config: {
+        sources: [
+          source(
+            [
+              // 500 copies of a 30 KB call: some 15 MB, 30 times the limit.
+              { name: 'huge', trigger: {}, url: `${r.url}/huge`, method: 'POST', headers: {}, data: copies(500, '$.') },
+              { name: 'small', trigger: {}, url: `${r.url}/small`, method: 'POST', headers: {}, data: { id: { '@path': '$.messageId' } } },
+            ],
+            `${r.url}/classic`,
+          ),
+        ],
+      },
+    });
+    const res = await t.post('/v1/track', bigTrack('m-big'), { writeKey: 'wk_big' });
+    expect(res).toEqual({ status: 200, json: { success: true } });
+
+    const d = await detailOf(t, 'm-big', (x) => actionsOf(x, 'small')?.state === 'delivered' && x.deliveries.some((y) => y.kind === 'classic' && y.state === 'delivered'), 'the other requests delivered');
+    const huge = actionsOf(d, 'huge')!;
+    expect(huge).toMatchObject({ state: 'failed', attemptCount: 0, attempts: [] });
+    expect(huge.lastError).toMatch(LIMIT_REASON);
+    // What the call's summary (the inspector's list) shows for it.
+    const outcome = d.urls.find((u) => u.via?.mapping === 'huge')!;
+    expect(outcome).toMatchObject({ state: 'failed', attempts: 0, lastStatus: null });
+    expect(r.requests.map((q) => q.url).sort()).toEqual(['/classic', '/small']);
+    expect(JSON.parse(r.requests.find((q) => q.url === '/small')!.body.toString())).toEqual({ id: 'm-big' });
+    // getStats (what `webhook-lab check` reads) counts it as failed.
+    expect((await t.call('getStats', {})).deliveries).toMatchObject({ failed: 1, delivered: 2, pending: 0 });
+  }, 30_000);
+
+  it('in a batched mapping, fails only that call\'s request: the other calls of the same collector batch go out together in the Actions batch', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({
+      config: {
+        sources: [
+          source(
+            // 500 copies of `properties`: a few KB for a small call, 15 MB for the 30 KB one.
+            [{ name: 'batched', trigger: {}, url: `${r.url}/batch`, method: 'POST', headers: {}, data: copies(500, '$.properties'), batchSize: 2 }],
+            `${r.url}/classic`,
+          ),
+        ],
+      },
+    });
+    const res = await t.post('/v1/batch', { batch: [{ type: 'track', ...smallTrack('s1') }, { type: 'track', ...bigTrack('b1') }, { type: 'track', ...smallTrack('s2') }] }, { writeKey: 'wk_big' });
+    expect(res).toEqual({ status: 200, json: { success: true } });
+
+    // The batch of 2 is full with the two small calls: it goes out at once.
+    const batch = await waitFor(() => r.requests.find((q) => q.url === '/batch'), 'the batch request');
+    const items = JSON.parse(batch.body.toString()) as Record<string, { n: number }>[];
+    expect(items).toHaveLength(2);
+    expect(items.map((i) => i.k0)).toEqual([{ n: 1 }, { n: 1 }]);
+
+    const big = await detailOf(t, 'b1', (x) => actionsOf(x, 'batched')?.state === 'failed', 'the big call\'s Actions request failed');
+    const failed = actionsOf(big, 'batched')!;
+    expect(failed.lastError).toMatch(LIMIT_REASON);
+    expect(failed).toMatchObject({ attemptCount: 0, itemCount: 1 });
+    expect(failed.callIds).toBeUndefined();
+    await detailOf(t, 's2', (x) => actionsOf(x, 'batched')?.state === 'delivered' && actionsOf(x, 'batched')!.callIds?.length === 2, 'the small calls\' batch delivered');
+    await waitFor(() => r.requests.filter((q) => q.url === '/classic').length === 3, 'all three Classic requests');
+    expect(r.requests.filter((q) => q.url === '/batch')).toHaveLength(1);
+  }, 30_000);
+
+  it('stops evaluating once past the limit: 1,000 whole-event copies of a 30 KB call (30 MB) are each failed, unsent (data-mapping unit test: evaluation stops at the limit)', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({
+      config: { sources: [source([{ name: 'huge', trigger: {}, url: `${r.url}/huge`, method: 'POST', headers: {}, data: copies(MAX_MAPPING_DATA_FIELDS, '$.') }], `${r.url}/classic`)] },
+    });
+    // Ten such calls in one request: 300 MB of mapped bodies had the evaluation not stopped.
+    const batch = Array.from({ length: 10 }, (_, i) => ({ type: 'track', ...bigTrack(`m${i}`), properties: { blob: 'x'.repeat(30_000 + i) } }));
+    // Sent as several requests: one /v1/batch is limited to 500 KB.
+    for (let i = 0; i < batch.length; i += 5) {
+      expect((await t.post('/v1/batch', { batch: batch.slice(i, i + 5) }, { writeKey: 'wk_big' })).status).toBe(200);
+    }
+    await waitFor(async () => (await t.call('getStats', {})).deliveries.failed === 10 ? true : undefined, 'ten failed Actions requests');
+    expect(r.requests.filter((q) => q.url === '/huge')).toHaveLength(0);
+  }, 30_000);
+});
+
+describe('a mapping\'s data is limited at config time', () => {
+  it(`more than ${MAX_MAPPING_DATA_FIELDS} fields are refused, naming the field`, async () => {
+    const r = await lab.receiver();
+    const t = await lab.start();
+    const err = await t
+      .call('createSource', source([{ name: 'huge', trigger: {}, url: `${r.url}/huge`, method: 'POST', headers: {}, data: copies(20_000, '$.') }], `${r.url}/c`) as never)
+      .then(() => null, (e: { fields?: { path: string; message: string }[] }) => e);
+    expect(err?.fields).toEqual([{ path: 'webhooks.mappings[0].data', message: expect.stringMatching(new RegExp(`at most ${MAX_MAPPING_DATA_FIELDS.toLocaleString('en-US')} fields`)) }]);
+    // Exactly at the limit is accepted.
+    await t.call('createSource', source([{ name: 'max', trigger: {}, url: `${r.url}/m`, method: 'POST', headers: {}, data: copies(MAX_MAPPING_DATA_FIELDS, '$.') }], `${r.url}/c`) as never);
+    expect(MAX_MAPPED_BODY_BYTES).toBe(512 * 1024);
+  });
+});
