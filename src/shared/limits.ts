@@ -46,3 +46,10 @@ export const MAX_MAPPED_BODY_BYTES = 512 * 1024;
  * bound keeps the work per call (up to 5 mappings, each walked for every call) small.
  */
 export const MAX_MAPPING_DATA_FIELDS = 1000;
+
+/**
+ * Not a SPEC limit: the longest receiver URL (a Classic URL or an Actions mapping's), in characters.
+ * Every delivery stores its URLs, so a long one costs every call (three 300 KB URLs added 192 MB
+ * per 100 calls). Browsers and servers commonly stop near 2 KB; a receiver URL needs far less.
+ */
+export const MAX_RECEIVER_URL_CHARS = 2048;

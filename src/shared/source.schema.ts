@@ -5,6 +5,7 @@ import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 import { CALL_TYPES, type Json, type TriggerCondition } from './types';
 import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
+import { MAX_RECEIVER_URL_CHARS } from './limits';
 import { MAX_MAPPING_DATA_FIELDS } from './limits';
 
 // Headers the dispatcher owns; a static header may not replace them (SPEC §2).
@@ -18,16 +19,43 @@ export const RESERVED_HEADERS = [
   'connection',
 ];
 
+// Hop-by-hop headers (RFC 9110 §7.6.1, RFC 2616 §13.5.1, and the de-facto Proxy-Connection) govern
+// one connection, not the request; Expect asks for an interim 100 response. The dispatcher's HTTP
+// client owns the connection: undici refuses Expect, Upgrade and Keep-Alive outright (every
+// delivery would fail), and the others would mean nothing to a receiver. Connection and
+// Transfer-Encoding are among RESERVED_HEADERS above.
+export const HOP_BY_HOP_HEADERS = [
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'trailers',
+  'http2-settings',
+];
+
+/** Why a static header may not have this name (it would replace ours, or is hop-by-hop), or null. The one rule for Classic URLs and Actions mappings. */
+export function reservedHeaderProblem(name: string): string | null {
+  const lower = name.toLowerCase();
+  if (RESERVED_HEADERS.includes(lower)) return `header "${name}" is set by the dispatcher and cannot be replaced`;
+  if (HOP_BY_HOP_HEADERS.includes(lower)) return `header "${name}" is hop-by-hop (it governs one connection, not the request) and cannot be set`;
+  return null;
+}
+
 // RFC 7230 token for names; visible ASCII, space and tab for values (no CR/LF injection).
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
+    const reserved = reservedHeaderProblem(name);
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid header name "${name}"` });
-    } else if (RESERVED_HEADERS.includes(name.toLowerCase())) {
-      ctx.addIssue({ code: 'custom', path: [name], message: `header "${name}" is set by the dispatcher and cannot be replaced` });
+    } else if (reserved) {
+      ctx.addIssue({ code: 'custom', path: [name], message: reserved });
     }
     if (!HEADER_VALUE.test(value)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid value for header "${name}"` });
@@ -35,8 +63,20 @@ export const headersSchema = z.record(z.string(), z.string()).superRefine((heade
   }
 });
 
+/**
+ * A receiver's URL (a Classic URL, an Actions mapping's): absolute http(s), at most 2 KB, checked
+ * for length first (every delivery stores its URLs, so a long one costs every call).
+ */
+export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
+  if (url.length > MAX_RECEIVER_URL_CHARS) {
+    ctx.addIssue({ code: 'custom', message: `at most ${MAX_RECEIVER_URL_CHARS} characters (2 KB); this one has ${url.length}` });
+  } else if (!isHttpUrl(url)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
+  }
+});
+
 export const webhookUrlSchema = z.strictObject({
-  url: z.string().refine(isHttpUrl, { message: 'must be an absolute http: or https: URL' }),
+  url: receiverUrlSchema,
   headers: headersSchema.default({}),
 });
 
@@ -55,10 +95,11 @@ const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
+    const reserved = reservedHeaderProblem(name);
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid header name "${name}": use ASCII letters, digits and !#$%&'*+-.^_\`|~ only` });
-    } else if (RESERVED_HEADERS.includes(name.toLowerCase())) {
-      ctx.addIssue({ code: 'custom', path: [name], message: `header "${name}" is set by the dispatcher and cannot be replaced` });
+    } else if (reserved) {
+      ctx.addIssue({ code: 'custom', path: [name], message: reserved });
     }
     if (!ASCII_HEADER_VALUE.test(value)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid value for header "${name}": Segment's Actions destination sends only ASCII header values (printable characters, space and tab)` });
@@ -95,7 +136,7 @@ export const actionsMappingSchema = z.strictObject({
   name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }),
   /** Omitted = every call. */
   trigger: z.strictObject({ type: conditionSchema(CALL_TYPES).optional(), event: conditionSchema().optional() }).default({}),
-  url: z.string().refine(isHttpUrl, { message: 'must be an absolute http: or https: URL' }),
+  url: receiverUrlSchema,
   method: z.enum(['POST', 'PUT', 'PATCH'], { message: 'must be POST, PUT or PATCH' }).default('POST'),
   headers: actionsHeadersSchema.default({}),
   /** Omitted = the whole call. */

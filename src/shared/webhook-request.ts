@@ -1,4 +1,4 @@
-import { RESERVED_HEADERS } from './source.schema';
+import { HOP_BY_HOP_HEADERS, RESERVED_HEADERS } from './source.schema';
 import { STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 
 // The outbound webhook request's headers and User-Agent (SPEC §4), written once for the dispatcher,
@@ -8,6 +8,8 @@ import { STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 export const DEFAULT_USER_AGENT_PRODUCT = 'Segment.io';
 
 const RESERVED = new Set(RESERVED_HEADERS);
+// Refused in settings since issue 22; a row stored before that must not fail every delivery.
+const HOP_BY_HOP = new Set(HOP_BY_HOP_HEADERS);
 const STANDARD_WEBHOOKS = new Set<string>(Object.values(STANDARD_WEBHOOKS_HEADERS));
 
 /** `User-Agent` for a product setting: `Segment.io` → `Segment.io/1.0`. */
@@ -51,7 +53,7 @@ export function buildRequestHeaders(o: RequestHeadersInput): Record<string, stri
   const sw = o.standardWebhooks;
   for (const name in o.urlHeaders) {
     const lower = name.toLowerCase();
-    if (!RESERVED.has(lower) && !(sw && STANDARD_WEBHOOKS.has(lower))) headers[name] = o.urlHeaders[name];
+    if (!RESERVED.has(lower) && !HOP_BY_HOP.has(lower) && !(sw && STANDARD_WEBHOOKS.has(lower))) headers[name] = o.urlHeaders[name];
   }
   if (sw) Object.assign(headers, sw);
   return headers;
@@ -68,7 +70,7 @@ export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<strin
   const sw = o.standardWebhooks;
   for (const name in o.urlHeaders) {
     const lower = name.toLowerCase();
-    if (lower === 'user-agent' || lower === 'content-length' || lower === 'x-signature' || lower === 'host') continue;
+    if (lower === 'user-agent' || lower === 'content-length' || lower === 'x-signature' || lower === 'host' || HOP_BY_HOP.has(lower)) continue;
     if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
     headers[lower] = o.urlHeaders[name];
   }
