@@ -2,6 +2,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ActionsMethod, AttemptTiming } from '../../../shared/types';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
+import { basicAuthOf, maskUrlPassword } from '../../../shared/url-credentials';
 import { notSentResult, SendAttempt } from './send-attempt';
 import { timedConnector } from './socket-timing';
 
@@ -52,6 +53,8 @@ export interface HttpSenderOptions {
 interface Target {
   origin: string;
   path: string;
+  /** `Basic …` from the URL's `user:password@` (README, Decisions), or null. */
+  auth: string | null;
 }
 
 const TARGET_CACHE_MAX = 1024;
@@ -88,7 +91,7 @@ export class HttpSender {
     try {
       target = this.#target(req.url);
     } catch {
-      return Promise.resolve(notSentResult(startedAt, 'ERR_INVALID_URL', `invalid URL: ${req.url}`));
+      return Promise.resolve(notSentResult(startedAt, 'ERR_INVALID_URL', `invalid URL: ${maskUrlPassword(req.url)}`));
     }
     this.#inFlight++;
     return new Promise<SendResult>((resolve) => {
@@ -98,7 +101,7 @@ export class HttpSender {
         origin: target.origin,
         path: target.path,
         method: req.method ?? 'POST',
-        headers: req.headers,
+        headers: target.auth === null ? req.headers : withBasicAuth(req.headers, target.auth),
         body: req.body,
         headersTimeout: timeoutMs + 1000,
         bodyTimeout: timeoutMs + 1000,
@@ -135,10 +138,21 @@ export class HttpSender {
     if (t === undefined) {
       const u = new URL(url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
-      t = { origin: u.origin, path: u.pathname + u.search };
+      t = { origin: u.origin, path: u.pathname + u.search, auth: basicAuthOf(u) };
       if (this.#targets.size >= TARGET_CACHE_MAX) this.#targets.clear();
       this.#targets.set(url, t);
     }
     return t;
   }
+}
+
+/**
+ * The URL's credentials as `Authorization`, as curl and Node's http `auth` send them: a static
+ * Authorization header of the URL or mapping wins. Added here, on the wire only, so the attempt
+ * recorded for the inspector never holds the password.
+ */
+function withBasicAuth(headers: Record<string, string>, auth: string): Record<string, string> {
+  for (const name in headers) if (name.toLowerCase() === 'authorization') return headers;
+  // Actions requests send lowercased names (Segment's request client); Classic ones capitalized.
+  return { ...headers, [headers['user-agent'] === undefined ? 'Authorization' : 'authorization']: auth };
 }

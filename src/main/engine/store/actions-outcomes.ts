@@ -1,5 +1,6 @@
 import type { ActionsMapping, ActionsMethod, ActionsVia, DeliveryState, WebhookUrl } from '../../../shared/types';
 import type { Db } from './database';
+import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { ActionsPart } from './call-summary';
 import { hasUrlOut, urlOutcomes, type InFlight, type InFlightRound, type StoredUrlState } from './url-states';
 
@@ -38,7 +39,7 @@ export function waitingPart(mapping: string, m: Pick<ActionsMapping, 'url' | 'me
     state: 'pending',
     attemptCount: 0,
     nextAttemptAt: null,
-    outcome: { url: m?.url ?? '', state: 'pending', lastStatus: null, attempts: 0, startedAt: null, via },
+    outcome: { url: maskUrlPassword(m?.url ?? ''), state: 'pending', lastStatus: null, attempts: 0, startedAt: null, via },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ActionsMethod, Attempt, AttemptOutcome, AttemptTrigger } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { NewAttempt } from './delivery.types';
 
 // An attempt between its three forms: what the dispatcher records (NewAttempt), its row in
@@ -114,7 +115,7 @@ export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery):
     deliveryId: a.deliveryId,
     round: a.round,
     urlIndex: a.urlIndex,
-    url: a.url,
+    url: maskUrlPassword(a.url),
     method: delivery.method,
     trigger: a.trigger,
     startedAt: formatTimestamp(a.startedAt),

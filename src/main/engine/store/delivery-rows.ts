@@ -1,5 +1,6 @@
 import type { ActionsMethod, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
+import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { ActiveDelivery } from './delivery.types';
 import { decodeUrlStates } from './url-states';
 
@@ -65,7 +66,7 @@ export function toActive(r: DeliveryRow): ActiveDelivery {
   };
 }
 
-/** The API's shape; callIds for a delivery carrying several calls (delivery_calls, in item order). The frozen secret never leaves. */
+/** The API's shape; callIds for a delivery carrying several calls (delivery_calls, in item order). The frozen secret never leaves, nor a URL's password. */
 export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): Delivery {
   return {
     id: r.id,
@@ -73,7 +74,7 @@ export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): De
     sourceId: r.source_id,
     type: r.type,
     state: r.state,
-    urls: JSON.parse(r.urls),
+    urls: (JSON.parse(r.urls) as WebhookUrl[]).map((u) => ({ ...u, url: maskUrlPassword(u.url) })),
     round: r.round,
     attemptCount: r.attempt_count,
     nextAttemptAt: r.state === 'retrying' ? formatOptionalTimestamp(r.next_attempt_at) : null,

@@ -1,5 +1,6 @@
 import type { AttemptOutcome, DeliveryState, UrlOutcome, UrlState } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { maskUrlPassword } from '../../../shared/url-credentials';
 
 // Per-URL outcome of a delivery (issue 14: "the inspector never hides a failure").
 //
@@ -130,7 +131,7 @@ export class InFlight {
 export function urlOutcomes(urls: { url: string }[], stored: StoredUrlState[] | null, rounds?: Set<InFlightRound>): UrlOutcome[] {
   return urls.map((u, i) => {
     const s = stored?.[i] ?? ['pending', null, 0];
-    const out: UrlOutcome = { url: u.url, state: s[0], lastStatus: s[1], attempts: s[2], startedAt: null };
+    const out: UrlOutcome = { url: maskUrlPassword(u.url), state: s[0], lastStatus: s[1], attempts: s[2], startedAt: null };
     if (rounds) {
       for (const round of rounds) {
         const f = round.get(i);

@@ -1,5 +1,6 @@
 import { CodeBlock } from '../../components/code-block';
 import { prettyJson } from '../../components/format';
+import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { RequestPreview } from './destination-previews';
 import type { Previews } from './use-previews';
 
@@ -21,7 +22,7 @@ function RequestPane({ r, i }: { r: RequestPreview; i: number }) {
             {r.url ? (
               <>
                 {' '}
-                → <code>{r.url}</code>
+                → <code>{maskUrlPassword(r.url)}</code>
               </>
             ) : null}
             {r.moreUrls > 0 ? ` (and ${r.moreUrls} more URL${r.moreUrls > 1 ? 's' : ''}, the same request)` : ''}
