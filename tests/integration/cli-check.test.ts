@@ -200,6 +200,23 @@ describe('webhook-lab check', () => {
       new RegExp(`call \\d+ track "Order Completed": failed — ${receiver.url}/ok → 200, 1 attempt \\(delivered\\); Actions "orders" ${receiver.url}/gone-actions → 404, 1 attempt \\(failed\\)`),
     );
   });
+
+  it('never prints the password of a receiver URL with credentials (summary and --json)', async () => {
+    const host = receiver.url.slice('http://'.length);
+    const created = await fetch(`${serve.api}/sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'secret-url', writeKey: 'wk_secret_url', webhooks: { enabled: true, urls: [{ url: `http://admin:hunter2@${host}/gone-secret`, headers: {} }] } }),
+    });
+    expect(created.status).toBe(200);
+    await track('wk_secret_url', 'Secret');
+    const r = await check([...auth(), '--source', 'secret-url', '--timeout', '20']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`http://admin:****@${host}/gone-secret → 404`);
+    const json = await check([...auth(), '--source', 'secret-url', '--json']);
+    expect((JSON.parse(json.stdout) as CheckResult).problems[0].urls[0].url).toBe(`http://admin:****@${host}/gone-secret`);
+    for (const out of [r.stdout, r.stderr, json.stdout, json.stderr]) expect(out).not.toContain('hunter2');
+  });
 });
 
 /** A source whose Webhooks (Actions) mapping "orders" PUTs every track call to `url` (mode both: Classic to /ok as well). */
