@@ -10,6 +10,7 @@ import type { ErrorCode } from './error-codes';
 import type { LibraryMetrics } from './library-metrics';
 import { collectorFaultsSchema, type CollectorFaultCounts } from './collector-faults';
 import type { CallStats } from './call-stats';
+import type { BatchItemsPage } from './types';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
 
@@ -137,6 +138,15 @@ export const api = {
 
   listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema),
   getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) })),
+  /**
+   * Items of an Actions batch delivery, a page at a time, each the exact JSON text sent: what a call's
+   * detail leaves out of a batch body over 64 KB (Delivery.bodyTruncated). A page stops at 1 MB.
+   */
+  getBatchItems: op<BatchItemsPage>()(
+    'GET',
+    '/deliveries/:id/items',
+    z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER), offset: intParam(0, Number.MAX_SAFE_INTEGER).default(0), limit: intParam(1, 500).default(50) }),
+  ),
   /** Calls counted by outcome (delivery state, drop reasons), since a time and for one source if given. */
   getStats: op<CallStats>()(
     'GET',

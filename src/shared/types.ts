@@ -248,11 +248,27 @@ export interface Delivery {
   itemCount: number;
   /** An Actions batch's member calls, in array order (callId is the first); absent otherwise. */
   callIds?: number[];
+  /**
+   * Present when `body` is cut (an Actions batch over 64 KB, in a call's detail): `body` is then a JSON
+   * array of the batch's first `shownItems` items, and so is the request body of each attempt that sent
+   * it unedited. Page through every item with getBatchItems.
+   */
+  bodyTruncated?: { bytes: number; items: number; shownItems: number };
   /** Standard Webhooks `webhook-id`, fixed at creation; null when the source had no standardWebhooksSecret. */
   swId: string | null;
 }
 
 export type DeliveryKind = 'classic' | 'actions';
+
+/** A page of an Actions batch's items (getBatchItems): each item's exact JSON text in the body sent. */
+export interface BatchItemsPage {
+  deliveryId: number;
+  offset: number;
+  /** Items in the batch. */
+  total: number;
+  /** From `offset`, in array order; fewer than asked near the end, or when a page reaches 1 MB. */
+  items: { item: number; callId: number; data: string }[];
+}
 
 export interface CallSummary {
   id: number;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dataFieldsOver, dataMappingErrors, MappedDataTooLarge, mappedDataText, parseDataPath, renderTemplate, resolveData, utf8Length } from '../../src/shared/actions/data-mapping';
 import { buildActionsRequest } from '../../src/shared/actions/request';
 import { MAX_MAPPED_BODY_BYTES } from '../../src/shared/limits';
-import type { NormalizedCall } from '../../src/shared/types';
+import type { Json, NormalizedCall } from '../../src/shared/types';
 
 const call: NormalizedCall = {
   type: 'track',
@@ -94,7 +94,7 @@ describe('the mapped body limit (issue 22 item 5)', () => {
   const copies = (n: number, path = '$.') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { '@path': path }]));
 
   it('mappedDataText is exactly JSON.stringify of the resolved data, under the limit', () => {
-    const cases = [
+    const cases: (Json | undefined)[] = [
       undefined,
       { '@path': '$.properties.missing' },
       { total: { '@path': '$.properties.total' }, who: { '@template': 'user {{userId}} {{{properties.url}}}' }, list: [{ '@path': '$.nope' }, 3, [], {}], é: 'ü€😀', n: null },

@@ -88,6 +88,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 
     listMessages: (input) => store.calls.list(input),
     getMessage: (input) => getDetail(store, input.id),
+    getBatchItems: (input) => store.deliveries.batchItems(input.id, input.offset, input.limit) ?? notFoundBatch(input.id),
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body, deliveryId: input.deliveryId }),
     ...bulkCallHandlers(d),
@@ -113,5 +114,10 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 function getDetail(store: Store, id: number) {
   const call = store.calls.get(id);
   if (!call) throw notFound(`message ${id}`);
-  return { call, urls: store.calls.summaries([id])[0]?.urls ?? [], deliveries: store.deliveries.forCall(id) };
+  // A large Actions batch is paged (getBatchItems): its body here is only its first items.
+  return { call, urls: store.calls.summaries([id])[0]?.urls ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: true }) };
+}
+
+function notFoundBatch(id: number): never {
+  throw notFound(`Actions batch delivery ${id}`);
 }

@@ -1,10 +1,11 @@
-import type { ActionsMethod, Attempt, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
+import type { ActionsMethod, Attempt, BatchItemsPage, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
 import type { Db } from './database';
 import { canceledUrlStates, decodeUrlStates, urlMask } from './url-states';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewDelivery } from './delivery.types';
 import type { ActionsLedger } from './actions-ledger';
 import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
 import { INSERT_ATTEMPT_SQL, attemptOfRow, attemptParams, type AttemptRow } from './attempt-rows';
+import { batchBodyPreview, batchItemsPage } from './batch-items';
 
 export class DeliveriesRepo {
   private readonly insertStmt;
@@ -203,17 +204,25 @@ export class DeliveriesRepo {
    * The call's Classic delivery, then every Actions delivery carrying it (a batch with its members in
    * order). Actions deliveries are looked for only once the store has had any (ActionsLedger).
    */
-  forCall(callId: number): (Delivery & { attempts: Attempt[] })[] {
+  forCall(callId: number, o: { pageBatches?: boolean } = {}): (Delivery & { attempts: Attempt[] })[] {
     const rows: DeliveryRow[] = [];
     const classic = this.byCallStmt.get(callId) as DeliveryRow | undefined;
     if (classic) rows.push(classic);
     if (this.actions.seen()) rows.push(...(this.actionsOfCallStmt.all(callId) as DeliveryRow[]));
     return rows.map((row) => {
-      const body = row.body.toString('utf8');
-      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { body, method: row.method }));
       const members = row.kind === 'actions' && row.item_count !== undefined && row.item_count > 1 ? (this.membersStmt.all(row.id) as number[]) : undefined;
-      return { ...toDelivery(row, body, members), attempts };
+      // pageBatches (a call's detail): a large batch's body is cut to its first items (batch-items.ts).
+      const cut = o.pageBatches && members ? batchBodyPreview(row.body, members.length) : null;
+      const body = cut ? cut.body : row.body.toString('utf8');
+      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { body, method: row.method }));
+      return { ...toDelivery(row, body, members), ...(cut ? { bodyTruncated: cut.marker } : {}), attempts };
     });
+  }
+
+  /** A page of an Actions batch's items (getBatchItems); undefined when the delivery is no batch. */
+  batchItems(deliveryId: number, offset: number, limit: number): BatchItemsPage | undefined {
+    const row = this.db.prepare("SELECT body FROM deliveries WHERE id = ? AND kind = 'actions' AND item_count > 1").get(deliveryId) as { body: Buffer } | undefined;
+    return row && batchItemsPage(deliveryId, row.body, this.callsOf(deliveryId), offset, limit);
   }
 }
 
