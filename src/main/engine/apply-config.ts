@@ -1,25 +1,80 @@
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../../shared/config.schema';
+import type { MockReceiver } from '../../shared/mock-receiver.schema';
+import { describeErrors, type FieldError } from '../../shared/validation-error';
 import type { Store } from './store/store';
+import { HttpError } from './errors';
+import { ReceiversRepo } from './simulation/receivers.repo';
+import { AudiencesRepo } from './simulation/audiences/audiences.repo';
+import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/audience-service';
+
+/** A config that cannot be applied to what is stored; nothing of it was. 409 when it clashes with stored data, else 400. */
+export class ConfigRefused extends HttpError {
+  readonly fields: FieldError[];
+  constructor(problems: ConfigProblem[]) {
+    const fields = problems.map(({ path, message }) => ({ path, message }));
+    super(problems.some((p) => p.conflict) ? 409 : 400, describeErrors(fields));
+    this.fields = fields;
+  }
+}
+
+export interface ConfigApplied {
+  /** Sources whose Webhooks the file turned off: the caller cancels their unfinished deliveries. */
+  turnedOff: string[];
+  /** Whether the file named any mock receiver (the running host reloads them). */
+  receivers: boolean;
+  audiences: { created: string[]; updated: number };
+}
 
 /**
- * Idempotent: sources are matched by name; a write key or webhook settings given in the file
- * replace the stored ones, anything not given is left as it is. Run it twice, get the same state.
- * Returns the ids of sources whose Webhooks the file turned off: the caller cancels their
- * unfinished deliveries, as turning Webhooks off anywhere else does (README, Decisions).
+ * Applies a config (already parsed by its schema) whole or not at all. Everything in it is first
+ * checked against what is stored, every problem named by its path (`sources[1].writeKey: already
+ * used by source "checkout"`), and then written in ONE SQLite transaction: sources, settings, mock
+ * receivers and audiences. Idempotent: sources, receivers and audiences are matched by name; a write
+ * key or webhook settings given replace the stored ones, anything not given is left as it is. A value
+ * held by another stored entry (a write key, a receiver's path or id, an audience's trait key) is
+ * refused, even when the file gives that entry a new one: apply such a swap in two steps.
+ * Synchronous: nothing else writes between the checks and the transaction.
  */
-export function applyConfig(store: Store, config: Config, now: number): string[] {
-  const turnedOff: string[] = [];
-  for (const s of config.sources) {
-    // Already parsed by the config schema (defaults applied), as the Config type says.
-    const existing = store.sources.byName(s.name);
-    if (existing) {
-      const wasOn = existing.webhooks.enabled;
-      const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults });
-      if (wasOn && !updated.webhooks.enabled) turnedOff.push(existing.id);
-    } else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults }, now);
-  }
-  if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
-  return turnedOff;
+export function applyConfig(store: Store, config: Config, now: number): ConfigApplied {
+  const receivers = store.featureRepo((db) => new ReceiversRepo(db));
+  const audiencesRepo = store.featureRepo((db) => new AudiencesRepo(db));
+  const problems: ConfigProblem[] = [];
+
+  config.sources.forEach((s, i) => {
+    const holder = s.writeKey === undefined ? undefined : store.sources.byWriteKey(s.writeKey);
+    if (holder && holder.name !== s.name) problems.push({ path: `sources[${i}].writeKey`, message: `already used by source "${holder.name}"`, conflict: true });
+  });
+  const stored = receivers.definitions();
+  const receiverIds = config.mockReceivers.map((e, i) => {
+    const existing = stored.find((r) => r.name === e.name);
+    const other = stored.find((r) => r.name !== e.name && r.path === e.path);
+    if (other) problems.push({ path: `mockReceivers[${i}].path`, message: `"${e.path}" is used by receiver "${other.name}"`, conflict: true });
+    const given = 'id' in e && typeof e.id === 'string' ? e.id : undefined;
+    const sameId = !existing && given ? stored.find((r) => r.id === given) : undefined;
+    if (sameId) problems.push({ path: `mockReceivers[${i}].id`, message: `is the id of receiver "${sameId.name}"`, conflict: true });
+    return existing?.id ?? given ?? randomUUID();
+  });
+  const sourceNames = new Set([...store.sources.list().map((s) => s.name), ...config.sources.map((s) => s.name)]);
+  const audiences = planAudiencesConfig(audiencesRepo, config.audiences, sourceNames);
+  problems.push(...audiences.problems);
+  if (problems.length > 0) throw new ConfigRefused(problems);
+
+  return store.transaction(() => {
+    const turnedOff: string[] = [];
+    for (const s of config.sources) {
+      const existing = store.sources.byName(s.name);
+      if (existing) {
+        const wasOn = existing.webhooks.enabled;
+        const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults });
+        if (wasOn && !updated.webhooks.enabled) turnedOff.push(existing.id);
+      } else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults }, now);
+    }
+    if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
+    config.mockReceivers.forEach((e, i) => receivers.save({ ...e, id: receiverIds[i] } as MockReceiver, now));
+    const sourceId = (name: string) => store.sources.byName(name)?.id ?? '';
+    return { turnedOff, receivers: config.mockReceivers.length > 0, audiences: audiences.write(sourceId, now) };
+  });
 }
 
 export const CONFIG_TURNED_OFF = 'canceled: Webhooks was turned off for its source (config file)';

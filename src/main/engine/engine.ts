@@ -28,7 +28,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
   try {
-    const turnedOff = opts.config ? applyConfig(store, opts.config, now()) : [];
+    // Checked whole and applied in one transaction, or refused (ConfigRefused) with nothing changed.
+    const applied = opts.config ? applyConfig(store, opts.config, now()) : undefined;
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
     const events = new EventHub((ids) => store.calls.summaries(ids));
@@ -69,7 +70,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     });
     const collectorUrl = collector.url;
     // Before resuming: a source the config file turned off must not send what it left unfinished.
-    for (const id of turnedOff) await dispatcher.cancelSource(id, CONFIG_TURNED_OFF);
+    for (const id of applied?.turnedOff ?? []) await dispatcher.cancelSource(id, CONFIG_TURNED_OFF);
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
@@ -81,7 +82,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       },
       { receiverPorts: opts.mockReceiverPorts },
     );
-    if (opts.config) await simulation.applyConfig(opts.config);
+    if (applied) await simulation.configApplied({ ...applied, turnedOff: [] });
     const base = {
       ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults }),
       ...client.handlers(),

@@ -1,6 +1,6 @@
 import type { Config } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
-import { applyConfig, CONFIG_TURNED_OFF } from '../apply-config';
+import { applyConfig, CONFIG_TURNED_OFF, type ConfigApplied } from '../apply-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 
@@ -11,7 +11,7 @@ export class ConfigIo implements Feature<Ops> {
   constructor(
     private readonly deps: SimulationDeps,
     private readonly receivers: ReceiversService,
-    private readonly audiences: { list(): Audience[]; applyConfig(entries: Config['audiences']): Promise<void> | void },
+    private readonly audiences: { list(): Audience[]; configApplied(applied: ConfigApplied['audiences']): Promise<void> },
   ) {}
 
   handlers() {
@@ -27,10 +27,16 @@ export class ConfigIo implements Feature<Ops> {
     };
   }
 
+  /** Checked whole, then applied in one transaction or refused with nothing changed (apply-config.ts). */
   async apply(config: Config): Promise<void> {
-    for (const id of applyConfig(this.deps.store, config, this.deps.now())) await this.deps.cancelDeliveries(id, CONFIG_TURNED_OFF);
-    this.receivers.applyConfig(config.mockReceivers);
-    await this.audiences.applyConfig(config.audiences);
+    await this.applied(applyConfig(this.deps.store, config, this.deps.now()));
+  }
+
+  /** What follows a committed import (also one applied at start, before the simulation ran). */
+  async applied(applied: ConfigApplied): Promise<void> {
+    for (const id of applied.turnedOff) await this.deps.cancelDeliveries(id, CONFIG_TURNED_OFF);
+    if (applied.receivers) this.receivers.reload();
+    await this.audiences.configApplied(applied.audiences);
   }
 
   current(): Config {

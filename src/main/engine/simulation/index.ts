@@ -1,6 +1,6 @@
 import type { ApiHandlers, OpParsed } from '../../../shared/api.contract';
 import type { simulationOps } from '../../../shared/simulation.contract';
-import type { Config } from '../../../shared/config.schema';
+import type { ConfigApplied } from '../apply-config';
 import type { SimulationDeps } from './simulation-deps';
 import { ReceiversService } from './receivers-service';
 import { Deletions } from './deletions';
@@ -13,8 +13,8 @@ export type SimulationHandlers = Pick<ApiHandlers, keyof typeof simulationOps>;
 
 export interface Simulation {
   handlers: SimulationHandlers;
-  /** Applies a config file's mock receivers and audiences (sources and settings too). */
-  applyConfig(config: Config): Promise<void>;
+  /** What follows a config applied at start, before the simulation ran (canceling, first audience syncs). */
+  configApplied(applied: ConfigApplied): Promise<void>;
   /** exportDeliveries as a stream of text, for GET /api/export/file. */
   openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
   stop(): Promise<void>;
@@ -39,7 +39,7 @@ export async function startSimulation(deps: SimulationDeps, opts: { receiverPort
       ...exporter.handlers(),
       ...configIo.handlers(),
     },
-    applyConfig: (config) => configIo.apply(config),
+    configApplied: (applied) => configIo.applied(applied),
     openExport: (input) => exporter.open(input),
     stop: async () => {
       await load.stop();

@@ -134,12 +134,9 @@ export class ReceiversService implements Feature<Ops> {
     };
   }
 
-  /** Config file entries: matched by name, idempotent. */
-  applyConfig(entries: MockReceiver[] | Omit<MockReceiver, 'id'>[]): void {
-    for (const e of entries) {
-      const existing = this.host.list().find((r) => r.name === e.name);
-      this.save({ ...e, id: existing?.id ?? ('id' in e && e.id ? e.id : randomUUID()) } as MockReceiver, !existing);
-    }
+  /** Serves the definitions as stored (a config import wrote them: apply-config.ts); unchanged ones keep their counters. */
+  reload(): void {
+    this.host.setReceivers(this.repo.definitions());
   }
 
   definitions(): MockReceiver[] {

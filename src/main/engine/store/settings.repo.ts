@@ -44,6 +44,11 @@ export class SettingsRepo {
     return this.current;
   }
 
+  /** Puts the settings back as they were (a transaction that wrote them rolled back: Store.transaction). */
+  restore(settings: Settings): void {
+    this.current = settings;
+  }
+
   apply(patch: SettingsPatch): Settings {
     const next: Settings = { ...this.current };
     for (const [key, value] of Object.entries(patch)) {

@@ -104,6 +104,13 @@ export class SourcesRepo {
     this.byKey.delete(current.writeKey);
   }
 
+  /** Puts the sources back as they were (a transaction that wrote them rolled back: Store.transaction). */
+  restore(sources: readonly Source[]): void {
+    this.byId = new Map();
+    this.byKey = new Map();
+    for (const s of sources) this.index(s);
+  }
+
   private index(s: Source): void {
     this.byId.set(s.id, s);
     this.byKey.set(s.writeKey, s);

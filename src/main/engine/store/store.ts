@@ -80,6 +80,24 @@ export class Store {
     return make(this.db);
   }
 
+  /**
+   * Runs fn in one SQLite transaction, now (not through the write queue, so nothing is written between
+   * what fn checks and what it writes): all of it or nothing, as a config import must be. If it rolls
+   * back, what the repositories mirror in memory (sources, settings, source keys) is put back too.
+   */
+  transaction<T>(fn: () => T): T {
+    const sources = this.sources.list();
+    const settings = this.settings.get();
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      this.sources.restore(sources);
+      this.settings.restore(settings);
+      this.afterRollback();
+      throw err;
+    }
+  }
+
   /** Every delivery carrying this call: its Classic one, then its Actions ones (only looked up once the store has had any). */
   deliveriesOfCall(callId: number): ActiveDelivery[] {
     const classic = this.deliveries.activeForCall(callId);

@@ -56,9 +56,13 @@ export class Audiences implements Feature<Ops> {
     return this.repo.list().map(toAudience);
   }
 
-  /** The config file's `audiences` (see applyAudiencesConfig). */
-  async applyConfig(entries: AudienceConfigEntry[]): Promise<void> {
-    await applyAudiencesConfig(this.deps, entries);
+  /**
+   * After a config import committed (planAudiencesConfig): audiences it created are synced at once,
+   * as one created from the API is; changed ones send their differences at their next sync.
+   */
+  async configApplied(applied: { created: string[]; updated: number }): Promise<void> {
+    if (applied.created.length + applied.updated > 0) this.deps.events.emit({ type: 'audiences.changed' });
+    for (const id of applied.created) await syncAudience(this.deps, id);
   }
 
   handlers() {
@@ -184,54 +188,66 @@ async function updateStored(deps: SimulationDeps, input: AudienceUpdate): Promis
   });
 }
 
+/** A problem of a config file's entry; `conflict`: it clashes with what is stored (409, else 400). */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+  conflict?: boolean;
+}
+
 /**
- * The config file's `audiences` (SPEC §8 style: idempotent, matched by name). A missing audience
- * is created and synced at once; an existing one whose definition, sources or interval differ is
- * updated (its next sync sends the differences). Sources are named; every unknown name is
- * reported before anything changes.
+ * The config file's `audiences` (SPEC §8 style: idempotent, matched by name), checked whole against
+ * the stored audiences before anything is written: `write` (run inside the import's one transaction)
+ * then cannot fail for what is in the file. A missing audience is created (and synced once the import
+ * committed, see Audiences.configApplied); an existing one whose definition, sources or interval
+ * differ is updated (its next sync sends the differences). Sources are named: a name must be a
+ * stored source or one of the file's (`sourceNames`), whose ids `sourceId` gives at write time.
  */
-export async function applyAudiencesConfig(deps: SimulationDeps, entries: AudienceConfigEntry[]): Promise<{ created: number; updated: number; unchanged: number }> {
-  const errors: FieldError[] = [];
-  const resolved = entries.map((e, i) => {
-    const sourceIds = e.sources.map((name, j) => {
-      const s = deps.store.sources.byName(name);
-      if (!s) errors.push({ path: `audiences[${i}].sources[${j}]`, message: `no source named "${name}"` });
-      return s?.id ?? '';
+export function planAudiencesConfig(
+  repo: AudiencesRepo,
+  entries: AudienceConfigEntry[],
+  sourceNames: ReadonlySet<string>,
+): { problems: ConfigProblem[]; write: (sourceId: (name: string) => string, now: number) => { created: string[]; updated: number } } {
+  const problems: ConfigProblem[] = [];
+  const newKeys = new Map<string, string>();
+  const names = new Set<string>();
+  const planned = entries.map((e, i) => {
+    e.sources.forEach((name, j) => {
+      if (!sourceNames.has(name)) problems.push({ path: `audiences[${i}].sources[${j}]`, message: `no source named "${name}"` });
     });
     let definition: Definition | undefined;
     try {
       definition = definitionOf(e, `audiences[${i}].`);
     } catch (err) {
-      errors.push(...(err as ValidationError).fields);
+      problems.push(...(err as ValidationError).fields);
     }
-    return { name: e.name, definition: definition!, sourceIds, syncIntervalMs: e.syncIntervalMs ?? null };
-  });
-  if (errors.length > 0) throw new ValidationError(errors);
-
-  const repo = deps.store.featureRepo((db) => new AudiencesRepo(db));
-  const counts = { created: 0, updated: 0, unchanged: 0 };
-  for (const [i, a] of resolved.entries()) {
-    const existing = repo.byName(a.name);
+    if (names.has(e.name)) problems.push({ path: `audiences[${i}].name`, message: `duplicate audience name "${e.name}"` });
+    names.add(e.name);
+    const existing = repo.byName(e.name);
     if (!existing) {
-      let id: string;
-      try {
-        id = await createStored(deps, a);
-      } catch (err) {
-        if (err instanceof HttpError && err.status === 409) throw new ValidationError([{ path: `audiences[${i}].name`, message: err.message.replace(/^name: /, '') }]);
-        throw err;
+      // Two audiences writing the same trait key would overwrite each other at the receiver.
+      const key = audienceKey(e.name);
+      const stored = repo.byKey(key);
+      if (stored) problems.push({ path: `audiences[${i}].name`, message: `its key "${key}" is already used by "${stored.name}"`, conflict: true });
+      else if (newKeys.has(key)) problems.push({ path: `audiences[${i}].name`, message: `its key "${key}" is also the key of "${newKeys.get(key)}"` });
+      newKeys.set(key, e.name);
+    }
+    return { entry: e, existing, key: audienceKey(e.name), definition: definition! };
+  });
+  const write = (sourceId: (name: string) => string, now: number) => {
+    const out = { created: [] as string[], updated: 0 };
+    for (const { entry, existing, key, definition } of planned) {
+      const a = { definition, sourceIds: entry.sources.map(sourceId), syncIntervalMs: entry.syncIntervalMs ?? null };
+      if (!existing) {
+        const id = randomUUID();
+        repo.insert({ ...a, id, name: entry.name, key }, now);
+        out.created.push(id);
+      } else if (JSON.stringify([existing.definition, existing.sourceIds, existing.syncIntervalMs]) !== JSON.stringify([a.definition, a.sourceIds, a.syncIntervalMs])) {
+        repo.updateDefinition(existing.id, a);
+        out.updated++;
       }
-      await syncAudience(deps, id);
-      counts.created++;
-      continue;
     }
-    const same = JSON.stringify([existing.definition, existing.sourceIds, existing.syncIntervalMs]) === JSON.stringify([a.definition, a.sourceIds, a.syncIntervalMs]);
-    if (same) {
-      counts.unchanged++;
-      continue;
-    }
-    await deps.store.writes.run(() => repo.updateDefinition(existing.id, a));
-    deps.events.emit({ type: 'audiences.changed' });
-    counts.updated++;
-  }
-  return counts;
+    return out;
+  };
+  return { problems, write };
 }
