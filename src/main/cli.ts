@@ -5,6 +5,7 @@ import { startEngine } from './engine/engine';
 import { startControlServer } from './server/control-server';
 import { defaultDataDir } from './data-dir';
 import { ConfigError, loadConfigFile } from './load-config';
+import { ConfigRefused } from './engine/apply-config';
 import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.schema';
 import { describeErrors, fieldErrors } from '../shared/validation-error';
 import { VERSION } from './engine/version';
@@ -97,6 +98,11 @@ async function serve(argv: string[]): Promise<void> {
     });
   } catch (err) {
     failIfPortInUse(err, 'collector', 'collector-port', host, collectorPort);
+    // The file is valid on its own but clashes with the data folder (a write key another source has):
+    // nothing of it was applied (one transaction), and this is the user's to fix, as a bad file is.
+    if (err instanceof ConfigRefused && values.config) {
+      fail(`config file ${values.config} does not fit the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
+    }
     throw err;
   }
   let server;

@@ -1,26 +1,104 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { visit } from 'jsonc-parser';
 import { configSchema, type Config } from '../shared/config.schema';
-import { describeErrors, fieldErrors } from '../shared/validation-error';
+import { inputTooDeep } from '../shared/input-depth';
+import { describeErrors, fieldErrors, formatPath, type FieldError } from '../shared/validation-error';
 
 export class ConfigError extends Error {}
 
-/** Reads and validates a config file; every problem is reported with the path of the bad field. */
+/** A config file larger than this is refused without being read (a real one is a few KB). */
+export const MAX_CONFIG_FILE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Reads and validates a config file; every problem is reported with the path of the bad field.
+ * Only a regular file is read (a FIFO, a device such as /dev/zero or a folder is refused before a
+ * byte is read: opened without blocking, then fstat), at most MAX_CONFIG_FILE_BYTES, as UTF-8 with or
+ * without a byte order mark; a key given twice in one object is refused (JSON.parse keeps the last).
+ */
 export function loadConfigFile(path: string): Config {
-  let text: string;
+  return parseConfigText(readConfigText(path), `config file ${path}`);
+}
+
+function readConfigText(path: string): string {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    // O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise (Windows has no such flag).
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
   }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new ConfigError(`config file ${path} is not a regular file (it is ${kindOf(stat)}): give the path of a JSON file`);
+    if (stat.size > MAX_CONFIG_FILE_BYTES) throw tooLarge(path);
+    // One byte more than the cap, so a file that grew since fstat is still caught.
+    const buf = Buffer.alloc(Math.min(stat.size + 1, MAX_CONFIG_FILE_BYTES + 1));
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    if (n > MAX_CONFIG_FILE_BYTES) throw tooLarge(path);
+    try {
+      // fatal: bytes that are not UTF-8 are refused, not replaced; the BOM, if any, is dropped.
+      return new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, n));
+    } catch {
+      throw new ConfigError(`config file ${path} is not UTF-8 text (save it as UTF-8)`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const tooLarge = (path: string) => new ConfigError(`config file ${path} is larger than ${MAX_CONFIG_FILE_BYTES / 1024 / 1024} MiB, the most a config file may be`);
+
+function kindOf(s: Stats): string {
+  if (s.isDirectory()) return 'a folder';
+  if (s.isFIFO()) return 'a FIFO';
+  if (s.isCharacterDevice() || s.isBlockDevice()) return 'a device';
+  if (s.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+/** A config as JSON text (a file's, once read): syntax, then depth, then duplicate keys, then the schema. */
+export function parseConfigText(text: string, what: string): Config {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+    throw new ConfigError(`${what} is not valid JSON: ${(err as Error).message}`);
   }
+  const invalid = (fields: FieldError[]) => new ConfigError(`${what} is invalid:\n  ${describeErrors(fields).split('; ').join('\n  ')}`);
+  // Depth first, without recursion (as for the control API's input): the key scan and the schema recurse.
+  const tooDeep = inputTooDeep(json);
+  if (tooDeep) throw invalid(tooDeep.fields);
+  const duplicates = duplicateKeys(text);
+  if (duplicates.length > 0) throw invalid(duplicates);
   const r = configSchema.safeParse(json);
-  if (!r.success) {
-    throw new ConfigError(`config file ${path} is invalid:\n  ${describeErrors(fieldErrors(r.error)).split('; ').join('\n  ')}`);
-  }
+  if (!r.success) throw invalid(fieldErrors(r.error));
   return r.data;
+}
+
+/**
+ * Every key given twice in one object, by its path, with the line of the second. jsonc-parser's
+ * visitor (VS Code's JSON scanner) walks the text, which JSON.parse has already accepted; it
+ * recurses once per level, which the depth check before it bounds.
+ */
+function duplicateKeys(text: string): FieldError[] {
+  const found: FieldError[] = [];
+  const open: Set<string>[] = [];
+  visit(text, {
+    onObjectBegin: () => {
+      open.push(new Set());
+    },
+    onObjectEnd: () => {
+      open.pop();
+    },
+    onObjectProperty: (key, _offset, _length, line, _character, pathSupplier) => {
+      const keys = open[open.length - 1];
+      if (keys.has(key)) found.push({ path: formatPath([...pathSupplier(), key]), message: `duplicate key (line ${line + 1}): JSON keeps only the last, so the first would be lost` });
+      keys.add(key);
+    },
+  });
+  return found;
 }
