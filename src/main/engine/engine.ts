@@ -16,6 +16,7 @@ import { applyConfig, CONFIG_TURNED_OFF } from './apply-config';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
+import { maskUrlPasswordsIn } from '../../shared/url-credentials';
 import { startSimulation, type Simulation } from './simulation';
 import { demoHandlers } from './demo';
 
@@ -74,7 +75,9 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
-    const log = opts.log ?? (() => undefined);
+    // Every line the engine logs goes out with URL passwords masked (README, Decisions).
+    const sink = opts.log;
+    const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
     simulation = await startSimulation(
       {
         store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
