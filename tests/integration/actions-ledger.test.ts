@@ -226,7 +226,7 @@ describe('retention with Actions', () => {
       const acts = store.sources.create({ name: 'acts', writeKey: 'wk_acts', webhooks: webhooks as WebhookSettings }, Date.now());
       store.sources.create({ name: 'plain', writeKey: 'wk_plain' }, Date.now());
       // The batcher makes the batch delivery; nothing sends it, so it stays pending (unfinished).
-      const batcher = new ActionsBatcher({ store, now: () => Date.now(), enqueue: () => undefined, touched: () => undefined });
+      const batcher = new ActionsBatcher({ store, now: () => Date.now(), enqueue: () => undefined, touched: () => undefined, failed: (err: unknown) => { throw err; } });
       const ingest = new Ingest(store, () => Date.now(), arrivalPlanner(() => store.settings.get()), (r) => batcher.queued(r.batched));
       const send = (writeKey: string, id: string) =>
         ingest.handle({ path: '/v1/track', route: 'track', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, body: Buffer.from(JSON.stringify(track(id))) });

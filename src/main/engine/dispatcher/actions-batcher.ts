@@ -23,6 +23,8 @@ export interface BatcherDeps {
   enqueue: (deliveries: ActiveDelivery[]) => void;
   /** These calls' summaries changed (waiting → a delivery, or canceled). */
   touched: (callIds: number[]) => void;
+  /** A flush nobody awaits failed (a full disk): its items stay waiting in SQLite for the next flush. */
+  failed: (err: unknown) => void;
 }
 
 export class ActionsBatcher {
@@ -46,9 +48,9 @@ export class ActionsBatcher {
   /** Items were queued in these batches (arrivals.ts StoredResult.batched): flush the full ones, time the rest. */
   queued(batches: readonly { sourceId: string; mapping: string }[]): void {
     if (batches.length === 0 || this.stopped) return;
-    void this.serial(async () => {
+    this.serial(async () => {
       for (const b of batches) await this.flushGroup(b.sourceId, b.mapping, false);
-    });
+    }).catch((err: unknown) => this.deps.failed(err));
   }
 
   /** Batches whose wait is over (the timer; tests that move a manual clock call it too). */
@@ -167,7 +169,7 @@ export class ActionsBatcher {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.timerAt = Infinity;
-      void this.flushDue().catch(() => undefined);
+      this.flushDue().catch((err: unknown) => this.deps.failed(err));
     }, Math.max(0, at - this.deps.now()));
     this.timer.unref();
   }

@@ -8,6 +8,10 @@ import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
+import { LANE_QUEUE, LANE_REQUESTS, laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
+
+/** Deliveries read from the store per page when resuming (start, storage back). */
+const RESUME_PAGE = 500;
 
 export interface DispatcherDeps {
   store: Store;
@@ -22,18 +26,33 @@ export interface DispatcherDeps {
    * recording reports that).
    */
   onInFlight?: (callId: number, deliveryId: number) => void;
-  /** Rounds in flight at once (each up to five requests). */
-  concurrency?: number;
+  /** Per receiver endpoint: scheduled requests out at once, deliveries waiting in memory (lanes.ts). */
+  lanes?: Partial<LaneLimits>;
+  /** A round failed for a reason that is not the receiver's (a bug): logged, the row is resumed at the next start. */
+  onError?: (err: unknown) => void;
 }
 
 /**
- * Runs deliveries: new ones at once, retries when due (one timer for the soonest), at most
- * `concurrency` rounds at a time. Every state change goes through the write queue, so the
- * inspector reads exactly what was sent; nothing here is lost on a crash that a restart cannot resume.
+ * Runs deliveries: new ones at once, retries when due (one timer for the soonest). Each URL's request
+ * takes a slot in its receiver's lane (lanes.ts): a URL whose lane is full is not sent in this round
+ * (deferred), and a delivery none of whose URLs has a slot waits in its lane, in memory up to the
+ * lane's queue, past it as a parked row. So a receiver that never answers holds its own slots and
+ * nothing else. Every state change goes through the write queue, so the inspector reads exactly what
+ * was sent; nothing here is lost on a crash that a restart cannot resume. While storage fails
+ * (store.health), the dispatcher pauses; when a write succeeds again it resumes from the rows.
  */
 export class Dispatcher {
-  private readonly waiting: ActiveDelivery[] = [];
   private readonly running = new Set<number>();
+  /** Deliveries waiting in a lane's memory queue. */
+  private readonly held = new Set<number>();
+  private readonly lanes: Lanes;
+  /** Rows to park, written together at the end of the tick (or before a claim). */
+  private parks: { id: number; lane: string }[] = [];
+  private parkFlush: NodeJS.Immediate | null = null;
+  /** Lanes that freed slots this tick: drained once, at the end of it. */
+  private readonly freed = new Set<Lane>();
+  private drainTimer: NodeJS.Immediate | null = null;
+  private paused = false;
   /** Scheduled rounds whose delivery was canceled while they were out (noteCanceled, commit). */
   private readonly canceledWhileOut = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
@@ -41,14 +60,15 @@ export class Dispatcher {
   private stopped = false;
   private abandoned = false;
   private readonly idleWaiters: (() => void)[] = [];
-  private readonly concurrency: number;
   /** Replays and bulk retries: rounds a user asked for, beside the schedule. */
   private readonly manual: ManualRounds;
   /** Batched Actions mappings: calls waiting for their batch (actions-batcher.ts). */
   readonly batcher: ActionsBatcher;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.concurrency = deps.concurrency ?? 256;
+    this.lanes = new Lanes({ requests: deps.lanes?.requests ?? LANE_REQUESTS, queue: deps.lanes?.queue ?? LANE_QUEUE });
+    // A full disk pauses sending (no round could be recorded); the first write that commits resumes it.
+    deps.store.health.onChange((s) => (s.ok ? this.resume() : this.pause()));
     this.manual = new ManualRounds(deps, {
       goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
       commit: (d, update, attempts, out) => this.commit(d, update, attempts, out),
@@ -61,17 +81,68 @@ export class Dispatcher {
       touched: (callIds) => {
         for (const id of callIds) deps.onAttempts(id, []);
       },
+      failed: (err) => this.failed(err),
     });
   }
 
   /** Resumes everything unfinished: pending and in-flight now (at least once), retries at their time. */
   start(): void {
-    const now = this.deps.now();
-    const resume = this.deps.store.deliveries.unfinished();
-    this.enqueue(resume.filter((d) => d.state !== 'retrying' || (d.nextAttemptAt ?? 0) <= now));
-    this.armFromStore();
+    this.resumeFromStore();
     // Batches left waiting when the process stopped go out now.
-    void this.batcher.start().catch(() => undefined);
+    this.batcher.start().catch((err: unknown) => this.failed(err));
+  }
+
+  /**
+   * Reads unfinished work back from the rows, a page at a time (never every body at once): each
+   * delivery is admitted, queued or parked as if it had just arrived; lanes with parked rows claim
+   * them as they free. Rounds still out are skipped (admit), so this is safe to run again.
+   */
+  private resumeFromStore(): void {
+    const { store, now } = this.deps;
+    try {
+      for (const key of store.deliveries.parkedLanes()) this.lanes.get(key).parkedInDb = true;
+      const at = now();
+      for (let after = 0; ; ) {
+        const page = store.deliveries.resumable(at, after, RESUME_PAGE);
+        for (const d of page) this.admit(d);
+        this.flushParks();
+        if (page.length < RESUME_PAGE || this.paused) break;
+        after = page[page.length - 1].id;
+      }
+      for (const lane of this.lanes.all()) if (lane.parkedInDb) this.freed.add(lane);
+      this.drainFreed();
+      this.armFromStore();
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  /** Storage failed: send nothing new; the rows keep everything (a round out records if it can). */
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.disarm();
+    this.lanes.clearQueues();
+    this.held.clear();
+    this.parks = [];
+    this.wakeIdle();
+  }
+
+  private resume(): void {
+    if (!this.paused || this.stopped) return;
+    this.paused = false;
+    this.resumeFromStore();
+    // Batches whose flush failed meanwhile are still waiting in SQLite: they go out now.
+    this.batcher.start().catch((err: unknown) => this.failed(err));
+  }
+
+  /**
+   * A round, a claim or a park failed. A storage failure pauses (store.health's listener); the
+   * delivery's row is unchanged, so the resume sends it again. Anything else is a bug: logged, and
+   * the row is resumed at the next start.
+   */
+  private failed(err: unknown): void {
+    if (!this.deps.store.health.noteError(err)) this.deps.onError?.(err);
   }
 
   /**
@@ -79,7 +150,7 @@ export class Dispatcher {
    * marked in the store; a round already out is recorded when it ends but not retried (commit).
    */
   async cancelSource(sourceId: string, reason: string): Promise<number> {
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].sourceId === sourceId) this.waiting.splice(i, 1);
+    this.dropQueued((d) => d.sourceId === sourceId);
     const { store } = this.deps;
     const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason)));
     for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
@@ -105,7 +176,7 @@ export class Dispatcher {
   async cancelUpTo(maxCallId: number, reason: string, chunk: number): Promise<number> {
     // First: a batch flushed meanwhile has its delivery in `waiting` or running by the time this resolves.
     let canceled = await this.batcher.dropUpTo(maxCallId);
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].callId <= maxCallId) this.waiting.splice(i, 1);
+    this.dropQueued((d) => d.callId <= maxCallId);
     const { store } = this.deps;
     for (;;) {
       const n = (await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk)))).length;
@@ -128,14 +199,143 @@ export class Dispatcher {
     if (this.isIdle()) this.idleWaiters.splice(0).forEach((f) => f());
   }
 
+  /** Deliveries waiting in memory that are no longer to be sent (canceled): their rows say so. */
+  private dropQueued(match: (d: ActiveDelivery) => boolean): void {
+    for (const lane of this.lanes.all()) {
+      for (let i = lane.queue.length - 1; i >= 0; i--) {
+        if (match(lane.queue[i])) this.held.delete(lane.queue.splice(i, 1)[0].id);
+      }
+    }
+  }
+
   private isIdle(): boolean {
-    return this.running.size === 0 && this.waiting.length === 0 && this.manual.isIdle();
+    return this.running.size === 0 && this.held.size === 0 && this.manual.isIdle();
   }
 
   enqueue(deliveries: ActiveDelivery[]): void {
-    if (this.stopped) return;
-    for (const d of deliveries) this.waiting.push(d);
-    this.pump();
+    for (const d of deliveries) this.admit(d);
+    this.scheduleParkFlush();
+  }
+
+  /** Figures for health and tests: requests out, deliveries waiting in memory. */
+  load(): { roundsOut: number; queued: number } {
+    return { roundsOut: this.running.size, queued: this.held.size };
+  }
+
+  /**
+   * Sends a delivery's pending URLs that have a free slot in their lanes now; the others are
+   * deferred to its next round. With no free slot at all, it waits in its first URL's lane: a new
+   * delivery in the lane's memory queue while there is room (and nothing of the lane is parked,
+   * keeping the order), anything else as a parked row — a retry always, so that the due query and the
+   * retry timer, which skip parked rows, never see a retry that is only waiting for its lane.
+   */
+  private admit(d: ActiveDelivery): void {
+    if (this.stopped || this.paused || this.running.has(d.id) || this.held.has(d.id) || d.pendingUrls.length === 0) return;
+    const sendable: number[] = [];
+    const deferred: number[] = [];
+    for (const i of d.pendingUrls) {
+      const lane = this.lanes.get(laneKey(d.urls[i].url));
+      if (this.lanes.hasRoom(lane)) {
+        lane.active++;
+        sendable.push(i);
+      } else deferred.push(i);
+    }
+    if (sendable.length > 0) return this.launch(d, sendable, deferred);
+    const lane = this.lanes.get(laneKey(d.urls[d.pendingUrls[0]].url));
+    if (d.state !== 'retrying' && this.lanes.canQueue(lane)) {
+      lane.queue.push(d);
+      this.held.add(d.id);
+    } else {
+      lane.parkedInDb = true;
+      this.parks.push({ id: d.id, lane: lane.key });
+    }
+  }
+
+  private launch(d: ActiveDelivery, sendable: number[], deferred: number[]): void {
+    this.running.add(d.id);
+    const released = new Set<number>();
+    const release = (i: number) => {
+      if (released.has(i)) return;
+      released.add(i);
+      const lane = this.lanes.get(laneKey(d.urls[i].url));
+      lane.active--;
+      this.freed.add(lane);
+      this.scheduleDrain();
+    };
+    this.runScheduled(d, sendable, deferred, release)
+      .then((again) => {
+        for (const i of sendable) release(i);
+        this.running.delete(d.id);
+        // Only URLs that waited for a slot are left: they go now, in their lanes.
+        if (again) this.admit(again);
+        this.scheduleParkFlush();
+      })
+      .catch((err: unknown) => {
+        for (const i of sendable) release(i);
+        this.running.delete(d.id);
+        this.failed(err);
+      })
+      .finally(() => this.wakeIdle());
+  }
+
+  private scheduleDrain(): void {
+    this.drainTimer ??= setImmediate(() => {
+      this.drainTimer = null;
+      this.drainFreed();
+    });
+  }
+
+  /** Lanes that freed slots take from their memory queue, then claim their parked rows. */
+  private drainFreed(): void {
+    const lanes = [...this.freed];
+    this.freed.clear();
+    for (const lane of lanes) this.drain(lane);
+    this.flushParks();
+  }
+
+  private drain(lane: Lane): void {
+    while (!this.stopped && !this.paused && this.lanes.hasRoom(lane)) {
+      const d = lane.queue.shift();
+      if (d) {
+        this.held.delete(d.id);
+        this.admit(d);
+        continue;
+      }
+      if (!lane.parkedInDb) return;
+      // Only as many as can go now: a claimed row is unparked, so it must not wait in memory.
+      const room = this.lanes.limits.requests - lane.active;
+      let claimed: ActiveDelivery[];
+      try {
+        // Parks made so far must be visible to the claim.
+        this.flushParks();
+        claimed = this.deps.store.deliveries.claimParked(lane.key, room);
+      } catch (err) {
+        return this.failed(err);
+      }
+      if (claimed.length < room) lane.parkedInDb = false;
+      for (const c of claimed) this.admit(c);
+      if (claimed.length === 0) return;
+    }
+  }
+
+  private scheduleParkFlush(): void {
+    if (this.parks.length === 0) return;
+    this.parkFlush ??= setImmediate(() => {
+      this.parkFlush = null;
+      this.flushParks();
+    });
+  }
+
+  private flushParks(): void {
+    if (this.parks.length === 0) return;
+    const parks = this.parks;
+    this.parks = [];
+    try {
+      this.deps.store.deliveries.park(parks);
+    } catch (err) {
+      // Left unparked: their rows are unfinished, and the resume after the storage failure reads them back.
+      this.failed(err);
+    }
   }
 
   /** Time-warp changed: scheduled retries keep their simulated time, so their real wait scales. */
@@ -155,29 +355,22 @@ export class Dispatcher {
 
   /** Stops scheduling; waits up to `graceMs` for rounds in flight. Unfinished ones resume at the next start. */
   async stop(graceMs = 2000): Promise<void> {
+    this.flushParks();
     this.stopped = true;
     this.disarm();
     this.batcher.stop();
-    this.waiting.length = 0;
+    this.lanes.clearQueues();
+    this.held.clear();
     this.manual.stop();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.abandoned = true;
   }
 
-  private pump(): void {
-    while (!this.stopped && this.running.size < this.concurrency && this.waiting.length > 0) {
-      const d = this.waiting.shift()!;
-      if (this.running.has(d.id)) continue;
-      this.running.add(d.id);
-      void this.runScheduled(d).finally(() => {
-        this.running.delete(d.id);
-        this.pump();
-        this.wakeIdle();
-      });
-    }
-  }
-
-  private async runScheduled(d: ActiveDelivery): Promise<void> {
+  /**
+   * One scheduled round to the URLs that have a slot. Returns the delivery read back when only
+   * deferred URLs are left (to be admitted again at once), else null.
+   */
+  private async runScheduled(d: ActiveDelivery, sendable: number[], deferred: number[], release: (i: number) => void): Promise<ActiveDelivery | null> {
     const { store, sender, now, random } = this.deps;
     const settings = store.settings.get();
     const source = store.sources.get(d.sourceId);
@@ -185,16 +378,21 @@ export class Dispatcher {
     // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
     // retries (rarer, and found by the due-query) are worth a write to say they are in flight. The
     // inspector learns of every round in flight from memory (store.inFlight).
-    if (d.round > 0) void store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch(() => undefined);
-    const out = this.goingOut(d, d.pendingUrls, startedAt);
+    if (d.round > 0) store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch((err: unknown) => this.failed(err));
+    const out = this.goingOut(d, sendable, startedAt, release);
     try {
-      const round = await sendRound(sender, d, d.pendingUrls, source, settings, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
+      const round = await sendRound(sender, d, sendable, source, settings, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
-      if (this.abandoned) return;
-      const update = afterRound(d, round, settings, startedAt, now(), random);
+      if (this.abandoned) return null;
+      const update = afterRound(d, round, settings, startedAt, now(), random, deferred);
       const recorded = await this.commit(d, update, round.attempts, out.round, true);
-      if (recorded && update.state === 'retrying' && update.nextAttemptAt !== null) this.arm(update.nextAttemptAt);
+      if (!recorded || update.state !== 'retrying' || update.nextAttemptAt === null) return null;
+      if (update.nextAttemptAt > now()) {
+        this.arm(update.nextAttemptAt);
+        return null;
+      }
+      return store.deliveries.active(d.id) ?? null;
     } finally {
       store.inFlight.end(d.id, out.round);
       // A cancel that came after this round's commit (or while abandoned) leaves nothing to apply.
@@ -210,14 +408,18 @@ export class Dispatcher {
     return itemCount > 1 ? this.deps.store.deliveries.callsOf(deliveryId) : [callId];
   }
 
-  /** Registers a round as in flight, and what reports each URL's answer while others are out. */
-  private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): GoingOut {
+  /**
+   * Registers a round as in flight, and what reports each URL's answer while others are out (and
+   * gives its lane slot back at once: a slow URL of the same round must not hold the others' lanes).
+   */
+  private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number, release?: (urlIndex: number) => void): GoingOut {
     const { store, onInFlight } = this.deps;
     const round = store.inFlight.start(d.id, urlIndexes, at);
     if (onInFlight) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) onInFlight(id, d.id);
     return {
       round,
       onAnswer: (i, r, c) => {
+        release?.(i);
         if (store.inFlight.answered(round, i, r.status, c.outcome)) onInFlight?.(d.callId, d.id);
       },
     };
@@ -246,7 +448,7 @@ export class Dispatcher {
   }
 
   private arm(at: number): void {
-    if (this.stopped || at >= this.timerAt) return;
+    if (this.stopped || this.paused || at >= this.timerAt) return;
     this.disarm();
     this.timerAt = at;
     const wait = Math.max(0, Math.min(at - this.deps.now(), 2 ** 31 - 1));
@@ -268,12 +470,17 @@ export class Dispatcher {
   private wake(): void {
     this.timer = null;
     this.timerAt = Infinity;
-    if (this.stopped) return;
-    const due = this.deps.store.deliveries.due(this.deps.now(), 1000).filter((d) => !this.running.has(d.id) && !this.waiting.some((w) => w.id === d.id));
-    this.enqueue(due);
-    // Re-arm once the picked rows say in_flight (their state writes are queued ahead of this job),
+    if (this.stopped || this.paused) return;
+    try {
+      // Running and held ones are skipped by admit; parked ones are not due (their lane claims them).
+      this.enqueue(this.deps.store.deliveries.due(this.deps.now(), 1000));
+      this.flushParks();
+    } catch (err) {
+      return this.failed(err);
+    }
+    // Re-arm once the picked rows say in_flight or parked (their writes are queued ahead of this job),
     // so the soonest due is a delivery not yet running.
-    this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), () => undefined);
+    this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), (err: unknown) => this.failed(err));
   }
 }
 

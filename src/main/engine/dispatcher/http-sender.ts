@@ -42,8 +42,8 @@ export interface SendResult {
 }
 
 export interface HttpSenderOptions {
-  /** Keep-alive connections per receiver origin. Default 32. */
-  connectionsPerOrigin?: number;
+  /** Keep-alive connections per receiver origin; null = as many as requests out. Default 32. */
+  connectionsPerOrigin?: number | null;
   /** Clock for startedAt (epoch ms). Durations and the timeout always use real time. */
   now?: () => number;
   /** Extra CA to trust besides the bundled roots (tests, local receivers). */
@@ -77,7 +77,7 @@ export class HttpSender {
   constructor(opts: HttpSenderOptions = {}) {
     this.#now = opts.now ?? Date.now;
     this.#agent = new Agent({
-      connections: opts.connectionsPerOrigin ?? 32,
+      connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
       pipelining: 1,
       connect: timedConnector(buildConnector(opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {})),
     });

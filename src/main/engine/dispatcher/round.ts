@@ -134,8 +134,11 @@ function toAttempt(
 
 /**
  * The state machine of SPEC §4 after a scheduled round: any success → delivered (the URLs that
- * failed in this round are not retried); otherwise the next round goes to the URLs whose failure
- * is retryable, at the schedule's next delay divided by the time-warp factor, unless the window is over.
+ * failed in this round are not retried, nor sent if they were still waiting for a slot in their
+ * receiver's lane); otherwise the next round goes to the URLs whose failure is retryable, at the
+ * schedule's next delay divided by the time-warp factor, unless the window is over, together with
+ * the URLs that waited for a slot (`deferred`, dispatcher/lanes.ts) — at once when nothing failed
+ * retryably, since they have not had their turn.
  */
 export function afterRound(
   d: ActiveDelivery,
@@ -144,8 +147,9 @@ export function afterRound(
   roundStartedAt: number,
   finishedAt: number,
   random: () => number,
+  deferred: number[] = [],
 ): DeliveryUpdate {
-  const u = stateAfterRound(d, round, settings, roundStartedAt, finishedAt, random);
+  const u = stateAfterRound(d, round, settings, roundStartedAt, finishedAt, random, deferred);
   return { ...u, urlStates: roundUrlStates(d.urlStates, round, u) };
 }
 
@@ -156,6 +160,7 @@ function stateAfterRound(
   roundStartedAt: number,
   finishedAt: number,
   random: () => number,
+  deferred: number[],
 ): Omit<DeliveryUpdate, 'urlStates'> {
   const roundNo = d.round + 1;
   const durationMs = Math.max(0, finishedAt - roundStartedAt);
@@ -172,6 +177,10 @@ function stateAfterRound(
     return { ...base, state: 'delivered', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: d.simElapsedMs + durationMs, deliveredAt: finishedAt, lastError: null };
   }
   const retryable = round.attempts.filter((_, k) => round.classifications[k].outcome === 'retryable').map((a) => a.urlIndex);
+  if (retryable.length === 0 && deferred.length > 0) {
+    // Only URLs that never had a slot are left: they go next, now (the dispatcher queues them in their lane).
+    return { ...base, state: 'retrying', pendingUrls: [...deferred].sort((a, b) => a - b), nextAttemptAt: finishedAt, nextSimOffsetMs: null, simElapsedMs: d.simElapsedMs + durationMs, deliveredAt: null, lastError };
+  }
   if (retryable.length === 0) {
     return end(base, 'failed', d.simElapsedMs + durationMs, lastError);
   }
@@ -183,7 +192,7 @@ function stateAfterRound(
   return {
     ...base,
     state: 'retrying',
-    pendingUrls: retryable,
+    pendingUrls: [...retryable, ...deferred].sort((a, b) => a - b),
     nextAttemptAt: finishedAt + Math.round(next.delayMs / settings.timeScale),
     nextSimOffsetMs: next.offsetMs,
     simElapsedMs: next.offsetMs,

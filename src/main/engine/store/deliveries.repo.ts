@@ -41,14 +41,16 @@ export class DeliveriesRepo {
       attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
       sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
       last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError,
-      url_states = @urlStates, url_mask = @urlMask WHERE id = @id`);
+      url_states = @urlStates, url_mask = @urlMask, parked_lane = NULL WHERE id = @id`);
     // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
     this.stateStmt = db.prepare("UPDATE deliveries SET state = ? WHERE id = ? AND state != 'canceled'");
     this.attemptStmt = db.prepare(INSERT_ATTEMPT_SQL);
     this.byCallStmt = db.prepare("SELECT * FROM deliveries WHERE call_id = ? AND kind = 'classic'");
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
-    this.dueStmt = db.prepare("SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?");
+    this.dueStmt = db.prepare(
+      "SELECT * FROM deliveries WHERE state = 'retrying' AND next_attempt_at <= ? AND parked_lane IS NULL ORDER BY next_attempt_at LIMIT ?",
+    );
     this.attemptTimesStmt = db.prepare(
       'SELECT a.started_at, a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.call_id IN (SELECT value FROM json_each(?))',
     ).raw();
@@ -131,7 +133,7 @@ export class DeliveriesRepo {
 
   private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
     const set = this.db.prepare(
-      "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ? WHERE id = ?",
+      "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ?, parked_lane = NULL WHERE id = ?",
     );
     for (const r of rows) {
       const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
@@ -154,9 +156,51 @@ export class DeliveriesRepo {
     return row && toActive(row);
   }
 
-  /** Deliveries to resume at start: never finished, including those in flight when the process stopped. */
-  unfinished(): ActiveDelivery[] {
-    return (this.db.prepare("SELECT * FROM deliveries WHERE state IN ('pending', 'in_flight', 'retrying')").all() as DeliveryRow[]).map(toActive);
+  /**
+   * Deliveries to resume (at start, after storage recovered), a page at a time by id: never finished,
+   * including those in flight when the process stopped, and retries already due; not parked ones
+   * (their lanes claim them) nor retries still to come (the timer finds them).
+   */
+  resumable(now: number, afterId: number, limit: number): ActiveDelivery[] {
+    return (
+      this.db
+        .prepare(`SELECT * FROM deliveries WHERE id > ? AND parked_lane IS NULL AND (state IN ('pending', 'in_flight')
+          OR (state = 'retrying' AND next_attempt_at <= ?)) ORDER BY id LIMIT ?`)
+        .all(afterId, now, limit) as DeliveryRow[]
+    ).map(toActive);
+  }
+
+  /**
+   * Parks deliveries that no lane has room for (dispatcher/lanes.ts): their rows wait, with the lane
+   * named, instead of their bodies in memory. One transaction; not through the write queue, because a
+   * lane's claim must see every park made before it (the dispatcher parks and claims in order).
+   */
+  park(parks: { id: number; lane: string }[]): void {
+    const stmt = this.db.prepare("UPDATE deliveries SET parked_lane = ? WHERE id = ? AND state IN ('pending', 'in_flight', 'retrying')");
+    this.db.transaction(() => {
+      for (const p of parks) stmt.run(p.lane, p.id);
+    })();
+  }
+
+  /** Takes up to `limit` of a lane's parked deliveries back, oldest first, and unparks them. */
+  claimParked(lane: string, limit: number): ActiveDelivery[] {
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare("SELECT * FROM deliveries WHERE parked_lane = ? AND state IN ('pending', 'in_flight', 'retrying') ORDER BY id LIMIT ?")
+        .all(lane, limit) as DeliveryRow[];
+      if (rows.length) this.db.prepare('UPDATE deliveries SET parked_lane = NULL WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(rows.map((r) => r.id)));
+      return rows.map(toActive);
+    })();
+  }
+
+  /** Lanes that have parked deliveries (at start: each is claimed from as it frees). */
+  parkedLanes(): string[] {
+    return this.db.prepare('SELECT DISTINCT parked_lane FROM deliveries WHERE parked_lane IS NOT NULL').pluck().all() as string[];
+  }
+
+  /** How many deliveries wait parked (health, tests). */
+  countParked(): number {
+    return this.db.prepare('SELECT COUNT(*) FROM deliveries WHERE parked_lane IS NOT NULL').pluck().get() as number;
   }
 
   due(now: number, limit: number): ActiveDelivery[] {
@@ -164,7 +208,7 @@ export class DeliveriesRepo {
   }
 
   nextDueAt(): number | null {
-    const r = this.db.prepare("SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state = 'retrying'").get() as { t: number | null };
+    const r = this.db.prepare("SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE state = 'retrying' AND parked_lane IS NULL").get() as { t: number | null };
     return r.t;
   }
 

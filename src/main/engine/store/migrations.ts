@@ -350,4 +350,11 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX actions_batch_items_batch ON actions_batch_items(source_id, mapping, id);
   CREATE INDEX actions_batch_items_call ON actions_batch_items(call_id);
   `,
+  /* 12: work waiting for a busy receiver waits as rows (issue 22). A delivery none of whose URLs has a
+     free slot in its receiver's lane (dispatcher/lanes.ts) and that does not fit the lane's short
+     queue in memory is parked: parked_lane names the lane (origin and path) it waits for, and the
+     dispatcher claims parked rows, oldest first, as the lane frees. NULL for every other delivery. */ `
+  ALTER TABLE deliveries ADD COLUMN parked_lane TEXT;
+  CREATE INDEX deliveries_parked ON deliveries(parked_lane, id) WHERE parked_lane IS NOT NULL;
+  `,
 ];

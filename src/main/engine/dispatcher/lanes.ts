@@ -1,0 +1,80 @@
+import type { ActiveDelivery } from '../store/delivery.types';
+
+// Per-receiver isolation (issue 22; DESIGN lesson 14, as Svix and Hookdeck isolate endpoints). Every
+// receiver endpoint has a lane: at most `requests` scheduled requests out at once, and a short FIFO of
+// deliveries waiting in memory for it. Past that queue, deliveries wait as rows in SQLite (parked,
+// deliveries.parked_lane) and are claimed back as the lane frees, so a receiver that never answers
+// holds `requests` sockets and `queue` deliveries in memory, however long it hangs, and nothing else.
+
+/** Scheduled requests out at once to one receiver endpoint. */
+export const LANE_REQUESTS = 64;
+/** Deliveries waiting in memory for one endpoint; the rest wait as rows. */
+export const LANE_QUEUE = 256;
+
+export interface LaneLimits {
+  requests: number;
+  queue: number;
+}
+
+/**
+ * The lane a URL belongs to: its origin and path, without query, fragment or credentials. Per path,
+ * not per origin: the mock receivers all share one origin, and a hanging one must not hold up its
+ * neighbours (README, Decisions).
+ */
+export function laneKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url;
+  }
+}
+
+export class Lane {
+  /** Requests out now. */
+  active = 0;
+  /** Waiting in memory, oldest first. */
+  readonly queue: ActiveDelivery[] = [];
+  /** Some of this lane's deliveries wait as rows (claimed when the queue runs dry). */
+  parkedInDb = false;
+  constructor(readonly key: string) {}
+}
+
+export class Lanes {
+  private readonly byKey = new Map<string, Lane>();
+  constructor(readonly limits: LaneLimits) {}
+
+  get(key: string): Lane {
+    let lane = this.byKey.get(key);
+    if (!lane) this.byKey.set(key, (lane = new Lane(key)));
+    return lane;
+  }
+
+  hasRoom(lane: Lane): boolean {
+    return lane.active < this.limits.requests;
+  }
+
+  /** Whether a delivery may wait in this lane's memory queue (else it waits as a row). */
+  canQueue(lane: Lane): boolean {
+    return !lane.parkedInDb && lane.queue.length < this.limits.queue;
+  }
+
+  all(): IterableIterator<Lane> {
+    return this.byKey.values();
+  }
+
+  /** Deliveries held in memory waiting for a slot, across lanes (health, tests). */
+  queued(): number {
+    let n = 0;
+    for (const l of this.byKey.values()) n += l.queue.length;
+    return n;
+  }
+
+  /** Drops every delivery waiting in memory (pause, stop): their rows are resumed from the store. */
+  clearQueues(): void {
+    for (const l of this.byKey.values()) {
+      l.queue.length = 0;
+      l.parkedInDb = false;
+    }
+  }
+}
