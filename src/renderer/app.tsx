@@ -78,6 +78,20 @@ function Toasts() {
   );
 }
 
+/** Storage is failing (a full disk, a read-only folder): what the lab does meanwhile, and what to do. */
+function StorageBanner() {
+  const storage = useApp((s) => s.storage);
+  const dataDir = useApp((s) => s.health?.dataDir ?? null);
+  if (!storage || storage.ok) return null;
+  return (
+    <div className="banner banner-error" role="alert" data-testid="storage-banner">
+      <strong>The lab cannot store anything right now.</strong> {storage.message}
+      {storage.since ? ` (since ${new Date(storage.since).toLocaleTimeString()})` : ''}. Free some space on the disk holding{' '}
+      {dataDir ? <code>{dataDir}</code> : 'the data folder'}, or make it writable: the lab checks every second and resumes by itself.
+    </div>
+  );
+}
+
 function ConnectionBadge() {
   const status = useApp((s) => s.connection);
   return (
@@ -135,6 +149,7 @@ export function App() {
         <ConnectionBadge />
       </nav>
       <main className="content">
+        <StorageBanner />
         <FirstRun />
         <ErrorBoundary area={current.label} key={current.tab}>
           <Suspense fallback={<div className="muted">Loading…</div>}>{VIEWS[current.tab]()}</Suspense>

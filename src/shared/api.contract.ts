@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DELIVERY_FILTERS, URL_STATE_FILTERS } from './delivery-filters';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
-import type { CallDetail, CallSummary, Page, Settings, Source, Attempt } from './types';
+import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageState } from './types';
 import { op, type OpDef } from './api-op';
 import { flagParam } from './query-flag';
 import { MAX_BATCH_ITEMS, MAX_REPLAY_BODY_CHARS } from './limits';
@@ -62,6 +62,10 @@ export interface ClearCallsResult {
   canceled: number;
 }
 
+/**
+ * The engine is up (`ok` is always true: health answers 200 while the engine runs, also while it
+ * cannot store; README, Decisions). `storage` says whether calls can be stored now.
+ */
 export interface Health {
   ok: true;
   version: string;
@@ -70,6 +74,9 @@ export interface Health {
   dataDir: string;
   calls: number;
   pendingDeliveries: number;
+  /** Unfinished deliveries waiting as rows for a busy receiver's lane (README, Limits). */
+  parkedDeliveries: number;
+  storage: StorageState;
 }
 
 export interface ReplayResult {
@@ -249,6 +256,8 @@ export type EngineEvent =
   | { type: 'sources.changed' }
   | { type: 'settings.changed'; settings: Settings }
   | { type: 'client.changed'; state: ClientState }
+  /** Storage started or stopped failing (a full disk, a read-only data folder): the banner shows it. */
+  | { type: 'storage.changed'; storage: StorageState }
   | SimulationEvent;
 
 export const OP_NAMES = Object.keys(api) as OpName[];

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   /** A bug or an unexpected failure in the engine. */
   internal: 500,
+  /** The engine cannot do this now (its storage is failing: a full disk, a read-only folder); try again later. */
+  unavailable: 503,
   /** Never sent by the engine: the renderer's own, when no answer came at all (status 0). */
   unreachable: 0,
 } as const;

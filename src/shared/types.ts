@@ -299,7 +299,8 @@ export interface CallSummary {
 /**
  * One URL's part in a delivery. `failed`: its last attempt failed and it will not be tried again
  * (not retryable, or another URL delivered the call); `expired`: its retries ran out of the window;
- * `not_attempted`: the delivery ended without ever sending to it (a replay of another URL only).
+ * `not_attempted`: the delivery ended without ever sending to it (a replay of another URL only, or
+ * another URL delivered the call while this one waited for a slot in its receiver's lane).
  */
 export type UrlState = 'pending' | 'in_flight' | 'delivered' | 'retrying' | 'failed' | 'expired' | 'canceled' | 'not_attempted';
 
@@ -342,4 +343,15 @@ export interface Page<T> {
   total: number;
   /** Cursor for the next page (pass as `before`), null at the end. */
   next: number | null;
+}
+
+/** Whether the engine can write its database now (GET /api/health, the storage banner). */
+export interface StorageState {
+  ok: boolean;
+  /** The failure's code (SQLITE_FULL, SQLITE_READONLY, ENOSPC, ...); null while ok. */
+  code: string | null;
+  /** What failed and what the lab does meanwhile, for people; null while ok. */
+  message: string | null;
+  /** When storage started failing (ISO 8601); null while ok. */
+  since: string | null;
 }

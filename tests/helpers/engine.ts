@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEngine } from '../../src/main/engine/engine';
-import type { Engine } from '../../src/main/engine/engine.types';
+import type { Engine, EngineOptions } from '../../src/main/engine/engine.types';
 import { api, type OpInput, type OpName, type OpOutput, type EngineEvent } from '../../src/shared/api.contract';
 import { configSchema, type Config } from '../../src/shared/config.schema';
 import type { SettingsPatch } from '../../src/shared/settings.schema';
@@ -20,10 +20,14 @@ export interface TestEngine {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startTestEngine(o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string } = {}): Promise<TestEngine> {
+export async function startTestEngine(
+  o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string } & Pick<EngineOptions, 'lanes' | 'onStore' | 'log'> = {},
+): Promise<TestEngine> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'wl-test-'));
   const config: Config | undefined = o.config ? configSchema.parse(o.config) : undefined;
-  const engine = await startEngine({ dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: { http: 0, https: 0 } });
+  const engine = await startEngine({
+    dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: { http: 0, https: 0 }, lanes: o.lanes, onStore: o.onStore, log: o.log,
+  });
   const events: EngineEvent[] = [];
   engine.onEvents((batch) => events.push(...batch));
   return {

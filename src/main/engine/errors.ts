@@ -1,6 +1,7 @@
 import type { ApiErrorBody } from '../../shared/api.contract';
 import { codeOfStatus, ERROR_STATUS, isErrorCode, type ErrorCode } from '../../shared/error-codes';
 import type { FieldError } from '../../shared/validation-error';
+import { describeStorageError, isStorageError } from './store/storage-health';
 
 // The engine's errors and the one mapping from anything thrown to what a caller is answered with.
 // The control API (server/api-routes.ts) and IPC (ipc/ipc-core.ts) both answer through errorAnswer,
@@ -40,6 +41,8 @@ export interface ErrorAnswer {
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   if (typeof err !== 'object' || err === null) return answer(500, String(err), undefined, undefined);
+  // A write that failed for lack of space or a read-only folder: the caller may try again later.
+  if (isStorageError(err)) return answer(503, `the lab cannot write its data now: ${describeStorageError(err)}`, 'unavailable', undefined);
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown; code?: unknown; fields?: unknown };
   const status = isHttpStatus(e.status, 599) ? e.status : isHttpStatus(e.statusCode, 499) ? e.statusCode : 500;
   const message = typeof e.message === 'string' && e.message ? e.message : 'operation failed';

@@ -68,6 +68,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
         case 'client.changed':
           client = e.state;
           break;
+        case 'storage.changed':
+          store.getState().setStorage(e.storage);
+          break;
       }
     }
     timer ??= setTimeout(flush, intervalMs);
@@ -83,6 +86,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
       // Events sent while disconnected are lost: reload what the screens show, the simulation
       // screens' included (an engine restarted meanwhile has other receivers' requests, load run…).
       void s.loadCalls();
+      void s.loadHealth();
       void s.loadSources();
       void s.loadClient();
       void s.refreshDetail();

@@ -1,19 +1,22 @@
 import type { ApiClient, Health } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
 import type { SettingsPatch } from '../../shared/settings.schema';
-import type { Settings } from '../../shared/types';
+import type { Settings, StorageState } from '../../shared/types';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
 export interface SettingsSlice {
   settings: Settings | null;
   health: Health | null;
+  /** Whether the engine can store calls now (health, then storage.changed events): the banner's state. */
+  storage: StorageState | null;
   settingsError: string | null;
   settingsFormError: ApiError | null;
   loadSettings(): Promise<void>;
   loadHealth(): Promise<void>;
   saveSettings(patch: SettingsPatch): Promise<boolean>;
   setSettings(settings: Settings): void;
+  setStorage(storage: StorageState): void;
 }
 
 export const createSettingsSlice =
@@ -21,6 +24,7 @@ export const createSettingsSlice =
   (set, get) => ({
     settings: null,
     health: null,
+    storage: null,
     settingsError: null,
     settingsFormError: null,
     async loadSettings() {
@@ -32,7 +36,8 @@ export const createSettingsSlice =
     },
     async loadHealth() {
       try {
-        set({ health: await api.call('health', {}) });
+        const health = await api.call('health', {});
+        set({ health, storage: health.storage });
       } catch {
         // Health is informational (collector URL in empty states); other loads report failures.
       }
@@ -49,5 +54,8 @@ export const createSettingsSlice =
     },
     setSettings(settings) {
       set({ settings });
+    },
+    setStorage(storage) {
+      set({ storage });
     },
   });

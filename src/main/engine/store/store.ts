@@ -19,6 +19,7 @@ import { ActionsLedger } from './actions-ledger';
 import type { ActiveDelivery } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
+import { PROBE_EVERY_MS, StorageHealth } from './storage-health';
 
 /**
  * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
@@ -49,10 +50,15 @@ export class Store {
   readonly activity: UserActivity;
   /** Rounds being sent now (not written: they usually end within milliseconds); summaries show them. */
   readonly inFlight = new InFlight();
+  /** Whether writes succeed now; while they fail, a probe write is tried every PROBE_EVERY_MS. */
+  readonly health: StorageHealth;
+  private probeTimer: NodeJS.Timeout | null = null;
 
-  constructor(opts: { dataDir: string; nativeBinding?: string }) {
+  constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number }) {
     this.db = openDatabase(opts);
-    this.writes = new WriteQueue(this.db, () => this.afterRollback());
+    this.health = new StorageHealth(opts.now ?? Date.now);
+    this.health.onChange((s) => (s.ok ? this.stopProbe() : this.startProbe()));
+    this.writes = new WriteQueue(this.db, () => this.afterRollback(), this.health);
     this.sourceKeys = new SourceKeys(this.db);
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
@@ -125,9 +131,49 @@ export class Store {
     this.sourceKeys.reload();
   }
 
+  /**
+   * Caps the database at its current size plus `extraBytes` (PRAGMA max_page_count), or lifts the cap
+   * (null): past it, SQLite fails writes with SQLITE_FULL exactly as on a full disk. For tests.
+   */
+  capSize(extraBytes: number | null): void {
+    if (extraBytes === null) {
+      this.db.pragma('max_page_count = 4294967294');
+      return;
+    }
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
+    const size = this.db.pragma('page_size', { simple: true }) as number;
+    this.db.pragma(`max_page_count = ${pages + Math.ceil(extraBytes / size)}`);
+  }
+
+  /**
+   * While storage fails, a small write through the queue (64 KB in and out of the settings table, in
+   * one transaction: it needs free pages as a call would) every PROBE_EVERY_MS; the first that commits
+   * marks storage ok (WriteQueue), which resumes the dispatcher and the collector.
+   */
+  private startProbe(): void {
+    if (this.probeTimer) return;
+    const probe = this.db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('storage.probe', ?)");
+    const unprobe = this.db.prepare("DELETE FROM settings WHERE key = 'storage.probe'");
+    const filler = 'x'.repeat(65536);
+    this.probeTimer = setInterval(() => {
+      this.writes.run(() => (probe.run(filler), unprobe.run())).catch(() => undefined);
+    }, PROBE_EVERY_MS);
+    this.probeTimer.unref();
+  }
+
+  private stopProbe(): void {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = null;
+  }
+
   close(): void {
-    this.writes.close();
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.stopProbe();
+    try {
+      this.writes.close();
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // A full disk at shutdown: the WAL keeps what was committed; the next start checkpoints it.
+    }
     this.db.close();
   }
 }

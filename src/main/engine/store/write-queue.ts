@@ -1,4 +1,5 @@
 import type { Db } from './database';
+import type { StorageHealth } from './storage-health';
 
 type Job = { run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
@@ -16,6 +17,8 @@ export class WriteQueue {
   constructor(
     private readonly db: Db,
     private readonly onRollback: () => void = () => {},
+    /** Told of every commit and every failed write: a full disk or read-only folder marks storage failing. */
+    private readonly health?: StorageHealth,
   ) {}
 
   run<T>(fn: () => T): Promise<T> {
@@ -49,14 +52,17 @@ export class WriteQueue {
       this.onRollback();
     }
     if (results) {
+      this.health?.noteSuccess();
       for (let i = 0; i < jobs.length; i++) jobs[i].resolve(results[i]);
       return;
     }
     for (const job of jobs) {
       try {
         job.resolve(this.db.transaction(job.run)());
+        this.health?.noteSuccess();
       } catch (err) {
         this.onRollback();
+        this.health?.noteError(err);
         job.reject(err ?? new Error('write failed'));
       }
     }

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
+import type { Store } from '../../src/main/engine/store/store';
+
+// Issue 22, item 1: a write that fails for lack of space never ends the process. The collector answers
+// 503 with Retry-After while it cannot store, the dispatcher pauses and resumes by itself once a write
+// commits again, and nothing acknowledged is lost or left stuck. Two ways to fill the disk: SQLite's
+// own size cap (PRAGMA max_page_count fails writes with SQLITE_FULL, exactly as a full disk does;
+// works everywhere), and a real full file system (a small tmpfs, where this machine lets us mount one).
+const lab = testLab();
+const KEY = 'wk_disk';
+
+const bigCall = (i: number) => ({ type: 'track', userId: 'u', event: 'Big', messageId: `big-${i}`, properties: { blob: 'x'.repeat(30_000) } });
+
+function gate(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function postRaw(t: TestEngine, body: unknown) {
+  const res = await fetch(`${t.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), json: (await res.json()) as { success: boolean; message?: string } };
+}
+
+async function delivered(t: TestEngine): Promise<number> {
+  return (await t.call('listMessages', { status: 'delivered', limit: 500 })).items.length;
+}
+
+describe('storage failure (SQLite size cap, as a full disk)', () => {
+  it('answers 503 with Retry-After, reports it in health and as an event, pauses the dispatcher and resumes by itself', async () => {
+    let answer = gate();
+    // A 60 KB response: recording it needs new pages, so the round's commit fails under the cap.
+    const r = await lab.receiver(async (_req, res) => {
+      await answer.promise;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('y'.repeat(60_000));
+    });
+    let store!: Store;
+    const t = await lab.start({ onStore: (s) => (store = s), config: { sources: [webhookSource('disk', KEY, [`${r.url}/hook`])] } });
+
+    for (let i = 0; i < 3; i++) expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: `e-${i}` })).status).toBe(200);
+    await r.waitForRequests(3);
+    store.capSize(0);
+    answer.resolve();
+    // The rounds' commits fail: storage is failing, the process lives on, the deliveries stay unfinished.
+    const h = await waitFor(async () => {
+      const x = await t.call('health', {});
+      return x.storage.ok ? undefined : x;
+    }, 'storage to be reported failing');
+    expect(h.ok).toBe(true);
+    expect(h.storage.code).toMatch(/^SQLITE_FULL/);
+    expect(h.storage.message).toMatch(/full/);
+    expect(t.events.some((e) => e.type === 'storage.changed' && !e.storage.ok)).toBe(true);
+    expect(h.pendingDeliveries).toBe(3);
+
+    const refused = await postRaw(t, bigCall(1));
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).toBe('5');
+    expect(refused.json.message).toMatch(/cannot store calls now: the disk holding the data folder is full/);
+
+    // Room again: the probe write commits within about a second, the dispatcher resends the three
+    // unrecorded rounds (at least once), and the collector accepts again.
+    answer = gate();
+    answer.resolve();
+    store.capSize(null);
+    await waitFor(async () => (await t.call('health', {})).storage.ok, 'storage to be ok again');
+    expect(t.events.some((e) => e.type === 'storage.changed' && e.storage.ok)).toBe(true);
+    await waitFor(async () => (await delivered(t)) === 3, 'the three calls delivered after the resume');
+    expect((await postRaw(t, bigCall(2))).status).toBe(200);
+    await waitFor(async () => (await delivered(t)) === 4, 'the new call delivered');
+    expect((await t.call('health', {})).pendingDeliveries).toBe(0);
+  });
+
+  it('an API write that fails for lack of space answers 503 with code unavailable, not 500', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    const { errorAnswer } = await import('../../src/main/engine/errors');
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (v TEXT)');
+    db.pragma('max_page_count = 3');
+    let thrown: unknown;
+    try {
+      db.prepare('INSERT INTO t VALUES (?)').run('z'.repeat(100_000));
+    } catch (err) {
+      thrown = err;
+    }
+    db.close();
+    expect((thrown as { code?: string }).code).toBe('SQLITE_FULL');
+    const a = errorAnswer(thrown);
+    expect(a.status).toBe(503);
+    expect(a.body.code).toBe('unavailable');
+    expect(a.body.error).toMatch(/disk holding the data folder is full/);
+  });
+});
+
+/** Mounts a tmpfs of `size` at a new folder; null (with the reason printed) where this machine cannot. */
+function smallDisk(size: string): { dir: string; unmount: () => void } | null {
+  if (process.platform !== 'linux') return skipReason('not Linux');
+  const dir = mkdtempSync(join(tmpdir(), 'wl-fulldisk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    return skipReason(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]}); the size-cap test above covers the same path`);
+  }
+  return {
+    dir,
+    unmount: () => {
+      execFileSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function skipReason(why: string): null {
+  process.stdout.write(`storage-failure: real full-disk test skipped: ${why}\n`);
+  return null;
+}
+
+/** Writes zeros until the file system is full; returns the filler's path. */
+function fillDisk(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+const disk = smallDisk('24m');
+describe.runIf(disk)('storage failure on a real full file system (tmpfs)', () => {
+  it('survives a full disk: 503 while full, nothing acknowledged lost, everything delivered once there is room', async () => {
+    const r = await lab.receiver();
+    const dataDir = join(disk!.dir, 'data');
+    mkdirSync(dataDir);
+    const t = await lab.start({ dataDir, config: { sources: [webhookSource('disk', KEY, [`${r.url}/hook`])] } });
+    try {
+      const filler = fillDisk(disk!.dir);
+      const acked: string[] = [];
+      let refused = 0;
+      for (let i = 0; i < 200 && refused === 0; i++) {
+        const res = await postRaw(t, bigCall(i));
+        if (res.status === 200) acked.push(`big-${i}`);
+        else {
+          expect(res.status).toBe(503);
+          expect(res.retryAfter).toBe('5');
+          refused++;
+        }
+      }
+      expect(refused).toBe(1);
+      expect((await t.call('health', {})).storage.ok).toBe(false);
+      rmSync(filler);
+      await waitFor(async () => (await t.call('health', {})).storage.ok, 'storage ok once the filler is gone');
+      expect((await postRaw(t, bigCall(999))).status).toBe(200);
+      acked.push('big-999');
+      await waitFor(async () => (await delivered(t)) === acked.length, `all ${acked.length} acknowledged calls delivered`, 30_000);
+      const got = new Set(r.requests.map((q) => JSON.parse(q.body.toString()).messageId as string));
+      for (const id of acked) expect(got.has(id)).toBe(true);
+    } finally {
+      await t.stop();
+      disk!.unmount();
+    }
+  });
+});
