@@ -16,6 +16,7 @@ import { Report, fmt } from './lib/report.mjs';
 import { measureInspector, INSPECTOR_CALLS } from './lib/inspector.mjs';
 import { compareReceivers, addReceiverFigures } from './lib/receivers-compare.mjs';
 import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
+import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -38,6 +39,7 @@ const RECEIVERS_RATE = num('BENCH_RECEIVERS_RATE', 500);
 const RECEIVERS_ROUNDS = num('BENCH_RECEIVERS_ROUNDS', 3);
 const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
+const NEIGHBOURS_S = num('BENCH_NEIGHBOURS_S', 30);
 
 const log = (line) => process.stdout.write(`${line}\n`);
 const json = { 'content-type': 'application/json' };
@@ -117,6 +119,7 @@ async function main() {
   if (process.argv[2] === 'receivers') return receiversOnly();
   if (process.argv[2] === 'search') return searchOnly();
   if (process.argv[2] === 'batches') return batchesOnly();
+  if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -288,6 +291,8 @@ async function main() {
 
     const receivers = await receiversSection(tmp);
 
+    const neighbours = await measureNeighbours({ root: ROOT, tmp, seconds: NEIGHBOURS_S, phase, log });
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
@@ -318,6 +323,7 @@ async function main() {
     }
     addSearchFigures(report, search);
     addReceiverFigures(report, receivers, RECEIVERS_RATE);
+    addNeighbourFigures(report, neighbours, fmt);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -447,6 +453,18 @@ async function receiversOnly() {
   try {
     const report = new Report();
     addReceiverFigures(report, await receiversSection(tmp), RECEIVERS_RATE);
+    log(`\n${report.table()}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function neighboursOnly() {
+  log(`Webhook Lab benchmark, noisy neighbour only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addNeighbourFigures(report, await measureNeighbours({ root: ROOT, tmp, seconds: NEIGHBOURS_S, phase, log }), fmt);
     log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
