@@ -32,7 +32,7 @@ export function buildAppMenu(ctx: MenuContext): Menu {
   const fileMenu: MenuItemConstructorOptions = {
     label: 'File',
     submenu: [
-      { label: 'Open Data Folder', click: () => void shell.openPath(ctx.dataDir) },
+      { label: 'Open Data Folder', click: () => shell.openPath(ctx.dataDir).catch(() => undefined) },
       { label: 'Copy Collector URL', click: () => clipboard.writeText(ctx.collectorUrl) },
       { type: 'separator' },
       mac ? { role: 'close' } : { role: 'quit' },

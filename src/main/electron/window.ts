@@ -18,7 +18,7 @@ export interface WindowOptions {
 export function openExternally(url: string): void {
   try {
     const { protocol } = new URL(url);
-    if (protocol === 'http:' || protocol === 'https:') void shell.openExternal(url);
+    if (protocol === 'http:' || protocol === 'https:') shell.openExternal(url).catch(() => undefined);
   } catch {
     // Not a URL: nothing to open.
   }
@@ -63,7 +63,7 @@ export function createMainWindow(opts: WindowOptions): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
-  if (opts.renderer.devServerUrl) void win.loadURL(opts.renderer.devServerUrl);
-  else void win.loadFile(opts.renderer.indexFile);
+  const loaded = opts.renderer.devServerUrl ? win.loadURL(opts.renderer.devServerUrl) : win.loadFile(opts.renderer.indexFile);
+  loaded.catch((err: unknown) => console.error(`Webhook Lab: the window's page did not load: ${String(err)}`));
   return win;
 }

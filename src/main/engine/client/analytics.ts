@@ -81,7 +81,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       for (const m of this.pending) this.pendingBytes += m.bytes;
       this.debug(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
       queueMicrotask(() => {
-        if (!this.current && !this.closing && this.pending.length > 0) void this.startFlush('load');
+        if (!this.current && !this.closing && this.pending.length > 0) this.flushInBackground('load');
       });
     }
   }
@@ -106,7 +106,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.delivery = this.deliveryContext(writeKey ?? this.writeKey);
     this.clearTimer();
     if (this.closing || this.current) return;
-    if (this.pending.length >= this.resolved.flushAt) void this.startFlush('count');
+    if (this.pending.length >= this.resolved.flushAt) this.flushInBackground('count');
     else this.armTimer();
   }
 
@@ -151,7 +151,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       this.emit('enqueue', { type, messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
     }
     if (this.pending.length >= this.resolved.flushAt) {
-      if (!this.current) void this.startFlush('count');
+      if (!this.current) this.flushInBackground('count');
     } else {
       this.armTimer();
     }
@@ -203,6 +203,11 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       });
     }
     return this.followUp;
+  }
+
+  /** A flush nobody awaits (count, timer, load): startFlush settles and never rejects, so nothing is lost by not waiting. */
+  private flushInBackground(trigger: FlushTrigger): void {
+    this.startFlush(trigger).catch(() => undefined);
   }
 
   private startFlush(trigger: FlushTrigger): Promise<FlushResult> {
@@ -293,7 +298,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private afterFlush(): void {
     // A waiting flush()/close() runs next and takes what queued meanwhile.
     if (this.followUp || this.pending.length === 0) return;
-    if (this.pending.length >= this.resolved.flushAt) void this.startFlush('count');
+    if (this.pending.length >= this.resolved.flushAt) this.flushInBackground('count');
     else this.armTimer();
   }
 
@@ -306,7 +311,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       () => {
         this.timer = null;
         this.timerDue = null;
-        if (!this.current && !this.closing) void this.startFlush('timer');
+        if (!this.current && !this.closing) this.flushInBackground('timer');
       },
       Math.max(0, due - this.clock.now()),
     );

@@ -176,12 +176,17 @@ export class LoadGenerator implements Feature<'startLoad' | 'getLoad' | 'stopLoa
         v.sent++;
       }
     } catch (err) {
-      if (!(err instanceof QueueFullError)) return void this.finish(run, 'error', (err as Error).message);
+      if (!(err instanceof QueueFullError)) return this.finishInBackground(run, 'error', (err as Error).message);
     }
-    if (v.sent >= v.target) void this.finish(run, 'done');
+    if (v.sent >= v.target) this.finishInBackground(run, 'done');
   }
 
   /** Flushes what is queued, then marks the run ended and samples until its deliveries settle. */
+  /** A run ending from inside its own tick: nobody awaits it, and its failure is already the run's state. */
+  private finishInBackground(run: ActiveRun, state: 'done' | 'error', error?: string): void {
+    this.finish(run, state, error).catch(() => undefined);
+  }
+
   private finish(run: ActiveRun, state: 'done' | 'stopped' | 'error', error?: string): Promise<void> {
     if (run.closing) return run.closing;
     if (run.tick) clearInterval(run.tick);

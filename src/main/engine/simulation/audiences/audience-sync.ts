@@ -25,7 +25,7 @@ export function withAudienceLock<T>(store: Store, id: string, fn: () => Promise<
   const next = prev.catch(() => undefined).then(fn);
   const tail = next.catch(() => undefined);
   held.set(id, tail);
-  void tail.then(() => held.get(id) === tail && held.delete(id));
+  tail.then(() => held.get(id) === tail && held.delete(id)).catch(() => undefined);
   return next;
 }
 
