@@ -31,8 +31,9 @@ export interface Receivers {
   slow: TestReceiver;
 }
 
-export async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'webhook-lab-e2e-'));
+/** `dataDir`: a folder the caller made and removes (a small file system of its own); default a temporary one. */
+export async function startLab(opts: { dataDir?: string } = {}): Promise<{ lab: Lab; stop(): Promise<void> }> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'webhook-lab-e2e-'));
   const token = randomBytes(18).toString('base64url');
   const proc: ChildProcess = spawn(
     process.execPath,
@@ -83,7 +84,7 @@ export async function startLab(): Promise<{ lab: Lab; stop(): Promise<void> }> {
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         if (proc.exitCode === null) proc.kill('SIGKILL');
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
