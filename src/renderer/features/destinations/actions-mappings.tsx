@@ -1,6 +1,7 @@
 import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
 import { CALL_TYPES, type ActionsMethod } from '../../../shared/types';
 import { Field } from '../../components/field';
+import { UrlInput } from '../../components/url-input';
 import { JsonEditor } from '../../components/json-editor';
 import { HeaderEditor } from './header-editor';
 import { MAX_MAPPINGS, METHODS, errorUnder, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
@@ -73,7 +74,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
               <option key={x}>{x}</option>
             ))}
           </select>
-          <input className="grow" data-testid={`am-url-${i}`} placeholder="https://example.com/actions" value={m.url} spellCheck={false} onChange={(e) => set({ url: e.target.value })} />
+          <UrlInput className="grow" data-testid={`am-url-${i}`} placeholder="https://example.com/actions" value={m.url} spellCheck={false} onChange={(url) => set({ url })} />
         </div>
       </Field>
       {warning ? (

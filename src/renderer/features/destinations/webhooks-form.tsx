@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { secretProblem } from '../../../shared/standard-webhooks';
 import type { DestinationMode, Source } from '../../../shared/types';
 import { Field } from '../../components/field';
+import { UrlInput } from '../../components/url-input';
 import { useApp, useAppStore } from '../../store-context';
 import { HeaderEditor } from './header-editor';
 import { FormErrors } from '../../components/form-errors';
@@ -87,13 +88,13 @@ export function WebhooksForm({ source }: { source: Source }) {
             <div key={i} className="url-row" data-testid={`wh-url-row-${i}`}>
               <Field label={`URL ${i + 1}`} name={`webhooks.urls[${i}].url`} error={err(`urls[${i}].url`) ?? err(`urls[${i}]`)} wide>
                 <div className="row">
-                  <input
+                  <UrlInput
                     className="grow"
                     data-testid={`wh-url-${i}`}
                     placeholder="https://example.com/webhook"
                     value={u.url}
                     spellCheck={false}
-                    onChange={(e) => setUrl(i, { url: e.target.value })}
+                    onChange={(url) => setUrl(i, { url })}
                   />
                   <button type="button" className="small" aria-label={`Remove URL ${i + 1}`} data-testid={`wh-url-remove-${i}`} onClick={() => setDraft({ ...draft, urls: draft.urls.filter((_, j) => j !== i) })}>
                     Remove
