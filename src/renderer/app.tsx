@@ -85,7 +85,7 @@ function StorageBanner() {
   if (!storage || storage.ok) return null;
   return (
     <div className="banner banner-error" role="alert" data-testid="storage-banner">
-      <strong>The lab cannot store anything right now.</strong> {storage.message}
+      <strong>The lab cannot store anything right now.</strong> {storage.message ? storage.message[0].toUpperCase() + storage.message.slice(1) : ''}
       {storage.since ? ` (since ${new Date(storage.since).toLocaleTimeString()})` : ''}. Free some space on the disk holding{' '}
       {dataDir ? <code>{dataDir}</code> : 'the data folder'}, or make it writable: the lab checks every second and resumes by itself.
     </div>

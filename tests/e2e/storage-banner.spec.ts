@@ -71,7 +71,7 @@ test('a full disk shows why in a banner, and the banner goes once there is room 
   const banner = page.getByTestId('storage-banner');
   await expect(banner).toBeVisible();
   await expect(banner).toContainText('The lab cannot store anything right now');
-  await expect(banner).toContainText('the disk holding the data folder is full');
+  await expect(banner).toContainText('The disk holding the data folder is full');
   await expect(banner).toContainText(lab.dataDir);
 
   rmSync(filler);
