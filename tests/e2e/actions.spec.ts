@@ -320,3 +320,56 @@ test('mock receivers: one made in the UI answers an Actions batch per item and c
   await expect(actions.getByTestId('batch-item-status')).toHaveText(['200', '500']);
   await expect(actions.getByTestId('batch-member').nth(1)).toHaveAttribute('data-item-status', '500');
 });
+
+test('inspector: a large Actions batch shows its first items and pages the rest on demand; its members are listed a page at a time', async ({ page }) => {
+  // 300 calls of about 2 KB in one batch: a 600 KB body, over the 64 KB a call's detail carries.
+  const bulk = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', {
+    name: 'bulk',
+    webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'all', trigger: {}, url: `${receivers.ok.url}/bulk`, method: 'POST', headers: {}, batchSize: 300 }] },
+  });
+  for (let i = 0; i < 300; i += 100) {
+    const res = await fetch(`${lab.collectorUrl}/v1/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${bulk.writeKey}:`).toString('base64')}` },
+      body: JSON.stringify({ batch: Array.from({ length: 100 }, (_, k) => ({ type: 'track', event: `Bulk ${i + k}`, userId: 'bulk', properties: { pad: 'x'.repeat(2000) } })) }),
+    });
+    expect(res.status).toBe(200);
+  }
+  // Every call delivered (in one batch, or more if the 5 s wait ended first on a busy machine).
+  await expect.poll(async () => (await lab.api<{ deliveries: { delivered: number } }>('GET', `/stats?sourceId=${bulk.id}`)).deliveries.delivered, { timeout: 20_000 }).toBe(300);
+  const first = (await lab.api<{ items: { id: number; label: string }[] }>('GET', '/messages?q=Bulk%200&limit=5')).items.find((c) => c.label === 'Bulk 0')!;
+  const batch = (await lab.api<{ deliveries: { itemCount: number; bodyTruncated?: { items: number; shownItems: number } }[] }>('GET', `/messages/${first.id}`)).deliveries[0];
+  expect(batch.bodyTruncated?.items).toBe(batch.itemCount);
+  const shown = batch.bodyTruncated!.shownItems;
+
+  await openApp(page, lab, 'inspector');
+  const t = (id: string) => page.getByTestId(id);
+  await t('filter-search').fill('Bulk 0');
+  await row(page, 'Bulk 0').click();
+  const actions = t('call-detail').locator('[data-testid="delivery"][data-kind="actions"]');
+  const pages = actions.getByTestId('batch-body-pages');
+  await expect(pages.getByTestId('batch-body-cut')).toContainText(`A batch of ${batch.itemCount} calls`);
+  await expect(pages.getByTestId('batch-body-range')).toHaveText(`1–${shown}`);
+  await expect(pages.getByTestId('delivery-body')).toContainText('Bulk 0');
+  // Too large to edit or to copy whole here; Replay this request still sends it as stored.
+  await expect(actions.getByTestId('edit-replay')).toBeDisabled();
+  await expect(t('copy-body')).toHaveCount(0);
+  await expect(actions.getByTestId('attempt').first().getByTestId('attempt-body')).toHaveCount(0);
+
+  await pages.getByTestId('batch-body-next').click();
+  await expect(pages.getByTestId('batch-body-range')).toHaveText(`${shown + 1}–${Math.min(shown + 50, batch.itemCount)}`);
+  await expect(pages.getByTestId('delivery-body')).toContainText(`Bulk ${shown}`);
+  await pages.getByTestId('batch-body-prev').click();
+  await expect(pages.getByTestId('batch-body-range')).toHaveText(`1–${shown}`);
+  await expect(pages.getByTestId('batch-body-prev')).toBeDisabled();
+
+  // The members: the first 100 listed, the rest on demand.
+  const members = actions.getByTestId('batch-members');
+  await expect(members).toContainText(`batch of ${batch.itemCount} calls`);
+  if (batch.itemCount > 100) {
+    await expect(members.getByTestId('batch-member')).toHaveCount(100);
+    await members.getByTestId('batch-members-more').click();
+    await expect(members.getByTestId('batch-member')).toHaveCount(batch.itemCount);
+    await expect(members.getByTestId('batch-members-more')).toHaveCount(0);
+  }
+});

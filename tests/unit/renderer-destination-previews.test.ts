@@ -109,3 +109,17 @@ describe('Compose: destination previews', () => {
     expect(exampleWebhookId()).toMatch(/^msg_[A-Za-z0-9]{24}$/);
   });
 });
+
+describe('Compose: a mapping over the mapped body limit (issue 22 item 5)', () => {
+  it('shows that mapping\'s request as not sent, with the reason, beside the others', async () => {
+    const copies = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, { '@path': '$.' }]));
+    const big = { ...call, properties: { blob: 'x'.repeat(30_000) } };
+    const w: WebhookSettings = { ...webhooks, mappings: [{ name: 'huge', trigger: {}, url: 'https://r.example/huge', method: 'POST', headers: {}, data: copies }, webhooks.mappings![0]] };
+    const classic = await webhookPreview(big, { format: 'full', userAgentProduct: 'Segment.io', sharedSecret: w.sharedSecret });
+    const d = await destinationPreviews({ call: big, webhooks: w, classic, example });
+    const huge = d.requests.find((r) => r.title === 'huge')!;
+    expect(huge).toMatchObject({ body: '', signature: null });
+    expect(huge.signatureNote).toMatch(/^not sent: the mapped body is over the 512 KB limit/);
+    expect(d.requests.map((r) => r.title)).toEqual(['Classic', 'huge', 'orders']);
+  });
+});

@@ -1,4 +1,5 @@
 import type { ApiClient, ClearCallsResult, RetryMatchingResult } from '../../shared/api.contract';
+import type { BatchItemsPage } from '../../shared/types';
 import type { SliceCreator } from './app.types';
 import { errorText } from './errors';
 import { listQuery } from './inspector.slice';
@@ -14,6 +15,8 @@ export interface InspectorActionsSlice {
   retryMatching(): Promise<RetryMatchingResult | null>;
   /** Deletes every call; the list and the detail empty. */
   clearCalls(): Promise<ClearCallsResult | null>;
+  /** A page of a large Actions batch's items (the detail shows only its first ones); null on error (notified). */
+  loadBatchItems(deliveryId: number, offset: number, limit: number): Promise<BatchItemsPage | null>;
 }
 
 export const createInspectorActionsSlice =
@@ -50,6 +53,14 @@ export const createInspectorActionsSlice =
             : `Retrying ${r.retried} failed or expired call${r.retried === 1 ? '' : 's'}`,
         );
         return r;
+      } catch (err) {
+        get().notify(errorText(err), 'error');
+        return null;
+      }
+    },
+    async loadBatchItems(deliveryId, offset, limit) {
+      try {
+        return await api.call('getBatchItems', { id: deliveryId, offset, limit });
       } catch (err) {
         get().notify(errorText(err), 'error');
         return null;

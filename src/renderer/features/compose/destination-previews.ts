@@ -1,6 +1,7 @@
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { actionsUrlWarning } from '../../../shared/actions/private-url';
 import { ACTIONS_SIGNATURE_HEADER, buildActionsRequest } from '../../../shared/actions/request';
+import { MappedDataTooLarge } from '../../../shared/actions/data-mapping';
 import { describeTrigger, matchesTrigger } from '../../../shared/actions/trigger';
 import { hmacSha1Hex } from '../../../shared/preview/signature';
 import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
@@ -113,7 +114,16 @@ export async function destinationPreviews(args: {
         skipped.push({ name: m.name, trigger: describeTrigger(m.trigger) });
         continue;
       }
-      const r = buildActionsRequest(m, [call]);
+      let r: ReturnType<typeof buildActionsRequest>;
+      try {
+        r = buildActionsRequest(m, [call]);
+      } catch (err) {
+        if (!(err instanceof MappedDataTooLarge)) throw err;
+        // As the engine records it: this mapping's request is not sent for this call.
+        const note = `not sent: ${err.message}`;
+        requests.push({ kind: 'actions', title: m.name, method: m.method, url: m.url, moreUrls: 0, headers: {}, body: '', signature: null, signatureNote: note, signedText: null, batchNote: null, urlWarning: null, trigger: describeTrigger(m.trigger) });
+        continue;
+      }
       const signature = sharedSecret && r.signedText !== null ? await hmacSha1Hex(sharedSecret, r.signedText) : null;
       const headers: Record<string, string> = { ...r.headers };
       if (r.body !== '') headers['content-length'] = String(byteLength(r.body));

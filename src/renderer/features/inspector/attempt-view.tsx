@@ -32,7 +32,7 @@ export function AttemptView({
 }: {
   attempt: Attempt;
   /** Which request it is: an Actions batch's X-Signature covers only its first event's data. */
-  delivery: Pick<Delivery, 'kind' | 'callIds' | 'method'>;
+  delivery: Pick<Delivery, 'kind' | 'callIds' | 'method' | 'bodyTruncated'>;
   index: number;
   defaultOpen: boolean;
   context?: AttemptContext;
@@ -41,6 +41,8 @@ export function AttemptView({
 }) {
   const why = explainAttempt(a, context);
   const edited = a.requestBody !== deliveryBody;
+  // Unedited, a large batch's attempt carries only the batch's first items (as its delivery does).
+  const bodyCut = !edited && delivery.bodyTruncated !== undefined;
   return (
     <details className={`attempt attempt-${a.outcome}`} open={defaultOpen} data-testid="attempt" data-outcome={a.outcome} data-trigger={a.trigger} data-edited={edited}>
       <summary>
@@ -65,7 +67,7 @@ export function AttemptView({
           <section>
             <div className="row">
               <h4 className="grow">Request</h4>
-              <CopyButton text={() => attemptCurl(a, delivery.method)} label="Copy as cURL" />
+              {bodyCut ? null : <CopyButton text={() => attemptCurl(a, delivery.method)} label="Copy as cURL" />}
             </div>
             <Headers headers={a.requestHeaders} />
             {edited ? (
@@ -81,7 +83,7 @@ export function AttemptView({
             <div className="mono" data-testid="attempt-signature">
               {a.signature ?? 'none (no shared secret)'}
             </div>
-            <VerifyBox body={a.requestBody} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, a.requestBody)} />
+            <VerifyBox body={a.requestBody} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, a.requestBody)} bodyCut={bodyCut} />
           </section>
           <section>
             <h4>Response</h4>

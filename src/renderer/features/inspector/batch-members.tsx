@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
 import { useAppStore } from '../../store-context';
 import { batchMemberships, latestItemStatuses, waitingParts } from './delivery-model';
@@ -5,9 +6,13 @@ import { batchMemberships, latestItemStatuses, waitingParts } from './delivery-m
 // The links between an Actions batch delivery and the calls it carries: the delivery lists its
 // members (each selects that call), and a member call says which batch carried it.
 
+/** Members listed at first (a batch holds up to 4,000 calls); each "more" click lists ten times as many again. */
+export const MEMBERS_PAGE = 100;
+
 /** "Batch of N calls": each member call, linked, with its per-item status when the receiver gave them. */
 export function BatchMembers({ delivery, currentCallId }: { delivery: Delivery & { attempts: Attempt[] }; currentCallId: number }) {
   const store = useAppStore();
+  const [shown, setShown] = useState(MEMBERS_PAGE);
   const ids = delivery.callIds;
   if (!ids) return null;
   const statuses = latestItemStatuses(delivery);
@@ -18,7 +23,7 @@ export function BatchMembers({ delivery, currentCallId }: { delivery: Delivery &
         {statuses ? ' · per-item statuses from the last answer:' : ''}
       </span>
       <ol>
-        {ids.map((id, i) => (
+        {ids.slice(0, shown).map((id, i) => (
           <li key={id} data-testid="batch-member" data-call-id={id} data-item-status={statuses?.[i]}>
             {id === currentCallId ? (
               <span className="mono">#{id} (this call)</span>
@@ -35,6 +40,11 @@ export function BatchMembers({ delivery, currentCallId }: { delivery: Delivery &
           </li>
         ))}
       </ol>
+      {ids.length > shown ? (
+        <button type="button" className="small" data-testid="batch-members-more" onClick={() => setShown(shown + MEMBERS_PAGE * 10)}>
+          Show more ({shown.toLocaleString('en-US')} of {ids.length.toLocaleString('en-US')} listed)
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -12,6 +12,7 @@ import { EditReplay } from './edit-replay';
 import { RetryTimes } from '../receivers/time-warp';
 import { outcomeLine } from '../../components/status-chip-model';
 import { BatchMembers, BatchMembership } from './batch-members';
+import { BatchBodyPages } from './batch-body-pages';
 import { deliveryTitle, deliveryUrlWarning, outcomesOf, waitingParts } from './delivery-model';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
@@ -94,10 +95,12 @@ function attemptContext(delivery: DeliveryWithAttempts, a: Attempt, last: boolea
 function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempts; raw: boolean; setRaw(raw: boolean): void }) {
   const [editing, setEditing] = useState(false);
   const replaying = useApp((s) => s.replaying);
+  // A large Actions batch: only its first items came with the detail; the rest is paged.
+  const cut = delivery.bodyTruncated;
   return (
     <section className="delivery-body">
       <div className="row">
-        <h4 className="grow">Body ({byteLength(delivery.body)} B)</h4>
+        <h4 className="grow">Body ({cut ? cut.bytes : byteLength(delivery.body)} B)</h4>
         <button type="button" className="small" onClick={() => setRaw(!raw)} data-testid="toggle-raw" title="Exact bytes sent, or indented and foldable">
           {raw ? 'pretty' : 'raw bytes'}
         </button>
@@ -105,15 +108,21 @@ function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempt
           type="button"
           className="small"
           data-testid="edit-replay"
-          disabled={editing || replaying}
+          disabled={editing || replaying || cut !== undefined}
           onClick={() => setEditing(true)}
-          title={delivery.kind === 'actions' ? 'Edit the body and send it again as a replay of this Actions request' : 'Edit the body and send it to every URL as a replay'}
+          title={
+            cut
+              ? 'This batch is too large to edit here; Replay this request sends it again as stored'
+              : delivery.kind === 'actions'
+                ? 'Edit the body and send it again as a replay of this Actions request'
+                : 'Edit the body and send it to every URL as a replay'
+          }
         >
           Edit &amp; replay
         </button>
       </div>
       {editing ? <EditReplay callId={delivery.callId} deliveryId={delivery.kind === 'actions' ? delivery.id : undefined} body={delivery.body} onClose={() => setEditing(false)} /> : null}
-      <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" />
+      {cut ? <BatchBodyPages key={delivery.id} delivery={delivery} raw={raw} /> : <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" />}
     </section>
   );
 }
@@ -193,8 +202,8 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           >
             {replaying ? 'Replaying…' : 'Replay'}
           </button>
-          {first ? <CopyButton text={first.body} label="Copy body" testId="copy-body" className="" /> : null}
-          {firstAttempt ? <CopyButton text={() => attemptCurl(firstAttempt, first.method)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
+          {first && !first.bodyTruncated ? <CopyButton text={first.body} label="Copy body" testId="copy-body" className="" /> : null}
+          {firstAttempt && !first.bodyTruncated ? <CopyButton text={() => attemptCurl(firstAttempt, first.method)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
         </div>
       </header>
       {call.status === 'dropped' ? (
