@@ -13,6 +13,14 @@ export const DEFAULT_FAULT_STATUS = 503;
 /** A hung request's connection is closed (no answer) after this: no client waits longer, and nothing leaks. */
 export const HANG_MAX_MS = 60_000;
 export const MAX_FAULT_DELAY_MS = 60_000;
+/**
+ * The request bodies a `delay` fault may hold at once, across all sources: a delayed request waits
+ * outside the ingest's byte gate (its wait must not hold up others), so without this bound hundreds of
+ * delayed batches would all sit in memory (300 batches of 450 KB took the engine from 120 to 552 MB).
+ * Beyond it, a request drawn for a delay is answered 503 with Retry-After at once. 16 MB: about 36
+ * full batch requests, or thousands of single calls.
+ */
+export const MAX_DELAYED_BYTES = 16 * 1024 * 1024;
 
 const between01 = 'must be between 0 and 1';
 

@@ -79,6 +79,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
         authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`,
         contentType: 'application/json',
         userAgent: 'Webhook Lab (test call)',
+        // It tests the source's destinations, not a client's retries: faults are for the latter (README, Decisions).
+        bypassFaults: true,
         body: Buffer.from(JSON.stringify({ ...sample.message, userId: sample.message.userId ?? 'test-user' })),
       });
       const id = res.stored?.calls[0]?.id;

@@ -45,6 +45,7 @@ export async function startCollector(
   // Hung requests never finish on their own: closing the collector must not wait for them.
   app.addHook('preClose', (done) => {
     faults.closeAll();
+    ingest.endDelays();
     done();
   });
 
@@ -76,6 +77,7 @@ export async function startCollector(
       });
       if (res.fault) return faults.answer(req, reply, res.fault, res.body);
       reply.code(res.status).header('access-control-allow-origin', '*');
+      if (res.retryAfter !== undefined) reply.header('retry-after', String(res.retryAfter));
       // The common answer is a constant: skip serializing it for every call.
       return res.status === 200 && res.body.success ? reply.type(JSON_TYPE).send(OK_TEXT) : reply.send(res.body);
     });

@@ -9,6 +9,8 @@ import type { Store } from '../store/store';
 import { recordArrivals, type ArrivingCall, type DeliveryPlanner, type StoredResult } from '../store/arrivals';
 import type { RequestInfo } from '../store/requests.repo';
 import type { FaultDecision, FaultInjector } from './fault-injector';
+import { DelayedRequests } from './delayed-requests';
+import { MAX_DELAYED_BYTES } from '../../../shared/collector-faults';
 
 export interface IngestRequest {
   path: string;
@@ -18,6 +20,8 @@ export interface IngestRequest {
   contentType?: string;
   userAgent?: string;
   body: Buffer | undefined;
+  /** The app's own test call: the source's collector faults do not apply to it (README, Decisions, "Collector faults"). */
+  bypassFaults?: boolean;
 }
 
 export interface IngestResponse {
@@ -27,6 +31,8 @@ export interface IngestResponse {
   stored?: StoredResult;
   /** Set when fault injection refused the request: the HTTP layer answers status, hangs or resets as it says. */
   fault?: FaultDecision;
+  /** Seconds for a Retry-After header (503 while storage fails, or with delayed requests over their limit). */
+  retryAfter?: number;
 }
 
 const OK: IngestResponse = { status: 200, body: { success: true } };
@@ -40,6 +46,7 @@ const bad = (message: string, status = 400): IngestResponse => ({ status, body: 
  */
 export class Ingest {
   private readonly gate = new ByteGate(INGEST_BYTES_IN_FLIGHT);
+  private readonly delayed = new DelayedRequests(MAX_DELAYED_BYTES);
 
   constructor(
     private readonly store: Store,
@@ -63,7 +70,7 @@ export class Ingest {
     }
   }
 
-  private async process(req: IngestRequest, receivedAt: number, bytes: number): Promise<IngestResponse> {
+  private async process(req: IngestRequest, receivedAt: number, bytes: number, faultDrawn = false): Promise<IngestResponse> {
     const text = req.body?.toString('utf8') ?? '';
     if (text.trim() === '') return bad('request body is empty: send a JSON object');
     let body: unknown;
@@ -77,12 +84,13 @@ export class Ingest {
     const found = findWriteKey(req.authorization, envelopeBody);
     if (!found) return bad('missing write key: send HTTP Basic auth with the write key as user name, or "writeKey" in the body');
     // The key is known only once the body is parsed (it may be in it): faults are drawn here, one draw
-    // per request with a parsed body and a source's key, whichever way the key came.
+    // per request with a parsed body and a source's key, whichever way the key came (none for the
+    // app's test call, and none again for a request coming back from its delay).
     const source = this.store.sources.byWriteKey(found.key);
-    if (source?.collectorFaults && this.faults) {
+    if (source?.collectorFaults && this.faults && !faultDrawn && !req.bypassFaults) {
       const fault = this.faults.draw(source);
-      if (fault?.mode === 'delay') await this.pause(fault.delayMs ?? 0, bytes);
-      else if (fault) return refusedByFault(fault);
+      if (fault?.mode === 'delay') return this.afterDelay(req, receivedAt, bytes, fault.delayMs ?? 0);
+      if (fault) return refusedByFault(fault);
     }
 
     if (req.route === 'batch') {
@@ -118,12 +126,24 @@ export class Ingest {
     return { ...OK, stored };
   }
 
-  /** A delayed request waits outside the byte gate: its wait must not hold up other requests. */
-  private async pause(ms: number, bytes: number): Promise<void> {
+  /**
+   * A delayed request waits outside the byte gate (its wait must not hold up other requests), keeping
+   * only its raw body: it is parsed again when the wait ends. The bodies waiting are bounded
+   * (MAX_DELAYED_BYTES); one that does not fit is answered 503 at once.
+   */
+  private async afterDelay(req: IngestRequest, receivedAt: number, bytes: number, ms: number): Promise<IngestResponse> {
+    const waiting = this.delayed.wait(bytes, ms);
+    if (!(waiting instanceof Promise)) return delayedOverLimit(waiting.retryAfterS);
     this.gate.release(bytes);
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await waiting;
     const wait = this.gate.acquire(bytes);
     if (wait) await wait;
+    return this.process(req, receivedAt, bytes, true);
+  }
+
+  /** The collector is closing: delayed requests are handled now rather than at the end of their delay. */
+  endDelays(): void {
+    this.delayed.endAll();
   }
 
   private prepare(item: unknown, batchIndex: number | null, bytes: number, envelope: Envelope, receivedAt: number): ArrivingCall {
@@ -166,6 +186,12 @@ export interface InternalCall {
 function refusedByFault(fault: FaultDecision): IngestResponse {
   const what = fault.mode === 'status' ? `answered ${fault.status}` : fault.mode === 'hang' ? 'never answered (hang)' : 'connection reset';
   return { status: fault.mode === 'status' ? fault.status : 503, body: { success: false, message: `refused by fault injection: ${what}` }, fault };
+}
+
+function delayedOverLimit(retryAfter: number): IngestResponse {
+  const mb = MAX_DELAYED_BYTES / (1024 * 1024);
+  const message = `delayed by fault injection, but ${mb} MB of delayed requests are already waiting (the limit): retry after ${retryAfter} s`;
+  return { status: 503, body: { success: false, message }, retryAfter };
 }
 
 function strictMessage(route: IngestRequest['route'], index: number, p: ArrivingCall): string {
