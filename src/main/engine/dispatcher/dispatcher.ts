@@ -385,7 +385,7 @@ export class Dispatcher {
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;
-      const update = afterRound(d, round, settings, startedAt, now(), random, deferred);
+      const update = afterRound(withWait(d, startedAt, settings.timeScale), round, settings, startedAt, now(), random, deferred);
       const recorded = await this.commit(d, update, round.attempts, out.round, true);
       if (!recorded || update.state !== 'retrying' || update.nextAttemptAt === null) return null;
       if (update.nextAttemptAt > now()) {
@@ -482,6 +482,16 @@ export class Dispatcher {
     // so the soonest due is a delivery not yet running.
     this.deps.store.writes.run(() => undefined).then(() => this.armFromStore(), (err: unknown) => this.failed(err));
   }
+}
+
+/**
+ * A retry that went out later than planned (it waited for its lane) has used that time of its window
+ * too: its simulated elapsed time is where the schedule planned it plus the wait, warped like the
+ * delays are. Without this, a delivery to a receiver that never answers could outlive the 4 h window.
+ */
+export function withWait(d: ActiveDelivery, startedAt: number, timeScale: number): ActiveDelivery {
+  const late = d.round > 0 && d.nextAttemptAt !== null ? startedAt - d.nextAttemptAt : 0;
+  return late > 0 ? { ...d, simElapsedMs: d.simElapsedMs + Math.round(late * timeScale) } : d;
 }
 
 function canceled(u: DeliveryUpdate): DeliveryUpdate {
