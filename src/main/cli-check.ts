@@ -93,7 +93,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   const req = toHttpRequest(api[name], input as Record<string, unknown>);
-  const where = maskUrlPassword(root + req.url.split('?')[0]);
+  let where = maskUrlPassword(root + req.url.split('?')[0]);
   let res: Response;
   try {
     res = await fetch(root + req.url, {
@@ -108,6 +108,8 @@ async function callOp<K extends OpName>(root: string, token: string, name: K, in
     throw new ApiFailure(`cannot reach ${maskUrlPassword(root)}/api (${maskUrlPasswordsIn(why)}); is webhook-lab serve running?`);
   }
   const type = res.headers.get('content-type')?.split(';')[0].trim() || 'no content type';
+  // fetch follows redirects: name where the answer came from when it is not where we asked.
+  if (res.redirected) where += ` (redirected to ${maskUrlPassword(res.url.split('?')[0])})`;
   let text: string;
   try {
     text = await res.text();

@@ -15,6 +15,7 @@ describe('webhook-lab check against something that is not the control API', () =
     other = await startReceiver((req, res) => {
       if (req.url.startsWith('/html/')) return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>\n<html><body>\n<h1>Welcome</h1>\n</body></html>\n');
       if (req.url.startsWith('/html404/')) return res.writeHead(404, { 'content-type': 'text/html' }).end('<html>\n<body>Not Found</body>\n</html>\n');
+      if (req.url.startsWith('/moved/')) return res.writeHead(302, { location: '/html/login' }).end();
       if (req.url.startsWith('/empty/')) return res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       if (req.url.startsWith('/sources-empty/')) {
         // listSources is fine (an array), getStats is not.
@@ -44,6 +45,13 @@ describe('webhook-lab check against something that is not the control API', () =
     oneLine(r);
     expect(r.stderr).toContain(`${other.url}/html/api/stats`);
     expect(r.stderr).toMatch(/answered 200 \(text\/html\), not the control API's JSON/);
+  });
+
+  it('names where a redirect led', async () => {
+    const r = await check(['--api', `${other.url}/moved/api`, '--token', 't']);
+    expect(r.code).toBe(4);
+    oneLine(r);
+    expect(r.stderr).toContain(`${other.url}/moved/api/stats (redirected to ${other.url}/html/login) answered 200 (text/html)`);
   });
 
   it('exits 4 with one line when the server answers an HTML error page', async () => {
