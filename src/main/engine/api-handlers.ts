@@ -42,6 +42,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       dataDir: d.dataDir,
       calls: store.calls.count(),
       pendingDeliveries: store.deliveries.countUnfinished(),
+      parkedDeliveries: store.deliveries.countParked(),
+      storage: store.health.get(),
     }),
 
     listSources: () => store.sources.list(),

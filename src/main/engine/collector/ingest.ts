@@ -59,6 +59,8 @@ export class Ingest {
   ) {}
 
   async handle(req: IngestRequest): Promise<IngestResponse> {
+    // Known to fail: refuse at once, so clients retry later and nothing is half taken.
+    if (!this.store.health.ok) return storageUnavailable(this.store.health.get().message);
     const receivedAt = this.now();
     const bytes = req.body?.length ?? 0;
     const wait = this.gate.acquire(bytes);
@@ -120,7 +122,14 @@ export class Ingest {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);
       if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
     }
-    const stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true }], this.planner);
+    let stored: StoredResult;
+    try {
+      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true }], this.planner);
+    } catch (err) {
+      // Nothing of this request was committed: 503, and the client sends it again (SPEC §3: a 2xx only once durable).
+      if (this.store.health.noteError(err)) return storageUnavailable(this.store.health.get().message);
+      throw err;
+    }
     // After COMMIT: the dispatcher may start, and the 2xx may go out.
     this.onStored(stored);
     return { ...OK, stored };
@@ -181,6 +190,17 @@ export interface InternalCall {
   /** Shown as the call's route in the inspector, e.g. /internal/deletion. */
   path: string;
   userAgent: string;
+}
+
+/** How long a client is asked to wait while storage fails (the probe retries every second). */
+export const STORAGE_RETRY_AFTER_S = 5;
+
+function storageUnavailable(reason: string | null): IngestResponse {
+  return {
+    status: 503,
+    body: { success: false, message: `the lab cannot store calls now: ${reason ?? 'storage is failing'}. Nothing of this request was kept; send it again later` },
+    retryAfter: STORAGE_RETRY_AFTER_S,
+  };
 }
 
 function refusedByFault(fault: FaultDecision): IngestResponse {
