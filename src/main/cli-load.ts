@@ -2,6 +2,7 @@ import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
 import type { ApiErrorBody } from '../shared/api.contract';
 import type { LoadInput, LoadRun, LoadSample } from '../shared/simulation.contract';
 import { CALL_TYPES, type CallType } from '../shared/types';
+import { maskUrlPassword, maskUrlPasswordsIn } from '../shared/url-credentials';
 
 const USAGE = `Usage:
   webhook-lab load --rate N (--duration S | --total N) [options]
@@ -108,7 +109,8 @@ async function call<T>(api: string, token: string, method: string, path: string,
     });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    throw new Error(`cannot reach ${api} (${e.cause?.code ?? e.message}); is webhook-lab serve running?`);
+    // Never a URL's password (fetch's own message quotes a URL with credentials whole).
+    throw new Error(`cannot reach ${maskUrlPassword(api)} (${maskUrlPasswordsIn(e.cause?.code ?? e.message)}); is webhook-lab serve running?`);
   }
   const text = await res.text();
   if (res.ok) return JSON.parse(text) as T;

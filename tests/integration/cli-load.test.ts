@@ -128,6 +128,12 @@ describe('webhook-lab load', () => {
     expect(noApi.code).toBe(2);
     expect(noApi.stderr).toContain('WEBHOOK_LAB_API');
 
+    // A URL with credentials: whatever is printed about it, never its password.
+    const creds = await load(['--api', 'http://admin:hunter2@127.0.0.1:1/api', '--token', 't', '--rate', '5', '--total', '1']);
+    expect(creds.code).not.toBe(0);
+    expect(creds.stderr).toContain('admin:****@');
+    expect(creds.stdout + creds.stderr).not.toContain('hunter2');
+
     const help = await load(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('webhook-lab load --rate N (--duration S | --total N)');
