@@ -53,3 +53,12 @@ export const MAX_MAPPING_DATA_FIELDS = 1000;
  * per 100 calls). Browsers and servers commonly stop near 2 KB; a receiver URL needs far less.
  */
 export const MAX_RECEIVER_URL_CHARS = 2048;
+
+/**
+ * Not a SPEC limit: the most one Webhooks (Actions) batch request body may be (UTF-8 bytes). Segment's
+ * default batch (1,000 calls) of whole events at the 32 KB call limit fits; a batch whose items would
+ * pass it goes as several requests, each within it, as Segment's batch size field allows ("actual
+ * batch sizes may be lower"). With MAX_MAPPED_BODY_BYTES per item, batches of 4,000 could otherwise
+ * reach 2 GB.
+ */
+export const MAX_ACTIONS_BATCH_BODY_BYTES = 32 * 1024 * 1024;

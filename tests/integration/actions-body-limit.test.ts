@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { waitFor, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
 import type { CallDetail } from '../../src/shared/types';
-import { MAX_MAPPED_BODY_BYTES, MAX_MAPPING_DATA_FIELDS } from '../../src/shared/limits';
+import { MAX_ACTIONS_BATCH_BODY_BYTES, MAX_MAPPED_BODY_BYTES, MAX_MAPPING_DATA_FIELDS } from '../../src/shared/limits';
 
 // Issue 22 item 5: an Actions mapping cannot blow a call up without limit. A mapped body over
 // MAX_MAPPED_BODY_BYTES fails that one delivery (never sent, its reason recorded and shown), the
@@ -114,6 +114,31 @@ describe('an Actions mapping whose body passes the limit', () => {
     }
     await waitFor(async () => (await t.call('getStats', {})).deliveries.failed === 10 ? true : undefined, 'ten failed Actions requests');
     expect(r.requests.filter((q) => q.url === '/huge')).toHaveLength(0);
+  }, 30_000);
+});
+
+describe('an Actions batch body is limited to 32 MB', () => {
+  it('a full batch whose items would pass it goes as two requests, in order, each within it; every call is delivered', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({
+      config: {
+        // 100 copies of a 4 KB `properties`: about 400 KB per call, 40 MB for the batch of 100.
+        sources: [{ name: 'big', writeKey: 'wk_big', webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'b', trigger: {}, url: `${r.url}/batch`, method: 'POST', headers: {}, data: copies(100, '$.properties'), batchSize: 100 }] } }],
+      },
+    });
+    // One request, so the 100 items are queued together and the batch is full at once.
+    const batch = Array.from({ length: 100 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `m${i}`, properties: { i, blob: 'x'.repeat(4000) } }));
+    expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_big' })).status).toBe(200);
+    await waitFor(async () => (await t.call('getStats', {})).deliveries.delivered === 100, 'every call delivered', 20_000);
+    const sent = r.requests.filter((q) => q.url === '/batch');
+    expect(sent).toHaveLength(2);
+    for (const q of sent) expect(q.body.length).toBeLessThanOrEqual(MAX_ACTIONS_BATCH_BODY_BYTES);
+    // Both go out at once, so they may arrive in either order: sorted by their first call.
+    const items = sent.map((q) => JSON.parse(q.body.toString()) as { k0: { i: number } }[]).sort((a, b) => a[0].k0.i - b[0].k0.i);
+    // The first request is as full as the limit allows: one more item would have passed it.
+    const firstBytes = JSON.stringify(items[0]).length;
+    expect(firstBytes + JSON.stringify(items[1][0]).length + 1).toBeGreaterThan(MAX_ACTIONS_BATCH_BODY_BYTES);
+    expect(items.flat().map((x) => x.k0.i)).toEqual(batch.map((_, i) => i));
   }, 30_000);
 });
 

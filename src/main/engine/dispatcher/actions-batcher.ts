@@ -1,6 +1,7 @@
 import type { ActionsMapping, OutboundType } from '../../../shared/types';
 import { sendsActions, webhookMappings } from '../../../shared/actions/mode';
 import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
+import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/delivery.types';
 import { newActive } from '../store/arrivals';
@@ -8,7 +9,8 @@ import { actionsDelivery, batchRequest } from './delivery-plan';
 
 // Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
 // (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
-// BATCH_WAIT_MS after the batch's first item was queued, or the next start (leftovers). A flush is one
+// BATCH_WAIT_MS after the batch's first item was queued, or the next start (leftovers). A batch whose
+// body would pass MAX_ACTIONS_BATCH_BODY_BYTES goes as several requests, one after another. A flush is one
 // write job: the Actions delivery (body = the items' data as a JSON array in queue order, X-Signature
 // over the first item's data), its delivery_calls rows and the items' deletion; then the dispatcher
 // runs it like any delivery. Time is the dispatcher's clock, so tests and time-warp see the same.
@@ -116,17 +118,20 @@ export class ActionsBatcher {
       return;
     }
     const size = Math.min(m.batchSize, ACTIONS_MAX_BATCH_SIZE);
+    // Items of a batch due now that MAX_ACTIONS_BATCH_BODY_BYTES left for another request: sent next, without waiting.
+    let owed = 0;
     for (;;) {
       if (this.stopped) return;
       const g = store.actions.group(sourceId, name);
       if (!g) return;
-      if (g.count < size && !all && g.firstQueuedAt + BATCH_WAIT_MS > now()) {
+      if (owed === 0 && g.count < size && !all && g.firstQueuedAt + BATCH_WAIT_MS > now()) {
         this.arm(g.firstQueuedAt + BATCH_WAIT_MS);
         return;
       }
+      const wanted = Math.min(owed || size, g.count);
       const source = store.sources.get(sourceId)!;
       const made = await store.writes.run(() => {
-        const items = store.actions.take(sourceId, name, size);
+        const items = store.actions.take(sourceId, name, wanted, MAX_ACTIONS_BATCH_BODY_BYTES);
         if (items.length === 0) return null;
         const { body, signedText } = batchRequest(items);
         const callIds = items.map((i) => i.callId);
@@ -139,7 +144,8 @@ export class ActionsBatcher {
       if (!made) return;
       this.deps.enqueue([made.delivery]);
       this.deps.touched(made.callIds);
-      if (made.callIds.length < size) return;
+      owed = Math.max(0, wanted - made.callIds.length);
+      if (owed === 0 && made.callIds.length < size) return;
     }
   }
 

@@ -28,8 +28,14 @@ export class ActionsLedger {
     this.any =
       db.prepare('SELECT 1 FROM delivery_calls LIMIT 1').get() !== undefined || db.prepare('SELECT 1 FROM actions_batch_items LIMIT 1').get() !== undefined;
     this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at) VALUES (?, ?, ?, ?, ?)');
-    this.takeStmt = db.prepare(`SELECT b.*, c.type AS call_type FROM actions_batch_items b LEFT JOIN calls c ON c.id = b.call_id
-      WHERE b.source_id = ? AND b.mapping = ? ORDER BY b.id LIMIT ?`);
+    // The batch's body is `[` + items joined by `,` + `]` (an empty item is `null`): `run` is its size
+    // up to and including each item, so a batch stops before the item that would pass maxBytes
+    // without reading the items after it. The first item always goes.
+    this.takeStmt = db.prepare(`SELECT * FROM (SELECT b.*, c.type AS call_type,
+        1 + SUM(CASE WHEN b.data = '' THEN 4 ELSE length(CAST(b.data AS BLOB)) END + 1) OVER (ORDER BY b.id ROWS UNBOUNDED PRECEDING) AS run,
+        ROW_NUMBER() OVER (ORDER BY b.id) AS n
+      FROM actions_batch_items b LEFT JOIN calls c ON c.id = b.call_id
+      WHERE b.source_id = @sourceId AND b.mapping = @mapping ORDER BY b.id LIMIT @limit) WHERE n = 1 OR run <= @maxBytes ORDER BY id`);
     this.deleteStmt = db.prepare('DELETE FROM actions_batch_items WHERE id IN (SELECT value FROM json_each(?))');
     this.groupsStmt = db.prepare(
       'SELECT source_id, mapping, COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items GROUP BY source_id, mapping',
@@ -55,9 +61,12 @@ export class ActionsLedger {
     this.any = true;
   }
 
-  /** The oldest `limit` items of a (source, mapping) batch, in queue order. */
-  take(sourceId: string, mapping: string, limit: number): QueuedBatchItem[] {
-    return (this.takeStmt.all(sourceId, mapping, limit) as ItemRow[]).map((r) => ({
+  /**
+   * The oldest `limit` items of a (source, mapping) batch, in queue order, as many of them as make a
+   * body of at most `maxBytes` (at least one).
+   */
+  take(sourceId: string, mapping: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER): QueuedBatchItem[] {
+    return (this.takeStmt.all({ sourceId, mapping, limit, maxBytes }) as ItemRow[]).map((r) => ({
       id: r.id,
       sourceId: r.source_id,
       mapping: r.mapping,
