@@ -12,6 +12,7 @@ import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
 import { runCheckCommand } from './cli-check';
 import { tuneHeapGrowth } from './heap-tuning';
+import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
 
@@ -52,6 +53,13 @@ function failIfPortInUse(err: unknown, what: string, flag: string, host: string,
   fail(`the ${what} port ${n} on ${host} is already in use (another program, or another Webhook Lab, listens there); pick another with --${flag} N, or --${flag} 0 for any free port`);
 }
 
+// A damaged or read-only database (or a data folder that cannot be made): which file, what is wrong,
+// what to do, and its own exit code, instead of a stack trace.
+function failIfDataProblem(err: unknown, dataDir: string): void {
+  const problem = describeDataProblem(err, dataDir);
+  if (problem) fail(`${problem.title}.\n${problem.detail}`, SERVE_EXIT_DATA_PROBLEM);
+}
+
 async function serve(argv: string[]): Promise<void> {
   tuneHeapGrowth();
   const { values } = parseArgs({
@@ -90,6 +98,8 @@ async function serve(argv: string[]): Promise<void> {
   try {
     engine = await startEngine({
       dataDir,
+      // The default folder is the lab's own; one given with --data-dir may be the user's (data-folder.ts).
+      ownedDataDir: values['data-dir'] === undefined,
       collectorHost: host,
       collectorPort,
       config,
@@ -103,6 +113,7 @@ async function serve(argv: string[]): Promise<void> {
     if (err instanceof ConfigRefused && values.config) {
       fail(`config file ${values.config} does not fit the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
     }
+    failIfDataProblem(err, dataDir);
     throw err;
   }
   let server;

@@ -12,6 +12,7 @@ import { isNativeModuleMismatch, parseLaunchOptions, resolveSqliteBinding, type 
 import { buildAppMenu } from './electron/menu';
 import { createMainWindow, lockNavigation } from './electron/window';
 import { tuneHeapGrowth } from './heap-tuning';
+import { describeDataProblem } from './engine/store/data-problem';
 
 // Electron entry: the desktop shell around the engine. The engine runs here in the main process;
 // the window reaches it only through the validated `api:<op>` IPC channels.
@@ -93,7 +94,7 @@ async function startApp(): Promise<void> {
   try {
     const started = await startEngineWithPortFallback(
       startEngine,
-      { dataDir, collectorPort: options.collectorPort, sqliteNativeBinding, log },
+      { dataDir, ownedDataDir: options.dataDir === undefined, collectorPort: options.collectorPort, sqliteNativeBinding, log },
       !options.collectorPortExplicit,
     );
     engine = started.engine;
@@ -107,6 +108,9 @@ async function startApp(): Promise<void> {
           'or use web mode: `npm run serve`. See docs/desktop.md, "Troubleshooting".',
       );
     }
+    // A damaged or read-only database: the same text as `serve` prints (data-problem.ts).
+    const problem = describeDataProblem(err, dataDir);
+    if (problem) fatal(problem.title, problem.detail);
     fatal('Webhook Lab could not start its engine', err);
   }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiHandlers } from '../../shared/api.contract';
 import type { Engine, EngineOptions } from './engine.types';
 import { Store } from './store/store';
+import { prepareDataFolder } from './store/data-folder';
 import { Ingest } from './collector/ingest';
 import { startCollector } from './collector/collector-server';
 import { LibraryMetrics } from './collector/library-metrics';
@@ -25,6 +26,9 @@ const RETENTION_EVERY_MS = 30_000;
 export async function startEngine(opts: EngineOptions & { clock?: Clock }): Promise<Engine> {
   const clock = opts.clock ?? systemClock;
   const now = () => clock.now();
+  // Owner-only folder and files before anything is written there; one log line when it changed something.
+  const folderNotice = prepareDataFolder(opts.dataDir, { owned: opts.ownedDataDir });
+  if (folderNotice) opts.log?.(folderNotice);
   const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding });
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;

@@ -6,6 +6,8 @@ import type { SettingsPatch } from '../../shared/settings.schema';
 export interface EngineOptions {
   /** Folder for the SQLite database, the generated TLS certificate and other state. */
   dataDir: string;
+  /** The folder is the lab's own (the default app-data folder): made owner-only whatever it holds (store/data-folder.ts). */
+  ownedDataDir?: boolean;
   collectorHost?: string; // default 127.0.0.1
   collectorPort?: number; // default 8787; 0 picks a free port
   /** Applied idempotently at start (sources matched by name). */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createPrivateFile, DB_FILE } from './data-folder';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
 import { bodyMayMatch, searchText } from '../../../shared/search-filter';
@@ -15,20 +16,34 @@ export interface OpenOptions {
 }
 
 export function openDatabase({ dataDir, nativeBinding }: OpenOptions): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'webhook-lab.db'), nativeBinding ? { nativeBinding } : {});
-  // 16 KB pages for a new file (an existing one keeps its own): a commit writes each changed page to
-  // the WAL as a frame, and request bodies of tens of KB span fewer of them. Measured on the
-  // collector's write path: about 10 % less time per stored call than 4 KB pages.
-  db.pragma(`page_size = ${PAGE_SIZE}`);
-  db.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
-  // or power loss can lose the last transactions.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = OFF');
-  registerSearchFunctions(db);
-  migrate(db);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, DB_FILE);
+  // 0600 before SQLite opens it: the -wal and -shm files SQLite makes take the database file's mode.
+  createPrivateFile(file);
+  const db = new Database(file, nativeBinding ? { nativeBinding } : {});
+  try {
+    // 16 KB pages for a new file (an existing one keeps its own): a commit writes each changed page to
+    // the WAL as a frame, and request bodies of tens of KB span fewer of them. Measured on the
+    // collector's write path: about 10 % less time per stored call than 4 KB pages.
+    db.pragma(`page_size = ${PAGE_SIZE}`);
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
+    // or power loss can lose the last transactions.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = OFF');
+    // SQLite opens a file it may not write (read-only, immutable) read-only, without a word: write
+    // once (the same version, rolled back), so such a file stops the start with SQLITE_READONLY
+    // (data-problem.ts says what to do) instead of failing the first call the collector takes.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    db.exec(`BEGIN IMMEDIATE; PRAGMA user_version = ${version}; ROLLBACK`);
+    registerSearchFunctions(db);
+    migrate(db);
+  } catch (err) {
+    // A damaged or read-only file: the start fails, and the handle is not left open.
+    db.close();
+    throw err;
+  }
   return db;
 }
 

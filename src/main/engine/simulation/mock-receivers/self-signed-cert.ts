@@ -43,7 +43,7 @@ export async function loadOrCreateCertificate(dataDir: string, now: number = Dat
       { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
     ],
   });
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   // Key first and each via rename, so a crash never leaves a cert whose key is missing or partial.
   await writeAtomic(keyPath, pems.private, 0o600);
   await writeAtomic(certPath, pems.cert, 0o644);

@@ -1,0 +1,73 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from '../helpers/serve';
+import { SERVE_EXIT_DATA_PROBLEM } from '../../src/main/engine/store/data-problem';
+
+// `webhook-lab serve` on a database it cannot use (issue 22, item 7): no stack trace, but which file,
+// what is wrong and what to do, and its own exit code (README, Troubleshooting).
+
+beforeAll(() => ensureBuilt(), 180_000);
+
+const dirs: string[] = [];
+const immutable: string[] = [];
+afterEach(() => {
+  for (const p of immutable.splice(0)) execFileSync('chattr', ['-i', p]);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function serve(dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stderr.on('data', (d) => (stderr += String(d)));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('serve on a database it cannot use', () => {
+  it(`garbage bytes: exit ${SERVE_EXIT_DATA_PROBLEM}, which file, what is wrong, what to do; no stack trace; the file is untouched`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-cli-db-'));
+    dirs.push(dir);
+    const db = join(dir, 'webhook-lab.db');
+    writeFileSync(db, 'this is not a database, and it is long enough to have a header page '.repeat(100));
+    const before = readFileSync(db);
+    const r = await serve(dir);
+    expect(r.code).toBe(SERVE_EXIT_DATA_PROBLEM);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^webhook-lab: Webhook Lab cannot use its database\.$/m);
+    expect(r.stderr).toContain(`${db}: is not a SQLite database`);
+    expect(r.stderr).toMatch(/Move it aside/);
+    expect(r.stderr).not.toMatch(/SqliteError|\n\s+at /);
+    expect(readFileSync(db).equals(before)).toBe(true);
+  });
+
+  it(`a read-only database file: exit ${SERVE_EXIT_DATA_PROBLEM}, "cannot be written"`, async (ctx) => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-cli-db-'));
+    dirs.push(dir);
+    // A real lab database, made by a first start that is then stopped.
+    const first = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--collector-port', '0', '--ui-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve) => first.stdout.on('data', (d) => String(d).includes('data: ') && resolve()));
+    const exited = new Promise((resolve) => first.once('close', resolve));
+    first.kill('SIGTERM');
+    await exited;
+    const db = join(dir, 'webhook-lab.db');
+    try {
+      if (process.getuid?.() === 0) {
+        execFileSync('chattr', ['+i', db], { stdio: 'pipe' });
+        immutable.push(db);
+      } else {
+        execFileSync('chmod', ['0400', db]);
+      }
+    } catch (err) {
+      console.log(`skipped: chattr +i failed (${(err as Error).message.split('\n')[0]}), and root ignores permissions`);
+      return ctx.skip();
+    }
+    const r = await serve(dir);
+    expect(r.code).toBe(SERVE_EXIT_DATA_PROBLEM);
+    expect(r.stderr).toContain(`${db}: cannot be written`);
+    expect(r.stderr).not.toMatch(/SqliteError|\n\s+at /);
+  });
+});
