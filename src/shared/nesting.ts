@@ -72,17 +72,26 @@ export function pathPastDepth(value: unknown, limit: number): (string | number)[
   if (typeof value !== 'object' || value === null) return null;
   if (limit < 1) return [];
   const stack: Walked[] = [{ v: value, level: 1, key: '', up: null }];
+  let found: (string | number)[] | null = null;
+  // One member: pushed when it is a container; `found` once one is past the limit.
+  const visit = (w: Walked, key: string | number, c: unknown): boolean => {
+    if (typeof c !== 'object' || c === null) return false;
+    if (w.level === limit) {
+      found = [key];
+      for (let at: Walked | null = w; at && at.up; at = at.up) found.push(at.key);
+      found.reverse();
+      return true;
+    }
+    stack.push({ v: c, level: w.level + 1, key, up: w });
+    return false;
+  };
   while (stack.length > 0) {
     const w = stack.pop() as Walked;
-    const members: [string | number, unknown][] = Array.isArray(w.v) ? w.v.map((c: unknown, i) => [i, c]) : Object.entries(w.v);
-    for (const [key, c] of members) {
-      if (typeof c !== 'object' || c === null) continue;
-      if (w.level === limit) {
-        const path: (string | number)[] = [key];
-        for (let at: Walked | null = w; at && at.up; at = at.up) path.push(at.key);
-        return path.reverse();
-      }
-      stack.push({ v: c, level: w.level + 1, key, up: w });
+    if (Array.isArray(w.v)) {
+      for (let i = 0; i < w.v.length; i++) if (visit(w, i, w.v[i])) return found;
+    } else {
+      const o = w.v as Record<string, unknown>;
+      for (const k in o) if (visit(w, k, o[k])) return found;
     }
   }
   return null;

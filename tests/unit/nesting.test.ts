@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CALL_DEPTH, nestsDeeperThan, stringifyJson, TOO_DEEP_REASON } from '../../src/shared/nesting';
+import { MAX_CALL_DEPTH, nestsDeeperThan, pathPastDepth, stringifyJson, TOO_DEEP_REASON } from '../../src/shared/nesting';
 import { collectorDropReason } from '../../src/shared/message-rules';
 import { prettyJson } from '../../src/renderer/components/format';
 
@@ -22,6 +22,25 @@ describe('nestsDeeperThan', () => {
     const deep = arrays(1_000_000);
     expect(nestsDeeperThan(deep, 1_000_000)).toBe(false);
     expect(nestsDeeperThan(deep, 999_999)).toBe(true);
+  });
+});
+
+describe('pathPastDepth', () => {
+  it('names the keys down to the first container past the limit, counting as nestsDeeperThan does', () => {
+    expect(pathPastDepth('x', 0)).toBeNull();
+    expect(pathPastDepth({}, 0)).toEqual([]);
+    expect(pathPastDepth({ a: [{ b: 1 }] }, 3)).toBeNull();
+    expect(pathPastDepth({ a: [{ b: 1 }] }, 2)).toEqual(['a', 0]);
+    expect(pathPastDepth({ a: 1, b: { c: 2 }, d: [1, 2, [3, [4]]] }, 3)).toEqual(['d', 2, 1]);
+    for (const v of [{ a: 1, b: { c: { d: {} } } }, arrays(5), { x: [[{}]] }]) {
+      for (let limit = 0; limit < 6; limit++) expect(pathPastDepth(v, limit) !== null).toBe(nestsDeeperThan(v, limit));
+    }
+  });
+
+  it('is safe at any depth JSON.parse accepts', () => {
+    const deep = arrays(1_000_000);
+    expect(pathPastDepth(deep, 1_000_000)).toBeNull();
+    expect(pathPastDepth(deep, 3)).toEqual([0, 0, 0]);
   });
 });
 
