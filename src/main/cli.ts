@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { keepRunningOnUnhandledRejection } from './process-guard';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startEngine } from './engine/engine';
@@ -141,8 +142,9 @@ async function serve(argv: string[]): Promise<void> {
     await engine.stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  const onSignal = (signal: NodeJS.Signals) => shutdown(signal).catch((err: unknown) => fail(`shutdown failed: ${(err as Error)?.stack ?? String(err)}`, 1));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 async function main(): Promise<void> {
@@ -155,7 +157,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  if (command === 'serve') return serve(rest);
+  if (command === 'serve') {
+    keepRunningOnUnhandledRejection((line) => process.stderr.write(`${line}\n`));
+    return serve(rest);
+  }
   if (command === 'load') return runLoadCommand(rest);
   if (command === 'check') return runCheckCommand(rest);
   fail(`unknown command "${command}"\n\n${USAGE}`);

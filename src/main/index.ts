@@ -1,4 +1,5 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
+import { keepRunningOnUnhandledRejection } from './process-guard';
 import { join, resolve } from 'node:path';
 import { startEngine } from './engine/engine';
 import { defaultDataDir } from './data-dir';
@@ -134,7 +135,7 @@ async function startApp(): Promise<void> {
     log(notice);
     // After the window is shown: a sheet on a hidden window would appear detached or not at all.
     w.once('ready-to-show', () => {
-      void dialog.showMessageBox(w, { type: 'warning', title: APP_NAME, message: 'Collector port in use', detail: notice });
+      dialog.showMessageBox(w, { type: 'warning', title: APP_NAME, message: 'Collector port in use', detail: notice }).catch(() => undefined);
     });
   }
 }
@@ -170,6 +171,7 @@ if (!app.requestSingleInstanceLock()) {
   });
   app.on('will-quit', stopEngineThenQuit);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+  keepRunningOnUnhandledRejection((line) => console.error(line));
 
   app
     .whenReady()

@@ -29,7 +29,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   // Owner-only folder and files before anything is written there; one log line when it changed something.
   const folderNotice = prepareDataFolder(opts.dataDir, { owned: opts.ownedDataDir });
   if (folderNotice) opts.log?.(folderNotice);
-  const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding });
+  const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding, now });
+  opts.onStore?.(store);
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
   try {
@@ -39,9 +40,13 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
 
     const events = new EventHub((ids) => store.calls.summaries(ids));
     const inFlightNotices = new InFlightNotices(store, events);
-    // 128 keep-alive connections per receiver: at 32, a local receiver under load became the
-    // bottleneck (measured in npm run bench: ~1,200 vs ~2,400 deliveries/s).
-    const sender = new HttpSender({ now, connectionsPerOrigin: 128 });
+    // Connections are not what limits sending: each receiver endpoint's lane does (dispatcher/lanes.ts),
+    // and several lanes may share an origin (the mock receivers do). With no cap on connections, a
+    // request whose lane gave it a slot goes on the wire at once, so its timeout starts when it is sent.
+    const sender = new HttpSender({ now, connectionsPerOrigin: null });
+    // Every line the engine logs goes out with URL passwords masked (README, Decisions).
+    const sink = opts.log;
+    const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
     const dispatcher = new Dispatcher({
       store,
       sender,
@@ -52,6 +57,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
         events.touch(callId);
       },
       onInFlight: (callId, deliveryId) => inFlightNotices.add(callId, deliveryId),
+      lanes: opts.lanes,
+      onError: (err) => log(`dispatcher: ${(err as Error)?.stack ?? String(err)}`),
+    });
+    store.health.onChange((storage) => {
+      events.emit({ type: 'storage.changed', storage });
+      log(storage.ok ? 'storage: writes succeed again; collector and dispatcher resumed' : `storage: ${storage.message}`);
     });
     const faults = new FaultInjector(now());
     const ingest = new Ingest(
@@ -79,9 +90,6 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
-    // Every line the engine logs goes out with URL passwords masked (README, Decisions).
-    const sink = opts.log;
-    const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
     simulation = await startSimulation(
       {
         store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,

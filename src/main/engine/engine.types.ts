@@ -2,6 +2,8 @@ import type { ApiHandlers, EngineEvent, OpParsed } from '../../shared/api.contra
 import type { ExportStream } from './simulation/export';
 import type { Config } from '../../shared/config.schema';
 import type { SettingsPatch } from '../../shared/settings.schema';
+import type { LaneLimits } from './dispatcher/lanes';
+import type { Store } from './store/store';
 
 export interface EngineOptions {
   /** Folder for the SQLite database, the generated TLS certificate and other state. */
@@ -19,6 +21,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Mock receiver listeners; default: 8789/8790 at first start, then the ports chosen then. */
   mockReceiverPorts?: { http: number; https: number };
+  /** Per receiver endpoint: scheduled requests out at once and deliveries waiting in memory (default 64 and 256). */
+  lanes?: Partial<LaneLimits>;
+  /** Tests: the store once opened (to cap its size as a full disk would, Store.capSize). */
+  onStore?: (store: Store) => void;
 }
 
 export interface Engine {
