@@ -67,6 +67,14 @@ describe('an Actions mapping whose body passes the limit', () => {
     expect(JSON.parse(r.requests.find((q) => q.url === '/small')!.body.toString())).toEqual({ id: 'm-big' });
     // getStats (what `webhook-lab check` reads) counts it as failed.
     expect((await t.call('getStats', {})).deliveries).toMatchObject({ failed: 1, delivered: 2, pending: 0 });
+
+    // There is no request to send again: a replay says so (an edited body can still be sent), and a
+    // bulk retry of what failed leaves it out, instead of sending the receiver an empty request.
+    await expect(t.call('replayMessage', { id: d.call.id, deliveryId: huge.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/never sent: its mapped body passed the limit/) });
+    expect(await t.call('retryMatching', {})).toEqual({ matched: 0, retried: 0 });
+    const edited = await t.call('replayMessage', { id: d.call.id, deliveryId: huge.id, body: '{"small":true}' });
+    expect(edited.attempts[0]).toMatchObject({ responseStatus: 200, requestBody: '{"small":true}' });
+    expect(r.requests.filter((q) => q.url === '/huge').map((q) => q.body.toString())).toEqual(['{"small":true}']);
   }, 30_000);
 
   it('in a batched mapping, fails only that call\'s request: the other calls of the same collector batch go out together in the Actions batch', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ActionsMapping, NormalizedCall, Settings, WebhookSettings } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
-import type { NewActionsDelivery, NewDelivery } from '../store/delivery.types';
+import type { ActiveDelivery, NewActionsDelivery, NewDelivery } from '../store/delivery.types';
 import type { ActionsPlan, DeliveryPlanner, SourcePlan } from '../store/arrivals';
 import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT, actionsHeaders, buildActionsRequest } from '../../../shared/actions/request';
@@ -83,6 +83,15 @@ export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): st
  */
 function unsentDelivery(mapping: ActionsMapping, err: MappedDataTooLarge): NewActionsDelivery {
   return { ...actionsDelivery(mapping, '', null, {}, []), notSent: `not sent: ${err.message}` };
+}
+
+/**
+ * Whether a delivery is one of those (failed without an attempt: every other failure is an
+ * attempt's): it holds no request, so it is never sent again as stored (replay refuses it without an
+ * edited body, a bulk retry leaves it out).
+ */
+export function neverSent(d: Pick<ActiveDelivery, 'kind' | 'state' | 'attemptCount'>): boolean {
+  return d.kind === 'actions' && d.state === 'failed' && d.attemptCount === 0;
 }
 
 /** A batch's body and signed text from its items' stored data, in queue order (as buildActionsRequest would make them). */

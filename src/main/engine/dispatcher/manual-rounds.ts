@@ -3,7 +3,7 @@ import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../errors';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
-import { planDelivery } from './delivery-plan';
+import { neverSent, planDelivery } from './delivery-plan';
 import { roundUrlStates, sendRound, type RoundResult } from './round';
 import type { DispatcherDeps } from './dispatcher';
 
@@ -64,7 +64,7 @@ export class ManualRounds {
     while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
       const id = this.queue.shift()!;
       const d = this.deps.store.deliveries.active(id);
-      if (!d || (d.state !== 'failed' && d.state !== 'expired')) {
+      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d)) {
         this.queued.delete(id);
         continue;
       }
@@ -108,6 +108,9 @@ export class ManualRounds {
       // A delivery carries its own body; only a new one needs the call's normalized form.
       if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
       d = await this.createForReplay(callId, call.sourceId, call.normalized);
+    }
+    if (opts.body === undefined && neverSent(d)) {
+      throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
     }
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
       throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
