@@ -373,3 +373,37 @@ test('inspector: a large Actions batch shows its first items and pages the rest 
     await expect(members.getByTestId('batch-members-more')).toHaveCount(0);
   }
 });
+
+test('inspector: a mapping whose body passes the 512 KB limit shows that request failed, not sent, with the reason; the call\'s other request is delivered', async ({ page, consoleGuard }) => {
+  consoleGuard.allow(/status of 409 \(Conflict\) \(.*\/api\/messages\/\d+\/replay/);
+  const copies = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, { '@path': '$.' }]));
+  const huge = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', {
+    name: 'huge',
+    webhooks: {
+      enabled: true,
+      mode: 'actions',
+      mappings: [
+        { name: 'copies', trigger: {}, url: `${receivers.ok.url}/copies`, method: 'POST', headers: {}, data: copies },
+        { name: 'id-only', trigger: {}, url: `${receivers.ok.url}/id`, method: 'POST', headers: {}, data: { id: { '@path': '$.messageId' } } },
+      ],
+    },
+  });
+  // A 30 KB call: 20 copies of it are some 600 KB.
+  const res = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${huge.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({ userId: 'big', event: 'Too Big', properties: { blob: 'x'.repeat(30_000) } }),
+  });
+  expect(res.status).toBe(200);
+  await openApp(page, lab, 'inspector');
+  const t = (id: string) => page.getByTestId(id);
+  await row(page, 'Too Big').click();
+  const copiesDelivery = t('call-detail').locator('[data-testid="delivery"][data-mapping="copies"]');
+  await expect(copiesDelivery).toHaveAttribute('data-state', 'failed');
+  await expect(copiesDelivery.getByTestId('url-not-sent')).toContainText('not sent: the mapped body is over the 512 KB limit');
+  await expect(copiesDelivery.getByTestId('delivery-attempts')).toContainText('0 attempts');
+  await expect(t('call-detail').locator('[data-testid="delivery"][data-mapping="id-only"]')).toHaveAttribute('data-state', 'delivered');
+  // Replaying it as stored is refused with the reason.
+  await copiesDelivery.getByTestId('replay-url').click();
+  await expect(page.getByText(/was never sent: its mapped body passed the limit/)).toBeVisible();
+});

@@ -59,6 +59,11 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
         <div className="muted" data-testid="url-in-flight">
           In flight: sent, waiting for the receiver’s answer (at most 5 s, 10 s for Actions or the actions preset).
         </div>
+      ) : attempts.length === 0 && delivery.state === 'failed' && delivery.lastError ? (
+        // Failed without an attempt: an Actions request whose mapped body passed the limit, never sent.
+        <div className="notice error" data-testid="url-not-sent">
+          {delivery.lastError}
+        </div>
       ) : attempts.length === 0 ? (
         <div className="muted">{outcome?.state === 'not_attempted' ? 'Not attempted: the delivery ended without sending to this URL.' : 'No attempt yet.'}</div>
       ) : null}
