@@ -59,7 +59,7 @@ describe('storage failure (SQLite size cap, as a full disk)', () => {
     expect(h.ok).toBe(true);
     expect(h.storage.code).toMatch(/^SQLITE_FULL/);
     expect(h.storage.message).toMatch(/full/);
-    expect(t.events.some((e) => e.type === 'storage.changed' && !e.storage.ok)).toBe(true);
+    await waitFor(() => t.events.some((e) => e.type === 'storage.changed' && !e.storage.ok), 'a storage.changed event (failing)');
     expect(h.pendingDeliveries).toBe(3);
 
     const refused = await postRaw(t, bigCall(1));
@@ -73,7 +73,7 @@ describe('storage failure (SQLite size cap, as a full disk)', () => {
     answer.resolve();
     store.capSize(null);
     await waitFor(async () => (await t.call('health', {})).storage.ok, 'storage to be ok again');
-    expect(t.events.some((e) => e.type === 'storage.changed' && e.storage.ok)).toBe(true);
+    await waitFor(() => t.events.some((e) => e.type === 'storage.changed' && e.storage.ok), 'a storage.changed event (ok again)');
     await waitFor(async () => (await delivered(t)) === 3, 'the three calls delivered after the resume');
     expect((await postRaw(t, bigCall(2))).status).toBe(200);
     await waitFor(async () => (await delivered(t)) === 4, 'the new call delivered');

@@ -88,6 +88,6 @@ describe('live events', () => {
     asked.length = 0;
     setStatus('reconnecting');
     setStatus('open');
-    await until(() => expect(new Set(asked)).toEqual(new Set(['listMessages', 'listSources', 'clientState', 'listReceivers', 'listReceiverRequests', 'listAudiences', 'listDeletions', 'getLoad'])));
+    await until(() => expect(new Set(asked)).toEqual(new Set(['listMessages', 'health', 'listSources', 'clientState', 'listReceivers', 'listReceiverRequests', 'listAudiences', 'listDeletions', 'getLoad'])));
   });
 });
