@@ -5,6 +5,7 @@
 
 import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../src/shared/limits';
 import { mulberry32, type Random } from '../../src/main/engine/seeded-random';
+import { FuzzDraws } from './fuzz-draws';
 
 export interface FuzzRequest {
   n: number;
@@ -38,20 +39,12 @@ const FIELDS = ['type', 'userId', 'anonymousId', 'event', 'name', 'category', 'g
 const WEIRD = ['null', 'true', 'false', '0', '-0', '1e400', '-1e400', '1e-400', '123456789012345678901234567890', '""', '"   "', '"\\u0000"', '"\\ud800"', '"\\udfff\\ud800"', '[]', '[1,"a",null]', '{}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"x":1}}}', '"2024-13-45T99:99:99Z"', '"2024-01-01T00:00:00"', '1700000000', '"\\"quoted\\""'];
 const ODD_TYPES = ['json', 'text/plain', 'text', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json; charset=latin1', ';;', 'a/b/c', '*/*', 'application/json, text/plain', 'APPLICATION/JSON', 'application/csp-report', 'application/json; charset="utf-8"', '\t'];
 
-class Gen {
+class Gen extends FuzzDraws {
   constructor(
-    private readonly r: Rng,
+    r: Rng,
     private readonly keys: { hooks: string; quiet: string },
-  ) {}
-
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.r() * (hi - lo + 1));
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.r() * xs.length)];
-  }
-  chance(p: number): boolean {
-    return this.r() < p;
+  ) {
+    super(r);
   }
   id(prefix: string): string {
     return `${prefix}_${Math.floor(this.r() * 1e9).toString(36)}`;

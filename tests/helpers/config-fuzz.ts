@@ -4,8 +4,9 @@
 // already stores) and is then spoiled as text: values of the wrong type, hostile keys, keys given
 // twice, nesting around and far past the limit, broken JSON, odd numbers and strings.
 
-import { mulberry32, type Random } from '../../src/main/engine/seeded-random';
+import { mulberry32 } from '../../src/main/engine/seeded-random';
 import { MAX_INPUT_DEPTH } from '../../src/shared/nesting';
+import { FuzzDraws } from './fuzz-draws';
 
 export interface FuzzInput {
   n: number;
@@ -26,17 +27,7 @@ const WEIRD = ['null', 'true', 'false', '0', '-1', '1e400', '-0', '0.5', '123456
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', '\u0000', '$schema', 'sources ', 'Sources'];
 const OPS = ['eq', 'neq', 'exists', 'not_exists', 'gt', 'gte', 'lt', 'lte', 'contains', 'like', ''];
 
-class Gen {
-  constructor(private readonly r: Random) {}
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.r() * (hi - lo + 1));
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.r() * xs.length)];
-  }
-  chance(p: number): boolean {
-    return this.r() < p;
-  }
+class Gen extends FuzzDraws {
   name(prefix: string): string {
     // A small pool, so names repeat within a config and across configs (matched by name).
     return this.pick([`${prefix}-a`, `${prefix}-b`, `${prefix}-c`, `${prefix} ${this.int(0, 3)}`, 'Ünïcødé ✓', FUZZ_BASE.source.name]);
