@@ -30,15 +30,26 @@ export const INGEST_BYTES_IN_FLIGHT = 512 * 1024;
 export const MAX_REPLAY_BODY_CHARS = 512_000;
 
 /**
- * Not a SPEC limit: the most one call's mapped data may come to in a Webhooks (Actions) request (the
- * body of an unbatched mapping, or one item of a batch), as UTF-8 JSON. Segment publishes no such
- * limit (its webhook action sends whatever its mapping yields), but a mapping is a template: a
- * handful of `{"@path": "$."}` fields copy the whole call each, and 20,000 of them made 600 MB of one
- * 30 KB call. 16 times the 32 KB call limit: the default mapping (the whole event) and any mapping
- * that picks, renames or repeats a call's fields a few times stays far below; a mapping over it fails
- * that one delivery, unsent, with its reason (shared/actions/data-mapping.ts stops evaluating there).
+ * Not SPEC limits: how large one call's mapped data may be in a Webhooks (Actions) request (the body
+ * of an unbatched mapping, or one item of a batch), as UTF-8 JSON: MAPPED_BODY_RATIO times the call's
+ * own JSON (the whole event, as normalized), at least MIN_MAPPED_BODY_BYTES, at most
+ * MAX_MAPPED_BODY_BYTES (mappedBodyLimit below). Segment publishes no such
+ * limit (its webhook action sends whatever its mapping yields), but a mapping is a template: each
+ * `{"@path": "$."}` field copies the whole call, and 20,000 of them made 600 MB of one 30 KB call;
+ * 1,000 of them made 73 MB of 100 calls of 150 bytes. The default mapping (the whole event: 1 time)
+ * and any that picks, renames or repeats a call's fields a few times stay far below. Relative to the
+ * call, the Actions bodies one collector request can cause stay bounded too (it takes 500 KB at most:
+ * 16 × 500 KB, plus 8 KB per call, per mapping), which a fixed limit per call could not do for 2,500
+ * small calls. A mapping over it fails that one delivery, unsent, with its reason; evaluation stops there.
  */
 export const MAX_MAPPED_BODY_BYTES = 512 * 1024;
+export const MAPPED_BODY_RATIO = 16;
+export const MIN_MAPPED_BODY_BYTES = 8 * 1024;
+
+/** The most one call's mapped data may be, given the size of the call's JSON (as normalized). */
+export function mappedBodyLimit(callBytes: number): number {
+  return Math.min(MAX_MAPPED_BODY_BYTES, Math.max(MIN_MAPPED_BODY_BYTES, MAPPED_BODY_RATIO * callBytes));
+}
 
 /**
  * Not a SPEC limit: the most fields (object members and array items, a directive counting as one) a

@@ -374,7 +374,7 @@ test('inspector: a large Actions batch shows its first items and pages the rest 
   }
 });
 
-test('inspector: a mapping whose body passes the 512 KB limit shows that request failed, not sent, with the reason; the call\'s other request is delivered', async ({ page, consoleGuard }) => {
+test('inspector: a mapping whose body passes its limit shows that request failed, not sent, with the reason; the call\'s other request is delivered', async ({ page, consoleGuard }) => {
   consoleGuard.allow(/status of 409 \(Conflict\) \(.*\/api\/messages\/\d+\/replay/);
   const copies = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, { '@path': '$.' }]));
   const huge = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', {
@@ -400,7 +400,7 @@ test('inspector: a mapping whose body passes the 512 KB limit shows that request
   await row(page, 'Too Big').click();
   const copiesDelivery = t('call-detail').locator('[data-testid="delivery"][data-mapping="copies"]');
   await expect(copiesDelivery).toHaveAttribute('data-state', 'failed');
-  await expect(copiesDelivery.getByTestId('url-not-sent')).toContainText('not sent: the mapped body is over the 512 KB limit');
+  await expect(copiesDelivery.getByTestId('url-not-sent')).toContainText('not sent: the mapped body passed its limit of');
   await expect(copiesDelivery.getByTestId('delivery-attempts')).toContainText('0 attempts');
   await expect(t('call-detail').locator('[data-testid="delivery"][data-mapping="id-only"]')).toHaveAttribute('data-state', 'delivered');
   // Replaying it as stored is refused with the reason.

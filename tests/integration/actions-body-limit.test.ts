@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
+import { startEngine } from '../../src/main/engine/engine';
+import { configSchema } from '../../src/shared/config.schema';
 import type { CallDetail } from '../../src/shared/types';
 import { MAX_ACTIONS_BATCH_BODY_BYTES, MAX_MAPPED_BODY_BYTES, MAX_MAPPING_DATA_FIELDS } from '../../src/shared/limits';
 
@@ -34,7 +36,7 @@ async function detailOf(t: TestEngine, messageId: string, done: (d: CallDetail) 
 }
 
 const actionsOf = (d: CallDetail, mapping: string) => d.deliveries.find((x) => x.kind === 'actions' && x.mapping === mapping);
-const LIMIT_REASON = /not sent: the mapped body is over the 512 KB limit/;
+const LIMIT_REASON = /^not sent: the mapped body passed its limit of [\d.]+ KB \(evaluation stopped at [\d,]+ bytes\): a call's mapped data may be 16 times the call/;
 
 describe('an Actions mapping whose body passes the limit', () => {
   it('fails that one delivery with its reason, unsent; the call is stored (200) and its Classic and other mapping requests are delivered', async () => {
@@ -125,28 +127,77 @@ describe('an Actions mapping whose body passes the limit', () => {
   }, 30_000);
 });
 
-describe('an Actions batch body is limited to 32 MB', () => {
-  it('a full batch whose items would pass it goes as two requests, in order, each within it; every call is delivered', async () => {
+describe('a mapping that multiplies small calls', () => {
+  it('is held to 16 times each call (at least 8 KB): 100 tiny calls through 5 mappings of 1,000 whole-call copies fail, unsent, instead of making 73 MB', async () => {
     const r = await lab.receiver();
     const t = await lab.start({
       config: {
-        // 100 copies of a 4 KB `properties`: about 400 KB per call, 40 MB for the batch of 100.
-        sources: [{ name: 'big', writeKey: 'wk_big', webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'b', trigger: {}, url: `${r.url}/batch`, method: 'POST', headers: {}, data: copies(100, '$.properties'), batchSize: 100 }] } }],
+        sources: [{ name: 'amp', writeKey: 'wk_amp', webhooks: { enabled: true, mode: 'actions', mappings: [0, 1, 2, 3, 4].map((m) => ({ name: `m${m}`, trigger: {}, url: `${r.url}/m${m}`, method: 'POST', headers: {}, data: copies(MAX_MAPPING_DATA_FIELDS, '$.') })) }, }],
       },
     });
-    // One request, so the 100 items are queued together and the batch is full at once.
-    const batch = Array.from({ length: 100 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `m${i}`, properties: { i, blob: 'x'.repeat(4000) } }));
-    expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_big' })).status).toBe(200);
-    await waitFor(async () => (await t.call('getStats', {})).deliveries.delivered === 100, 'every call delivered', 20_000);
-    const sent = r.requests.filter((q) => q.url === '/batch');
-    expect(sent).toHaveLength(2);
-    for (const q of sent) expect(q.body.length).toBeLessThanOrEqual(MAX_ACTIONS_BATCH_BODY_BYTES);
-    // Both go out at once, so they may arrive in either order: sorted by their first call.
-    const items = sent.map((q) => JSON.parse(q.body.toString()) as { k0: { i: number } }[]).sort((a, b) => a[0].k0.i - b[0].k0.i);
-    // The first request is as full as the limit allows: one more item would have passed it.
-    const firstBytes = JSON.stringify(items[0]).length;
-    expect(firstBytes + JSON.stringify(items[1][0]).length + 1).toBeGreaterThan(MAX_ACTIONS_BATCH_BODY_BYTES);
-    expect(items.flat().map((x) => x.k0.i)).toEqual(batch.map((_, i) => i));
+    // One request of about 5 KB: each call is some 150 bytes, so each mapping makes some 150 KB of it.
+    const batch = Array.from({ length: 100 }, (_, i) => ({ type: 'track', userId: 'u', event: 'e', messageId: `m${i}` }));
+    expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_amp' })).status).toBe(200);
+    const stats = await waitFor(async () => {
+      const s = await t.call('getStats', {});
+      return s.unfinished === 0 ? s : undefined;
+    }, 'every request settled');
+    expect(stats).toMatchObject({ calls: 100, deliveries: { failed: 500, delivered: 0 } });
+    expect(r.requests).toHaveLength(0);
+    const c = (await t.call('listMessages', { limit: 1 })).items[0];
+    const d = await t.call('getMessage', { id: c.id });
+    expect(d.deliveries[0].lastError).toMatch(/^not sent: the mapped body passed its limit of 8 KB \(evaluation stopped at [\d,]+ bytes\): a call's mapped data may be 16 times the call \(here \d+ B\), at least 8 KB, at most 512 KB$/);
+  }, 30_000);
+
+  it('a small call may still be mapped to 8 KB, and a large one to 16 times its size', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({
+      config: {
+        sources: [{ name: 'ok', writeKey: 'wk_ok', webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'x', trigger: {}, url: `${r.url}/x`, method: 'POST', headers: {}, data: copies(15, '$.properties') }] } }],
+      },
+    });
+    // 15 copies of 500 bytes (7.5 KB), and of 20 KB (300 KB, under 16 × 20 KB).
+    for (const [id, n] of [['s', 500], ['l', 20_000]] as const) expect((await t.post('/v1/track', { userId: 'u', event: 'e', messageId: id, properties: { b: 'x'.repeat(n) } }, { writeKey: 'wk_ok' })).status).toBe(200);
+    await waitFor(() => r.requests.length === 2, 'both sent');
+    expect(r.requests.map((q) => q.body.length).sort((a, b) => a - b)).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(Math.min(...r.requests.map((q) => q.body.length))).toBeGreaterThan(7_500);
+    expect(Math.max(...r.requests.map((q) => q.body.length))).toBeGreaterThan(300_000);
+  });
+});
+
+describe('an Actions batch body is limited to 32 MB', () => {
+  it('a full batch whose items would pass it goes as two requests, in order, each within it; every call is delivered', async () => {
+    const r = await lab.receiver();
+    // The engine's clock stands still, so the batch's 5 s wait never ends while the calls arrive
+    // (six requests: the collector takes 500 KB at most): it goes when full, however busy the machine.
+    const dataDir = lab.dataDir();
+    const frozen = Date.now();
+    const engine = await startEngine({
+      dataDir,
+      collectorPort: 0,
+      mockReceiverPorts: { http: 0, https: 0 },
+      clock: { now: () => frozen, random: Math.random },
+      // 15 copies of a 30 KB `properties`: 450 KB per call (under 16 times it), 36 MB for the batch of 80.
+      config: configSchema.parse({ sources: [{ name: 'big', writeKey: 'wk_big', webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'b', trigger: {}, url: `${r.url}/batch`, method: 'POST', headers: {}, data: copies(15, '$.properties'), batchSize: 80 }] } }] }),
+    });
+    try {
+      const calls = Array.from({ length: 80 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `m${i}`, properties: { i, blob: 'x'.repeat(30_000) } }));
+      for (let i = 0; i < calls.length; i += 14) {
+        const res = await fetch(`${engine.collectorUrl}/v1/batch`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('wk_big:').toString('base64')}` }, body: JSON.stringify({ batch: calls.slice(i, i + 14) }) });
+        expect(res.status).toBe(200);
+      }
+      await waitFor(async () => (await engine.handlers.getStats({})).deliveries.delivered === 80, 'every call delivered', 20_000);
+      const sent = r.requests.filter((q) => q.url === '/batch');
+      expect(sent).toHaveLength(2);
+      for (const q of sent) expect(q.body.length).toBeLessThanOrEqual(MAX_ACTIONS_BATCH_BODY_BYTES);
+      // Both go out at once, so they may arrive in either order: sorted by their first call.
+      const items = sent.map((q) => JSON.parse(q.body.toString()) as { k0: { i: number } }[]).sort((a, b) => a[0].k0.i - b[0].k0.i);
+      // The first request is as full as the limit allows: one more item would have passed it.
+      expect(JSON.stringify(items[0]).length + JSON.stringify(items[1][0]).length + 1).toBeGreaterThan(MAX_ACTIONS_BATCH_BODY_BYTES);
+      expect(items.flat().map((x) => x.k0.i)).toEqual(calls.map((_, i) => i));
+    } finally {
+      await engine.stop();
+    }
   }, 30_000);
 });
 

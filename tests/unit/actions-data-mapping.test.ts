@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dataFieldsOver, dataMappingErrors, MappedDataTooLarge, mappedDataText, parseDataPath, renderTemplate, resolveData, utf8Length } from '../../src/shared/actions/data-mapping';
 import { buildActionsRequest } from '../../src/shared/actions/request';
-import { MAX_MAPPED_BODY_BYTES } from '../../src/shared/limits';
+import { MAX_MAPPED_BODY_BYTES, mappedBodyLimit } from '../../src/shared/limits';
 import type { Json, NormalizedCall } from '../../src/shared/types';
 
 const call: NormalizedCall = {
@@ -106,27 +106,50 @@ describe('the mapped body limit (issue 22 item 5)', () => {
     }
   });
 
-  it('stops evaluating once past the limit: 1,000 whole-call copies of a 30 KB call stop at about 512 KB, not 30 MB', () => {
-    let err: unknown;
+  const thrown = (f: () => unknown): MappedDataTooLarge => {
     try {
-      mappedDataText(copies(1000), big);
+      f();
     } catch (e) {
-      err = e;
+      if (e instanceof MappedDataTooLarge) return e;
+      throw e;
     }
-    expect(err).toBeInstanceOf(MappedDataTooLarge);
-    const e = err as MappedDataTooLarge;
-    expect(e.limitBytes).toBe(MAX_MAPPED_BODY_BYTES);
+    throw new Error('did not throw');
+  };
+
+  it('the limit is 16 times the call, at least 8 KB, at most 512 KB', () => {
+    expect(mappedBodyLimit(100)).toBe(8 * 1024);
+    expect(mappedBodyLimit(1024)).toBe(16 * 1024);
+    expect(mappedBodyLimit(30_000)).toBe(480_000);
+    expect(mappedBodyLimit(40_000)).toBe(MAX_MAPPED_BODY_BYTES);
+  });
+
+  it('stops evaluating once past the limit: 1,000 whole-call copies of a 30 KB call stop at 16 times the call, not 30 MB', () => {
+    const e = thrown(() => mappedDataText(copies(1000), big));
+    const callBytes = JSON.stringify(big).length;
+    expect(e.callBytes).toBe(callBytes);
+    expect(e.limitBytes).toBe(16 * callBytes);
     // Stopped within one copy of the limit.
-    expect(e.reachedBytes).toBeGreaterThan(MAX_MAPPED_BODY_BYTES);
-    expect(e.reachedBytes).toBeLessThan(MAX_MAPPED_BODY_BYTES + 31_000);
-    expect(e.message).toMatch(/^the mapped body is over the 512 KB limit of one call's data \(evaluation stopped at [\d,]+ bytes\)/);
+    expect(e.reachedBytes).toBeGreaterThan(e.limitBytes);
+    expect(e.reachedBytes).toBeLessThan(e.limitBytes + callBytes + 100);
+    expect(e.message).toMatch(/^the mapped body passed its limit of [\d.]+ KB \(evaluation stopped at [\d,]+ bytes\): a call's mapped data may be 16 times the call \(here [\d.]+ KB\), at least 8 KB, at most 512 KB$/);
     // And the same through an Actions request.
     expect(() => buildActionsRequest({ name: 'm', trigger: {}, url: 'http://x/', method: 'POST', headers: {}, data: copies(1000) }, [big])).toThrow(MappedDataTooLarge);
   });
 
   it('a template repeating a large value stops too, before building the whole text', () => {
     const template = '{{properties.blob}}'.repeat(1000);
-    expect(() => mappedDataText({ t: { '@template': template } }, big)).toThrow(MappedDataTooLarge);
+    const e = thrown(() => mappedDataText({ t: { '@template': template } }, big));
+    expect(e.reachedBytes).toBeLessThan(e.limitBytes + 31_000);
+  });
+
+  it('a small call may be mapped to 8 KB whatever its size; its own size is measured only past that', () => {
+    expect(mappedDataText(copies(20), call)!.length).toBeLessThan(8 * 1024);
+    const e = thrown(() => mappedDataText(copies(1000), call));
+    expect(e).toMatchObject({ limitBytes: 8 * 1024, callBytes: JSON.stringify(call).length });
+    // Up to 16 times a 1 KB call.
+    const kb: NormalizedCall = { ...call, properties: { s: 'y'.repeat(900) } };
+    expect(mappedDataText(copies(15), kb)!.length).toBeGreaterThan(8 * 1024);
+    expect(thrown(() => mappedDataText(copies(17), kb)).limitBytes).toBe(16 * JSON.stringify(kb).length);
   });
 
   it('the limit is on UTF-8 bytes: at the limit passes, one byte over fails', () => {

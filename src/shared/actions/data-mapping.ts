@@ -1,5 +1,5 @@
 import type { Json, NormalizedCall } from '../types';
-import { MAX_MAPPED_BODY_BYTES } from '../limits';
+import { MAPPED_BODY_RATIO, MAX_MAPPED_BODY_BYTES, MIN_MAPPED_BODY_BYTES, mappedBodyLimit } from '../limits';
 
 // A mapping's `data`: the body of a Webhooks (Actions) request, built from the call by Segment's
 // mapping-kit (segmentio/action-destinations, packages/core/src/mapping-kit). We keep its two
@@ -66,7 +66,10 @@ export function renderTemplate(template: string, call: unknown, budget?: Budget)
     if (value === undefined || value === null) return '';
     // Segment's String(): an object reads "[object Object]", an array "a,b". Kept, as it is what arrives.
     const out = escape && typeof value === 'string' ? value.replace(/[&<>"'`=/]/g, (c) => HTML_ENTITIES[c]) : String(value);
-    if (budget && (made += out.length) > budget.left) overLimit(budget, budget.limit - budget.left + made);
+    if (budget) {
+      made += out.length;
+      while (made > budget.left) overLimit(budget, budget.limit - budget.left + made);
+    }
     return out;
   };
   return template
@@ -90,16 +93,22 @@ export function resolveData(data: Json | undefined, call: NormalizedCall): Json 
   return resolve(data ?? WHOLE_EVENT, call, undefined);
 }
 
+const size = (n: number) => (n < 1024 ? `${n} B` : `${Number((n / 1024).toFixed(1))} KB`);
+
 /** A mapped body passed its limit; evaluation stopped there. The message is the reason a delivery shows. */
 export class MappedDataTooLarge extends Error {
   constructor(
     readonly limitBytes: number,
     /** How far the output had got when evaluation stopped (a lower bound of the whole). */
     readonly reachedBytes: number,
+    /** The call's own JSON size, which the limit is relative to; null when the limit was given. */
+    readonly callBytes: number | null,
   ) {
     super(
-      `the mapped body is over the ${limitBytes % 1024 === 0 ? `${limitBytes / 1024} KB` : `${limitBytes} B`} limit of one call's data ` +
-        `(evaluation stopped at ${reachedBytes.toLocaleString('en-US')} bytes): the mapping's data copies more of the call than a request may carry`,
+      `the mapped body passed its limit of ${size(limitBytes)} (evaluation stopped at ${reachedBytes.toLocaleString('en-US')} bytes)` +
+        (callBytes === null
+          ? ''
+          : `: a call's mapped data may be ${MAPPED_BODY_RATIO} times the call (here ${size(callBytes)}), at least ${size(MIN_MAPPED_BODY_BYTES)}, at most ${size(MAX_MAPPED_BODY_BYTES)}`),
     );
     this.name = 'MappedDataTooLarge';
   }
@@ -107,32 +116,66 @@ export class MappedDataTooLarge extends Error {
 
 /**
  * `data` resolved against the call as the JSON text sent (an unbatched body, or a batch item);
- * undefined when it resolves to nothing. Throws MappedDataTooLarge when the text would pass
- * `limitBytes` (UTF-8), having stopped evaluating as soon as it did: the output is counted as it is
- * built, so a mapping of thousands of whole-call copies costs the limit, not thousands of copies.
+ * undefined when it resolves to nothing. Throws MappedDataTooLarge when the text would pass its limit
+ * (UTF-8; by default mappedBodyLimit of the call), having stopped evaluating as soon as it did: the
+ * output is counted as it is built, so a mapping of thousands of whole-call copies costs the limit,
+ * not thousands of copies. The call's own size is measured only once the output passes 8 KB.
  */
-export function mappedDataText(data: Json | undefined, call: NormalizedCall, limitBytes = MAX_MAPPED_BODY_BYTES): string | undefined {
-  const budget: Budget = { limit: limitBytes, left: limitBytes };
-  const v = resolve(data ?? WHOLE_EVENT, call, budget);
+export function mappedDataText(data: Json | undefined, call: NormalizedCall, limitBytes?: number): string | undefined {
+  const sizes = new WeakMap<object, number>();
+  const budget: Budget =
+    limitBytes === undefined
+      ? { limit: MIN_MAPPED_BODY_BYTES, left: MIN_MAPPED_BODY_BYTES, callBytes: null, sizes, grow: () => jsonSize(call, sizes) }
+      : { limit: limitBytes, left: limitBytes, callBytes: null, sizes };
+  const top = data ?? WHOLE_EVENT;
+  // One @path (the default, the whole event): its text is the body, serialized once.
+  const d = top !== null && typeof top === 'object' && !Array.isArray(top) ? directiveOf(top) : null;
+  const v = d?.key === '@path' && typeof d.arg === 'string' ? pathValue(d.arg, call) : resolve(top, call, budget);
   if (v === undefined) return undefined;
   const text = JSON.stringify(v);
   const bytes = utf8Length(text);
-  if (bytes > limitBytes) overLimit(budget, bytes);
+  while (bytes > budget.limit) overLimit(budget, bytes);
   return text;
 }
 
 /**
  * What is left of a mapped body's limit, counted in UTF-16 units of the JSON text: each unit is at
  * least one UTF-8 byte, so passing it in units passes it in bytes (the exact count is checked on the
- * text at the end).
+ * text at the end). `grow`, when set, gives the call's size the first time the output passes the
+ * limit, which then becomes mappedBodyLimit of it.
  */
 export interface Budget {
-  readonly limit: number;
+  limit: number;
   left: number;
+  callBytes: number | null;
+  grow?: () => number;
+  /** JSON sizes of the call's objects measured so far: a field copied a thousand times is measured once. */
+  sizes: WeakMap<object, number>;
 }
 
-function overLimit(b: Budget, reached: number): never {
-  throw new MappedDataTooLarge(b.limit, reached);
+function jsonSize(v: unknown, sizes: WeakMap<object, number>): number {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v).length;
+  let n = sizes.get(v);
+  if (n === undefined) sizes.set(v, (n = JSON.stringify(v).length));
+  return n;
+}
+
+function pathValue(path: string, call: NormalizedCall): Json | undefined {
+  const segments = parseDataPath(path);
+  return segments ? lookup(call, segments) : undefined;
+}
+
+/** Over the limit: raised once to the call's own limit when that is still to be measured, else thrown. */
+function overLimit(b: Budget, reached: number): void {
+  if (b.grow) {
+    b.callBytes = b.grow();
+    b.grow = undefined;
+    const to = mappedBodyLimit(b.callBytes);
+    b.left += to - b.limit;
+    b.limit = to;
+    if (reached <= to) return;
+  }
+  throw new MappedDataTooLarge(b.limit, reached, b.callBytes);
 }
 
 function charge(b: Budget | undefined, units: number): void {
@@ -150,10 +193,9 @@ function resolve(v: Json, call: NormalizedCall, b: Budget | undefined): Json | u
   }
   const d = directiveOf(v);
   if (d && d.key === '@path' && typeof d.arg === 'string') {
-    const segments = parseDataPath(d.arg);
-    const found = segments ? lookup(call, segments) : undefined;
-    // One call's value: at most a call's size to measure.
-    if (b && found !== undefined) charge(b, JSON.stringify(found).length);
+    const found = pathValue(d.arg, call);
+    // One call's value: at most a call's size to measure, once.
+    if (b && found !== undefined) charge(b, jsonSize(found, b.sizes));
     return found;
   }
   if (d && d.key === '@template' && typeof d.arg === 'string') {
@@ -163,7 +205,9 @@ function resolve(v: Json, call: NormalizedCall, b: Budget | undefined): Json | u
   }
   const out: { [key: string]: Json } = {};
   charge(b, 1); // `{`; each member adds its key, a colon and a comma (or the closing brace)
-  for (const k of Object.keys(v)) {
+  // for…in, not Object.keys: evaluation may stop after a few of a thousand keys. Parsed JSON has
+  // only own, enumerable keys, in the same order.
+  for (const k in v) {
     const r = resolve(v[k], call, b);
     if (r !== undefined) {
       if (b) charge(b, JSON.stringify(k).length + 2);
