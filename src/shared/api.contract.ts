@@ -13,6 +13,7 @@ import type { CallStats } from './call-stats';
 import type { BatchItemsPage } from './types';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
+import { probeOps, type ProbeEvent } from './probe.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
 // preload bridge and the renderer's client are all generated from this object, so adding an
@@ -205,6 +206,7 @@ export const api = {
 
   ...simulationOps,
   ...demoOps,
+  ...probeOps,
 } as const;
 
 export type Api = typeof api;
@@ -258,6 +260,7 @@ export type EngineEvent =
   | { type: 'client.changed'; state: ClientState }
   /** Storage started or stopped failing (a full disk, a read-only data folder): the banner shows it. */
   | { type: 'storage.changed'; storage: StorageState }
-  | SimulationEvent;
+  | SimulationEvent
+  | ProbeEvent;
 
 export const OP_NAMES = Object.keys(api) as OpName[];

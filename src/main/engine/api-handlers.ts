@@ -1,6 +1,7 @@
 import type { ApiHandlers } from '../../shared/api.contract';
 import type { simulationOps } from '../../shared/simulation.contract';
 import type { demoOps } from '../../shared/demo.contract';
+import type { probeOps } from '../../shared/probe.contract';
 import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import type { Store } from './store/store';
 import { newWriteKey } from './store/sources.repo';
@@ -13,7 +14,7 @@ import { analyticsNextAssets } from './collector/analytics-next-assets';
 import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
 
-export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps>;
+export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps | keyof typeof probeOps>;
 
 export interface HandlerDeps {
   store: Store;

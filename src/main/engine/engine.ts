@@ -20,6 +20,7 @@ import { VERSION } from './version';
 import { maskUrlPasswordsIn } from '../../shared/url-credentials';
 import { startSimulation, type Simulation } from './simulation';
 import { demoHandlers } from './demo';
+import { Probes } from './probe/probe-service';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -98,7 +99,9 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       { receiverPorts: opts.mockReceiverPorts },
     );
     if (applied) await simulation.configApplied({ ...applied, turnedOff: [] });
+    const probes = new Probes({ store, ingest, events, now });
     const base = {
+      ...probes.handlers(),
       ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults }),
       ...client.handlers(),
       ...simulation.handlers,
@@ -137,6 +140,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
           await client.close(); // its last flush may still reach the embedded collector
           await app.close(); // stop accepting; requests in progress finish (and commit) first
           await sim.stop();
+          await probes.stop();
           await dispatcher.stop();
           // Past the grace, rounds still waiting on a receiver are abandoned (re-sent at the next start).
           await sender.close({ force: true });

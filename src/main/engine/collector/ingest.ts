@@ -171,14 +171,15 @@ export class Ingest {
    * Calls the app makes itself (deletion notices, audience syncs, test calls): stored and forwarded
    * exactly like received ones, so the inspector shows them and the dispatcher treats them the same.
    */
-  async inject(items: InternalCall[]): Promise<StoredResult> {
+  /** `planner` replaces the dispatcher's rule: the probe stores its calls with no delivery planned (it sends them itself). */
+  async inject(items: InternalCall[], planner: DeliveryPlanner = this.planner): Promise<StoredResult> {
     const receivedAt = this.now();
     const arrivals = items.map(({ call: c, path, userAgent, source }) => {
       const head: CallHead = { type: c.type, messageId: c.messageId, timestampMs: Date.parse(c.timestamp), userId: c.userId ?? undefined, anonymousId: c.anonymousId ?? undefined, event: c.event, name: c.name };
       const call: ArrivingCall = { batchIndex: null, type: c.type, head, normalized: c, envelope: {}, item: null, dropReason: null };
       return { receivedAt, info: { path, contentType: null, userAgent, writeKeyFrom: 'none' as const, batchSize: null }, body: JSON.stringify(c), source, calls: [call], deduplicate: false };
     });
-    const stored = await recordArrivals(this.store, arrivals, this.planner);
+    const stored = await recordArrivals(this.store, arrivals, planner);
     this.onStored(stored);
     return stored;
   }

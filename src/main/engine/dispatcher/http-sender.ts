@@ -48,6 +48,11 @@ export interface HttpSenderOptions {
   now?: () => number;
   /** Extra CA to trust besides the bundled roots (tests, local receivers). */
   ca?: string | Buffer;
+  /**
+   * Accept any certificate (the probe, after it has reported an untrusted one, so that its other
+   * checks can still see the receiver's answers). Never used for deliveries.
+   */
+  acceptAnyCertificate?: boolean;
 }
 
 interface Target {
@@ -79,7 +84,9 @@ export class HttpSender {
     this.#agent = new Agent({
       connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
       pipelining: 1,
-      connect: timedConnector(buildConnector(opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {})),
+      connect: timedConnector(
+        buildConnector(opts.acceptAnyCertificate ? { rejectUnauthorized: false } : opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {}),
+      ),
     });
   }
 

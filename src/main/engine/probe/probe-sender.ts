@@ -1,0 +1,204 @@
+import type { JsonObject, NormalizedCall, Settings, Source } from '../../../shared/types';
+import type { ProbeEvidence } from '../../../shared/probe.contract';
+import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
+import type { Ingest } from '../collector/ingest';
+import type { EventHub } from '../event-hub';
+import type { Store } from '../store/store';
+import type { ActiveDelivery, NewDelivery } from '../store/delivery.types';
+import { attemptOf } from '../store/attempt-rows';
+import type { HttpSender, SendResult } from '../dispatcher/http-sender';
+import { planDelivery } from '../dispatcher/delivery-plan';
+import { currentRequest, standardWebhooksFor } from '../dispatcher/request-headers';
+import { roundUrlStates, sendRound } from '../dispatcher/round';
+import type { Classification } from '../dispatcher/classify';
+import { signBody } from '../dispatcher/sign';
+import { describeTreatment } from './treatment';
+
+// One probe request, sent and recorded the way the dispatcher sends and records a delivery: the
+// body built by the Webhooks destination's builder (planDelivery), the headers by its header rule,
+// signed by its signer, sent by its round (sendRound) — then stored as a call of the "probe" source
+// with its delivery and the one attempt, so the inspector shows it like any other. The probe only
+// changes what a check needs changed (a tampered body under the original signature, a wrong or
+// missing one, Standard Webhooks headers over other bytes or with a stale timestamp).
+
+/** The route a probe call shows in the inspector. */
+export const PROBE_PATH = '/internal/probe';
+const PROBE_USER_AGENT = 'Webhook Lab (probe)';
+
+/**
+ * How long the probe waits for an answer: longer than Segment's 5 s, so a slow receiver's answer is
+ * still seen and judged by the checks; the latency check judges the time against 5 s.
+ */
+export const PROBE_WAIT_MS = 10_000;
+
+export interface ProbeTarget {
+  url: string;
+  secret?: string;
+  standardWebhooksSecret?: string;
+}
+
+export interface ProbeRequest {
+  label: string;
+  /** What a ready receiver answers. */
+  expected: '2xx' | '4xx';
+  call: NormalizedCall;
+  /** Changes the built body before it is signed (a future version, unknown fields). */
+  editBody?: (body: JsonObject) => JsonObject;
+  /** Sent in place of the signed body, under the original signature (X-Signature and Standard Webhooks). */
+  tamperedBody?: (body: JsonObject) => JsonObject;
+  /** X-Signature: the one the lab computes (default), one made with another key, or none. */
+  signature?: 'valid' | 'wrong' | 'none';
+  /**
+   * Standard Webhooks headers (with a whsec_ secret): signed now (default), signed over other
+   * bytes, signed with a timestamp this many seconds old, or under a given webhook-id.
+   */
+  standardWebhooks?: { kind: 'valid'; id?: string } | { kind: 'other-bytes' } | { kind: 'stale'; ageS: number };
+}
+
+export interface ProbeAnswer {
+  evidence: ProbeEvidence;
+  result: SendResult;
+  classification: Classification;
+  /** The webhook-id sent, when Standard Webhooks headers went. */
+  webhookId: string | null;
+}
+
+export interface ProbeSenderDeps {
+  store: Store;
+  ingest: Ingest;
+  events: EventHub;
+  now: () => number;
+}
+
+export class ProbeSender {
+  constructor(
+    private readonly deps: ProbeSenderDeps,
+    private readonly source: Source,
+    private readonly target: ProbeTarget,
+    private readonly settings: Settings,
+    private sender: HttpSender,
+  ) {}
+
+  /** After an untrusted certificate was reported: the other checks go on without checking it. */
+  useSender(sender: HttpSender): void {
+    this.sender = sender;
+  }
+
+  async send(req: ProbeRequest): Promise<ProbeAnswer> {
+    const { ingest, now } = this.deps;
+    const { url, secret, standardWebhooksSecret } = this.target;
+    // Stored first, with no delivery planned: the probe sends it itself, once (no retry schedule).
+    const stored = await ingest.inject([{ source: this.source, call: req.call, path: PROBE_PATH, userAgent: PROBE_USER_AGENT }], () => null);
+    const callId = stored.calls[0]?.id ?? null;
+
+    let plan = planDelivery(req.call, { urls: [{ url, headers: {} }], sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, this.settings)!;
+    if (req.editBody) {
+      const body = Buffer.from(JSON.stringify(req.editBody(JSON.parse(plan.body.toString('utf8')) as JsonObject)));
+      plan = { ...plan, body, signature: currentRequest(this.settings.userAgentProduct, secret || undefined, body).signature };
+    }
+    const tampered = req.tamperedBody ? Buffer.from(JSON.stringify(req.tamperedBody(JSON.parse(plan.body.toString('utf8')) as JsonObject))) : undefined;
+    const signature = req.signature === 'none' ? null : req.signature === 'wrong' ? signBody(`${secret ?? ''}-not-the-secret`, plan.body) : plan.signature;
+
+    // Standard Webhooks: the round signs the bytes it sends, now; the variants are made here with the
+    // same signer and go as the URL's headers (the round leaves them alone when it signs nothing).
+    let sw: ActiveDelivery['standardWebhooks'] = plan.standardWebhooks;
+    let headers: Record<string, string> = {};
+    const v = req.standardWebhooks;
+    if (sw && v && v.kind === 'valid' && v.id) sw = { ...sw, id: v.id };
+    if (sw && v && v.kind !== 'valid') {
+      const other = Buffer.from(JSON.stringify({ ...JSON.parse(plan.body.toString('utf8')), probe: 'other bytes' }));
+      headers = standardWebhooksFor(sw, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
+      sw = null;
+    }
+    const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);
+    let answered: { r: SendResult; c: Classification } | null = null;
+    const round = await sendRound(this.sender, d, [0], this.source, this.settings, 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
+    const attempt = round.attempts[0];
+    const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
+    if (callId !== null) await this.record(callId, plan, round, d);
+    return {
+      evidence: {
+        label: req.label,
+        expected: req.expected,
+        ok: okFor(req.expected, result),
+        method: 'POST',
+        url,
+        status: attempt.responseStatus,
+        durationMs: attempt.durationMs,
+        error: attempt.errorCode === null ? null : (attempt.errorMessage ?? attempt.errorCode),
+        callId,
+        treatment: describeTreatment(result, classification),
+      },
+      result,
+      classification,
+      webhookId: attempt.requestHeaders['webhook-id'] ?? null,
+    };
+  }
+
+  /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
+  private async record(callId: number, plan: NewDelivery, round: Awaited<ReturnType<typeof sendRound>>, sent: ActiveDelivery): Promise<void> {
+    const { store, events, now } = this.deps;
+    const delivered = round.classifications[0].outcome === 'success';
+    const a = round.attempts[0];
+    const at = a.startedAt;
+    const recorded = await store.writes.run(() => {
+      const id = store.deliveries.insert(callId, this.source.id, sent.type, { ...plan, urls: [{ url: this.target.url, headers: {} }] });
+      const fresh = store.deliveries.active(id)!;
+      const after = { state: delivered ? ('delivered' as const) : ('failed' as const), pendingUrls: [] };
+      store.deliveries.update({
+        id,
+        ...after,
+        round: 1,
+        attemptCount: 1,
+        nextAttemptAt: null,
+        nextSimOffsetMs: null,
+        simElapsedMs: 0,
+        firstAttemptAt: at,
+        lastAttemptAt: at,
+        lastDurationMs: a.durationMs,
+        deliveredAt: delivered ? now() : null,
+        lastError: delivered ? null : `probe (one attempt, never retried): ${round.classifications[0].reason}`,
+        urlStates: roundUrlStates(fresh.urlStates, round, after),
+      });
+      const row = { ...a, deliveryId: id };
+      return attemptOf(store.deliveries.insertAttempt(row), row, { body: plan.body, method: 'POST' });
+    });
+    events.emit({ type: 'attempt.recorded', callId, attempt: recorded });
+    events.touch(callId);
+  }
+}
+
+/** The delivery a round sends: the plan's body, with the signature and headers this request carries. */
+function probeDelivery(
+  callId: number,
+  sourceId: string,
+  call: NormalizedCall,
+  plan: NewDelivery,
+  target: { url: string; headers: Record<string, string> },
+  signature: string | null,
+  sw: ActiveDelivery['standardWebhooks'],
+): ActiveDelivery {
+  return {
+    id: 0, callId, sourceId, type: call.type, state: 'pending', urls: [target], pendingUrls: [0], round: 0, attemptCount: 0,
+    simElapsedMs: 0, firstAttemptAt: null, nextAttemptAt: null, body: plan.body, urlStates: [],
+    frozen: { userAgent: plan.userAgent, signature }, kind: 'classic', method: 'POST', timeoutMs: PROBE_WAIT_MS,
+    standardWebhooks: sw, mapping: null, itemCount: 1,
+  };
+}
+
+/** A 2xx when 2xx is expected; a 4xx when the request must be refused. */
+function okFor(expected: ProbeRequest['expected'], r: SendResult): boolean {
+  const s = r.status;
+  if (s === null || r.errorCode !== null) return false;
+  return expected === '2xx' ? s >= 200 && s < 300 : s >= 400 && s < 500;
+}
+
+/** Segment's Classic timeout, against which the probe judges answer times. */
+export const SEGMENT_TIMEOUT_MS = CLASSIC_TIMEOUT_MS;
+
+function notAnswered(startedAt: number): SendResult {
+  return {
+    startedAt, durationMs: 0, status: null, responseHeaders: null, responseBody: null, responseTruncated: false,
+    errorCode: 'NOT_SENT', errorMessage: 'not sent', timedOut: false, tlsError: false, timing: null,
+  };
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { ProbeReport } from '../../../shared/probe.contract';
+import type { Source } from '../../../shared/types';
+import { notFound } from '../errors';
+import type { ProbeSenderDeps } from './probe-sender';
+import { newReport, runProbe, type ProbeParsed } from './probe-runner';
+
+/** The source every probe's calls are stored under (the inspector filters by it). */
+export const PROBE_SOURCE_NAME = 'probe';
+/** Reports kept in memory for getProbe; older ones are forgotten (their calls stay in the inspector). */
+const KEEP_REPORTS = 20;
+
+/**
+ * startProbe and getProbe (shared/probe.contract.ts). A probe runs in the background; its report
+ * is updated in place and pushed as `probe.changed` after each step.
+ */
+export class Probes {
+  private readonly reports = new Map<string, ProbeReport>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: ProbeSenderDeps) {}
+
+  handlers() {
+    return {
+      startProbe: (input: ProbeParsed): ProbeReport => this.start(input).report,
+      getProbe: (input: { id: string }): ProbeReport => {
+        const r = this.reports.get(input.id);
+        if (!r) throw notFound(`probe ${input.id}`);
+        return structuredClone(r);
+      },
+    };
+  }
+
+  /** Starts a probe; `done` settles when its report is final. */
+  start(input: ProbeParsed): { report: ProbeReport; done: Promise<void> } {
+    const source = this.probeSource();
+    const report = newReport(randomUUID(), input, source.id, this.deps.now());
+    this.reports.set(report.id, report);
+    for (const id of this.reports.keys()) {
+      if (this.reports.size <= KEEP_REPORTS) break;
+      if (this.reports.get(id)!.state === 'done') this.reports.delete(id);
+    }
+    const changed = () => this.deps.events.emit({ type: 'probe.changed', probe: structuredClone(report) });
+    const done = runProbe(this.deps, source, input, report, changed).finally(() => this.running.delete(done));
+    this.running.add(done);
+    return { report: structuredClone(report), done };
+  }
+
+  /** Waits for the probes running (each ends within a minute). */
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** The "probe" source, made once: Webhooks off, so nothing but the probe ever sends its calls. */
+  private probeSource(): Source {
+    const { store, events, now } = this.deps;
+    const existing = store.sources.byName(PROBE_SOURCE_NAME);
+    if (existing) return existing;
+    const s = store.sources.create({ name: PROBE_SOURCE_NAME, webhooks: { enabled: false, urls: [] } }, now());
+    events.emit({ type: 'sources.changed' });
+    return s;
+  }
+}

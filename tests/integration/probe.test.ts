@@ -1,0 +1,174 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProbeCheckId, ProbeReport } from '../../src/shared/probe.contract';
+import type { OpInput } from '../../src/shared/api.contract';
+import { closedPort, startHttpsReceiver, startReceiver, type ReceivedRequest, type TestReceiver } from '../helpers/receiver';
+import { selfSignedCert } from '../helpers/tls';
+import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+
+// The probe (issue 25) against receivers written here: a careful one that does everything right,
+// and copies of it with one flaw each. Each flaw must fail its own check and no other.
+
+const SECRET = 'probe-test-secret';
+const WHSEC = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+interface Flaws {
+  acceptsAnySignature?: boolean;
+  conflictOnDuplicate?: boolean;
+  delayMs?: number;
+  badRequestOnScreen?: boolean;
+}
+
+/** A receiver as the docs tell people to write one, with the flaws asked for. */
+function careful(flaws: Flaws = {}) {
+  const seen = new Set<string>();
+  return async (req: ReceivedRequest, res: ServerResponse) => {
+    if (flaws.delayMs) await new Promise((r) => setTimeout(r, flaws.delayMs));
+    const answer = (status: number) => res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
+    if (!flaws.acceptsAnySignature) {
+      const given = Buffer.from(String(req.headers['x-signature'] ?? ''), 'utf8');
+      const want = Buffer.from(createHmac('sha1', SECRET).update(req.body).digest('hex'), 'utf8');
+      if (given.length !== want.length || !timingSafeEqual(given, want)) return answer(401);
+      if (req.headers['webhook-id'] !== undefined && !standardWebhookOk(req)) return answer(401);
+    }
+    let body: { type?: string; messageId?: string };
+    try {
+      body = JSON.parse(req.body.toString('utf8')) as typeof body;
+    } catch {
+      return answer(400);
+    }
+    if (flaws.badRequestOnScreen && body.type === 'screen') return answer(400);
+    const key = body.messageId ?? '';
+    if (flaws.conflictOnDuplicate && key && seen.has(key)) return answer(409);
+    seen.add(key);
+    return answer(200);
+  };
+}
+
+function standardWebhookOk(req: ReceivedRequest): boolean {
+  const id = String(req.headers['webhook-id']);
+  const ts = Number(req.headers['webhook-timestamp']);
+  if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300) return false;
+  const key = Buffer.from(WHSEC.slice('whsec_'.length), 'base64');
+  const want = createHmac('sha256', key).update(`${id}.${ts}.${req.body.toString('utf8')}`).digest('base64');
+  return String(req.headers['webhook-signature'] ?? '').split(' ').some((s) => s === `v1,${want}`);
+}
+
+let te: TestEngine;
+const receivers: TestReceiver[] = [];
+
+beforeAll(async () => {
+  te = await startTestEngine();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await te.stop();
+});
+
+async function probe(input: OpInput<'startProbe'>): Promise<ProbeReport> {
+  const started = await te.call('startProbe', input);
+  expect(started.state).toBe('running');
+  return waitFor(async () => {
+    const r = await te.call('getProbe', { id: started.id });
+    return r.state === 'done' ? r : null;
+  }, 'the probe to finish', 60_000);
+}
+
+const verdicts = (r: ProbeReport) => Object.fromEntries(r.checks.map((c) => [c.name, c.verdict])) as Record<ProbeCheckId, string>;
+const failing = (r: ProbeReport) => r.checks.filter((c) => c.verdict === 'fail').map((c) => c.name);
+
+async function serve(flaws?: Flaws): Promise<string> {
+  const r = await startReceiver(careful(flaws));
+  receivers.push(r);
+  return `${r.url}/hooks/segment`;
+}
+
+describe('probe: a careful receiver', () => {
+  it('passes every check (loopback http only warns), in well under 30 s, and records each request under the "probe" source', async () => {
+    const url = await serve();
+    const t0 = performance.now();
+    const r = await probe({ url, secret: SECRET, standardWebhooksSecret: WHSEC });
+    const took = Math.round(performance.now() - t0);
+    console.log(`probe of a healthy local receiver: ${took} ms (report says ${r.durationMs} ms)`);
+    expect(failing(r)).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect(verdicts(r)).toMatchObject({
+      transport: 'warn', 'call-types': 'pass', signature: 'pass', 'standard-webhooks': 'pass', latency: 'pass',
+      duplicates: 'pass', 'retry-classes': 'pass', robustness: 'pass', ordering: 'pass', actions: 'skipped',
+    });
+    expect(took).toBeLessThan(30_000);
+    for (const c of r.checks) {
+      expect(c.title.length).toBeGreaterThan(0);
+      expect(c.why).toMatch(/\.$/);
+      if (c.verdict !== 'skipped') expect(c.evidence.length).toBeGreaterThan(0);
+    }
+    // The inspector: the probe's calls under its source, each with its one attempt.
+    const tampered = r.checks.find((c) => c.name === 'signature')!.evidence.find((e) => e.label.startsWith('tampered'))!;
+    expect(tampered.status).toBe(401);
+    const detail = await te.call('getMessage', { id: tampered.callId! });
+    expect(detail.call.sourceName).toBe('probe');
+    expect(detail.deliveries[0].state).toBe('failed');
+    const attempt = detail.deliveries[0].attempts[0];
+    expect(attempt.responseStatus).toBe(401);
+    // What was sent: the tampered bytes under the signature of the original body.
+    expect(attempt.requestBody).toContain('probe_tampered');
+    expect(attempt.signature).toBe(createHmac('sha1', SECRET).update(detail.deliveries[0].body).digest('hex'));
+    const page = await te.call('listMessages', { sourceId: r.sourceId!, limit: 500 });
+    const sent = r.checks.reduce((n, c) => n + c.evidence.length, 0);
+    expect(page.items.length).toBeGreaterThanOrEqual(sent - 1); // latency's first is transport's too
+  }, 60_000);
+});
+
+describe('probe: one flaw fails exactly its check', () => {
+  const cases: [string, Flaws, ProbeCheckId][] = [
+    ['accepts a tampered signature', { acceptsAnySignature: true }, 'signature'],
+    ['409 on a duplicate', { conflictOnDuplicate: true }, 'duplicates'],
+    ['answers after 6 s', { delayMs: 6000 }, 'latency'],
+    ['400 on screen calls', { badRequestOnScreen: true }, 'call-types'],
+  ];
+  it.each(cases)('%s', async (_name, flaws, check) => {
+    const r = await probe({ url: await serve(flaws), secret: SECRET });
+    expect(failing(r)).toEqual([check]);
+    expect(r.ok).toBe(false);
+    expect(r.unreachable).toBe(false);
+    const c = r.checks.find((x) => x.name === check)!;
+    if (check === 'signature') expect(c.detail).toContain('anyone can post to it');
+    if (check === 'duplicates') expect(c.detail).toContain('HTTP 409');
+    if (check === 'latency') expect(c.detail).toMatch(/not answered within 5000 ms/);
+    if (check === 'call-types') expect(c.detail).toMatch(/screen: HTTP 400 \(not retried: Segment drops the event/);
+  }, 60_000);
+
+  it('a self-signed certificate', async () => {
+    const rec = await startHttpsReceiver(await selfSignedCert(), careful());
+    receivers.push(rec);
+    const r = await probe({ url: `${rec.url}/hook`, secret: SECRET });
+    expect(failing(r)).toEqual(['transport']);
+    const t = r.checks.find((c) => c.name === 'transport')!;
+    expect(t.detail).toMatch(/Segment refuses this certificate/);
+    expect(t.evidence[0].error).toMatch(/self[- ]signed/i);
+    // The other checks still saw the receiver's answers.
+    expect(verdicts(r).signature).toBe('pass');
+  }, 60_000);
+});
+
+describe('probe: reachability and choice of checks', () => {
+  it('a port nobody listens on: unreachable, nothing else judged', async () => {
+    const r = await probe({ url: `http://127.0.0.1:${await closedPort()}/hook`, secret: SECRET });
+    expect(r.unreachable).toBe(true);
+    expect(r.ok).toBe(false);
+    expect(failing(r)).toEqual(['transport']);
+    expect(r.checks.filter((c) => c.name !== 'transport').every((c) => c.verdict === 'skipped')).toBe(true);
+  }, 30_000);
+
+  it('--only runs the checks named; without a secret the signature check is skipped', async () => {
+    const r = await probe({ url: await serve(), only: ['duplicates', 'signature'] });
+    expect(verdicts(r)).toMatchObject({ duplicates: 'fail', signature: 'skipped', latency: 'skipped', 'call-types': 'skipped' });
+    // The careful receiver refuses unsigned requests: the duplicate check says what came back.
+    expect(r.checks.find((c) => c.name === 'duplicates')!.detail).toMatch(/first delivery was not accepted: .*HTTP 401/);
+  }, 30_000);
+
+  it('refuses a URL that is not http(s)', async () => {
+    await expect(te.call('startProbe', { url: 'ftp://example.com/x' })).rejects.toThrow(/http: or https:/);
+  });
+});
