@@ -35,7 +35,7 @@ Exit status:
 export const CHECK_EXIT = { ok: 0, failures: 1, usage: 2, timeout: 3, api: 4 } as const;
 
 /** The control API could not be reached or answered with an error (exit 4). */
-class ApiFailure extends Error {}
+export class ApiFailure extends Error {}
 
 export interface CheckArgs {
   api: string;
@@ -91,7 +91,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * at --api, the outcome is the operation's result or an ApiFailure naming the URL and what came
  * back: an HTML page, JSON of another shape or a body that stalls is not taken for the lab's answer.
  */
-async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+export async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   const req = toHttpRequest(api[name], input as Record<string, unknown>);
   let where = maskUrlPassword(root + req.url.split('?')[0]);
   let res: Response;

@@ -12,6 +12,7 @@ import { describeErrors, fieldErrors } from '../shared/validation-error';
 import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
 import { runCheckCommand } from './cli-check';
+import { runProbeCommand } from './cli-probe';
 import { tuneHeapGrowth } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 
@@ -21,6 +22,7 @@ Usage:
   webhook-lab serve [options]
   webhook-lab load --rate N (--duration S | --total N) [options]   (see webhook-lab load --help)
   webhook-lab check --api URL --token T [options]   wait for deliveries, fail if any failed (see webhook-lab check --help)
+  webhook-lab probe --url URL --secret S [options]  check a webhook receiver (see webhook-lab probe --help)
 
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
@@ -163,6 +165,7 @@ async function main(): Promise<void> {
   }
   if (command === 'load') return runLoadCommand(rest);
   if (command === 'check') return runCheckCommand(rest);
+  if (command === 'probe') return runProbeCommand(rest);
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }
 
