@@ -13,6 +13,7 @@ import type { CallStats } from './call-stats';
 import type { BatchItemsPage } from './types';
 import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
+import { trackingPlanOps } from './tracking-plans.contract';
 import { probeOps, type ProbeEvent } from './probe.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
@@ -206,6 +207,7 @@ export const api = {
 
   ...simulationOps,
   ...demoOps,
+  ...trackingPlanOps,
   ...probeOps,
 } as const;
 

@@ -1,6 +1,7 @@
 // Domain types shared by the engine, the control API, IPC and the renderer.
 // Plain data only: everything here crosses a process or network boundary as JSON.
 import type { CollectorFaults } from './collector-faults';
+import type { Violation } from './tracking-plan.schema';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -128,7 +129,8 @@ export type DeliveryState =
   | 'canceled'
   | 'dropped';
 
-export type CallStatus = 'accepted' | 'dropped';
+/** `blocked`: accepted, but its source's tracking plan blocked it (stored, never forwarded; dropReason says why). */
+export type CallStatus = 'accepted' | 'dropped' | 'blocked';
 
 /** What the collector stored for one call (one item of a batch is one call). */
 export interface StoredCall {
@@ -336,6 +338,13 @@ export interface CallDetail {
   /** The same per-URL outcomes as the call's summary. */
   urls: UrlOutcome[];
   deliveries: (Delivery & { attempts: Attempt[] })[];
+  /**
+   * What its source's tracking plan found when the call arrived (kept as it was then; docs/tracking-plans.md):
+   * [] when checked and clean, null when the source had no plan.
+   */
+  violations: Violation[] | null;
+  /** The plan it was checked against, and what enforcement did (blocked reason, omitted properties); null when not checked. */
+  planCheck: { planId: string; planName: string | null; blocked: string | null; omitted: string[] } | null;
 }
 
 export interface Page<T> {

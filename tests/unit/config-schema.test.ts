@@ -45,7 +45,7 @@ describe('config schema (SPEC §8)', () => {
   });
 
   it('an empty config is valid and gets defaults', () => {
-    expect(configSchema.parse({})).toEqual({ sources: [], settings: {}, mockReceivers: [], audiences: [] });
+    expect(configSchema.parse({})).toEqual({ sources: [], settings: {}, mockReceivers: [], audiences: [], trackingPlans: [] });
   });
 
   it('refuses a sixth URL, naming it', () => {

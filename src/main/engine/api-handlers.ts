@@ -13,6 +13,8 @@ import type { LibraryMetrics } from './collector/library-metrics';
 import { analyticsNextAssets } from './collector/analytics-next-assets';
 import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
+import { trackingPlansOf } from './tracking-plans/service';
+import { trackingPlanHandlers } from './tracking-plans/handlers';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps | keyof typeof probeOps>;
 
@@ -97,6 +99,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body, deliveryId: input.deliveryId }),
     ...bulkCallHandlers(d),
+    ...trackingPlanHandlers(d),
 
     getSettings: () => store.settings.get(),
     updateSettings: (input) => {
@@ -120,7 +123,11 @@ function getDetail(store: Store, id: number) {
   const call = store.calls.get(id);
   if (!call) throw notFound(`message ${id}`);
   // A large Actions batch is paged (getBatchItems): its body here is only its first items.
-  return { call, urls: store.calls.summaries([id])[0]?.urls ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: true }) };
+  const urls = store.calls.summaries([id])[0]?.urls ?? [];
+  const deliveries = store.deliveries.forCall(id, { pageBatches: true });
+  // What its source's tracking plan found when it arrived (kept as it was then).
+  const { violations, planCheck } = trackingPlansOf(store).detailOf(id);
+  return { call, urls, deliveries, violations, planCheck };
 }
 
 function notFoundBatch(id: number): never {

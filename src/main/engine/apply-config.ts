@@ -7,6 +7,7 @@ import { HttpError } from './errors';
 import { ReceiversRepo } from './simulation/receivers.repo';
 import { AudiencesRepo } from './simulation/audiences/audiences.repo';
 import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/audience-service';
+import { trackingPlansOf } from './tracking-plans/service';
 
 /** A config that cannot be applied to what is stored; nothing of it was. 409 when it clashes with stored data, else 400. */
 export class ConfigRefused extends HttpError {
@@ -58,8 +59,28 @@ export function applyConfig(store: Store, config: Config, now: number): ConfigAp
   const sourceNames = new Set([...store.sources.list().map((s) => s.name), ...config.sources.map((s) => s.name)]);
   const audiences = planAudiencesConfig(audiencesRepo, config.audiences, sourceNames);
   problems.push(...audiences.problems);
+  const plans = trackingPlansOf(store);
+  const trackingPlans = plans.planConfig(config, (name) => store.sources.byName(name)?.id, now);
+  problems.push(...trackingPlans.problems);
   if (problems.length > 0) throw new ConfigRefused(problems);
 
+  // The plans' mirror is read again whether the transaction commits or rolls back.
+  try {
+    return applyInTransaction(store, config, now, receivers, receiverIds, audiences, trackingPlans.write);
+  } finally {
+    plans.reload();
+  }
+}
+
+function applyInTransaction(
+  store: Store,
+  config: Config,
+  now: number,
+  receivers: ReceiversRepo,
+  receiverIds: string[],
+  audiences: ReturnType<typeof planAudiencesConfig>,
+  writeTrackingPlans: () => void,
+): ConfigApplied {
   return store.transaction(() => {
     const turnedOff: string[] = [];
     for (const s of config.sources) {
@@ -73,6 +94,7 @@ export function applyConfig(store: Store, config: Config, now: number): ConfigAp
     if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
     config.mockReceivers.forEach((e, i) => receivers.save({ ...e, id: receiverIds[i] } as MockReceiver, now));
     const sourceId = (name: string) => store.sources.byName(name)?.id ?? '';
+    writeTrackingPlans();
     return { turnedOff, receivers: config.mockReceivers.length > 0, audiences: audiences.write(sourceId, now) };
   });
 }

@@ -13,6 +13,7 @@ import { arrivalPlanner } from './dispatcher/delivery-plan';
 import { EventHub } from './event-hub';
 import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
+import { trackingPlansOf } from './tracking-plans/service';
 import { applyConfig, CONFIG_TURNED_OFF } from './apply-config';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
@@ -77,6 +78,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
         dispatcher.batcher.queued(stored.batched);
       },
       faults,
+      // Tracking plans (issue 24): compiled once here, checked per call of a connected source.
+      trackingPlansOf(store),
     );
 
     const libraryMetrics = new LibraryMetrics(now);

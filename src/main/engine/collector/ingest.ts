@@ -11,6 +11,7 @@ import type { RequestInfo } from '../store/requests.repo';
 import type { FaultDecision, FaultInjector } from './fault-injector';
 import { DelayedRequests } from './delayed-requests';
 import { MAX_DELAYED_BYTES } from '../../../shared/collector-faults';
+import type { TrackingPlans } from '../tracking-plans/service';
 
 export interface IngestRequest {
   path: string;
@@ -56,6 +57,8 @@ export class Ingest {
     private readonly onStored: (r: StoredResult) => void,
     /** Collector faults (README, Decisions): consulted only for a source that has them set. */
     private readonly faults?: FaultInjector,
+    /** Tracking plans (issue 24): consulted once per request; a source without a plan costs one Map lookup. */
+    private readonly plans?: TrackingPlans,
   ) {}
 
   async handle(req: IngestRequest): Promise<IngestResponse> {
@@ -122,9 +125,14 @@ export class Ingest {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);
       if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
     }
+    const checker = source && this.plans?.forSource(source.id);
+    if (checker) {
+      for (const p of prepared) if (p.head && p.item && p.dropReason === null) p.verdict = this.plans!.check(checker, p.item, envelope);
+    }
+    const recordVerdict = checker ? this.plans!.recorder : undefined;
     let stored: StoredResult;
     try {
-      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true }], this.planner);
+      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict }], this.planner);
     } catch (err) {
       // Nothing of this request was committed: 503, and the client sends it again (SPEC §3: a 2xx only once durable).
       if (this.store.health.noteError(err)) return storageUnavailable(this.store.health.get().message);

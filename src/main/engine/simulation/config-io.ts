@@ -1,3 +1,4 @@
+import { trackingPlansOf } from '../tracking-plans/service';
 import type { Config } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
 import { applyConfig, CONFIG_TURNED_OFF, type ConfigApplied } from '../apply-config';
@@ -44,8 +45,13 @@ export class ConfigIo implements Feature<Ops> {
     const sources = store.sources.list();
     const name = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
     const { retrySchedule, ...settings } = store.settings.get();
+    const plans = trackingPlansOf(store);
     return {
-      sources: sources.map((s) => ({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}) })),
+      sources: sources.map((s) => {
+        const plan = plans.connectionOf(s.id);
+        const trackingPlan = plan && { name: plan.name, unplannedEvents: plan.unplannedEvents, unplannedProperties: plan.unplannedProperties, violations: plan.violations };
+        return { name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}), ...(trackingPlan ? { trackingPlan } : {}) };
+      }),
       settings: { ...settings, retrySchedule: { ...retrySchedule } },
       mockReceivers: this.receivers.definitions().map((r) => ({ ...r })),
       audiences: this.audiences.list().map((a) => ({
@@ -56,6 +62,7 @@ export class ConfigIo implements Feature<Ops> {
         sources: a.sourceIds.map(name),
         ...(a.syncIntervalMs ? { syncIntervalMs: a.syncIntervalMs } : {}),
       })),
+      trackingPlans: plans.list().map((p) => ({ name: p.name, rules: p.rules })),
     };
   }
 }

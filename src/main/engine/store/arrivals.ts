@@ -10,6 +10,7 @@ import type { RequestInfo, RequestsRepo } from './requests.repo';
 import type { WriteQueue } from './write-queue';
 import { callSummary } from './call-summary';
 import type { StoredUrlState } from './url-states';
+import { withoutOmitted, type PlanVerdict } from '../../../shared/tracking-plan.schema';
 
 // The call ledger's one way in: the calls of an arriving request, stored with their delivery rows in
 // one write-queue job. Its promise settles after COMMIT, which is what lets the collector answer 2xx
@@ -34,6 +35,8 @@ export interface ArrivingCall {
   dropReason: string | null;
   /** Its messageId was added to the de-duplication window by this request. */
   remembered?: boolean;
+  /** What its source's tracking plan made of it (absent: the source has no plan): blocked, omitted, violations. */
+  verdict?: PlanVerdict;
 }
 
 export interface Arrival {
@@ -46,6 +49,8 @@ export interface Arrival {
   calls: ArrivingCall[];
   /** Received calls are de-duplicated by messageId (SPEC §3); calls the app makes itself are not. */
   deduplicate: boolean;
+  /** Writes a checked call's verdict in the same job (tracking plans, issue 24); given when calls carry one. */
+  recordVerdict?: (callId: number, sourceId: string, call: ArrivingCall, receivedAt: number, label: string | null) => void;
 }
 
 export interface StoredResult {
@@ -126,7 +131,7 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
       if (t.calls.dedup.admit(source.id, h.messageId, receivedAt)) c.remembered = true;
       else dropReason = 'duplicate messageId';
     }
-    storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result);
+    storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
   }
 }
 
@@ -139,10 +144,13 @@ function storeOne(
   receivedAt: number,
   plan: SourcePlan | null,
   result: StoredResult,
+  recordVerdict?: Arrival['recordVerdict'],
 ): void {
   const h = p.head;
   const accepted = dropReason === null && h !== null && source !== undefined;
-  const status: CallStatus = accepted ? 'accepted' : 'dropped';
+  // Blocked by its source's tracking plan: stored with the reason, never forwarded (not dropped: the plan worked).
+  const blocked = accepted && p.verdict?.blocked ? `blocked by tracking plan: ${p.verdict.blocked}` : null;
+  const status: CallStatus = blocked ? 'blocked' : accepted ? 'accepted' : 'dropped';
   const sourceId = source?.id ?? null;
   // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
   // more keys takes V8's slow path.
@@ -157,18 +165,21 @@ function storeOne(
     groupId: p.item ? idOf(p.item.groupId) : (p.normalized?.groupId ?? null),
     previousId: p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null),
     status,
-    dropReason,
+    dropReason: blocked ?? dropReason,
     requestId,
     batchIndex: p.batchIndex,
     timestamp: accepted ? h.timestampMs : null,
     normalized: p.normalized,
   };
   const callId = t.calls.insert(row);
+  if (p.verdict && recordVerdict && source) recordVerdict(callId, source.id, p, receivedAt, row.label);
   let delivery: ActiveDelivery | null = null;
   let actions: ActionsPart[] | null = null;
   // Most received calls are not forwarded (plan is null): those never need their full record.
-  if (accepted && plan) {
-    const n = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
+  if (accepted && plan && !blocked) {
+    const whole = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
+    // Properties the plan omits are left out of what is forwarded; the stored call keeps them.
+    const n = p.verdict?.omitted.length ? withoutOmitted(whole, p.verdict.omitted) : whole;
     const planned = plan.classic && plan.classic(n);
     if (planned) {
       delivery = newActive(t.deliveries.insert(callId, source.id, n.type, planned), callId, source.id, n, planned);

@@ -357,4 +357,41 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE deliveries ADD COLUMN parked_lane TEXT;
   CREATE INDEX deliveries_parked ON deliveries(parked_lane, id) WHERE parked_lane IS NOT NULL;
   `,
+  /* 13: tracking plans (issue 24, src/main/engine/tracking-plans/). tracking_plans holds each plan's
+     rules as JSON (Segment's Public API rule shape); tracking_plan_connections, at most one plan per
+     source with Protocols' enforcement settings; call_violations, what checking a call against its
+     source's plan found when it arrived (a row only for checked calls: 0 violations = clean), written
+     with the call, with its source, event and time copied so summaries need no join with calls. A
+     trigger removes a call's row when the call is deleted (retention, purge, clear). */ `
+  CREATE TABLE tracking_plans (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    rules TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE tracking_plan_connections (
+    source_id TEXT PRIMARY KEY,
+    plan_id TEXT NOT NULL,
+    unplanned_events TEXT NOT NULL,
+    unplanned_properties TEXT NOT NULL,
+    violations TEXT NOT NULL
+  );
+  CREATE TABLE call_violations (
+    call_id INTEGER PRIMARY KEY,
+    source_id TEXT NOT NULL,
+    plan_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    label TEXT,
+    count INTEGER NOT NULL,
+    blocked TEXT,
+    violations TEXT NOT NULL,
+    omitted TEXT
+  );
+  CREATE INDEX call_violations_source ON call_violations(source_id, received_at);
+  CREATE TRIGGER calls_deleted_violations AFTER DELETE ON calls BEGIN
+    DELETE FROM call_violations WHERE call_id = OLD.id;
+  END;
+  `,
 ];

@@ -1,0 +1,177 @@
+import { AggregateAjvError } from '@segment/ajv-human-errors';
+import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation, ViolationKind } from '../../../shared/tracking-plan.schema';
+import { compileRule, type CompiledRule, type ErrorObject } from './compile';
+
+// Checking one call against its source's plan (issue 24): which rules apply, what Ajv found, in
+// Segment's words (ajv-human-errors), and what Protocols' enforcement makes of it. Pure apart from
+// the compiled validators: the engine's ingest and the "check" operations both use it.
+
+/** A call keeps at most this many violations (a hostile call could otherwise store thousands). */
+export const MAX_VIOLATIONS_PER_CALL = 50;
+
+export interface CompiledPlan {
+  id: string;
+  name: string;
+  /** Rules by `${type}\0${key}`, newest version first. */
+  rules: Map<string, CompiledRule[]>;
+}
+
+const ruleKey = (type: string, key: string | null | undefined) => `${type}\u0000${key ?? ''}`;
+
+/** Compiles every rule of a plan; throws an Error naming the first rule that does not compile. */
+export function compilePlan(id: string, name: string, rules: TrackingPlanRule[]): CompiledPlan {
+  const map = new Map<string, CompiledRule[]>();
+  rules.forEach((rule, i) => {
+    let compiled: CompiledRule;
+    try {
+      compiled = compileRule(rule);
+    } catch (err) {
+      throw new RuleCompileError(i, rule, (err as Error).message);
+    }
+    const k = ruleKey(rule.type, rule.key);
+    const list = map.get(k) ?? [];
+    list.push(compiled);
+    list.sort((a, b) => b.rule.version - a.rule.version);
+    map.set(k, list);
+  });
+  return { id, name, rules: map };
+}
+
+export class RuleCompileError extends Error {
+  constructor(
+    readonly index: number,
+    readonly rule: TrackingPlanRule,
+    readonly reason: string,
+  ) {
+    super(`rule ${rule.type}${rule.key ? ` "${rule.key}"` : ''} version ${rule.version}: its JSON Schema does not compile: ${reason}`);
+  }
+}
+
+/** What a call is, for choosing rules. */
+export interface CallShape {
+  type: string;
+  event?: unknown;
+  name?: unknown;
+  context?: unknown;
+}
+
+const TYPE_RULES: Record<string, 'TRACK' | 'IDENTIFY' | 'GROUP' | 'PAGE' | 'SCREEN' | undefined> = {
+  track: 'TRACK',
+  identify: 'IDENTIFY',
+  group: 'GROUP',
+  page: 'PAGE',
+  screen: 'SCREEN',
+};
+
+/**
+ * The rules a call is checked against: the plan's COMMON rule (every call), then its type's rule —
+ * TRACK by event name, PAGE/SCREEN by name (else the unkeyed one), IDENTIFY and GROUP. The version is
+ * the one the call asks for in context.protocols.event_version (Segment's event versioning) when the
+ * plan has it, else the newest. `unplanned` is set for a track call whose event the plan lacks.
+ */
+export function selectRules(plan: CompiledPlan, call: CallShape): { rules: CompiledRule[]; unplanned: boolean } {
+  const out: CompiledRule[] = [];
+  const asked = askedVersion(call.context);
+  const common = pick(plan.rules.get(ruleKey('COMMON', null)), asked);
+  if (common) out.push(common);
+  const type = TYPE_RULES[call.type];
+  if (!type) return { rules: out, unplanned: false };
+  if (type === 'TRACK') {
+    const own = typeof call.event === 'string' ? pick(plan.rules.get(ruleKey('TRACK', call.event)), asked) : undefined;
+    if (own) out.push(own);
+    return { rules: out, unplanned: !own };
+  }
+  const named = (type === 'PAGE' || type === 'SCREEN') && typeof call.name === 'string' ? plan.rules.get(ruleKey(type, call.name)) : undefined;
+  const own = pick(named ?? plan.rules.get(ruleKey(type, null)), asked);
+  if (own) out.push(own);
+  return { rules: out, unplanned: false };
+}
+
+function askedVersion(context: unknown): number | null {
+  const protocols = typeof context === 'object' && context !== null ? (context as Record<string, unknown>).protocols : undefined;
+  const v = typeof protocols === 'object' && protocols !== null ? (protocols as Record<string, unknown>).event_version : undefined;
+  return typeof v === 'number' && Number.isInteger(v) ? v : null;
+}
+
+function pick(versions: CompiledRule[] | undefined, asked: number | null): CompiledRule | undefined {
+  if (!versions) return undefined;
+  return (asked !== null ? versions.find((r) => r.rule.version === asked) : undefined) ?? versions[0];
+}
+
+type Enforcement = Pick<TrackingPlanConnection, 'unplannedEvents' | 'unplannedProperties' | 'violations'>;
+
+/** Checks one call (as received, the batch envelope's context merged under its own) against the plan. */
+export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>): PlanVerdict {
+  const type = typeof call.type === 'string' ? call.type : '';
+  const { rules, unplanned } = selectRules(plan, { type, event: call.event, name: call.name, context: call.context });
+  const violations: Violation[] = [];
+  const seen = new Set<string>();
+  const add = (v: Violation) => {
+    const k = `${v.kind}\u0000${v.path}`;
+    if (seen.has(k) || violations.length >= MAX_VIOLATIONS_PER_CALL) return;
+    seen.add(k);
+    violations.push(v);
+  };
+  if (unplanned) add({ kind: 'unplanned_event', path: '/event', message: `Event "${String(call.event)}" is not in the tracking plan "${plan.name}".`, value: call.event, rule: null });
+
+  const omitted: string[] = [];
+  for (const c of rules) {
+    const ref = { type: c.rule.type, key: c.rule.key ?? null, version: c.rule.version };
+    if (settings.unplannedProperties === 'omit' && c.planned && c.plannedIn) {
+      const part = call[c.plannedIn];
+      if (typeof part === 'object' && part !== null && !Array.isArray(part)) {
+        for (const k of Object.keys(part)) {
+          if (c.planned.has(k)) continue;
+          const path = `/${c.plannedIn}/${escapePointer(k)}`;
+          omitted.push(path);
+          add({ kind: 'unplanned_property', path, message: `The property "${k}" is not in the plan: omitted from what is forwarded.`, value: (part as Record<string, unknown>)[k], rule: ref });
+        }
+      }
+    }
+    if (c.validate(call)) continue;
+    for (const v of describeErrors(c.validate.errors ?? [], call)) add({ ...v, rule: ref });
+  }
+  let blocked: string | null = null;
+  if (unplanned && settings.unplannedEvents === 'block') blocked = `unplanned event "${String(call.event)}"`;
+  else if (settings.violations === 'block') {
+    const first = violations.find((v) => v.kind !== 'unplanned_event' && !(v.kind === 'unplanned_property' && omitted.includes(v.path)));
+    if (first) blocked = first.message;
+  }
+  return { planId: plan.id, violations, blocked, omitted };
+}
+
+/** Ajv's errors as violations, worded by Segment's ajv-human-errors, each with its JSON pointer and value. */
+export function describeErrors(errors: ErrorObject[], data: unknown): Omit<Violation, 'rule'>[] {
+  const human = new AggregateAjvError(errors, { fieldLabels: 'jsonPointer' }).toJSON();
+  return errors.map((e, i) => {
+    const kind = kindOf(e);
+    const extra = e.keyword === 'required' ? e.params.missingProperty : e.keyword === 'additionalProperties' ? e.params.additionalProperty : undefined;
+    const path = typeof extra === 'string' ? `${e.instancePath}/${escapePointer(extra)}` : e.instancePath;
+    let message = human[i]?.message ?? `${e.instancePath || 'The call'} ${e.message ?? 'is invalid'}`;
+    if (e.keyword === 'pattern') message = `${message.replace(/\.$/, '')}: it must match the pattern ${String(e.params.pattern)}.`;
+    const value = kind === 'required_missing' ? undefined : valueAt(data, path);
+    return value === undefined ? { kind, path, message } : { kind, path, message, value };
+  });
+}
+
+function kindOf(e: ErrorObject): ViolationKind {
+  if (e.keyword === 'required') return 'required_missing';
+  if (e.keyword === 'type') return 'wrong_type';
+  if (e.keyword === 'additionalProperties') return 'unplanned_property';
+  return 'schema';
+}
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data;
+  let cur: unknown = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    const k = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
+}

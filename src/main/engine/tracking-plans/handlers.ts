@@ -1,0 +1,120 @@
+import type { ApiHandlers } from '../../../shared/api.contract';
+import type { trackingPlanOps, ViolationSummary } from '../../../shared/tracking-plans.contract';
+import { importTrackingPlan } from '../../../shared/tracking-plan-import';
+import { trackingPlanRulesSchema, type PlanVerdict, type ViolationKind } from '../../../shared/tracking-plan.schema';
+import { draftRules } from '../../../shared/tracking-plan-draft';
+import { formatTimestamp } from '../../../shared/timestamp';
+import { parseOrThrow } from '../../../shared/validation-error';
+import type { Store } from '../store/store';
+import type { EventHub } from '../event-hub';
+import { conflict, invalidInput, notFound } from '../errors';
+import { checkCall } from './check';
+import { compileOrRefuse, trackingPlansOf } from './service';
+
+type Handlers = Pick<ApiHandlers, keyof typeof trackingPlanOps>;
+
+/** Calls read at most for a draft plan. */
+const DRAFT_MAX_CALLS = 5_000;
+const HOUR_MS = 3_600_000;
+
+/** The control API's tracking-plan operations (src/shared/tracking-plans.contract.ts). */
+export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: () => number }): Handlers {
+  const { store } = d;
+  const plans = trackingPlansOf(store);
+  const changed = () => d.events.emit({ type: 'sources.changed' });
+  return {
+    listTrackingPlans: () => plans.list(),
+    getTrackingPlan: (input) => plans.get(input.id),
+    createTrackingPlan: (input) => {
+      const p = plans.create(input, d.now());
+      changed();
+      return p;
+    },
+    replaceTrackingPlan: (input) => {
+      const p = plans.replace(input.id, { name: input.name, rules: input.rules }, d.now());
+      changed();
+      return p;
+    },
+    deleteTrackingPlan: (input) => {
+      plans.delete(input.id);
+      changed();
+      return { ok: true as const };
+    },
+    importTrackingPlan: (input) => {
+      let read;
+      try {
+        read = importTrackingPlan(input.file);
+      } catch (err) {
+        throw invalidInput(`file: ${(err as Error).message}`);
+      }
+      const name = input.name ?? read.name;
+      if (!name) throw invalidInput('name: the file names no plan; give one');
+      // The file's rules are checked like any other (their paths name the file's rules).
+      const rules = parseOrThrow(trackingPlanRulesSchema, read.rules, ['rules']);
+      const existing = plans.byName(name);
+      if (existing && !input.replace) throw invalidInputConflict(name);
+      const plan = existing ? plans.replace(existing.id, { name, rules }, d.now()) : plans.create({ name, rules }, d.now());
+      changed();
+      return { plan, shape: read.shape, replaced: existing !== undefined };
+    },
+    connectTrackingPlan: (input) => {
+      const p = plans.connect(input.id, input.trackingPlan);
+      changed();
+      return p;
+    },
+    checkTrackingPlanCall: (input): PlanVerdict => {
+      if (input.rules) return checkCall(compileOrRefuse({ id: 'draft', name: 'draft', rules: input.rules }, 'rules'), ALLOW, input.call);
+      if (input.planId) {
+        const p = plans.get(input.planId);
+        return checkCall(compileOrRefuse(p, 'rules'), ALLOW, input.call);
+      }
+      if (!input.sourceId) throw invalidInput('give sourceId, planId or rules');
+      if (!store.sources.get(input.sourceId)) throw notFound(`source ${input.sourceId}`);
+      const c = plans.forSource(input.sourceId);
+      // A source without a plan: nothing to check against (no violations, nothing blocked).
+      if (!c) return { planId: '', violations: [], blocked: null, omitted: [] };
+      return plans.check(c, input.call, {});
+    },
+    draftTrackingPlan: (input) => {
+      const raws: unknown[] = [];
+      if (input.callIds) {
+        for (const id of input.callIds) {
+          const c = store.calls.get(id);
+          if (!c) throw notFound(`message ${id}`);
+          raws.push(c.raw);
+        }
+      } else {
+        let before: number | undefined;
+        while (raws.length < DRAFT_MAX_CALLS) {
+          const page = store.calls.list({ sourceId: input.sourceId, before, limit: 500 });
+          for (const s of page.items) if (s.status !== 'dropped') raws.push(store.calls.get(s.id)?.raw);
+          if (page.next === null) break;
+          before = page.next;
+        }
+      }
+      const sourceName = input.sourceId ? store.sources.get(input.sourceId)?.name : undefined;
+      return { name: input.name ?? `${sourceName ?? 'observed'} (draft)`, rules: draftRules(raws), calls: raws.length };
+    },
+    getViolations: (input): ViolationSummary => {
+      const since = input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since);
+      const totals = plans.repo.totals(since, input.sourceId);
+      const items = plans.repo.summary(since, input.sourceId).map((r) => ({
+        sourceId: r.sourceId,
+        sourceName: store.sources.get(r.sourceId)?.name ?? null,
+        type: r.type,
+        event: r.event,
+        kind: r.kind as ViolationKind,
+        count: r.count,
+        lastSeen: formatTimestamp(r.lastSeen),
+        exampleCallId: r.exampleCallId,
+      }));
+      return { since: formatTimestamp(since), ...totals, items };
+    },
+  };
+}
+
+const ALLOW = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
+
+function invalidInputConflict(name: string): Error {
+  return conflict(`a tracking plan named "${name}" exists: import with replace: true to replace it`);
+}

@@ -1,0 +1,149 @@
+import type Database from 'better-sqlite3';
+import type { Db } from '../store/database';
+import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation } from '../../../shared/tracking-plan.schema';
+
+type Statement = Database.Statement<unknown[]>;
+
+// The tables of migration 13: tracking_plans, tracking_plan_connections, call_violations. A feature
+// repository (Store.featureRepo): the store owns the calls; this owns what checking them found.
+
+export interface StoredPlan {
+  id: string;
+  name: string;
+  rules: TrackingPlanRule[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StoredConnection extends Omit<TrackingPlanConnection, 'name'> {
+  sourceId: string;
+  planId: string;
+}
+
+export interface CallViolationsRow {
+  planId: string;
+  violations: Violation[];
+  blocked: string | null;
+  omitted: string[];
+}
+
+export interface ViolationSummaryRow {
+  sourceId: string;
+  type: string;
+  event: string | null;
+  kind: string;
+  count: number;
+  lastSeen: number;
+  exampleCallId: number;
+}
+
+interface PlanRow {
+  id: string;
+  name: string;
+  rules: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export class TrackingPlansRepo {
+  private readonly stmts = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  plans(): StoredPlan[] {
+    return (this.stmt('SELECT * FROM tracking_plans ORDER BY name').all() as PlanRow[]).map((r) => ({
+      id: r.id,
+      name: r.name,
+      rules: JSON.parse(r.rules) as TrackingPlanRule[],
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  savePlan(p: StoredPlan): void {
+    this.stmt(
+      `INSERT INTO tracking_plans (id, name, rules, created_at, updated_at) VALUES (@id, @name, @rules, @createdAt, @updatedAt)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, rules = excluded.rules, updated_at = excluded.updated_at`,
+    ).run({ id: p.id, name: p.name, rules: JSON.stringify(p.rules), createdAt: p.createdAt, updatedAt: p.updatedAt });
+  }
+
+  deletePlan(id: string): void {
+    this.stmt('DELETE FROM tracking_plan_connections WHERE plan_id = ?').run(id);
+    this.stmt('DELETE FROM tracking_plans WHERE id = ?').run(id);
+  }
+
+  connections(): StoredConnection[] {
+    const rows = this.stmt('SELECT * FROM tracking_plan_connections').all() as {
+      source_id: string;
+      plan_id: string;
+      unplanned_events: 'allow' | 'block';
+      unplanned_properties: 'allow' | 'omit';
+      violations: 'allow' | 'block';
+    }[];
+    return rows.map((r) => ({ sourceId: r.source_id, planId: r.plan_id, unplannedEvents: r.unplanned_events, unplannedProperties: r.unplanned_properties, violations: r.violations }));
+  }
+
+  connect(c: StoredConnection): void {
+    this.stmt(
+      `INSERT INTO tracking_plan_connections (source_id, plan_id, unplanned_events, unplanned_properties, violations) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(source_id) DO UPDATE SET plan_id = excluded.plan_id, unplanned_events = excluded.unplanned_events,
+         unplanned_properties = excluded.unplanned_properties, violations = excluded.violations`,
+    ).run(c.sourceId, c.planId, c.unplannedEvents, c.unplannedProperties, c.violations);
+  }
+
+  disconnect(sourceId: string): void {
+    this.stmt('DELETE FROM tracking_plan_connections WHERE source_id = ?').run(sourceId);
+  }
+
+  /** Written inside the collector's write job, with the call (durable before its 2xx). */
+  recordVerdict(callId: number, sourceId: string, receivedAt: number, type: string, label: string | null, v: PlanVerdict): void {
+    this.stmt(
+      `INSERT OR REPLACE INTO call_violations (call_id, source_id, plan_id, received_at, type, label, count, blocked, violations, omitted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(callId, sourceId, v.planId, receivedAt, type, label, v.violations.length, v.blocked, JSON.stringify(v.violations), v.omitted.length ? JSON.stringify(v.omitted) : null);
+  }
+
+  /** What checking this call found when it arrived; undefined when it was not checked (no plan then). */
+  ofCall(callId: number): CallViolationsRow | undefined {
+    const r = this.stmt('SELECT plan_id, blocked, violations, omitted FROM call_violations WHERE call_id = ?').get(callId) as
+      | { plan_id: string; blocked: string | null; violations: string; omitted: string | null }
+      | undefined;
+    return r && { planId: r.plan_id, blocked: r.blocked, violations: JSON.parse(r.violations) as Violation[], omitted: r.omitted ? (JSON.parse(r.omitted) as string[]) : [] };
+  }
+
+  /** Violation counts of many calls (list pages): call id → count; absent = not checked. */
+  countsOf(callIds: number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (callIds.length === 0) return out;
+    const rows = this.stmt('SELECT call_id, count FROM call_violations WHERE call_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(callIds)) as { call_id: number; count: number }[];
+    for (const r of rows) out.set(r.call_id, r.count);
+    return out;
+  }
+
+  /** Violations per source, call type, event and kind since a time: count, last seen, one example call (the newest). */
+  summary(since: number, sourceId: string | undefined): ViolationSummaryRow[] {
+    return this.stmt(
+      `SELECT v.source_id AS sourceId, v.type AS type, v.label AS event, json_extract(j.value, '$.kind') AS kind,
+              COUNT(*) AS count, MAX(v.received_at) AS lastSeen, MAX(v.call_id) AS exampleCallId
+         FROM call_violations v, json_each(v.violations) j
+        WHERE v.count > 0 AND v.received_at >= ? AND (? IS NULL OR v.source_id = ?)
+        GROUP BY v.source_id, v.type, v.label, kind
+        ORDER BY count DESC, lastSeen DESC`,
+    ).all(since, sourceId ?? null, sourceId ?? null) as ViolationSummaryRow[];
+  }
+
+  /** Checked calls since a time: how many, with violations, blocked (for getViolations' totals). */
+  totals(since: number, sourceId: string | undefined): { checked: number; withViolations: number; blocked: number } {
+    const r = this.stmt(
+      `SELECT COUNT(*) AS checked, COALESCE(SUM(count > 0), 0) AS withViolations, COALESCE(SUM(blocked IS NOT NULL), 0) AS blocked
+         FROM call_violations WHERE received_at >= ? AND (? IS NULL OR source_id = ?)`,
+    ).get(since, sourceId ?? null, sourceId ?? null) as { checked: number; withViolations: number; blocked: number };
+    return r;
+  }
+}

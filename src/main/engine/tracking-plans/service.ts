@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../store/store';
+import type { Envelope } from '../../../shared/normalize';
+import type { ArrivingCall } from '../store/arrivals';
+import type { CallDetail } from '../../../shared/types';
+import type { Config } from '../../../shared/config.schema';
+import { formatTimestamp } from '../../../shared/timestamp';
+import type { PlanVerdict, TrackingPlan, TrackingPlanConnection, TrackingPlanInput, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
+import { HttpError, notFound } from '../errors';
+import type { FieldError } from '../../../shared/validation-error';
+import { checkCall, compilePlan, RuleCompileError, type CompiledPlan } from './check';
+import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './plans.repo';
+
+// Tracking plans in the engine (issue 24): the plans and the sources' connections, mirrored in memory
+// with each connected plan compiled once (and again only when it changes), so that the collector's
+// question "does this source have a plan?" is one Map lookup, and a source without one costs nothing
+// more. One instance per Store (trackingPlansOf), so the config import and the API share the mirror.
+
+export interface SourceChecker {
+  plan: CompiledPlan;
+  settings: StoredConnection;
+}
+
+export class TrackingPlans {
+  readonly repo: TrackingPlansRepo;
+  private plans = new Map<string, StoredPlan>();
+  private compiled = new Map<string, CompiledPlan>();
+  /** The updatedAt each compiled plan was compiled from. */
+  private readonly compiledAt = new Map<string, number>();
+  private bySource = new Map<string, SourceChecker>();
+
+  constructor(private readonly store: Store) {
+    this.repo = store.featureRepo((db) => new TrackingPlansRepo(db));
+    this.reload();
+  }
+
+  /** Reads plans and connections from SQLite again (after a config import, or one rolled back). */
+  reload(): void {
+    this.plans = new Map(this.repo.plans().map((p) => [p.id, p]));
+    for (const id of [...this.compiled.keys()]) {
+      const p = this.plans.get(id);
+      if (!p || p.updatedAt !== this.compiledAt.get(id)) this.compiled.delete(id);
+    }
+    this.bySource = new Map();
+    for (const c of this.repo.connections()) {
+      const plan = this.compiledPlan(c.planId);
+      if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
+    }
+  }
+
+  private compiledPlan(id: string): CompiledPlan | undefined {
+    const hit = this.compiled.get(id);
+    if (hit) return hit;
+    const p = this.plans.get(id);
+    if (!p) return undefined;
+    const c = compilePlan(p.id, p.name, p.rules);
+    this.compiled.set(id, c);
+    this.compiledAt.set(id, p.updatedAt);
+    return c;
+  }
+
+  /** The plan a source's calls are checked against; undefined for most sources (no plan). */
+  forSource(sourceId: string): SourceChecker | undefined {
+    return this.bySource.size === 0 ? undefined : this.bySource.get(sourceId);
+  }
+
+  /** Writes a checked call's verdict inside the collector's write job (arrivals.ts), so it is durable with the call. */
+  readonly recorder = (callId: number, sourceId: string, call: ArrivingCall, receivedAt: number, label: string | null): void => {
+    if (call.verdict) this.repo.recordVerdict(callId, sourceId, receivedAt, call.type, label, call.verdict);
+  };
+
+  /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
+  check(c: SourceChecker, item: Record<string, unknown>, envelope: Envelope): PlanVerdict {
+    const envContext = envelope.context;
+    const call =
+      envContext && typeof envContext === 'object'
+        ? { ...item, context: { ...(envContext as Record<string, unknown>), ...(typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : {}) } }
+        : item;
+    return checkCall(c.plan, c.settings, call);
+  }
+
+  /** A call's violations and plan check as its detail shows them (null, null when it was not checked). */
+  detailOf(callId: number): Pick<CallDetail, 'violations' | 'planCheck'> {
+    const row = this.repo.ofCall(callId);
+    if (!row) return { violations: null, planCheck: null };
+    return { violations: row.violations, planCheck: { planId: row.planId, planName: this.plans.get(row.planId)?.name ?? null, blocked: row.blocked, omitted: row.omitted } };
+  }
+
+  // ---------- plans ----------
+
+  list(): TrackingPlan[] {
+    return [...this.plans.values()].sort((a, b) => a.name.localeCompare(b.name)).map((p) => this.view(p));
+  }
+
+  byName(name: string): StoredPlan | undefined {
+    for (const p of this.plans.values()) if (p.name === name) return p;
+    return undefined;
+  }
+
+  get(id: string): TrackingPlan {
+    const p = this.plans.get(id);
+    if (!p) throw notFound(`tracking plan ${id}`);
+    return this.view(p);
+  }
+
+  create(input: TrackingPlanInput, now: number): TrackingPlan {
+    if (this.byName(input.name)) throw refused(409, `a tracking plan named "${input.name}" exists`, 'name', 'already used by another plan');
+    const p: StoredPlan = { id: randomUUID(), name: input.name, rules: input.rules, createdAt: now, updatedAt: now };
+    this.save(p);
+    return this.view(p);
+  }
+
+  replace(id: string, input: TrackingPlanInput, now: number): TrackingPlan {
+    const old = this.plans.get(id);
+    if (!old) throw notFound(`tracking plan ${id}`);
+    const other = this.byName(input.name);
+    if (other && other.id !== id) throw refused(409, `a tracking plan named "${input.name}" exists`, 'name', 'already used by another plan');
+    const p: StoredPlan = { ...old, name: input.name, rules: input.rules, updatedAt: Math.max(now, old.updatedAt + 1) };
+    this.save(p);
+    return this.view(p);
+  }
+
+  delete(id: string): void {
+    if (!this.plans.has(id)) throw notFound(`tracking plan ${id}`);
+    this.repo.deletePlan(id);
+    this.reload();
+  }
+
+  /** Compiles first (a rule that does not compile is refused, naming it), then writes and swaps the mirror. */
+  private save(p: StoredPlan): void {
+    const compiled = compileOrRefuse(p, 'rules');
+    this.repo.savePlan(p);
+    this.plans.set(p.id, p);
+    this.compiled.set(p.id, compiled);
+    this.compiledAt.set(p.id, p.updatedAt);
+    for (const [sourceId, c] of this.bySource) if (c.settings.planId === p.id) this.bySource.set(sourceId, { plan: compiled, settings: c.settings });
+  }
+
+  // ---------- the config file ----------
+
+  /**
+   * A config's plans and connections, checked against what is stored (applyConfig): problems with the
+   * path of each (a rule that does not compile, a connection to a plan neither stored nor in the file),
+   * and the write, to run inside applyConfig's transaction; reload() after it, committed or not.
+   */
+  planConfig(config: Config, sourceIdOf: (name: string) => string | undefined, now: number): { problems: { path: string; message: string }[]; write: () => void } {
+    const problems: { path: string; message: string }[] = [];
+    config.trackingPlans.forEach((p, i) => {
+      try {
+        compilePlan('check', p.name, p.rules);
+      } catch (err) {
+        if (!(err instanceof RuleCompileError)) throw err;
+        problems.push({ path: `trackingPlans[${i}].rules[${err.index}].jsonSchema`, message: err.message });
+      }
+    });
+    const names = new Set([...[...this.plans.values()].map((p) => p.name), ...config.trackingPlans.map((p) => p.name)]);
+    config.sources.forEach((s, i) => {
+      if (s.trackingPlan && !names.has(s.trackingPlan.name)) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `no tracking plan is named "${s.trackingPlan.name}"` });
+    });
+    const write = () => {
+      const ids = new Map<string, string>();
+      for (const p of this.plans.values()) ids.set(p.name, p.id);
+      for (const p of config.trackingPlans) {
+        const old = this.byName(p.name);
+        const id = old?.id ?? randomUUID();
+        ids.set(p.name, id);
+        this.repo.savePlan({ id, name: p.name, rules: p.rules, createdAt: old?.createdAt ?? now, updatedAt: old ? Math.max(now, old.updatedAt + 1) : now });
+      }
+      for (const s of config.sources) {
+        if (s.trackingPlan === undefined) continue;
+        const sourceId = sourceIdOf(s.name);
+        if (!sourceId) continue;
+        if (s.trackingPlan === null) this.repo.disconnect(sourceId);
+        else {
+          const c = s.trackingPlan;
+          this.repo.connect({ sourceId, planId: ids.get(c.name)!, unplannedEvents: c.unplannedEvents, unplannedProperties: c.unplannedProperties, violations: c.violations });
+        }
+      }
+    };
+    return { problems, write };
+  }
+
+  // ---------- connections ----------
+
+  connect(sourceId: string, conn: TrackingPlanConnection | null): TrackingPlan | null {
+    if (!this.store.sources.get(sourceId)) throw notFound(`source ${sourceId}`);
+    if (conn === null) {
+      this.repo.disconnect(sourceId);
+      this.bySource.delete(sourceId);
+      return null;
+    }
+    const p = this.byName(conn.name);
+    if (!p) throw refused(400, `no tracking plan is named "${conn.name}"`, 'name', 'no tracking plan has this name');
+    const settings: StoredConnection = { sourceId, planId: p.id, unplannedEvents: conn.unplannedEvents, unplannedProperties: conn.unplannedProperties, violations: conn.violations };
+    this.repo.connect(settings);
+    const plan = this.compiledPlan(p.id);
+    if (plan) this.bySource.set(sourceId, { plan, settings });
+    return this.view(p);
+  }
+
+  connectionOf(sourceId: string): (TrackingPlanConnection & { planId: string }) | null {
+    const c = this.bySource.get(sourceId);
+    if (!c) return null;
+    return { name: c.plan.name, planId: c.settings.planId, unplannedEvents: c.settings.unplannedEvents, unplannedProperties: c.settings.unplannedProperties, violations: c.settings.violations };
+  }
+
+  private view(p: StoredPlan): TrackingPlan {
+    const sources: TrackingPlan['sources'] = [];
+    for (const c of this.bySource.values()) {
+      if (c.settings.planId !== p.id) continue;
+      const s = this.store.sources.get(c.settings.sourceId);
+      if (!s) continue;
+      sources.push({ sourceId: s.id, sourceName: s.name, unplannedEvents: c.settings.unplannedEvents, unplannedProperties: c.settings.unplannedProperties, violations: c.settings.violations });
+    }
+    return { id: p.id, name: p.name, rules: p.rules, createdAt: formatTimestamp(p.createdAt), updatedAt: formatTimestamp(p.updatedAt), sources };
+  }
+}
+
+/** Compiles a plan's rules; a rule that does not compile is a 400 naming it (`rules[3].jsonSchema`). */
+export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPlanRule[] }, path: string): CompiledPlan {
+  try {
+    return compilePlan(p.id, p.name, p.rules);
+  } catch (err) {
+    if (err instanceof RuleCompileError) throw refused(400, err.message, `${path}[${err.index}].jsonSchema`, err.reason);
+    throw err;
+  }
+}
+
+/** A refusal naming the field at fault (answered with `fields`, as config and input errors are). */
+export class PlanRefused extends HttpError {
+  readonly fields: FieldError[];
+  constructor(status: number, message: string, fields: FieldError[]) {
+    super(status, message);
+    this.fields = fields;
+  }
+}
+
+function refused(status: number, message: string, path: string, fieldMessage: string): PlanRefused {
+  return new PlanRefused(status, message, [{ path, message: fieldMessage }]);
+}
+
+const instances = new WeakMap<Store, TrackingPlans>();
+
+/** The one TrackingPlans of a store (the engine, the API and the config import share it). */
+export function trackingPlansOf(store: Store): TrackingPlans {
+  let t = instances.get(store);
+  if (!t) instances.set(store, (t = new TrackingPlans(store)));
+  return t;
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
+
+// Tracking plans (issue 24, docs/tracking-plans.md): the rule shape of Segment's Public API
+// (`GET /tracking-plans/{id}/rules`), and how a source is connected to one with Protocols'
+// enforcement settings. Shared: the config file, the control API and the UI use the same schemas.
+
+export const RULE_TYPES = ['TRACK', 'IDENTIFY', 'GROUP', 'PAGE', 'SCREEN', 'COMMON'] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+
+/** Limits that keep a hostile plan from stalling the engine (README, Decisions). */
+export const MAX_PLAN_RULES = 2_000;
+export const MAX_RULE_SCHEMA_CHARS = 256 * 1024;
+export const MAX_PLAN_NAME_CHARS = 100;
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const trackingPlanRuleSchema = z
+  .looseObject({
+    type: z.enum(RULE_TYPES),
+    /** TRACK: the event name; PAGE/SCREEN: the page or screen name (no key: every page/screen). */
+    key: z.string().min(1).max(500).nullable().optional(),
+    version: z.number().int().min(1).max(1_000_000).default(1),
+    /** A JSON Schema (draft-07, or draft-04 when its $schema says so) of the whole call. */
+    jsonSchema: jsonObject,
+  })
+  .superRefine((r, ctx) => {
+    if (r.type === 'TRACK' && !r.key) ctx.addIssue({ code: 'custom', path: ['key'], message: 'a TRACK rule needs a key (the event name)' });
+    if ((r.type === 'IDENTIFY' || r.type === 'GROUP' || r.type === 'COMMON') && r.key) {
+      ctx.addIssue({ code: 'custom', path: ['key'], message: `a ${r.type} rule has no key` });
+    }
+    if (nestsDeeperThan(r.jsonSchema, MAX_CALL_DEPTH)) ctx.addIssue({ code: 'custom', path: ['jsonSchema'], message: `nests deeper than ${MAX_CALL_DEPTH} levels` });
+    else if (JSON.stringify(r.jsonSchema).length > MAX_RULE_SCHEMA_CHARS) {
+      ctx.addIssue({ code: 'custom', path: ['jsonSchema'], message: `is over ${MAX_RULE_SCHEMA_CHARS / 1024} KB of JSON` });
+    }
+  });
+
+export type TrackingPlanRule = z.output<typeof trackingPlanRuleSchema>;
+
+export const planNameSchema = z.string().trim().min(1).max(MAX_PLAN_NAME_CHARS);
+
+export const trackingPlanRulesSchema = z
+  .array(trackingPlanRuleSchema)
+  .max(MAX_PLAN_RULES)
+  .superRefine((rules, ctx) => {
+    // One rule per (type, key, version): the newest version of a key is the one checked.
+    const seen = new Set<string>();
+    rules.forEach((r, i) => {
+      const k = `${r.type}\u0000${r.key ?? ''}\u0000${r.version}`;
+      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate rule ${r.type}${r.key ? ` "${r.key}"` : ''} version ${r.version}` });
+      seen.add(k);
+    });
+  });
+
+export const trackingPlanInputSchema = z.strictObject({ name: planNameSchema, rules: trackingPlanRulesSchema });
+export type TrackingPlanInput = z.output<typeof trackingPlanInputSchema>;
+
+/** Protocols' enforcement settings of one source (defaults: flag only). */
+export const trackingPlanConnectionSchema = z.strictObject({
+  name: planNameSchema,
+  unplannedEvents: z.enum(['allow', 'block']).default('allow'),
+  unplannedProperties: z.enum(['allow', 'omit']).default('allow'),
+  violations: z.enum(['allow', 'block']).default('allow'),
+});
+export type TrackingPlanConnection = z.output<typeof trackingPlanConnectionSchema>;
+
+export interface TrackingPlan {
+  id: string;
+  name: string;
+  rules: TrackingPlanRule[];
+  createdAt: string;
+  updatedAt: string;
+  /** Sources connected to it, with their enforcement settings. */
+  sources: { sourceId: string; sourceName: string; unplannedEvents: 'allow' | 'block'; unplannedProperties: 'allow' | 'omit'; violations: 'allow' | 'block' }[];
+}
+
+export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema'] as const;
+export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+/** One way a call differs from its source's plan, as stored with the call when it arrived. */
+export interface Violation {
+  kind: ViolationKind;
+  /** JSON pointer into the call (`/properties/total`); '' for the call itself. */
+  path: string;
+  /** For people (Segment's ajv-human-errors wording where Ajv found it). */
+  message: string;
+  /** The offending value (absent when missing). */
+  value?: unknown;
+  /** The rule that found it; null for an unplanned event. */
+  rule: { type: RuleType; key: string | null; version: number } | null;
+}
+
+/** What checking one call against its source's plan came to (stored with the call). */
+export interface PlanVerdict {
+  planId: string;
+  violations: Violation[];
+  /** Set when enforcement blocked the call: it is stored, never forwarded. */
+  blocked: string | null;
+  /** Properties left out of what is forwarded (unplannedProperties: omit), as JSON pointers. */
+  omitted: string[];
+}
+
+/**
+ * The forwarded form of a call without the properties its plan omitted (`/properties/<key>`,
+ * `/traits/<key>` pointers); the stored call keeps what arrived. Shared: the call ledger applies it.
+ */
+export function withoutOmitted<T extends object>(call: T, omitted: string[]): T {
+  if (omitted.length === 0) return call;
+  const out: Record<string, unknown> = { ...(call as Record<string, unknown>) };
+  for (const path of omitted) {
+    const [, part, raw] = path.split('/');
+    if (part === undefined || raw === undefined) continue;
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const obj = out[part];
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) continue;
+    const copy = { ...(obj as Record<string, unknown>) };
+    delete copy[key];
+    out[part] = copy;
+  }
+  return out as T;
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { op } from './api-op';
+import {
+  planNameSchema,
+  trackingPlanConnectionSchema,
+  trackingPlanInputSchema,
+  trackingPlanRulesSchema,
+  type PlanVerdict,
+  type TrackingPlan,
+  type TrackingPlanRule,
+  type ViolationKind,
+} from './tracking-plan.schema';
+import type { ImportedShape } from './tracking-plan-import';
+
+// Tracking plans (issue 24, docs/tracking-plans.md). Spread into `api` by api.contract.ts.
+
+const id = z.string().min(1);
+
+export interface ViolationSummary {
+  /** Counted from this time (ISO): the `since` asked, or the last hour. */
+  since: string;
+  /** Calls checked against a plan since then, those with at least one violation, those blocked. */
+  checked: number;
+  withViolations: number;
+  blocked: number;
+  /** Per source, call type, event and kind: how many calls, when last, the newest example call. */
+  items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; lastSeen: string; exampleCallId: number }[];
+}
+
+export interface ImportedTrackingPlan {
+  plan: TrackingPlan;
+  /** Which file shape was read (Segment Public API rules, Typewriter v8 or v7 plan.json). */
+  shape: ImportedShape;
+  /** Whether an existing plan of that name was replaced. */
+  replaced: boolean;
+}
+
+export interface DraftTrackingPlan {
+  name: string;
+  /** One rule per event (and identify/group/page/screen seen), properties typed as observed. */
+  rules: TrackingPlanRule[];
+  /** Calls read to make it. */
+  calls: number;
+}
+
+export const trackingPlanOps = {
+  listTrackingPlans: op<TrackingPlan[]>()('GET', '/tracking-plans', z.strictObject({})),
+  getTrackingPlan: op<TrackingPlan>()('GET', '/tracking-plans/:id', z.strictObject({ id })),
+  /** A new plan `{name, rules}`; every rule's JSON Schema must compile (400 naming the rule otherwise). */
+  createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema),
+  /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
+  replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id })),
+  deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),
+  /**
+   * A plan file as Segment's tools write it (Public API rules, Typewriter v8 or v7 plan.json), parsed
+   * JSON in `file`; `name` overrides the file's. `replace: true` replaces a plan of that name.
+   */
+  importTrackingPlan: op<ImportedTrackingPlan>()(
+    'POST',
+    '/tracking-plans/import',
+    z.strictObject({ file: z.unknown(), name: planNameSchema.optional(), replace: z.boolean().optional() }),
+  ),
+  /** Connects a source to a plan with Protocols' enforcement settings, or disconnects it (null). */
+  connectTrackingPlan: op<TrackingPlan | null>()('PUT', '/sources/:id/tracking-plan', z.strictObject({ id, trackingPlan: trackingPlanConnectionSchema.nullable() })),
+  /**
+   * Checks a call (as a client would send it) against a source's plan, or against given rules, without
+   * storing anything: Compose's as-you-type check and the rule editor's validation (Ajv runs in the
+   * engine; the renderer's CSP forbids its generated code).
+   */
+  checkTrackingPlanCall: op<PlanVerdict>()(
+    'POST',
+    '/tracking-plans/check',
+    z.strictObject({ call: z.record(z.string(), z.unknown()), sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),
+  ),
+  /** A draft plan from observed calls: these calls, or a source's newest (at most 5,000). Nothing is saved. */
+  draftTrackingPlan: op<DraftTrackingPlan>()(
+    'POST',
+    '/tracking-plans/draft',
+    z.strictObject({ sourceId: id.optional(), callIds: z.array(z.number().int().min(1)).max(5_000).optional(), name: planNameSchema.optional() }),
+  ),
+  /** Violations per source, event and kind since a time (default: the last hour): count, last seen, an example call. */
+  getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: z.iso.datetime({ offset: true }).optional(), sourceId: id.optional() })),
+} as const;
