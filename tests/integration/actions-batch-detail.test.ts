@@ -82,6 +82,21 @@ describe('the detail of a call in a large Actions batch', () => {
     }
     expect(`[${items.join(',')}]`).toBe(sent.body.toString('utf8'));
 
+    // The JSON Lines export carries the whole body once, on its first call's line; every other
+    // member's line has the detail's cut form (it was the whole body on every line: N times 30 MB).
+    // (It threw "Invalid string length" on the 30 MB body repeated for every member.)
+    const exportLines = async (q: string) => (await t.call('exportDeliveries', { format: 'jsonl', q })).content.trim().split('\n').map((l) => JSON.parse(l) as CallDetail);
+    const firstLine = (await exportLines(sentItems[0].messageId)).find((l) => l.call.id === batch.callIds![0])!;
+    expect(firstLine.deliveries[0].body).toBe(sent.body.toString('utf8'));
+    expect(firstLine.deliveries[0].bodyTruncated).toBeUndefined();
+    // m5, m50…m59, m500…m599: 111 members, none the first.
+    const later = (await exportLines('m5')).filter((l) => l.deliveries[0].id === batch.id && l.call.id !== batch.callIds![0]);
+    expect(later.length).toBeGreaterThan(0);
+    for (const l of later) {
+      expect(l.deliveries[0]).toMatchObject({ body: '', bodyTruncated: { bytes: sent.body.length, items: sentItems.length, shownItems: 0 } });
+      expect(l.deliveries[0].attempts[0].requestBody).toBe('');
+    }
+
     // The same operation over IPC (the contract's handler), and past the end.
     const n = sentItems.length;
     const ipc = await t.call('getBatchItems', { id: batch.id, offset: n - 2, limit: 5 });

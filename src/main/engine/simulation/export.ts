@@ -69,11 +69,13 @@ async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
     if (i > 0) await nextTurn();
     let text = '';
     const page = ids.slice(i, i + PAGE);
-    // Each line is what getMessage answers; the per-URL outcomes of the page in one query.
+    // Each line is what getMessage answers; the per-URL outcomes of the page in one query. An Actions
+    // batch's whole body is on its first call's line only (each of up to 4,000 members repeating a
+    // 30 MB body passed the longest string V8 makes); the other members' lines have the detail's cut form.
     const urls = new Map(store.calls.summaries(page).map((s) => [s.id, s.urls]));
     for (const id of page) {
       const call = store.calls.get(id);
-      if (call) text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id) })}\n`;
+      if (call) text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }) })}\n`;
     }
     if (text) yield text;
   }

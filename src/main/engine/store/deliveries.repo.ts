@@ -5,7 +5,7 @@ import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelive
 import type { ActionsLedger } from './actions-ledger';
 import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
 import { INSERT_ATTEMPT_SQL, attemptOfRow, attemptParams, type AttemptRow } from './attempt-rows';
-import { batchBodyPreview, batchItemsPage } from './batch-items';
+import { batchBodyPreview, batchItemsPage, DETAIL_BATCH_BODY_BYTES } from './batch-items';
 
 export class DeliveriesRepo {
   private readonly insertStmt;
@@ -248,19 +248,49 @@ export class DeliveriesRepo {
    * The call's Classic delivery, then every Actions delivery carrying it (a batch with its members in
    * order). Actions deliveries are looked for only once the store has had any (ActionsLedger).
    */
-  forCall(callId: number, o: { pageBatches?: boolean } = {}): (Delivery & { attempts: Attempt[] })[] {
+  /**
+   * pageBatches: an Actions batch over 64 KB comes with its first items only (batch-items.ts) — always
+   * (a call's detail), or 'unlessFirst' (an export: whole on its first call's line, cut on the others').
+   */
+  forCall(callId: number, o: { pageBatches?: boolean | 'unlessFirst' } = {}): (Delivery & { attempts: Attempt[] })[] {
     const rows: DeliveryRow[] = [];
     const classic = this.byCallStmt.get(callId) as DeliveryRow | undefined;
     if (classic) rows.push(classic);
-    if (this.actions.seen()) rows.push(...(this.actionsOfCallStmt.all(callId) as DeliveryRow[]));
+    // 'unlessFirst' (an export, one line per member): a large batch's body is not even read for the
+    // members after its first (reading a 30 MB body costs some 40 ms, and a batch has up to 4,000 members).
+    let unread = new Map<number, number>();
+    if (this.actions.seen()) {
+      if (o.pageBatches !== 'unlessFirst') rows.push(...(this.actionsOfCallStmt.all(callId) as DeliveryRow[]));
+      else {
+        const q = this.exportStmts();
+        unread = new Map((q.largeLater.all(callId, DETAIL_BATCH_BODY_BYTES) as { id: number; bytes: number }[]).map((r) => [r.id, r.bytes]));
+        const actions = q.actionsExcept.all(callId, JSON.stringify([...unread.keys()])) as DeliveryRow[];
+        for (const id of unread.keys()) actions.push({ ...(q.withoutBody.get(id) as DeliveryRow), body: Buffer.alloc(0) });
+        rows.push(...actions.sort((a, b) => a.id - b.id));
+      }
+    }
     return rows.map((row) => {
       const members = row.kind === 'actions' && row.item_count !== undefined && row.item_count > 1 ? (this.membersStmt.all(row.id) as number[]) : undefined;
-      // pageBatches (a call's detail): a large batch's body is cut to its first items (batch-items.ts).
-      const cut = o.pageBatches && members ? batchBodyPreview(row.body, members.length) : null;
+      // pageBatches (a call's detail): a large batch's body is cut to its first items (batch-items.ts);
+      // left unread, it is cut to none.
+      const bytes = unread.get(row.id);
+      const cut =
+        bytes !== undefined && members
+          ? { body: '', marker: { bytes, items: members.length, shownItems: 0 } }
+          : o.pageBatches === true && members
+            ? batchBodyPreview(row.body, members.length)
+            : null;
       const body = cut ? cut.body : row.body.toString('utf8');
       const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { body, method: row.method }));
       return { ...toDelivery(row, body, members), ...(cut ? { bodyTruncated: cut.marker } : {}), attempts };
     });
+  }
+
+  private exportQueries?: ReturnType<typeof exportStatements>;
+
+  /** forCall's statements for an export, made at its first use. */
+  private exportStmts() {
+    return (this.exportQueries ??= exportStatements(this.db));
   }
 
   /** A page of an Actions batch's items (getBatchItems); undefined when the delivery is no batch. */
@@ -268,6 +298,20 @@ export class DeliveriesRepo {
     const row = this.db.prepare("SELECT body FROM deliveries WHERE id = ? AND kind = 'actions' AND item_count > 1").get(deliveryId) as { body: Buffer } | undefined;
     return row && batchItemsPage(deliveryId, row.body, this.callsOf(deliveryId), offset, limit);
   }
+}
+
+function exportStatements(db: Db) {
+  // The columns toDelivery reads, all but the body.
+  const columns = `id, call_id, source_id, type, state, urls, round, attempt_count, next_attempt_at, next_sim_offset_ms, first_attempt_at,
+    last_attempt_at, delivered_at, last_error, kind, mapping, method, item_count, sw_id`;
+  return {
+    // Batches carrying the call after their first item, with bodies over the detail's size.
+    largeLater: db.prepare(`SELECT d.id, length(d.body) AS bytes FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id
+      WHERE dc.call_id = ? AND dc.item > 0 AND length(d.body) > ?`),
+    actionsExcept: db.prepare(`SELECT d.* FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id
+      WHERE dc.call_id = ? AND d.id NOT IN (SELECT value FROM json_each(?))`),
+    withoutBody: db.prepare(`SELECT ${columns} FROM deliveries WHERE id = ?`),
+  };
 }
 
 interface CancelRow {
