@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { startControlServer } from '../../src/main/server/control-server';
+import type { ApiErrorBody } from '../../src/shared/api.contract';
+import type { ImportedTrackingPlan, ViolationSummary, DraftTrackingPlan } from '../../src/shared/tracking-plans.contract';
+import type { PlanVerdict, TrackingPlan } from '../../src/shared/tracking-plan.schema';
+import type { CallDetail, Page, CallSummary, Source } from '../../src/shared/types';
+import { testLab } from '../helpers/test-lab';
+import type { TestEngine } from '../helpers/engine';
+
+// Tracking plans through the control API over a real socket (issue 24): create, replace, delete,
+// list, import a Typewriter plan.json, connect a source, check a call without storing it, draft a plan
+// from calls, and the violations summary; each change takes effect on the next call the collector gets.
+
+const TOKEN = 'tracking-plans-token';
+const lab = testLab();
+let server: { app: FastifyInstance; url: string } | undefined;
+afterEach(async () => {
+  await server?.app.close();
+  server = undefined;
+});
+
+async function start(config: unknown = {}): Promise<TestEngine> {
+  const t = await lab.start({ config });
+  server = await startControlServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+  return t;
+}
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(server!.url + path, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+const rule = (key: string, properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'TRACK',
+  key,
+  version: 1,
+  jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties, required } } },
+});
+
+async function newest(t: TestEngine, q: string): Promise<CallDetail> {
+  const page = (await api<Page<CallSummary>>('GET', `/api/messages?q=${encodeURIComponent(q)}&limit=1`)).body;
+  return (await api<CallDetail>('GET', `/api/messages/${page.items[0]!.id}`)).body;
+}
+
+describe('plans over the control API', () => {
+  it('create, list, connect, replace (the next call is checked against the new rules), delete (calls are no longer checked)', async () => {
+    const t = await start({ sources: [{ name: 'web', writeKey: 'wk_web' }] });
+    const source = (await api<Source[]>('GET', '/api/sources')).body[0]!;
+    const created = await api<TrackingPlan>('POST', '/api/tracking-plans', { name: 'shop', rules: [rule('Signed Up', { plan: { type: 'string' } }, ['plan'])] });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ name: 'shop', rules: [{ type: 'TRACK', key: 'Signed Up', version: 1 }], sources: [] });
+    const connected = await api<TrackingPlan>('PUT', `/api/sources/${source.id}/tracking-plan`, { trackingPlan: { name: 'shop' } });
+    expect(connected.body.sources).toEqual([{ sourceId: source.id, sourceName: 'web', unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' }]);
+    expect((await api<TrackingPlan[]>('GET', '/api/tracking-plans')).body.map((p) => p.name)).toEqual(['shop']);
+
+    await t.post('/v1/track', { userId: 'u', event: 'Signed Up', properties: { seats: 2 } }, { writeKey: 'wk_web' });
+    expect((await newest(t, 'Signed Up')).violations?.map((v) => v.kind)).toEqual(['required_missing']);
+
+    // Replaced: "plan" no longer required, "seats" must be a string now.
+    const replaced = await api<TrackingPlan>('PUT', `/api/tracking-plans/${created.body.id}`, { name: 'shop', rules: [rule('Signed Up', { seats: { type: 'string' } })] });
+    expect(replaced.status).toBe(200);
+    await t.post('/v1/track', { userId: 'u2', event: 'Signed Up', properties: { seats: 2 } }, { writeKey: 'wk_web' });
+    const second = await newest(t, 'u2');
+    expect(second.violations?.map((v) => [v.kind, v.path])).toEqual([['wrong_type', '/properties/seats']]);
+    // The first call keeps what it had when it arrived.
+    const all = (await api<Page<CallSummary>>('GET', '/api/messages?q=Signed%20Up')).body.items;
+    const first = (await api<CallDetail>('GET', `/api/messages/${all[all.length - 1]!.id}`)).body;
+    expect(first.violations?.map((v) => v.kind)).toEqual(['required_missing']);
+
+    expect((await api('DELETE', `/api/tracking-plans/${created.body.id}`)).status).toBe(200);
+    expect((await api<TrackingPlan[]>('GET', '/api/tracking-plans')).body).toEqual([]);
+    await t.post('/v1/track', { userId: 'u3', event: 'Signed Up', properties: { seats: 2 } }, { writeKey: 'wk_web' });
+    expect((await newest(t, 'u3')).violations).toBeNull();
+  });
+
+  it('a rule whose schema does not compile is refused (400) naming the rule and Ajv\'s reason; a duplicate name is 409', async () => {
+    await start();
+    const bad = await api<ApiErrorBody>('POST', '/api/tracking-plans', { name: 'shop', rules: [rule('A', {}), { type: 'TRACK', key: 'B', version: 1, jsonSchema: { type: 'object', properties: { x: { type: 'nope' } } } }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_input');
+    expect(bad.body.fields?.[0]?.path).toBe('rules[1].jsonSchema');
+    expect(bad.body.error).toMatch(/^rule TRACK "B" version 1: its JSON Schema does not compile: schema is invalid: data\/properties\/x\/type must be equal to one of the allowed values/);
+    const shape = await api<ApiErrorBody>('POST', '/api/tracking-plans', { name: 'shop', rules: [{ type: 'TRACK', version: 1, jsonSchema: {} }] });
+    expect(shape.status).toBe(400);
+    expect(shape.body.fields?.map((f) => f.path)).toEqual(['rules[0].key']);
+    expect((await api('POST', '/api/tracking-plans', { name: 'shop', rules: [] })).status).toBe(200);
+    const dup = await api<ApiErrorBody>('POST', '/api/tracking-plans', { name: 'shop', rules: [] });
+    expect(dup.status).toBe(409);
+    expect(dup.body.fields).toEqual([{ path: 'name', message: 'already used by another plan' }]);
+    expect((await api<ApiErrorBody>('PUT', '/api/sources/nope/tracking-plan', { trackingPlan: null })).status).toBe(404);
+  });
+
+  it("imports Typewriter's plan.json (v8) by its name; importing again needs replace: true", async () => {
+    const t = await start({ sources: [{ name: 'web', writeKey: 'wk_web' }] });
+    const file = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'tracking-plans', 'typewriter-v8-plan.json'), 'utf8')) as unknown;
+    const imported = await api<ImportedTrackingPlan>('POST', '/api/tracking-plans/import', { file });
+    expect(imported.status).toBe(200);
+    expect(imported.body).toMatchObject({ shape: 'typewriter-v8', replaced: false, plan: { name: 'Typewriter E2E' } });
+    expect(imported.body.plan.rules).toHaveLength(25);
+    expect((await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file })).status).toBe(409);
+    expect((await api<ImportedTrackingPlan>('POST', '/api/tracking-plans/import', { file, replace: true })).body.replaced).toBe(true);
+    const source = (await api<Source[]>('GET', '/api/sources')).body[0]!;
+    await api('PUT', `/api/sources/${source.id}/tracking-plan`, { trackingPlan: { name: 'Typewriter E2E', unplannedEvents: 'block' } });
+    await t.post('/v1/track', { userId: 'u', event: 'Custom Violation Handler', properties: { 'regex property': 'Rick' } }, { writeKey: 'wk_web' });
+    const d = await newest(t, 'Custom Violation Handler');
+    expect(d.violations?.map((v) => [v.kind, v.path])).toEqual([['schema', '/properties/regex property']]);
+    const notAPlan = await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file: { hello: 1 } });
+    expect(notAPlan.status).toBe(400);
+    expect(notAPlan.body.error).toMatch(/^file: no rules/);
+  });
+
+  it('checks a call without storing it: against a source\'s plan, or against given rules', async () => {
+    await start({ sources: [{ name: 'web', writeKey: 'wk_web', trackingPlan: { name: 'shop' } }], trackingPlans: [{ name: 'shop', rules: [rule('A', { n: { type: 'number' } })] }] });
+    const source = (await api<Source[]>('GET', '/api/sources')).body[0]!;
+    const bySource = await api<PlanVerdict>('POST', '/api/tracking-plans/check', { sourceId: source.id, call: { type: 'track', event: 'A', properties: { n: 'x' } } });
+    expect(bySource.body.violations.map((v) => v.kind)).toEqual(['wrong_type']);
+    const byRules = await api<PlanVerdict>('POST', '/api/tracking-plans/check', { rules: [rule('B', {}, ['must'])], call: { type: 'track', event: 'B', properties: {} } });
+    expect(byRules.body.violations.map((v) => v.path)).toEqual(['/properties/must']);
+    expect((await api<Page<CallSummary>>('GET', '/api/messages')).body.total).toBe(0);
+  });
+
+  it('GET /api/violations counts per source, event and kind with the newest example; a draft plan comes from observed calls', async () => {
+    const t = await start({ sources: [{ name: 'web', writeKey: 'wk_web', trackingPlan: { name: 'shop' } }], trackingPlans: [{ name: 'shop', rules: [rule('A', { n: { type: 'number' } }, ['n'])] }] });
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 'x' } },
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 'y' } },
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 1 } },
+      { type: 'track', userId: 'u', event: 'Z', properties: { k: true } },
+    ] }, { writeKey: 'wk_web' });
+    const summary = (await api<ViolationSummary>('GET', '/api/violations')).body;
+    expect(summary).toMatchObject({ checked: 4, withViolations: 3, blocked: 0 });
+    expect(summary.items.map((i) => [i.sourceName, i.event, i.kind, i.count])).toEqual([
+      ['web', 'A', 'wrong_type', 2],
+      ['web', 'Z', 'unplanned_event', 1],
+    ]);
+    const example = (await api<CallDetail>('GET', `/api/messages/${summary.items[0]!.exampleCallId}`)).body;
+    expect(example.call.raw).toMatchObject({ properties: { n: 'y' } });
+
+    const source = (await api<Source[]>('GET', '/api/sources')).body[0]!;
+    const draft = (await api<DraftTrackingPlan>('POST', '/api/tracking-plans/draft', { sourceId: source.id })).body;
+    expect(draft.calls).toBe(4);
+    expect(draft.name).toBe('web (draft)');
+    expect(draft.rules.map((r) => r.key)).toEqual(['A', 'Z']);
+    expect(draft.rules[0]!.jsonSchema.properties).toEqual({ properties: { type: 'object', properties: { n: { type: ['integer', 'string'] } }, required: ['n'] } });
+    // The draft is a plan the API takes as it is.
+    expect((await api('POST', '/api/tracking-plans', { name: draft.name, rules: draft.rules })).status).toBe(200);
+  });
+
+  it('a config file connecting to a plan that does not exist, or with a rule that does not compile, is refused whole', async () => {
+    const t = await start();
+    const res = await api<ApiErrorBody>('POST', '/api/config', {
+      sources: [{ name: 'web', trackingPlan: { name: 'nope' } }],
+      trackingPlans: [{ name: 'shop', rules: [{ type: 'TRACK', key: 'A', version: 1, jsonSchema: { required: 'x' } }] }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.fields?.map((f) => f.path).sort()).toEqual(['sources[0].trackingPlan.name', 'trackingPlans[0].rules[0].jsonSchema']);
+    expect(await t.call('listSources', {})).toEqual([]);
+    expect(await t.call('listTrackingPlans', {})).toEqual([]);
+  });
+});

@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkCall, compilePlan, selectRules, describeErrors, RuleCompileError } from '../../src/main/engine/tracking-plans/check';
+import { compileRule, withoutIdKeywords } from '../../src/main/engine/tracking-plans/compile';
+import { importTrackingPlan } from '../../src/shared/tracking-plan-import';
+import { trackingPlanRulesSchema, withoutOmitted, type TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
+import { draftRules } from '../../src/shared/tracking-plan-draft';
+
+// Tracking plans (issue 24): which rules a call is checked against, how Ajv's findings read, the
+// shapes of Segment's plan files (Typewriter's own test plans as fixtures), and the draft plan.
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'tracking-plans');
+const fixture = (name: string): unknown => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
+
+const props = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties: { properties: { type: 'object', properties, ...(required.length ? { required } : {}) } },
+});
+const track = (key: string, version = 1, schema: Record<string, unknown> = props({})): TrackingPlanRule => ({ type: 'TRACK', key, version, jsonSchema: schema });
+const ALLOW = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
+
+describe('rule selection', () => {
+  const plan = compilePlan('p', 'shop', [
+    { type: 'COMMON', version: 1, jsonSchema: { type: 'object', required: ['userId'] } },
+    track('Order Completed', 1),
+    track('Order Completed', 2),
+    { type: 'PAGE', version: 1, jsonSchema: { type: 'object' } },
+    { type: 'PAGE', key: 'Home', version: 1, jsonSchema: { type: 'object' } },
+    { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object' } },
+  ]);
+  const chosen = (call: Parameters<typeof selectRules>[1]) => {
+    const r = selectRules(plan, call);
+    return { rules: r.rules.map((c) => `${c.rule.type}:${c.rule.key ?? ''}:${c.rule.version}`), unplanned: r.unplanned };
+  };
+
+  it('a track call gets COMMON and the newest version of its event; an event the plan lacks is unplanned', () => {
+    expect(chosen({ type: 'track', event: 'Order Completed' })).toEqual({ rules: ['COMMON::1', 'TRACK:Order Completed:2'], unplanned: false });
+    expect(chosen({ type: 'track', event: 'Order Refunded' })).toEqual({ rules: ['COMMON::1'], unplanned: true });
+  });
+
+  it('context.protocols.event_version picks an older version when the plan has it (else the newest)', () => {
+    expect(chosen({ type: 'track', event: 'Order Completed', context: { protocols: { event_version: 1 } } }).rules).toEqual(['COMMON::1', 'TRACK:Order Completed:1']);
+    expect(chosen({ type: 'track', event: 'Order Completed', context: { protocols: { event_version: 7 } } }).rules).toEqual(['COMMON::1', 'TRACK:Order Completed:2']);
+  });
+
+  it('a page by its name, else the unkeyed PAGE rule; identify its rule; alias only COMMON; none of them unplanned', () => {
+    expect(chosen({ type: 'page', name: 'Home' })).toEqual({ rules: ['COMMON::1', 'PAGE:Home:1'], unplanned: false });
+    expect(chosen({ type: 'page', name: 'Pricing' })).toEqual({ rules: ['COMMON::1', 'PAGE::1'], unplanned: false });
+    expect(chosen({ type: 'identify' })).toEqual({ rules: ['COMMON::1', 'IDENTIFY::1'], unplanned: false });
+    expect(chosen({ type: 'alias' })).toEqual({ rules: ['COMMON::1'], unplanned: false });
+    expect(chosen({ type: 'screen', name: 'X' })).toEqual({ rules: ['COMMON::1'], unplanned: false });
+  });
+});
+
+describe('messages and kinds', () => {
+  const rule = track('Signed Up', 1, {
+    type: 'object',
+    properties: {
+      properties: {
+        type: 'object',
+        properties: { plan: { enum: ['free', 'pro'] }, seats: { type: 'integer', minimum: 1 } },
+        required: ['plan'],
+        additionalProperties: false,
+      },
+    },
+  });
+  const plan = compilePlan('p', 'shop', [rule]);
+
+  it('each Ajv error is one violation: kind, JSON pointer, Segment-worded message, value', () => {
+    const v = checkCall(plan, ALLOW, { type: 'track', event: 'Signed Up', properties: { seats: 0, 'utm/source': 'x' } }).violations;
+    expect(v.map((x) => ({ kind: x.kind, path: x.path, value: x.value }))).toEqual([
+      { kind: 'required_missing', path: '/properties/plan', value: undefined },
+      { kind: 'unplanned_property', path: '/properties/utm~1source', value: 'x' },
+      { kind: 'schema', path: '/properties/seats', value: 0 },
+    ]);
+    expect(v.map((x) => x.message)).toEqual([
+      "The value at /properties is missing the required field 'plan'.",
+      'The value at /properties has an unexpected property, utm/source, which is not in the list of allowed properties (plan, seats).',
+      'The value at /properties/seats must be equal to or greater than 1.',
+    ]);
+  });
+
+  it('a wrong type and an enum read as people would say them', () => {
+    const v = checkCall(plan, ALLOW, { type: 'track', event: 'Signed Up', properties: { plan: 'gold', seats: '3' } }).violations;
+    expect(v.map((x) => [x.kind, x.message])).toEqual([
+      ['schema', 'The value at /properties/plan must be one of: "free" or "pro".'],
+      ['wrong_type', 'The value at /properties/seats must be an integer but it was a string.'],
+    ]);
+  });
+
+  it('describeErrors keeps the order Ajv reports and names the missing property in the pointer', () => {
+    const c = compileRule({ type: 'COMMON', version: 1, jsonSchema: { type: 'object', required: ['a/b'] } });
+    expect(c.validate({})).toBe(false);
+    expect(describeErrors(c.validate.errors!, {})).toEqual([{ kind: 'required_missing', path: '/a~1b', message: "The root value is missing the required field 'a/b'." }]);
+  });
+});
+
+describe('enforcement', () => {
+  const plan = compilePlan('p', 'shop', [track('Order Completed', 1, props({ total: { type: 'number' } }, ['total']))]);
+
+  it('block on unplanned events names the event; block on violations names the first; omit lists what is left out', () => {
+    expect(checkCall(plan, { ...ALLOW, unplannedEvents: 'block' }, { type: 'track', event: 'X' }).blocked).toBe('unplanned event "X"');
+    expect(checkCall(plan, { ...ALLOW, violations: 'block' }, { type: 'track', event: 'X' }).blocked).toBeNull();
+    expect(checkCall(plan, { ...ALLOW, violations: 'block' }, { type: 'track', event: 'Order Completed', properties: {} }).blocked).toBe(
+      "The value at /properties is missing the required field 'total'.",
+    );
+    const omit = checkCall(plan, { ...ALLOW, unplannedProperties: 'omit', violations: 'block' }, { type: 'track', event: 'Order Completed', properties: { total: 1, coupon: 'A' } });
+    expect(omit).toMatchObject({ blocked: null, omitted: ['/properties/coupon'] });
+    expect(withoutOmitted({ type: 'track', properties: { total: 1, coupon: 'A' } }, omit.omitted)).toEqual({ type: 'track', properties: { total: 1 } });
+  });
+
+  it('at most 50 violations are kept per call', () => {
+    const many = compilePlan('p', 'p', [track('E', 1, props(Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`p${i}`, { type: 'number' }]))))]);
+    const call = { type: 'track', event: 'E', properties: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`p${i}`, 'x'])) };
+    expect(checkCall(many, ALLOW, call).violations).toHaveLength(50);
+  });
+});
+
+describe('compiling', () => {
+  it('a schema that does not compile names its rule and Ajv\'s reason', () => {
+    expect(() => compilePlan('p', 'p', [track('A'), track('B', 1, { type: 'object', properties: { x: { type: 'nope' } } })])).toThrow(RuleCompileError);
+    try {
+      compilePlan('p', 'p', [track('A'), track('B', 1, { type: 'object', properties: { x: { type: 'nope' } } })]);
+    } catch (err) {
+      expect((err as RuleCompileError).index).toBe(1);
+      expect((err as Error).message).toMatch(/^rule TRACK "B" version 1: its JSON Schema does not compile: .*type/);
+    }
+  });
+
+  it('draft-04 schemas compile with ajv-draft-04 (exclusiveMinimum as a boolean, id as the id keyword)', () => {
+    const rule = track('Old', 1, {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      id: 'old-plan',
+      type: 'object',
+      properties: { properties: { type: 'object', properties: { n: { type: 'number', minimum: 0, exclusiveMinimum: true } } } },
+    });
+    const plan = compilePlan('p', 'p', [rule]);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Old', properties: { n: 0 } }).violations.map((v) => v.path)).toEqual(['/properties/n']);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Old', properties: { n: 1 } }).violations).toEqual([]);
+  });
+
+  it('string `id` keywords are dropped for draft-07 where a schema stands, never a property named id', () => {
+    expect(withoutIdKeywords({ id: '/x', type: 'object', properties: { id: { id: '/properties/id', type: 'string' } }, items: [{ id: 'i' }] })).toEqual({
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      items: [{}],
+    });
+  });
+
+  it('a 1,000-rule plan compiles in under a second of CPU time', () => {
+    // Each rule different (Ajv caches nothing across them); CPU time, not wall time: on a busy 2-core
+    // machine the wall clock counts other programs' turns (README, Performance).
+    const rules = Array.from({ length: 1000 }, (_, i) => track(`Event ${i}`, 1, props({ a: { type: 'string' }, b: { type: 'number' }, [`p${i}`]: { type: 'string', maxLength: i + 1 } }, ['a'])));
+    const before = process.cpuUsage();
+    compilePlan('p', 'big', rules);
+    const used = process.cpuUsage(before);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000);
+  });
+});
+
+describe('importing plan files', () => {
+  it("Typewriter v8's plan.json: each TRACK rule wrapped back under properties.properties, and every rule compiles", () => {
+    const read = importTrackingPlan(fixture('typewriter-v8-plan.json'));
+    expect(read.shape).toBe('typewriter-v8');
+    expect(read.name).toBe('Typewriter E2E');
+    const rules = trackingPlanRulesSchema.parse(read.rules);
+    expect(rules).toHaveLength(25);
+    const plan = compilePlan('p', 'tw', rules);
+    const bad = checkCall(plan, ALLOW, { type: 'track', event: 'Custom Violation Handler', properties: { 'regex property': 'Rick' } });
+    expect(bad.violations.map((v) => [v.kind, v.path])).toEqual([['schema', '/properties/regex property']]);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Custom Violation Handler', properties: { 'regex property': 'Evil Morty' } }).violations).toEqual([]);
+    const missing = checkCall(plan, ALLOW, { type: 'track', event: 'Every Required Type', properties: {} }).violations;
+    expect(missing.length).toBeGreaterThan(5);
+    expect(missing.every((v) => v.kind === 'required_missing')).toBe(true);
+  });
+
+  it("Typewriter v7's rules.events[]: TRACK rules with their whole-call schemas, named by display_name", () => {
+    const read = importTrackingPlan(fixture('typewriter-v7-plan.json'));
+    expect(read.shape).toBe('typewriter-v7');
+    expect(read.name).toBe('Typewriter E2E');
+    const rules = trackingPlanRulesSchema.parse(read.rules);
+    expect(rules.every((r) => r.type === 'TRACK')).toBe(true);
+    compilePlan('p', 'tw7', rules);
+  });
+
+  it('Public API rules (bare, under rules, or the saved answer under data) are kept as they are', () => {
+    const rules = [{ type: 'TRACK', key: 'A', version: 2, jsonSchema: { type: 'object' } }, { type: 'IDENTIFY', key: null, version: 1, jsonSchema: {} }];
+    const expected = [{ type: 'TRACK', key: 'A', version: 2, jsonSchema: { type: 'object' } }, { type: 'IDENTIFY', version: 1, jsonSchema: {} }];
+    expect(importTrackingPlan(rules)).toEqual({ name: null, shape: 'segment-public-api', rules: expected });
+    expect(importTrackingPlan({ name: 'web', rules })).toEqual({ name: 'web', shape: 'segment-public-api', rules: expected });
+    expect(importTrackingPlan({ data: { rules } }).rules).toEqual(expected);
+  });
+
+  it('a file of another shape is refused saying what was expected', () => {
+    expect(() => importTrackingPlan({ events: [] })).toThrow(/no rules: expected "rules"/);
+    expect(() => importTrackingPlan('x')).toThrow(/JSON object/);
+    expect(() => importTrackingPlan({ rules: { events: [{ rules: {} }] } })).toThrow(/rules.events\[0\].name/);
+  });
+});
+
+describe('draft plan from calls', () => {
+  it('one rule per event, page name and identify; properties typed as seen; required when in every call', () => {
+    const rules = draftRules([
+      { type: 'track', event: 'Order Completed', properties: { total: 10, currency: 'EUR' } },
+      { type: 'track', event: 'Order Completed', properties: { total: 10.5, coupon: null } },
+      { type: 'identify', traits: { email: 'a@b.c', age: 3 } },
+      { type: 'page', name: 'Home', properties: { path: '/' } },
+      { type: 'alias', previousId: 'x' },
+      'junk',
+    ]);
+    expect(rules.map((r) => `${r.type}:${r.key ?? ''}`)).toEqual(['IDENTIFY:', 'PAGE:Home', 'TRACK:Order Completed']);
+    expect(rules[2]!.jsonSchema).toEqual({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { properties: { type: 'object', properties: { coupon: { type: 'null' }, currency: { type: 'string' }, total: { type: 'number' } }, required: ['total'] } },
+    });
+    expect(rules[0]!.jsonSchema.properties).toEqual({ traits: { type: 'object', properties: { age: { type: 'integer' }, email: { type: 'string' } }, required: ['age', 'email'] } });
+    // A draft checks the calls it came from without a violation.
+    const plan = compilePlan('d', 'draft', trackingPlanRulesSchema.parse(rules));
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Order Completed', properties: { total: 10, currency: 'EUR' } }).violations).toEqual([]);
+  });
+});
