@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../src/main/engine/engine';
 import type { Engine, EngineOptions } from '../../src/main/engine/engine.types';
 import { describeDataProblem } from '../../src/main/engine/store/data-problem';
+import { prepareDataFolder } from '../../src/main/engine/store/data-folder';
 
 // The data folder holds every shared secret and payload (issue 22, item 7): owner-only folder (0700)
 // and files (0600), an existing folder tightened only when it is the lab's; and a damaged or
@@ -109,6 +110,20 @@ describe.runIf(posix)('modes', () => {
     // The next start has nothing to say.
     await stop();
     expect((await start(dir)).log.filter((l) => l.startsWith('data folder'))).toEqual([]);
+  });
+
+  it('a symlink or a folder under a lab file name is not followed nor chmodded (a link to a device or to someone’s key)', () => {
+    const dir = join(tempDir(), 'links');
+    mkdirSync(dir, { mode: 0o700 });
+    const outside = join(tempDir(), 'someones-key.pem');
+    writeFileSync(outside, 'secret', { mode: 0o640 });
+    chmodSync(outside, 0o640);
+    symlinkSync(outside, join(dir, 'key.pem'));
+    mkdirSync(join(dir, `${DB}-journal`), { mode: 0o755 });
+    chmodSync(join(dir, `${DB}-journal`), 0o755);
+    expect(prepareDataFolder(dir)).toBeNull();
+    expect(mode(outside)).toBe('640');
+    expect(mode(join(dir, `${DB}-journal`))).toBe('755');
   });
 
   it('a folder of the user’s (--data-dir .) is never chmodded; the lab’s own files in it are 0600, said once', async () => {

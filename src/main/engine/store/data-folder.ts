@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The data folder holds every shared secret and captured payload: it is the owner's alone (README,
@@ -79,7 +79,11 @@ function tightenFiles(dir: string): string | null {
   for (const name of PRIVATE_FILES) {
     let mode: number;
     try {
-      mode = statSync(join(dir, name)).mode;
+      // lstat: a symlink (to a device, to someone's key) or a folder under one of these names is not
+      // the lab's file, and chmod would change what it points at; SQLite says what is wrong with it.
+      const st = lstatSync(join(dir, name));
+      if (!st.isFile()) continue;
+      mode = st.mode;
     } catch {
       continue; // missing (or unreadable: SQLite says so when it opens it)
     }
