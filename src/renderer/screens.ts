@@ -8,6 +8,7 @@ export const SCREENS = [
   { tab: 'inspector', label: 'Inspector' },
   { tab: 'destinations', label: 'Destinations' },
   { tab: 'receivers', label: 'Mock receivers' },
+  { tab: 'probe', label: 'Check a receiver' },
   { tab: 'audiences', label: 'Audiences' },
   { tab: 'deletions', label: 'Deletions' },
   { tab: 'load', label: 'Load' },

@@ -42,6 +42,7 @@ const COVERED: Record<string, string[]> = {
     'edit-receiver', 'copy-receiver-url', 'reset-receiver', 'reset-receiver-cancel', 'reset-receiver-confirm', 'delete-receiver',
     'delete-receiver-cancel', 'delete-receiver-confirm', 'receiver-requests-reload', 'rf-headers-add', 'rf-headers-remove-0',
   ],
+  probe: ['probe-mode', 'probe-copy-ci', 'probe-run', 'summary:probe-check'],
   audiences: [
     'new-audience', 'aud-type', 'aud-compute-kind', 'combine-rule-and', 'combine-rule-or', 'add-trait-rule', 'add-event-rule',
     'add-group-rule', 'cond-rule.conditions[i]-op', 'Remove condition', 'remove-group-rule.conditions[i]', 'aud-source-keep',
@@ -733,4 +734,27 @@ test('deletions, load, client and settings: every control', async ({ page }) => 
   await expect(t('config-import-error')).toHaveCount(0);
   await expect(t('config-import')).toHaveText('Import config…');
   set.done();
+});
+
+// Last: the probe makes its "probe" source, which the screens above would list.
+test('check a receiver: every control', async ({ page, receivers }) => {
+  await openApp(page, lab, 'compose');
+  const t = (id: string) => page.getByTestId(id);
+  await t('nav-probe').click();
+  const probe = new Screen(page, 'probe');
+  await t('probe-url').fill(`${receivers.ok.url}/probe-every-control`);
+  await t('probe-secret').fill('every-control-secret');
+  await probe.use('probe-mode', t('probe-mode'), (l) => l.selectOption('actions'));
+  await expect(page.locator('[data-field="mode"]')).toContainText('not available yet');
+  await probe.use('probe-copy-ci', t('probe-copy-ci'));
+  await expect(t('probe-copy-ci')).toHaveText('Copied');
+  await t('probe-mode').selectOption('classic');
+  await probe.use('probe-run', t('probe-run'));
+  await expect(t('probe-report')).toHaveAttribute('data-state', 'done');
+  // The ok receiver checks no signature: the signature check fails, as it should.
+  const signature = page.locator('[data-testid="probe-check"][data-check="signature"]');
+  await expect(signature).toHaveAttribute('data-verdict', 'fail');
+  await probe.use('summary:probe-check', signature.locator('summary'));
+  await expect(signature.getByTestId('probe-evidence')).toHaveCount(3);
+  probe.done();
 });

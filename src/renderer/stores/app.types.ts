@@ -12,6 +12,7 @@ import type { AudiencesSlice } from './audiences.slice';
 import type { LoadSlice } from './load.slice';
 import type { SimToolsSlice } from './sim-tools.slice';
 import type { DemoSlice } from './demo.slice';
+import type { ProbeSlice } from './probe.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
@@ -25,7 +26,8 @@ export type AppState = ComposeSlice &
   AudiencesSlice &
   LoadSlice &
   SimToolsSlice &
-  DemoSlice;
+  DemoSlice &
+  ProbeSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;
