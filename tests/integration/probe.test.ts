@@ -168,6 +168,17 @@ describe('probe: reachability and choice of checks', () => {
     expect(r.checks.find((c) => c.name === 'duplicates')!.detail).toMatch(/first delivery was not accepted: .*HTTP 401/);
   }, 30_000);
 
+  it('a redirect is flagged by transport, with what the lab and Segment do with it', async () => {
+    const rec = await startReceiver((_req, res) => res.writeHead(308, { location: 'https://elsewhere.example/hook' }).end());
+    receivers.push(rec);
+    const r = await probe({ url: `${rec.url}/old`, secret: SECRET, only: ['transport', 'call-types'] });
+    const t = r.checks.find((c) => c.name === 'transport')!;
+    expect(t.verdict).toBe('warn');
+    expect(t.detail).toMatch(/answered HTTP 308 to https:\/\/elsewhere\.example\/hook: the lab does not follow redirects/);
+    expect(t.detail).toMatch(/Actions request client follows them/);
+    expect(r.checks.find((c) => c.name === 'call-types')!.detail).toMatch(/HTTP 308 \(not delivered: HTTP 308: redirect not followed/);
+  });
+
   it('refuses a URL that is not http(s)', async () => {
     await expect(te.call('startProbe', { url: 'ftp://example.com/x' })).rejects.toThrow(/http: or https:/);
   });

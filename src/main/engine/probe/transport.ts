@@ -23,7 +23,7 @@ export function judgeTransport(url: URL, first: ProbeAnswer, tlsRefused: ProbeAn
   if (s !== null && s >= 300 && s < 400) {
     const to = first.result.responseHeaders?.location;
     notes.push(
-      `answered HTTP ${s}${to ? ` to ${to}` : ''}: the lab does not follow redirects and records the delivery as failed, not retried; Segment documents no redirect following for Webhooks, so give it the final URL`,
+      `answered HTTP ${s}${to ? ` to ${to}` : ''}: the lab does not follow redirects and records the delivery as failed, not retried; Segment documents nothing for Classic Webhooks, and its Actions request client follows them as fetch does (a 301, 302 or 303 turns the POST into a GET without its body): give Segment the final URL`,
     );
   }
   if (url.protocol === 'http:') notes.push('plain http: anyone on the way can read and change the events; use https in production');
