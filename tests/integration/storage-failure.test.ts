@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
@@ -98,6 +98,52 @@ describe('storage failure (SQLite size cap, as a full disk)', () => {
     expect(a.status).toBe(503);
     expect(a.body.code).toBe('unavailable');
     expect(a.body.error).toMatch(/disk holding the data folder is full/);
+  });
+});
+
+describe('the data folder deleted or moved while the lab runs', () => {
+  it('refuses calls with 503 at once (none acknowledged into a deleted file), and resumes when the folder is put back', async () => {
+    const dataDir = lab.dataDir();
+    let t = await lab.start({ dataDir, config: { sources: [{ name: 'disk', writeKey: KEY, webhooks: { enabled: false, urls: [] } }] } });
+    expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: 'before' })).status).toBe(200);
+    renameSync(dataDir, `${dataDir}-moved`);
+    try {
+      const refused = await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: 'while-moved' });
+      expect(refused.status).toBe(503);
+      expect(refused.json.message).toMatch(/database file was deleted or moved/);
+      const h = await t.call('health', {});
+      expect(h.storage).toMatchObject({ ok: false, code: 'EDATAGONE' });
+    } finally {
+      renameSync(`${dataDir}-moved`, dataDir);
+    }
+    await waitFor(async () => (await t.call('health', {})).storage.ok, 'storage ok once the folder is back');
+    expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: 'after' })).status).toBe(200);
+    t = await lab.start({ dataDir });
+    const ids = (await t.call('listMessages', { limit: 10 })).items.map((c) => c.messageId).sort();
+    expect(ids).toEqual(['after', 'before']);
+  });
+
+  it('a deleted folder stays refused (the lab never writes into the deleted file)', async () => {
+    const dataDir = lab.dataDir();
+    const t = await lab.start({ dataDir, config: { sources: [{ name: 'disk', writeKey: KEY, webhooks: { enabled: false, urls: [] } }] } });
+    expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: 'kept' })).status).toBe(200);
+    rmSync(dataDir, { recursive: true, force: true });
+    for (let i = 0; i < 3; i++) expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: `lost-${i}` })).status).toBe(503);
+    expect((await t.call('health', {})).storage.code).toBe('EDATAGONE');
+  });
+});
+
+describe('the WAL stays small', () => {
+  it('is checkpointed at about 4 MB (not 16 MB with 16 KB pages), so a disk given a few MB back is not refilled by it', async () => {
+    const dataDir = lab.dataDir();
+    const t = await lab.start({ dataDir, config: { sources: [{ name: 'disk', writeKey: KEY, webhooks: { enabled: false, urls: [] } }] } });
+    let maxWal = 0;
+    for (let i = 0; i < 400; i++) {
+      expect((await postRaw(t, bigCall(i))).status).toBe(200);
+      maxWal = Math.max(maxWal, statSync(join(dataDir, 'webhook-lab.db-wal')).size);
+    }
+    // 400 calls of 30 KB: about 12 MB written. The WAL is reset once past 256 pages (4 MB).
+    expect(maxWal).toBeLessThan(6 * 1024 * 1024);
   });
 });
 

@@ -27,6 +27,11 @@ export function openDatabase({ dataDir, nativeBinding }: OpenOptions): Db {
     // collector's write path: about 10 % less time per stored call than 4 KB pages.
     db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
+    // SQLite checkpoints the WAL at 1,000 pages: 4 MB with its default 4 KB pages, but 16 MB with
+    // ours, and a WAL growing back to 16 MB refilled a disk that had just been given a few MB (issue
+    // 22). 256 pages keep it at SQLite's intended 4 MB; past a checkpoint the file is cut back to it.
+    db.pragma('wal_autocheckpoint = 256');
+    db.pragma(`journal_size_limit = ${256 * PAGE_SIZE}`);
     // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
     // or power loss can lose the last transactions.
     db.pragma('synchronous = NORMAL');

@@ -9,10 +9,20 @@ import { formatTimestamp } from '../../../shared/timestamp';
 /** How often a failing store tries a probe write. */
 export const PROBE_EVERY_MS = 1000;
 
+/**
+ * The code of a write refused because the database file is no longer where the lab opened it (its
+ * folder deleted or moved): SQLite would go on writing into a file nobody will open again.
+ */
+export const DATA_GONE = 'EDATAGONE';
+
+export function dataGoneError(path: string): Error & { code: string } {
+  return Object.assign(new Error(`${path} was deleted or moved while the lab was running`), { code: DATA_GONE });
+}
+
 // SQLite's primary result codes that mean "cannot write here now", whatever the extended code
 // (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED, ...); and the same from the file system.
 const SQLITE_STORAGE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOTADB|CORRUPT)/;
-const FS_STORAGE = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+const FS_STORAGE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', DATA_GONE]);
 
 export function isStorageError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -24,6 +34,9 @@ export function isStorageError(err: unknown): boolean {
 export function describeStorageError(err: unknown): string {
   const code = String((err as { code?: unknown }).code);
   const detail = err instanceof Error ? err.message : String(err);
+  if (code === DATA_GONE) {
+    return `the database file was deleted or moved (${detail}); calls are refused with 503 and deliveries paused: put the folder back where it was, or restart the lab to begin a new one there`;
+  }
   const what = /^SQLITE_FULL|^ENOSPC|^EDQUOT/.test(code)
     ? 'the disk holding the data folder is full'
     : /^SQLITE_READONLY|^EROFS/.test(code)

@@ -19,7 +19,11 @@ import { ActionsLedger } from './actions-ledger';
 import type { ActiveDelivery } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
-import { PROBE_EVERY_MS, StorageHealth } from './storage-health';
+import { dataGoneError, PROBE_EVERY_MS, StorageHealth } from './storage-health';
+import { statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { DB_FILE } from './data-folder';
+import { MAX_BATCH_BYTES } from '../../../shared/limits';
 
 /**
  * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
@@ -58,7 +62,9 @@ export class Store {
     this.db = openDatabase(opts);
     this.health = new StorageHealth(opts.now ?? Date.now);
     this.health.onChange((s) => (s.ok ? this.stopProbe() : this.startProbe()));
-    this.writes = new WriteQueue(this.db, () => this.afterRollback(), this.health);
+    const file = join(opts.dataDir, DB_FILE);
+    const opened = statSync(file);
+    this.writes = new WriteQueue(this.db, () => this.afterRollback(), this.health, () => (sameFile(opened, statSync(file, { throwIfNoEntry: false })) ? null : dataGoneError(file)));
     this.sourceKeys = new SourceKeys(this.db);
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
     this.settings = new SettingsRepo(this.db);
@@ -146,16 +152,24 @@ export class Store {
   }
 
   /**
-   * While storage fails, a small write through the queue (64 KB in and out of the settings table, in
-   * one transaction: it needs free pages as a call would) every PROBE_EVERY_MS; the first that commits
-   * marks storage ok (WriteQueue), which resumes the dispatcher and the collector.
+   * While storage fails, every PROBE_EVERY_MS: a checkpoint (it may free the WAL's room), then a write
+   * through the queue as large as the largest request the collector takes (512 KB in and out of the
+   * settings table in one transaction: it needs free pages as such a request would, so a write that
+   * only fits small calls does not flip storage back to ok). The first that commits marks storage ok
+   * (WriteQueue), which resumes the dispatcher and the collector. The queue's check that the database
+   * file is still there keeps a deleted folder failing however the writes go.
    */
   private startProbe(): void {
     if (this.probeTimer) return;
     const probe = this.db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('storage.probe', ?)");
     const unprobe = this.db.prepare("DELETE FROM settings WHERE key = 'storage.probe'");
-    const filler = 'x'.repeat(65536);
+    const filler = 'x'.repeat(MAX_BATCH_BYTES);
     this.probeTimer = setInterval(() => {
+      try {
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // still full: the write below says so
+      }
       this.writes.run(() => (probe.run(filler), unprobe.run())).catch(() => undefined);
     }, PROBE_EVERY_MS);
     this.probeTimer.unref();
@@ -176,4 +190,10 @@ export class Store {
     }
     this.db.close();
   }
+}
+
+/** The database file is still the one the lab opened: there, and the same file (Windows has no inode numbers: there only). */
+function sameFile(opened: Stats, now: Stats | undefined): boolean {
+  if (!now) return false;
+  return process.platform === 'win32' || (now.ino === opened.ino && now.dev === opened.dev);
 }

@@ -19,6 +19,8 @@ export class WriteQueue {
     private readonly onRollback: () => void = () => {},
     /** Told of every commit and every failed write: a full disk or read-only folder marks storage failing. */
     private readonly health?: StorageHealth,
+    /** Checked before each commit: an error refuses every job queued (the database file is gone). */
+    private readonly precheck: () => Error | null = () => null,
   ) {}
 
   run<T>(fn: () => T): Promise<T> {
@@ -44,6 +46,13 @@ export class WriteQueue {
     const jobs = this.jobs;
     if (jobs.length === 0) return;
     this.jobs = [];
+    // Before anything is committed: a commit into a deleted file would be acknowledged, then lost.
+    const refused = this.precheck();
+    if (refused) {
+      this.health?.noteError(refused);
+      for (const job of jobs) job.reject(refused);
+      return;
+    }
     let results: unknown[] | null = null;
     try {
       results = this.db.transaction(() => jobs.map((job) => job.run()))();
