@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dataFieldsOver, dataMappingErrors } from './actions/data-mapping';
+import { dataFieldsOver } from './actions/data-mapping';
+import { actionsRules } from './actions/rules';
 import { ACTIONS_MAX_BATCH_SIZE } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
@@ -49,7 +50,18 @@ export function reservedHeaderProblem(name: string): string | null {
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** Names are case-insensitive on the wire: `X-A` and `x-a` would go out as one header with both values. */
+function refuseCaseTwins(headers: Record<string, string>, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: `header "${name}" is given twice (as "${first}" too): header names are case-insensitive` });
+    else seen.set(name.toLowerCase(), name);
+  }
+}
+
 export const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  refuseCaseTwins(headers, ctx);
   for (const [name, value] of Object.entries(headers)) {
     const reserved = reservedHeaderProblem(name);
     if (!HEADER_NAME.test(name)) {
@@ -64,15 +76,16 @@ export const headersSchema = z.record(z.string(), z.string()).superRefine((heade
 });
 
 /**
- * A receiver's URL (a Classic URL, an Actions mapping's): absolute http(s), at most 2 KB, checked
- * for length first (every delivery stores its URLs, so a long one costs every call).
+ * A receiver's URL (a Classic URL, an Actions mapping's): absolute http(s), at most 2 KB as typed and
+ * as sent (percent-encoded: 1,000 "é" are 6,000 characters on the wire), checked for length first
+ * (every delivery stores its URLs, so a long one costs every call).
  */
 export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
-  if (url.length > MAX_RECEIVER_URL_CHARS) {
-    ctx.addIssue({ code: 'custom', message: `at most ${MAX_RECEIVER_URL_CHARS} characters (2 KB); this one has ${url.length}` });
-  } else if (!isHttpUrl(url)) {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
-  }
+  const max = `at most ${MAX_RECEIVER_URL_CHARS} characters (2 KB)`;
+  if (url.length > MAX_RECEIVER_URL_CHARS) return ctx.addIssue({ code: 'custom', message: `${max}; this one has ${url.length}` });
+  if (!isHttpUrl(url)) return ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
+  const sent = new URL(url).href.length;
+  if (sent > MAX_RECEIVER_URL_CHARS) ctx.addIssue({ code: 'custom', message: `${max} as sent; percent-encoded, this one has ${sent}` });
 });
 
 export const webhookUrlSchema = z.strictObject({
@@ -94,6 +107,7 @@ function isHttpUrl(value: string): boolean {
 const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  refuseCaseTwins(headers, ctx);
   for (const [name, value] of Object.entries(headers)) {
     const reserved = reservedHeaderProblem(name);
     if (!HEADER_NAME.test(name)) {
@@ -107,6 +121,9 @@ export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine
   }
 });
 
+/** A trigger's FQL text; Segment's editor writes a line or a few. */
+export const MAX_TRIGGER_CHARS = 2000;
+
 /** A trigger condition; `allowed` restricts the values an equals or oneOf may name. */
 function conditionSchema(allowed?: readonly string[]) {
   const shape = 'a condition is a string (equals), {"equals": "…"}, {"contains": "…"} or {"oneOf": ["…"]}';
@@ -114,6 +131,7 @@ function conditionSchema(allowed?: readonly string[]) {
   return z.custom<TriggerCondition>(() => true).superRefine((c, ctx) => {
     const check = (v: unknown, path: PropertyKey[]) => {
       if (typeof v !== 'string') ctx.addIssue({ code: 'custom', path, message: 'must be a string' });
+      else if (v.includes('"')) ctx.addIssue({ code: 'custom', path, message: 'cannot hold a double quote: a trigger is FQL, whose strings cannot' });
       else if (allowed && !allowed.includes(v)) ctx.addIssue({ code: 'custom', path, message: notAllowed(v) });
     };
     if (typeof c === 'string') return check(c, []);
@@ -125,6 +143,7 @@ function conditionSchema(allowed?: readonly string[]) {
     if (keys[0] === 'equals') return check(v, ['equals']);
     if (keys[0] === 'contains') {
       if (typeof v !== 'string' || v === '') ctx.addIssue({ code: 'custom', path: ['contains'], message: 'must be some text' });
+      else if (v.includes('"')) ctx.addIssue({ code: 'custom', path: ['contains'], message: 'cannot hold a double quote: a trigger is FQL, whose strings cannot' });
       return;
     }
     if (!Array.isArray(v) || v.length === 0) return ctx.addIssue({ code: 'custom', path: ['oneOf'], message: 'must list at least one value' });
@@ -132,10 +151,23 @@ function conditionSchema(allowed?: readonly string[]) {
   });
 }
 
+/** A trigger's older object form: conditions on the call's type and event. */
+export const triggerObjectSchema = z.strictObject({ type: conditionSchema(CALL_TYPES).optional(), event: conditionSchema().optional() });
+
 export const actionsMappingSchema = z.strictObject({
   name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }),
-  /** Omitted = every call. */
-  trigger: z.strictObject({ type: conditionSchema(CALL_TYPES).optional(), event: conditionSchema().optional() }).default({}),
+  /** FQL text as Segment writes it, or the older object form; omitted or empty = every call. */
+  trigger: z
+    .union([
+      z.string().max(MAX_TRIGGER_CHARS, { message: `at most ${MAX_TRIGGER_CHARS} characters` }),
+      triggerObjectSchema,
+    ])
+    .superRefine((t, ctx) => {
+      // FQL text only: the object form's conditions are checked above and always write valid FQL.
+      const problem = typeof t === 'string' ? actionsRules()?.triggerProblem(t) : null;
+      if (problem) ctx.addIssue({ code: 'custom', path: [], message: `not a trigger Segment can read: ${problem}` });
+    })
+    .default({}),
   url: receiverUrlSchema,
   method: z.enum(['POST', 'PUT', 'PATCH'], { message: 'must be POST, PUT or PATCH' }).default('POST'),
   headers: actionsHeadersSchema.default({}),
@@ -150,7 +182,8 @@ export const actionsMappingSchema = z.strictObject({
         const message = `at most ${MAX_MAPPING_DATA_FIELDS.toLocaleString('en-US')} fields (object members and array items; a @path or @template is one): a mapping picks a call's fields, it need not repeat them`;
         return ctx.addIssue({ code: 'custom', path: [], message });
       }
-      for (const issue of dataMappingErrors(data)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      // Segment's mapping kit checks every directive where the engine runs (shared/actions/rules.ts).
+      for (const issue of actionsRules()?.dataProblems(data) ?? []) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     })
     .optional(),
   batchSize: z

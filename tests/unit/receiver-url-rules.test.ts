@@ -62,4 +62,21 @@ describe('receiver URL length', () => {
       `${W}.mappings[0].url: at most 2048 characters (2 KB); this one has 300000`,
     );
   });
+
+  it('counts the URL as sent: 1,000 "é" are 6,000 characters percent-encoded', () => {
+    const typed = `https://example.com/${'é'.repeat(1000)}`;
+    expect(typed.length).toBeLessThan(2048);
+    expect(errorsOf(withWebhooks({ urls: [{ url: typed }] }))).toBe(`${W}.urls[0].url: at most 2048 characters (2 KB) as sent; percent-encoded, this one has 6020`);
+  });
+});
+
+describe('header names given twice', () => {
+  it('are refused whatever their case (they would go out merged as one header), Classic and Actions', () => {
+    expect(errorsOf(withWebhooks({ urls: [{ url: 'https://example.com/hook', headers: { 'X-A': '1', 'x-a': '2' } }] }))).toBe(
+      `${W}.urls[0].headers.x-a: header "x-a" is given twice (as "X-A" too): header names are case-insensitive`,
+    );
+    expect(errorsOf(withWebhooks({ mode: 'actions', mappings: [mapping({ headers: { 'X-Team': 'a', 'x-team': 'b' } })] }))).toBe(
+      `${W}.mappings[0].headers.x-team: header "x-team" is given twice (as "X-Team" too): header names are case-insensitive`,
+    );
+  });
 });
