@@ -1,6 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { visit } from 'jsonc-parser';
 import { configSchema, type Config } from '../shared/config.schema';
+// Segment's mapping-kit and FQL checks, into the config schema (shared/actions/rules.ts).
+import './engine/actions/rules';
 import { inputTooDeep } from '../shared/input-depth';
 import { describeErrors, fieldErrors, formatPath, type FieldError } from '../shared/validation-error';
 

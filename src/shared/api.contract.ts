@@ -4,6 +4,7 @@ import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './s
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageState } from './types';
 import { op, type OpDef } from './api-op';
+import { actionsOps } from './actions.contract';
 import { flagParam } from './query-flag';
 import { MAX_BATCH_ITEMS, MAX_REPLAY_BODY_CHARS } from './limits';
 import type { ErrorCode } from './error-codes';
@@ -39,6 +40,8 @@ export const listMessagesSchema = z.strictObject({
   q: z.string().max(200).optional(),
   /** With q: also match keys and string values inside the call's body as received. */
   body: flagParam.optional(),
+  /** Only calls their source's tracking plan found violations in (docs/tracking-plans.md). */
+  violations: flagParam.optional(),
   /** Cursor: only calls with an id below this. */
   before: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
   limit: intParam(1, 500).default(100),
@@ -205,6 +208,7 @@ export const api = {
   /** The analytics.js the collector serves to web pages, and the counters it posted to /v1/m since start. */
   getLibraryMetrics: op<LibraryMetrics>()('GET', '/library-metrics', z.strictObject({})),
 
+  ...actionsOps,
   ...simulationOps,
   ...demoOps,
   ...trackingPlanOps,

@@ -52,7 +52,8 @@ export interface ActionsTrigger {
 /** One Webhooks (Actions) mapping: which calls it takes and the request it makes of each. */
 export interface ActionsMapping {
   name: string;
-  trigger: ActionsTrigger;
+  /** FQL as Segment's trigger editor writes it (`type = "track" and properties.plan = "pro"`), or the older object form. */
+  trigger: ActionsTrigger | string;
   url: string;
   method: ActionsMethod;
   headers: Record<string, string>;
@@ -296,6 +297,8 @@ export interface CallSummary {
   latencyMs: number | null;
   /** Each URL of the delivery, in order (empty when not routed to Webhooks): what happened there. */
   urls: UrlOutcome[];
+  /** Tracking plan violations found when it arrived: 0 checked and clean, null (or absent) when its source had no plan. */
+  violations?: number | null;
 }
 
 /**

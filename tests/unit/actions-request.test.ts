@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS_USER_AGENT, batchKey, buildActionsRequest } from '../../src/shared/actions/request';
+import { ACTIONS_USER_AGENT, batchKey } from '../../src/shared/actions/request';
+import { buildActionsRequest } from '../../src/main/engine/actions/request';
 import type { ActionsMapping, NormalizedCall } from '../../src/shared/types';
 
 const mk = (i: number, props: Record<string, number | boolean>): NormalizedCall => ({
@@ -82,8 +83,8 @@ describe('Actions batch', () => {
   });
 
   it('an item whose data resolves to nothing is null in the array', () => {
-    const b = buildActionsRequest(mapping({ batchSize: 5, data: { '@path': '$.properties.cool' } }), [mk(3, {}), second]);
-    expect(b.body).toBe('[null,true]');
+    const b = buildActionsRequest(mapping({ batchSize: 5, data: { '@path': '$.traits' } }), [mk(3, {}), { ...second, traits: { cool: true } }]);
+    expect(b.body).toBe('[null,{"cool":true}]');
     expect(b.signedText).toBeNull();
   });
 });

@@ -4,6 +4,8 @@ import { sendsActions, sendsClassic, webhookMappings, webhookMode } from '../../
 import { configSchema } from '../../src/shared/config.schema';
 import { webhookSettingsSchema } from '../../src/shared/source.schema';
 import { describeErrors, fieldErrors } from '../../src/shared/validation-error';
+// Segment's mapping-kit and FQL checks, as the engine installs them into the schema.
+import '../../src/main/engine/actions/rules';
 
 const withWebhooks = (webhooks: Record<string, unknown>) => ({ sources: [{ name: 'checkout', webhooks }] });
 const mapping = (over: Record<string, unknown> = {}) => ({ name: 'orders', trigger: { type: 'track' }, url: 'https://example.com/a', ...over });
@@ -86,12 +88,20 @@ describe('Webhooks settings: mode and mappings', () => {
     ok(withMappings([mapping({ trigger: { event: 'Any Name At All' } })]));
   });
 
-  it('data directives are checked where they are', () => {
-    expect(errorsOf(withMappings([mapping({ data: { user: { email: { '@path': 'traits.email' } } } })]))).toMatch(
-      new RegExp(`^${W.replace(/[.[\]]/g, '\\$&')}\\.mappings\\[0\\]\\.data\\.user\\.email\\.@path: "traits\\.email" is not a path: start with "\\$\\."`),
-    );
-    expect(errorsOf(withMappings([mapping({ data: { '@if': {} } })]))).toBe(`${W}.mappings[0].data.@if: unsupported directive "@if": use @path or @template`);
-    ok(withMappings([mapping({ data: 'a plain string body' })]));
+  it('data directives are checked by Segment\'s mapping kit, where they are', () => {
+    expect(errorsOf(withMappings([mapping({ data: { user: { email: { '@nope': 'traits.email' } } } })]))).toBe(`${W}.mappings[0].data.user.email: has an invalid directive: @nope`);
+    expect(errorsOf(withMappings([mapping({ data: { a: { b: { '@path': 5 } } } })]))).toBe(`${W}.mappings[0].data.a.b.@path: should be a string or a mapping directive but it is a number`);
+    expect(errorsOf(withMappings([mapping({ data: { r: { '@replace': { pattern: 'longer than ten', value: 'x' } } } })]))).toBe(`${W}.mappings[0].data.r.@replace.pattern: should be a string of length 10 or less`);
+    ok(withMappings([mapping({ data: { email: { '@path': 'traits.email' }, t: { '@if': { exists: { '@path': '$.userId' }, then: 1, else: 2 } } } })]));
+    ok(withMappings([mapping({ data: 'a plain string body' })])); // refused per call when sent, as Segment does
+  });
+
+  it('a trigger may be FQL text; what Segment\'s parser cannot read is refused on the trigger', () => {
+    ok(withMappings([mapping({ trigger: 'type = "track" and properties.plan = "pro"' })]));
+    ok(withMappings([mapping({ trigger: '' })]));
+    expect(errorsOf(withMappings([mapping({ trigger: 'type = ' })]))).toBe(`${W}.mappings[0].trigger: not a trigger Segment can read: a value is missing after "="`);
+    expect(errorsOf(withMappings([mapping({ trigger: 'plan = "pro"' })]))).toMatch(new RegExp(`^${W.replace(/[.[\]]/g, '\\$&')}\\.mappings\\[0\\]\\.trigger: not a trigger Segment can read`));
+    expect(errorsOf(withMappings([mapping({ trigger: { event: 'Say "hi"' } })]))).toBe(`${W}.mappings[0].trigger.event: cannot hold a double quote: a trigger is FQL, whose strings cannot`);
   });
 
   it("data nests at most 64 levels, like a call; deeper is refused on its field, at any depth, never a stack overflow", () => {

@@ -1,54 +1,79 @@
 import { describe, expect, it } from 'vitest';
-import { describeTrigger, matchesTrigger, meetsCondition } from '../../src/shared/actions/trigger';
+import { matchesTrigger, triggerProblem } from '../../src/main/engine/actions/trigger';
+import { triggerFql } from '../../src/shared/actions/trigger';
 import type { NormalizedCall } from '../../src/shared/types';
 
-const call = (type: NormalizedCall['type'], extra: Partial<NormalizedCall> = {}) => ({ type, ...extra });
-const track = call('track', { event: 'Order Completed' });
+// Triggers are decided by Segment's own subscription code (@segment/destination-subscriptions); the
+// object form is written out as FQL and decided by the same code.
+
+const call = (type: NormalizedCall['type'], extra: Partial<NormalizedCall> = {}): NormalizedCall => ({ type, messageId: 'm', timestamp: 't', receivedAt: 'r', ...extra });
+const track = call('track', { event: 'Order Completed', userId: 'u-42', properties: { plan: 'pro', total: 42, coupon: null }, context: { library: { name: 'analytics.js' } } });
 const page = call('page', { name: 'Order Completed' });
+const identify = call('identify', { userId: 'u-1', traits: { email: 'a@b.example', plan: 'free' } });
 
-describe('Actions trigger conditions', () => {
-  it('a bare string and equals are exact and case-sensitive', () => {
-    expect(meetsCondition('Order Completed', 'Order Completed')).toBe(true);
-    expect(meetsCondition('Order Completed', { equals: 'Order Completed' })).toBe(true);
-    expect(meetsCondition('Order Completed', 'order completed')).toBe(false);
-    expect(meetsCondition('Order Completed', { equals: 'Order' })).toBe(false);
+describe('Actions triggers in FQL', () => {
+  it('type and event, equals exact and case-sensitive', () => {
+    expect(matchesTrigger(track, 'type = "track" and event = "Order Completed"')).toBe(true);
+    expect(matchesTrigger(track, 'event = "order completed"')).toBe(false);
+    expect(matchesTrigger(page, 'event = "Order Completed"')).toBe(false); // event is the event field, as there
+    expect(matchesTrigger(page, 'name = "Order Completed"')).toBe(true);
   });
 
-  it('contains is a case-sensitive substring', () => {
-    expect(meetsCondition('Order Completed', { contains: 'Order' })).toBe(true);
-    expect(meetsCondition('Order Completed', { contains: 'order' })).toBe(false);
+  it('properties, traits and context, with !=, numbers, contains(), match() and exists', () => {
+    expect(matchesTrigger(track, 'type = "track" and properties.plan = "pro"')).toBe(true);
+    expect(matchesTrigger(track, 'properties.plan != "free"')).toBe(true);
+    expect(matchesTrigger(track, 'properties.total > 40')).toBe(true);
+    expect(matchesTrigger(track, 'properties.total = 41')).toBe(false);
+    expect(matchesTrigger(track, 'contains(event, "Order")')).toBe(true);
+    expect(matchesTrigger(track, 'match(userId, "u-*")')).toBe(true);
+    expect(matchesTrigger(track, 'properties.plan exists')).toBe(true);
+    expect(matchesTrigger(track, 'properties.nope exists')).toBe(false);
+    expect(matchesTrigger(track, 'context.library.name = "analytics.js"')).toBe(true);
+    expect(matchesTrigger(identify, 'type = "identify" and traits.plan = "free"')).toBe(true);
+    expect(matchesTrigger(identify, 'traits.email = "x@y.example"')).toBe(false);
+    expect(matchesTrigger(track, '(type = "page" or type = "track") and properties.plan = "pro"')).toBe(true);
   });
 
-  it('oneOf matches any listed value exactly', () => {
-    expect(meetsCondition('page', { oneOf: ['track', 'page'] })).toBe(true);
-    expect(meetsCondition('screen', { oneOf: ['track', 'page'] })).toBe(false);
+  it('a missing field never equals "undefined" (Segment stringifies the expected value only)', () => {
+    expect(matchesTrigger(page, 'event = "undefined"')).toBe(false);
   });
 
-  it('a missing field meets no condition, not even equals "undefined"', () => {
-    expect(meetsCondition(undefined, 'undefined')).toBe(false);
-    expect(meetsCondition(undefined, { contains: '' })).toBe(false);
-  });
-
-  it('an empty trigger takes every call type, but never a deletion', () => {
+  it('an empty trigger takes every call type, never a deletion; a trigger that does not parse takes none', () => {
     for (const t of ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const) expect(matchesTrigger(call(t), {})).toBe(true);
+    expect(matchesTrigger(call('track'), '')).toBe(true);
     expect(matchesTrigger(call('delete'), {})).toBe(false);
+    expect(matchesTrigger(call('delete'), 'type = "delete"')).toBe(false);
+    expect(matchesTrigger(track, 'foo = "x"')).toBe(false);
   });
 
-  it('type and event must both hold', () => {
+  it('says why a trigger cannot be read: the parser\'s errors and a value missing after an operator', () => {
+    expect(triggerProblem('type = "track"')).toBeNull();
+    expect(triggerProblem({ type: 'track' })).toBeNull();
+    expect(triggerProblem('foo = "x"')).not.toBeNull();
+    expect(triggerProblem('type = ')).toBe('a value is missing after "="');
+    expect(triggerProblem('type = "track" and event =')).toBe('a value is missing after "="');
+    expect(triggerProblem('type == "track"')).toMatch(/is not an operator/);
+  });
+});
+
+describe('the object form, written as FQL and decided by the same code', () => {
+  it('writes conditions as Segment would', () => {
+    expect(triggerFql({})).toBeNull();
+    expect(triggerFql({ type: 'track', event: { contains: 'Order' } })).toBe('type = "track" and contains(event, "Order")');
+    expect(triggerFql({ type: { oneOf: ['page', 'screen'] } })).toBe('(type = "page" or type = "screen")');
+    expect(triggerFql({ event: { equals: 'Signed Up' } })).toBe('event = "Signed Up"');
+    expect(triggerFql({ type: { contains: 'i' } })).toBe('(type = "identify" or type = "alias")');
+    expect(triggerFql('  type = "track"  ')).toBe('type = "track"');
+  });
+
+  it('matches as before: contains is a case-sensitive substring, oneOf any listed value, both must hold', () => {
     const trigger = { type: 'track', event: { contains: 'Order' } };
     expect(matchesTrigger(track, trigger)).toBe(true);
     expect(matchesTrigger(call('track', { event: 'Signed Up' }), trigger)).toBe(false);
-    expect(matchesTrigger(call('identify'), trigger)).toBe(false);
-  });
-
-  it('event is the event field: a page named like the event does not match', () => {
+    expect(matchesTrigger(call('track', { event: 'order' }), { event: { contains: 'Order' } })).toBe(false);
+    expect(matchesTrigger(identify, trigger)).toBe(false);
+    expect(matchesTrigger(page, { type: { oneOf: ['track', 'page'] } })).toBe(true);
+    expect(matchesTrigger(call('screen'), { type: { oneOf: ['track', 'page'] } })).toBe(false);
     expect(matchesTrigger(page, { event: 'Order Completed' })).toBe(false);
-    expect(matchesTrigger(track, { event: 'Order Completed' })).toBe(true);
-  });
-
-  it('describes a trigger in one line', () => {
-    expect(describeTrigger({})).toBe('every call');
-    expect(describeTrigger({ type: 'track', event: { contains: 'Order' } })).toBe('type = "track" and event contains "Order"');
-    expect(describeTrigger({ type: { oneOf: ['page', 'screen'] } })).toBe('type is one of "page", "screen"');
   });
 });

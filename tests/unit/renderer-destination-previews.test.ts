@@ -3,7 +3,11 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { destinationPreviews, exampleWebhookId } from '../../src/renderer/features/compose/destination-previews';
 import { normalizeForPreview, webhookPreview } from '../../src/shared/preview/webhook-preview';
+import { previewActions as enginePreview } from '../../src/main/engine/actions/preview';
 import type { WebhookSettings } from '../../src/shared/types';
+
+// The engine's previewActions, called as the renderer's API client would (the engine builds Actions requests).
+const previewActions = async (...a: Parameters<typeof enginePreview>) => enginePreview(...a);
 
 const NOW = Date.parse('2026-01-02T03:04:05.000Z');
 const call = normalizeForPreview(
@@ -33,7 +37,7 @@ const webhooks: WebhookSettings = {
 
 async function build(w: WebhookSettings) {
   const classic = await webhookPreview(call, { format: 'full', userAgentProduct: 'Segment.io', sharedSecret: w.sharedSecret });
-  return destinationPreviews({ call, webhooks: w, classic, example });
+  return destinationPreviews({ call, webhooks: w, classic, example, previewActions });
 }
 
 describe('Compose: destination previews', () => {
@@ -59,7 +63,7 @@ describe('Compose: destination previews', () => {
     expect(orders.signedText).toBeNull();
     expect(orders.signatureNote).toMatch(/which here is the body/);
     expect(orders.urlWarning).toMatch(/^Segment's Actions destination would refuse this URL: 127\.0\.0\.1/);
-    expect(orders.trigger).toBe('type = "track" and event contains "Order"');
+    expect(orders.trigger).toBe('type = "track" and contains(event, "Order")');
   });
 
   it('a batch mapping shows a one-item array, signed over the first event data only', async () => {
@@ -116,7 +120,7 @@ describe('Compose: a mapping over its mapped body limit (issue 22 item 5)', () =
     const big = { ...call, properties: { blob: 'x'.repeat(30_000) } };
     const w: WebhookSettings = { ...webhooks, mappings: [{ name: 'huge', trigger: {}, url: 'https://r.example/huge', method: 'POST', headers: {}, data: copies }, webhooks.mappings![0]] };
     const classic = await webhookPreview(big, { format: 'full', userAgentProduct: 'Segment.io', sharedSecret: w.sharedSecret });
-    const d = await destinationPreviews({ call: big, webhooks: w, classic, example });
+    const d = await destinationPreviews({ call: big, webhooks: w, classic, example, previewActions });
     const huge = d.requests.find((r) => r.title === 'huge')!;
     expect(huge).toMatchObject({ body: '', signature: null });
     expect(huge.signatureNote).toMatch(/^not sent: the mapped body passed its limit of [\d.]+ KB/);

@@ -13,6 +13,7 @@ import type { LibraryMetrics } from './collector/library-metrics';
 import { analyticsNextAssets } from './collector/analytics-next-assets';
 import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
+import { actionsHandlers } from './actions/preview';
 import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
 
@@ -99,6 +100,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body, deliveryId: input.deliveryId }),
     ...bulkCallHandlers(d),
+    ...actionsHandlers(),
     ...trackingPlanHandlers(d),
 
     getSettings: () => store.settings.get(),

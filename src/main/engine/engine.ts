@@ -21,6 +21,8 @@ import { VERSION } from './version';
 import { maskUrlPasswordsIn } from '../../shared/url-credentials';
 import { startSimulation, type Simulation } from './simulation';
 import { demoHandlers } from './demo';
+// Segment's mapping-kit and FQL checks, into the shared schema every input of the engine goes through.
+import './actions/rules';
 import { Probes } from './probe/probe-service';
 
 const RETENTION_EVERY_MS = 30_000;

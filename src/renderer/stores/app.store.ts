@@ -14,6 +14,7 @@ import { createLoadSlice } from './load.slice';
 import { createSimToolsSlice } from './sim-tools.slice';
 import { createInspectorActionsSlice } from './inspector-actions.slice';
 import { createDemoSlice } from './demo.slice';
+import { createActionsSlice } from './actions.slice';
 import { createProbeSlice } from './probe.slice';
 
 export type { AppState } from './app.types';
@@ -34,6 +35,7 @@ export function createAppStore(api: ApiClient) {
     ...createLoadSlice(api)(...a),
     ...createSimToolsSlice(api)(...a),
     ...createDemoSlice(api)(...a),
+    ...createActionsSlice(api)(...a),
     ...createProbeSlice(api)(...a),
   }));
 }

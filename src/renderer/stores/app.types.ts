@@ -12,6 +12,7 @@ import type { AudiencesSlice } from './audiences.slice';
 import type { LoadSlice } from './load.slice';
 import type { SimToolsSlice } from './sim-tools.slice';
 import type { DemoSlice } from './demo.slice';
+import type { ActionsSlice } from './actions.slice';
 import type { ProbeSlice } from './probe.slice';
 
 export type AppState = ComposeSlice &
@@ -27,6 +28,7 @@ export type AppState = ComposeSlice &
   LoadSlice &
   SimToolsSlice &
   DemoSlice &
+  ActionsSlice &
   ProbeSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */

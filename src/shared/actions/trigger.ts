@@ -1,46 +1,45 @@
-import type { ActionsTrigger, NormalizedCall, TriggerCondition } from '../types';
+import type { ActionsTrigger, TriggerCondition } from '../types';
+import { CALL_TYPES } from '../types';
 
-// Which calls a mapping takes. Segment writes a trigger in FQL and checks it with
-// destination-subscriptions (segmentio/action-destinations, packages/destination-subscriptions/
-// src/validate.ts); we keep its two most used conditions, on the call's `type` and on its `event`,
-// with the same comparisons: equals is exact and case-sensitive, contains needs a string.
-//
-// `event` is the call's `event` field, as there (`validateValue(data.event, …)`), not a page's or
-// screen's `name`: a trigger on event name only ever matches track calls, which is the surprise
-// people meet in Segment's trigger editor. (Segment compares `String(undefined)`, so `event =
-// "undefined"` would match a page; that quirk is not kept: a missing event matches no condition.)
+// A trigger as FQL, the language Segment's trigger editor writes. The engine parses and runs it
+// with Segment's own code (main/engine/actions/trigger.ts); this module only writes the older
+// object form (`{ "type": "track", "event": { "contains": "Order" } }`) out as FQL, so both forms are
+// shown alike and decided by the same rules.
 
-/** Does `value` meet `condition`? `undefined` (the call has no such field) never does. */
-export function meetsCondition(value: string | undefined, condition: TriggerCondition): boolean {
-  if (value === undefined) return false;
-  if (typeof condition === 'string') return value === condition;
-  if ('equals' in condition) return value === condition.equals;
-  if ('contains' in condition) return value.includes(condition.contains);
-  return condition.oneOf.includes(value);
+/** A trigger as one line for lists and previews: its FQL, or "every call". */
+export function describeTrigger(trigger: ActionsTrigger | string): string {
+  return triggerFql(trigger) ?? 'every call';
 }
 
 /**
- * Does the call match every condition the trigger gives? An empty trigger matches every call type.
- * Deletion notifications never match: Webhooks (Actions) has no delete action.
+ * A trigger as the FQL Segment's subscription editor writes (`type = "track" and contains(event,
+ * "Order")`); null when it takes every call (an empty object, or empty text). FQL text is returned
+ * as written (trimmed); the engine parses and runs it with Segment's own code
+ * (main/engine/actions/trigger.ts), so the older object form is decided by the same rules.
  */
-export function matchesTrigger(call: Pick<NormalizedCall, 'type' | 'event'>, trigger: ActionsTrigger): boolean {
-  if (call.type === 'delete') return false;
-  if (trigger.type !== undefined && !meetsCondition(call.type, trigger.type)) return false;
-  if (trigger.event !== undefined && !meetsCondition(call.event, trigger.event)) return false;
-  return true;
-}
-
-/** A trigger as one line for lists and previews: `type = "track" and event contains "Order"`. */
-export function describeTrigger(trigger: ActionsTrigger): string {
+export function triggerFql(trigger: ActionsTrigger | string): string | null {
+  if (typeof trigger === 'string') return trigger.trim() === '' ? null : trigger.trim();
   const parts: string[] = [];
-  if (trigger.type !== undefined) parts.push(describeCondition('type', trigger.type));
-  if (trigger.event !== undefined) parts.push(describeCondition('event', trigger.event));
-  return parts.length === 0 ? 'every call' : parts.join(' and ');
+  if (trigger.type !== undefined) parts.push(conditionFql('type', trigger.type));
+  if (trigger.event !== undefined) parts.push(conditionFql('event', trigger.event));
+  return parts.length === 0 ? null : parts.join(' and ');
 }
 
-function describeCondition(field: string, c: TriggerCondition): string {
-  if (typeof c === 'string') return `${field} = ${JSON.stringify(c)}`;
-  if ('equals' in c) return `${field} = ${JSON.stringify(c.equals)}`;
-  if ('contains' in c) return `${field} contains ${JSON.stringify(c.contains)}`;
-  return `${field} is one of ${c.oneOf.map((v) => JSON.stringify(v)).join(', ')}`;
+// FQL strings are double-quoted and cannot hold a double quote (Segment's parser strips the quotes
+// and does not unescape); the schema refuses one in a condition.
+const q = (v: string) => `"${v}"`;
+
+function anyOf(field: string, values: readonly string[]): string {
+  if (values.length === 1) return `${field} = ${q(values[0])}`;
+  return `(${values.map((v) => `${field} = ${q(v)}`).join(' or ')})`;
+}
+
+function conditionFql(field: 'type' | 'event', c: TriggerCondition): string {
+  if (typeof c === 'string') return `${field} = ${q(c)}`;
+  if ('equals' in c) return `${field} = ${q(c.equals)}`;
+  if ('oneOf' in c) return anyOf(field, c.oneOf);
+  if (field === 'event') return `contains(event, ${q(c.contains)})`;
+  // FQL has no contains() on type: the call types that contain the text, or none.
+  const types = CALL_TYPES.filter((t) => t.includes(c.contains));
+  return anyOf('type', types.length > 0 ? types : [c.contains]);
 }

@@ -5,9 +5,10 @@ import { buildWebhookBody } from '../../../shared/webhook-body';
 import type { ActiveDelivery, NewActionsDelivery, NewDelivery } from '../store/delivery.types';
 import type { ActionsPlan, DeliveryPlanner, SourcePlan } from '../store/arrivals';
 import { userAgentOf } from '../../../shared/webhook-request';
-import { ACTIONS_USER_AGENT, actionsHeaders, buildActionsRequest } from '../../../shared/actions/request';
-import { MappedDataTooLarge, mappedDataText } from '../../../shared/actions/data-mapping';
-import { matchesTrigger } from '../../../shared/actions/trigger';
+import { ACTIONS_USER_AGENT, actionsHeaders } from '../../../shared/actions/request';
+import { buildActionsRequest } from '../actions/request';
+import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping-kit';
+import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { signBody } from './sign';
@@ -70,18 +71,20 @@ export function actionsDelivery(
 
 /**
  * A batch item's stored data: '' when the call's data resolved to nothing (the array holds null, and a
- * first item so signs nothing). Throws MappedDataTooLarge past MAX_MAPPED_BODY_BYTES.
+ * first item so signs nothing). Throws a NotSentReason (over the limit, not an object, the kit failed).
  */
 export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): string {
-  return mappedDataText(mapping.data, call) ?? '';
+  return mapData(mapping.data, call).text ?? '';
 }
 
 /**
- * The request of a mapping whose data for this call passed MAX_MAPPED_BODY_BYTES: never sent, stored
- * failed with the reason (store/arrivals.ts), carrying only this call even when the mapping batches,
- * so its neighbours in the batch go out without it. No body, signature or Standard Webhooks id.
+ * The request of a mapping whose data for this call cannot be sent (over MAX_MAPPED_BODY_BYTES, not an
+ * object as Segment requires, or the mapping kit failed on it): never sent, stored failed with the
+ * reason (store/arrivals.ts), carrying only this call even when the mapping batches, so its
+ * neighbours in the batch go out without it (as Segment drops an invalid item from a batch). No body,
+ * signature or Standard Webhooks id.
  */
-function unsentDelivery(mapping: ActionsMapping, err: MappedDataTooLarge): NewActionsDelivery {
+function unsentDelivery(mapping: ActionsMapping, err: NotSentReason): NewActionsDelivery {
   return { ...actionsDelivery(mapping, '', null, {}, []), notSent: `not sent: ${err.message}` };
 }
 
@@ -116,7 +119,7 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
         plan.deliveries.push(actionsDelivery(m, req.body, req.signedText, target, []));
       }
     } catch (err) {
-      if (!(err instanceof MappedDataTooLarge)) throw err;
+      if (!isNotSentReason(err)) throw err;
       plan.deliveries.push(unsentDelivery(m, err));
     }
   }

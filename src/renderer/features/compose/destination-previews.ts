@@ -1,19 +1,22 @@
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { actionsUrlWarning } from '../../../shared/actions/private-url';
-import { ACTIONS_SIGNATURE_HEADER, buildActionsRequest } from '../../../shared/actions/request';
-import { MappedDataTooLarge } from '../../../shared/actions/data-mapping';
-import { describeTrigger, matchesTrigger } from '../../../shared/actions/trigger';
+import { ACTIONS_SIGNATURE_HEADER } from '../../../shared/actions/request';
+import type { ActionsPreviewItem } from '../../../shared/actions.contract';
 import { hmacSha1Hex } from '../../../shared/preview/signature';
 import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
 import type { WebhookPreview } from '../../../shared/preview/webhook-preview';
 import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard-webhooks';
-import type { NormalizedCall, WebhookSettings } from '../../../shared/types';
+import type { ActionsMapping, NormalizedCall, WebhookSettings } from '../../../shared/types';
 
 // What each request the source's Webhooks destination would send for the call being composed looks
-// like, Classic and every matching Actions mapping, with what each signature covers. Built from the
-// shared modules the dispatcher uses (actions/request.ts, standard-webhooks.ts), so the preview and
-// the wire cannot drift; only the Standard Webhooks id and timestamp are examples (they are made per
-// delivery and per attempt).
+// like, Classic and every matching Actions mapping, with what each signature covers. The Actions
+// requests come from the engine (previewActions: Segment's mapping kit and FQL run there only, with
+// the dispatcher's own builder), the Classic one and the signatures from the shared modules the
+// dispatcher uses (standard-webhooks.ts), so the preview and the wire cannot drift; only the
+// Standard Webhooks id and timestamp are examples (they are made per delivery and per attempt).
+
+/** The engine's previewActions operation (shared/actions.contract.ts). */
+export type PreviewActions = (call: NormalizedCall, mappings: ActionsMapping[]) => Promise<ActionsPreviewItem[]>;
 
 export interface RequestPreview {
   kind: 'classic' | 'actions';
@@ -81,6 +84,7 @@ export async function destinationPreviews(args: {
   /** The Classic request, as webhookPreview built it (body, headers, X-Signature). */
   classic: WebhookPreview | null;
   example: StandardWebhooksExample;
+  previewActions: PreviewActions;
 }): Promise<DestinationPreviews> {
   const { call, webhooks, classic, example } = args;
   const sharedSecret = webhooks.sharedSecret || null;
@@ -108,20 +112,20 @@ export async function destinationPreviews(args: {
     });
   }
 
-  if (sendsActions(webhooks)) {
-    for (const m of webhookMappings(webhooks)) {
-      if (!matchesTrigger(call, m.trigger)) {
-        skipped.push({ name: m.name, trigger: describeTrigger(m.trigger) });
+  if (sendsActions(webhooks) && webhookMappings(webhooks).length > 0) {
+    const mappings = webhookMappings(webhooks);
+    const items = await args.previewActions(call, mappings);
+    for (const [i, item] of items.entries()) {
+      const m = mappings[i];
+      const trigger = item.trigger ?? 'every call';
+      if (!item.matches) {
+        skipped.push({ name: item.name, trigger: item.triggerError ? `${trigger} (cannot be read: ${item.triggerError})` : trigger });
         continue;
       }
-      let r: ReturnType<typeof buildActionsRequest>;
-      try {
-        r = buildActionsRequest(m, [call]);
-      } catch (err) {
-        if (!(err instanceof MappedDataTooLarge)) throw err;
+      const r = item.request;
+      if (!r) {
         // As the engine records it: this mapping's request is not sent for this call.
-        const note = `not sent: ${err.message}`;
-        requests.push({ kind: 'actions', title: m.name, method: m.method, url: m.url, moreUrls: 0, headers: {}, body: '', signature: null, signatureNote: note, signedText: null, batchNote: null, urlWarning: null, trigger: describeTrigger(m.trigger) });
+        requests.push({ kind: 'actions', title: m.name, method: m.method, url: m.url, moreUrls: 0, headers: {}, body: '', signature: null, signatureNote: item.notSent ?? 'not sent', signedText: null, batchNote: null, urlWarning: null, trigger });
         continue;
       }
       const signature = sharedSecret && r.signedText !== null ? await hmacSha1Hex(sharedSecret, r.signedText) : null;
@@ -148,7 +152,7 @@ export async function destinationPreviews(args: {
           ? `Batch mapping: the body is a JSON array, shown here with this one call; up to ${m.batchSize!.toLocaleString('en-US')} matching calls go in one request`
           : null,
         urlWarning: actionsUrlWarning(r.url),
-        trigger: describeTrigger(m.trigger),
+        trigger,
       });
     }
   }

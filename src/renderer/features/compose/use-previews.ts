@@ -28,7 +28,8 @@ function uuid(): string {
  * tests check. Ids and times are fixed per edit, so the previews do not flicker while typing.
  */
 export function usePreviews(draft: Draft, message: JsonObject): Previews {
-  const { client, sources, settings, lastSend } = useAppShallow((s) => ({
+  const { client, sources, settings, lastSend, previewActions } = useAppShallow((s) => ({
+    previewActions: s.previewActions,
     client: s.clientState?.settings ?? null,
     sources: s.sources,
     settings: s.settings,
@@ -63,13 +64,15 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
   useEffect(() => {
     let live = true;
     if (!webhook || !webhooks || webhook.normalized !== sync.normalized) return undefined;
-    void destinationPreviews({ call: sync.normalized, webhooks, classic: webhook, example: { id: swId, timestamp: Math.floor(nowMs / 1000) } }).then(
+    destinationPreviews({ call: sync.normalized, webhooks, classic: webhook, example: { id: swId, timestamp: Math.floor(nowMs / 1000) }, previewActions }).then(
       (d) => live && setDestinations(d),
+      // The engine refused or could not be reached: no destination previews rather than stale ones.
+      () => live && setDestinations(null),
     );
     return () => {
       live = false;
     };
-  }, [webhook, webhooks, sync.normalized, swId, nowMs]);
+  }, [webhook, webhooks, sync.normalized, swId, nowMs, previewActions]);
 
   useEffect(() => {
     let live = true;

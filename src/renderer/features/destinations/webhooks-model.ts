@@ -34,6 +34,8 @@ export interface ConditionDraft {
 
 export interface MappingDraft {
   name: string;
+  /** The trigger as FQL text when it is written so; null = edited as the type and event conditions. */
+  fql: string | null;
   type: ConditionDraft;
   event: ConditionDraft;
   url: string;
@@ -85,8 +87,9 @@ export function conditionOf(d: ConditionDraft): TriggerCondition | undefined {
 export function mappingDraft(m: ActionsMapping): MappingDraft {
   return {
     name: m.name,
-    type: conditionDraft(m.trigger.type),
-    event: conditionDraft(m.trigger.event),
+    fql: typeof m.trigger === 'string' ? m.trigger : null,
+    type: conditionDraft(typeof m.trigger === 'string' ? undefined : m.trigger.type),
+    event: conditionDraft(typeof m.trigger === 'string' ? undefined : m.trigger.event),
     url: m.url,
     method: m.method,
     headers: rows(m.headers),
@@ -101,6 +104,7 @@ export function newMapping(existing: readonly MappingDraft[]): MappingDraft {
   while (existing.some((m) => m.name === `mapping ${n}`)) n++;
   return {
     name: `mapping ${n}`,
+    fql: null,
     type: { op: 'any', value: '' },
     event: { op: 'any', value: '' },
     url: '',
@@ -122,11 +126,11 @@ export function dataOf(text: string): { ok: true; data: Json | undefined } | { o
 
 /** The mapping to save; a data text that is not JSON is left out here and held back by draftProblems. */
 export function mappingOf(d: MappingDraft): ActionsMapping {
-  const trigger: ActionsMapping['trigger'] = {};
+  const trigger: ActionsMapping['trigger'] = d.fql !== null ? d.fql.trim() : {};
   const type = conditionOf(d.type);
   const event = conditionOf(d.event);
-  if (type !== undefined) trigger.type = type;
-  if (event !== undefined) trigger.event = event;
+  if (typeof trigger !== 'string' && type !== undefined) trigger.type = type;
+  if (typeof trigger !== 'string' && event !== undefined) trigger.event = event;
   const data = dataOf(d.data);
   const out: ActionsMapping = { name: d.name.trim(), trigger, url: d.url.trim(), method: d.method, headers: headersOf(d.headers) };
   if (data.ok && data.data !== undefined) out.data = data.data;

@@ -1,0 +1,63 @@
+import { parseFql, validate, type Subscription } from '@segment/destination-subscriptions';
+import type { ActionsTrigger, NormalizedCall } from '../../../shared/types';
+import { triggerFql } from '../../../shared/actions/trigger';
+
+// Which calls a mapping takes, decided by Segment's own subscription code
+// (@segment/destination-subscriptions: `parseFql` reads FQL as Segment's trigger editor writes it,
+// `validate` runs it on the event). A trigger in the older object form is turned into FQL first
+// (shared/actions/trigger.ts), so both forms are decided by the same code. Deletion notices never
+// match: Webhooks (Actions) has no delete action.
+//
+// Segment's parser is lenient: `type = ` parses (as `type = "eos"`), a leading `!` is dropped. The
+// lab adds one check the parser does not make (fqlProblem: an operator with nothing after it) so the
+// Destinations screen can say so; what parses is matched exactly as Segment matches it.
+
+type Compiled = { ast: Subscription } | { error: string };
+const cache = new Map<string, Compiled>();
+const MAX_CACHED = 500;
+
+/** The parsed FQL, or why it is not FQL Segment reads. Cached: the same text is asked for per call. */
+export function compileFql(fql: string): Compiled {
+  const hit = cache.get(fql);
+  if (hit) return hit;
+  const out = parse(fql);
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(fql, out);
+  return out;
+}
+
+function parse(fql: string): Compiled {
+  const problem = fqlProblem(fql);
+  if (problem) return { error: problem };
+  const ast = parseFql(fql);
+  if ('error' in ast) return { error: ast.error?.message || 'not a trigger Segment can read' };
+  return { ast };
+}
+
+/** A problem Segment's parser lets through, or null. */
+function fqlProblem(fql: string): string | null {
+  if (fql.trim() === '') return 'empty: write a condition such as type = "track"';
+  const dangling = /(!=|<=|>=|=|<|>)\s*(\)|$|\band\b|\bor\b)/.exec(fql);
+  if (dangling) return `a value is missing after "${dangling[1]}"`;
+  const doubled = /(!=|<=|>=|=|<|>)\s*(=|!=|<|>)/.exec(fql);
+  if (doubled) return `"${doubled[1]}${doubled[2]}" is not an operator: use =, !=, <, <=, > or >=`;
+  return null;
+}
+
+/** The problem with a trigger (object or FQL text), or null when Segment can read it. */
+export function triggerProblem(trigger: ActionsTrigger | string): string | null {
+  const fql = triggerFql(trigger);
+  if (fql === null) return null;
+  const c = compileFql(fql);
+  return 'error' in c ? c.error : null;
+}
+
+/** Does the call match the trigger? A trigger that does not parse matches nothing. */
+export function matchesTrigger(call: NormalizedCall, trigger: ActionsTrigger | string): boolean {
+  if (call.type === 'delete') return false;
+  const fql = triggerFql(trigger);
+  if (fql === null) return true;
+  const c = compileFql(fql);
+  if ('error' in c) return false;
+  return validate(c.ast, call as never);
+}
