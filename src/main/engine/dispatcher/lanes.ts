@@ -22,13 +22,23 @@ export interface LaneLimits {
  * neighbours (README, Decisions).
  */
 export function laneKey(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.origin + u.pathname;
-  } catch {
-    return url;
+  let key = keys.get(url);
+  if (key === undefined) {
+    try {
+      const u = new URL(url);
+      key = u.origin + u.pathname;
+    } catch {
+      key = url;
+    }
+    if (keys.size >= KEY_CACHE_MAX) keys.clear();
+    keys.set(url, key);
   }
+  return key;
 }
+
+// Receiver URLs come from a handful of settings rows: parse each once, not per attempt (as HttpSender does).
+const KEY_CACHE_MAX = 1024;
+const keys = new Map<string, string>();
 
 export class Lane {
   /** Requests out now. */
