@@ -73,6 +73,15 @@ export const mockBehaviorSchema = z
     itemFailStatus: z.number().int().min(300, { message: 'a failure status from 300 to 599' }).max(599, { message: 'a failure status from 300 to 599' }).optional(),
     /** HTTP status of a per-item answer; default 200 when every item got a 2xx, else 207 Multi-Status. */
     batchStatus: z.number().int().min(200).max(599).optional(),
+    /**
+     * Answer 401 when the X-Signature (with `secret`) or webhook-signature (with `standardWebhooksSecret`)
+     * check fails. Without it the check is only recorded: the receiver accepts any signature.
+     */
+    enforceSignature: z.boolean().optional(),
+    /** Answer 409 to a call whose messageId this receiver already accepted (the last 10,000; reset clears them). */
+    rejectDuplicates: z.boolean().optional(),
+    /** Answer 400 to a call whose `type` is not one of these (e.g. no "screen": 400 to screen calls). */
+    knownTypes: z.array(z.string().min(1).max(50)).min(1).max(20).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.delayMs !== undefined && b.delay !== undefined) {
@@ -95,6 +104,9 @@ export const mockBehaviorSchema = z
     }
     if (b.batchStatus !== undefined && !perItem) {
       ctx.addIssue({ code: 'custom', path: ['batchStatus'], message: 'batchStatus only applies to a per-item answer (itemStatuses or itemFailPercent)' });
+    }
+    if (perItem && (b.rejectDuplicates || b.knownTypes)) {
+      ctx.addIssue({ code: 'custom', path: [b.knownTypes ? 'knownTypes' : 'rejectDuplicates'], message: 'reads one call per request: not with a per-item answer (itemStatuses or itemFailPercent)' });
     }
     if (perItem) {
       const field = b.itemStatuses !== undefined ? 'itemStatuses' : 'itemFailPercent';

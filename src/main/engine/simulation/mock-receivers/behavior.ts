@@ -30,6 +30,8 @@ export interface BehaviorState {
   delay: Random;
   /** Per-item pass/fail for itemFailPercent, drawn item by item in the order bodies complete. */
   items: Random;
+  /** messageIds accepted, for rejectDuplicates (screening.ts). */
+  seen: Set<string>;
 }
 
 export interface Decision extends Pick<MockResponseRecord, 'action' | 'status' | 'delayMs' | 'failed' | 'headers' | 'body'> {
@@ -47,7 +49,7 @@ export interface ItemsAnswer {
 
 export function createBehaviorState(behavior: MockBehavior, seedSource: () => number = randomSeed): BehaviorState {
   const seed = behavior.seed ?? seedSource();
-  return { requests: 0, gate: mulberry32(seed), delay: mulberry32((seed ^ 0x9e3779b9) >>> 0), items: mulberry32((seed ^ 0x85ebca6b) >>> 0) };
+  return { requests: 0, gate: mulberry32(seed), delay: mulberry32((seed ^ 0x9e3779b9) >>> 0), items: mulberry32((seed ^ 0x85ebca6b) >>> 0), seen: new Set() };
 }
 
 export function decide(behavior: MockBehavior, state: BehaviorState, receiverName: string): Decision {

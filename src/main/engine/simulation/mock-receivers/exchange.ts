@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_ITEMS_BODY_BYTES, type MockReceiver, type MockRequestRecord, type MockResponseRecord } from '../../../../shared/mock-receiver.schema';
 import type { Decision, ItemsAnswer } from './behavior';
 import { SignatureVerifier, StandardWebhooksVerifier } from './signature-check';
+import type { Refusal } from './screening';
+import type { SignatureCheck, StandardWebhooksCheck } from '../../../../shared/mock-receiver.schema';
 import { formatTimestamp } from '../../../../shared/timestamp';
 
 export interface ExchangeContext {
@@ -13,6 +15,12 @@ export interface ExchangeContext {
   now: () => number;
   /** A per-item answer to the whole body (null: not read whole); called once, when the body is in. */
   answerItems: (body: Buffer | null) => ItemsAnswer;
+  /**
+   * What the receiver checks before answering (enforceSignature, knownTypes, rejectDuplicates:
+   * screening.ts), when its behaviour has any: the whole body (null past MAX_ITEMS_BODY_BYTES) and
+   * why the signature check failed (null: valid or not checked). A refusal replaces the answer.
+   */
+  screen?: (body: Buffer | null, signatureProblem: string | null) => Refusal | null;
   /** Destroys the connection with a TCP reset (the host knows the raw socket under TLS). */
   reset: (req: IncomingMessage) => void;
   /** Called exactly once, when the exchange has ended in any way. */
@@ -42,6 +50,10 @@ export class Exchange {
   /** Set just before we close the connection ourselves, so the close handler knows why. */
   private closing: EndedBy | null = null;
   private finished = false;
+  /** Whether the body is screened before the answer (an answer as decided, not a failure of failFirst/failPercent). */
+  private readonly screening: boolean;
+  /** The signature checks, when made at the end of the body for screening (a digest is taken once). */
+  private checked: { signature: SignatureCheck; standardWebhooks: StandardWebhooksCheck } | null = null;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -50,7 +62,8 @@ export class Exchange {
   ) {
     this.arrivedAt = ctx.now();
     this.decision = ctx.decision;
-    this.whole = ctx.decision.perItem ? [] : null;
+    this.screening = ctx.screen !== undefined && ctx.decision.action === 'status' && !ctx.decision.failed;
+    this.whole = ctx.decision.perItem || this.screening ? [] : null;
     this.verifier = new SignatureVerifier(ctx.receiver.secret);
     this.swVerifier = new StandardWebhooksVerifier(ctx.receiver.standardWebhooksSecret, req.headers as Record<string, string | undefined>, Math.floor(this.arrivedAt / 1000));
     req.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -84,9 +97,14 @@ export class Exchange {
 
   private onBodyEnd(): void {
     this.bodyEndedAt = this.ctx.now();
-    if (this.decision.perItem) {
-      const answer = this.ctx.answerItems(this.whole === null ? null : Buffer.concat(this.whole, this.bodyBytes));
-      this.whole = null;
+    const whole = this.whole === null ? null : Buffer.concat(this.whole, this.bodyBytes);
+    this.whole = null;
+    const refusal = this.screening ? this.screen(whole) : null;
+    if (refusal) {
+      const body = JSON.stringify({ ok: false, error: refusal.error });
+      this.decision = { ...this.decision, status: refusal.status, body, headers: { ...this.decision.headers, 'content-type': 'application/json' }, perItem: false };
+    } else if (this.decision.perItem) {
+      const answer = this.ctx.answerItems(this.bodyBytes > MAX_ITEMS_BODY_BYTES ? null : whole);
       this.decision = { ...this.decision, status: answer.status, body: answer.body };
       this.itemStatuses = answer.itemStatuses;
     }
@@ -106,6 +124,14 @@ export class Exchange {
     else act();
   }
 
+  private screen(body: Buffer | null): Refusal | null {
+    const signature = this.verifier.result(headerValue(this.req, 'x-signature'));
+    const standardWebhooks = this.swVerifier.result();
+    this.checked = { signature, standardWebhooks };
+    const failed = (c: { state: string; reason: string | null }) => (c.state === 'invalid' || c.state === 'missing' ? (c.reason ?? c.state) : null);
+    return this.ctx.screen!(this.bodyBytes > MAX_ITEMS_BODY_BYTES ? null : body, failed(signature) ?? failed(standardWebhooks));
+  }
+
   private answer(): void {
     const { status, headers, body } = this.decision;
     const text = body ?? '';
@@ -123,11 +149,11 @@ export class Exchange {
     const decision = this.decision;
     const complete = this.bodyEndedAt !== null;
     const cutShort = 'the client closed before sending the whole body';
-    let signature = this.verifier.result(headerValue(this.req, 'x-signature'));
+    let signature = this.checked?.signature ?? this.verifier.result(headerValue(this.req, 'x-signature'));
     if (!complete && signature.state !== 'not_checked') {
       signature = { ...signature, state: 'invalid', reason: cutShort };
     }
-    let standardWebhooks = this.swVerifier.result();
+    let standardWebhooks = this.checked?.standardWebhooks ?? this.swVerifier.result();
     if (!complete && standardWebhooks.state !== 'not_checked') standardWebhooks = { ...standardWebhooks, state: 'invalid', reason: cutShort };
     const record: MockRequestRecord = {
       id: randomUUID(),

@@ -8,6 +8,7 @@ import {
 } from '../../../../shared/mock-receiver.schema';
 import { ValidationError, formatPath, parseOrThrow } from '../../../../shared/validation-error';
 import { answerItems, createBehaviorState, decide, type BehaviorState } from './behavior';
+import { screenRequest, screens } from './screening';
 import { Exchange } from './exchange';
 import { loadOrCreateCertificate, type CertificatePair } from './self-signed-cert';
 import { guardServer, HTTP_TIMEOUTS, nodeServerOptions, type HttpTimeouts } from '../../http-timeouts';
@@ -227,6 +228,7 @@ export class MockReceiverHost {
       bodyLimitBytes: this.opts.bodyLimitBytes,
       now: this.opts.now,
       answerItems: (body) => answerItems(entry.def.behavior, entry.state, body),
+      screen: screens(entry.def.behavior) ? (body, problem) => screenRequest(entry.def.behavior, entry.state.seen, body, problem) : undefined,
       reset: (r) => this.resetConnection(r),
       done: (record, x) => {
         this.exchanges.delete(x);
