@@ -176,16 +176,18 @@ export class ManualRounds {
 
   /**
    * A call that has no delivery (forwarding was off when it arrived, or its integrations left
-   * Webhooks out) gets one now, planned from the source's current URLs, secret and settings.
+   * Webhooks out) gets one now, planned from the source's current URLs, secrets and settings, with a
+   * webhook-id of its own that every later replay sends again. It is made `failed`, not `pending`:
+   * it exists for the replay asked for, so if that replay fails nothing sends it again, at the next
+   * start or ever, unless someone replays it again (README, Decisions).
    */
   private async createForReplay(callId: number, sourceId: string | null, call: NormalizedCall): Promise<ActiveDelivery> {
     const { store } = this.deps;
     const source = sourceId ? store.sources.get(sourceId) : undefined;
     if (!source) throw new HttpError(409, 'the source of this message no longer exists');
-    const { urls, sharedSecret } = source.webhooks;
-    const plan = planDelivery(call, { urls, sharedSecret }, store.settings.get());
+    const plan = planDelivery(call, source.webhooks, store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan));
+    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan, 'failed'));
     return store.deliveries.active(id)!;
   }
 }

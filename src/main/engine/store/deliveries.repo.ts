@@ -28,7 +28,7 @@ export class DeliveriesRepo {
     private readonly actions: ActionsLedger,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_secret) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_secret) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertActionsStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
       sw_id, sw_secret, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, 'pending', ?, '[0]', ?, ?, ?, ?, ?, 'actions', ?, ?, ?, ?)`);
@@ -58,12 +58,15 @@ export class DeliveriesRepo {
       JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
-  /** A call's Classic delivery. */
-  insert(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): number {
-    const pending = JSON.stringify(plan.urls.map((_, i) => i));
+  /**
+   * A call's Classic delivery: `pending` for the dispatcher to send; `failed` for one made only to be
+   * replayed by hand (a call that was never forwarded), which nothing schedules, at start or after.
+   */
+  insert(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery, state: 'pending' | 'failed' = 'pending'): number {
+    const pending = state === 'pending' ? JSON.stringify(plan.urls.map((_, i) => i)) : '[]';
     const sw = plan.standardWebhooks;
     return Number(
-      this.insertStmt.run(callId, sourceId, type, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.secret)
+      this.insertStmt.run(callId, sourceId, type, state, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.secret)
         .lastInsertRowid,
     );
   }
