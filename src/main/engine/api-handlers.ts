@@ -1,4 +1,5 @@
 import type { ApiHandlers } from '../../shared/api.contract';
+import { sidesStopped, stoppedReason } from '../../shared/actions/mode';
 import type { simulationOps } from '../../shared/simulation.contract';
 import type { demoOps } from '../../shared/demo.contract';
 import type { probeOps } from '../../shared/probe.contract';
@@ -57,9 +58,11 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       return s;
     },
     updateSource: async (input) => {
+      const before = store.sources.get(input.id)?.webhooks;
       const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks, collectorFaults: input.collectorFaults });
       sourcesChanged();
-      if (!s.webhooks.enabled) await d.dispatcher.cancelSource(s.id, 'canceled: Webhooks was turned off for its source');
+      const stopped = before ? sidesStopped(before, s.webhooks) : null;
+      if (stopped) await d.dispatcher.cancelSource(s.id, stoppedReason(stopped), stopped);
       return s;
     },
     regenerateWriteKey: (input) => {

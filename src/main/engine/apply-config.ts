@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sidesStopped, stoppedReason, type StoppedSide } from '../../shared/actions/mode';
 import type { Config } from '../../shared/config.schema';
 import type { MockReceiver } from '../../shared/mock-receiver.schema';
 import { describeErrors, type FieldError } from '../../shared/validation-error';
@@ -20,8 +21,8 @@ export class ConfigRefused extends HttpError {
 }
 
 export interface ConfigApplied {
-  /** Sources whose Webhooks the file turned off: the caller cancels their unfinished deliveries. */
-  turnedOff: string[];
+  /** Sources the file turned Webhooks off for, or switched to a mode that no longer sends a side: the caller cancels those unfinished deliveries. */
+  turnedOff: { sourceId: string; side: StoppedSide }[];
   /** Whether the file named any mock receiver (the running host reloads them). */
   receivers: boolean;
   audiences: { created: string[]; updated: number };
@@ -82,13 +83,13 @@ function applyInTransaction(
   writeTrackingPlans: () => void,
 ): ConfigApplied {
   return store.transaction(() => {
-    const turnedOff: string[] = [];
+    const turnedOff: ConfigApplied['turnedOff'] = [];
     for (const s of config.sources) {
       const existing = store.sources.byName(s.name);
       if (existing) {
-        const wasOn = existing.webhooks.enabled;
         const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults });
-        if (wasOn && !updated.webhooks.enabled) turnedOff.push(existing.id);
+        const side = sidesStopped(existing.webhooks, updated.webhooks);
+        if (side) turnedOff.push({ sourceId: existing.id, side });
       } else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults }, now);
     }
     if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
@@ -99,4 +100,7 @@ function applyInTransaction(
   });
 }
 
-export const CONFIG_TURNED_OFF = 'canceled: Webhooks was turned off for its source (config file)';
+/** Cancels what a config turned off (turnedOff), with the reason each delivery shows. */
+export async function cancelTurnedOff(applied: ConfigApplied, cancel: (sourceId: string, reason: string, side: StoppedSide) => Promise<number>): Promise<void> {
+  for (const t of applied.turnedOff) await cancel(t.sourceId, stoppedReason(t.side, ' (config file)'), t.side);
+}

@@ -14,7 +14,7 @@ import { EventHub } from './event-hub';
 import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
 import { trackingPlansOf } from './tracking-plans/service';
-import { applyConfig, CONFIG_TURNED_OFF } from './apply-config';
+import { applyConfig, cancelTurnedOff } from './apply-config';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
@@ -92,14 +92,14 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     });
     const collectorUrl = collector.url;
     // Before resuming: a source the config file turned off must not send what it left unfinished.
-    for (const id of applied?.turnedOff ?? []) await dispatcher.cancelSource(id, CONFIG_TURNED_OFF);
+    if (applied) await cancelTurnedOff(applied, (id, reason, side) => dispatcher.cancelSource(id, reason, side));
     dispatcher.start();
 
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
     simulation = await startSimulation(
       {
         store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
-        cancelDeliveries: (id, reason) => dispatcher.cancelSource(id, reason),
+        cancelDeliveries: (id, reason, side) => dispatcher.cancelSource(id, reason, side),
       },
       { receiverPorts: opts.mockReceiverPorts },
     );

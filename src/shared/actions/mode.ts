@@ -20,3 +20,24 @@ export function sendsClassic(w: Pick<WebhookSettings, 'mode'>): boolean {
 export function sendsActions(w: Pick<WebhookSettings, 'mode'>): boolean {
   return webhookMode(w) !== 'classic';
 }
+
+/** What a change of a source's Webhooks settings stops sending, if anything. */
+export type StoppedSide = 'all' | 'classic' | 'actions';
+
+/**
+ * Turning Webhooks off stops everything; switching the mode to `actions` stops its Classic requests,
+ * to `classic` its Actions ones. Their unfinished deliveries are canceled then (README, Decisions):
+ * nobody keeps retrying a receiver the source no longer sends to.
+ */
+export function sidesStopped(before: Pick<WebhookSettings, 'enabled' | 'mode'>, after: Pick<WebhookSettings, 'enabled' | 'mode'>): StoppedSide | null {
+  if (!after.enabled) return before.enabled ? 'all' : null;
+  if (sendsClassic(before) && !sendsClassic(after)) return 'classic';
+  if (sendsActions(before) && !sendsActions(after)) return 'actions';
+  return null;
+}
+
+/** The reason a delivery canceled by such a change shows. */
+export function stoppedReason(side: StoppedSide, where = ''): string {
+  const what = side === 'all' ? 'Webhooks was turned off for its source' : `its source's mode no longer sends ${side === 'classic' ? 'Classic' : 'Actions'} requests`;
+  return `canceled: ${what}${where}`;
+}

@@ -8,6 +8,7 @@ import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
+import type { StoppedSide } from '../../../shared/actions/mode';
 import { LANE_QUEUE, LANE_REQUESTS, laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
 
 /** Deliveries read from the store per page when resuming (start, storage back). */
@@ -149,13 +150,14 @@ export class Dispatcher {
    * Ends the source's unfinished deliveries as canceled: those waiting here are dropped, the rest
    * marked in the store; a round already out is recorded when it ends but not retried (commit).
    */
-  async cancelSource(sourceId: string, reason: string): Promise<number> {
-    this.dropQueued((d) => d.sourceId === sourceId);
+  async cancelSource(sourceId: string, reason: string, side: StoppedSide = 'all'): Promise<number> {
+    const kind = side === 'all' ? undefined : side;
+    this.dropQueued((d) => d.sourceId === sourceId && (!kind || d.kind === kind));
     const { store } = this.deps;
-    const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason)));
+    const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason, kind)));
     for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
     // Calls waiting in its Actions batches: canceled as well (each batch shows as a canceled delivery).
-    return canceled.length + (await this.batcher.cancelSource(sourceId, reason));
+    return canceled.length + (side === 'classic' ? 0 : await this.batcher.cancelSource(sourceId, reason));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { trackingPlansOf } from '../tracking-plans/service';
 import type { Config } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
-import { applyConfig, CONFIG_TURNED_OFF, type ConfigApplied } from '../apply-config';
+import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 
@@ -35,7 +35,7 @@ export class ConfigIo implements Feature<Ops> {
 
   /** What follows a committed import (also one applied at start, before the simulation ran). */
   async applied(applied: ConfigApplied): Promise<void> {
-    for (const id of applied.turnedOff) await this.deps.cancelDeliveries(id, CONFIG_TURNED_OFF);
+    await cancelTurnedOff(applied, this.deps.cancelDeliveries);
     if (applied.receivers) this.receivers.reload();
     await this.audiences.configApplied(applied.audiences);
   }

@@ -1,4 +1,5 @@
 import type { ApiHandlers, OpName } from '../../../shared/api.contract';
+import type { StoppedSide } from '../../../shared/actions/mode';
 import type { Store } from '../store/store';
 import type { Ingest } from '../collector/ingest';
 import type { EventHub } from '../event-hub';
@@ -15,7 +16,7 @@ export interface SimulationDeps {
   collectorUrl: () => string;
   log: (line: string) => void;
   /** Ends a source's unfinished deliveries as canceled (its Webhooks were turned off): the dispatcher's. */
-  cancelDeliveries: (sourceId: string, reason: string) => Promise<number>;
+  cancelDeliveries: (sourceId: string, reason: string, side?: StoppedSide) => Promise<number>;
 }
 
 /** A feature implements some operations of the contract, and may own timers or servers. */

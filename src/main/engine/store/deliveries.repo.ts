@@ -107,11 +107,11 @@ export class DeliveriesRepo {
    * Webhooks turned off); a round already out is recorded when it ends, but never retried. Returns
    * the deliveries changed, with their calls. Run it inside a write job.
    */
-  cancelUnfinished(sourceId: string, reason: string): CanceledDelivery[] {
+  cancelUnfinished(sourceId: string, reason: string, kind?: 'classic' | 'actions'): CanceledDelivery[] {
     return this.cancel(
       this.db
-        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying')")
-        .all(sourceId) as CancelRow[],
+        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying') AND kind LIKE ?")
+        .all(sourceId, kind ?? '%') as CancelRow[],
       reason,
     );
   }
