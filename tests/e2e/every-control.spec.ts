@@ -23,7 +23,7 @@ const COVERED: Record<string, string[]> = {
   destinations: [
     'source-item', 'create-source', 'copy-write-key', 'regenerate-key', 'regenerate-key-cancel', 'regenerate-key-confirm',
     'delete-source', 'delete-source-cancel', 'delete-source-confirm', 'wh-enabled', 'wh-add-url', 'wh-url-remove-0', 'wh-url-remove-1',
-    'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call',
+    'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call', 'check-receiver',
     'cf-enabled', 'cf-mode', 'cf-save',
     'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
     'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle',
@@ -203,6 +203,14 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
 
   await s.use('send-test-call', t('send-test-call'));
   await expect(t('test-call-result').locator('.chip')).toHaveAttribute('data-status', 'delivered');
+  // The source's first URL and secret, in Check a receiver (nothing is sent until Run checks).
+  await s.use('check-receiver', t('check-receiver'), async (l) => {
+    await l.click();
+    await expect(t('screen-probe')).toBeVisible();
+    await expect(t('probe-url')).toHaveValue(`${receivers.ok.url}/every`);
+    await t('nav-destinations').click();
+    await expect(t('screen-destinations')).toBeVisible();
+  });
   // A second URL on the saved source, then removed and saved: wh-url-remove-0 of an existing row.
   await t('wh-add-url').click();
   await t('wh-url-1').fill(`${receivers.failing.url}/gone`);

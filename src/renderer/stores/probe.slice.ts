@@ -3,6 +3,7 @@ import type { ApiError } from '../../shared/api-error';
 import type { ProbeInput, ProbeReport } from '../../shared/probe.contract';
 import type { SliceCreator } from './app.types';
 import { asApiError } from './errors';
+import { tabHref } from '../screens';
 
 /** The Check a receiver form as typed: kept while the user visits other screens, and filled from elsewhere (checkReceiver). */
 export interface ProbeDraft {
@@ -48,7 +49,9 @@ export const createProbeSlice =
     },
     checkReceiver(draft) {
       set({ probeDraft: draft, probeFormError: null });
-      get().setTab('probe');
+      // Through the address, as the sidebar's links go (app.tsx follows hashchange).
+      if (typeof location !== 'undefined') location.hash = tabHref('probe');
+      else get().setTab('probe');
     },
     async startProbe(input) {
       set({ probeStarting: true });

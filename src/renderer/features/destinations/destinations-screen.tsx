@@ -48,6 +48,22 @@ function SourcePanel({ source }: { source: Source }) {
         >
           {testing ? 'Sending…' : 'Send a test call'}
         </button>
+        {source.webhooks.urls.length > 0 ? (
+          <button
+            type="button"
+            data-testid="check-receiver"
+            title={`Opens Check a receiver for ${source.webhooks.urls[0].url} with this source's secrets`}
+            onClick={() =>
+              s.checkReceiver({
+                url: source.webhooks.urls[0].url,
+                secret: source.webhooks.sharedSecret ?? '',
+                standardWebhooksSecret: source.webhooks.standardWebhooksSecret ?? '',
+              })
+            }
+          >
+            Check the receiver
+          </button>
+        ) : null}
         {summary ? (
           <span className="row" data-testid="test-call-result">
             test call #{summary.call.id}
