@@ -40,6 +40,11 @@ export interface DeletionRequest {
   /** done when every notification is delivered, failed/expired when one ended so, else pending. */
   status: 'pending' | 'done' | 'failed' | 'no_sources';
   notifications: DeletionNotification[];
+  /**
+   * Sources that received this user's calls but got no notice, and why: one that sends only Webhooks
+   * (Actions) (Segment's Actions webhook destination has no delete action), or a Classic one with no URL.
+   */
+  skipped: { sourceId: string; sourceName: string; reason: string }[];
 }
 
 // ---------- audiences and computed traits (schemas in audience.schema.ts) ----------

@@ -271,3 +271,53 @@ describe('deletion requests', () => {
     }
   });
 });
+
+describe('deletion notices and the destination mode (issue 26)', () => {
+  it('Classic and both get the Classic notice; an Actions-only source gets none, its left-over URLs unused, and the request says why', async () => {
+    const classic = await receiver();
+    const both = await receiver();
+    const leftover = await receiver();
+    const mapped = await receiver();
+    const mapping = (url: string) => ({ name: 'm', trigger: {}, url, method: 'POST' as const, headers: {} });
+    const t = await lab.start({
+      config: {
+        sources: [
+          webhookSource('classic', 'wk_c', [`${classic.url}/h`], SECRET),
+          { name: 'both', writeKey: 'wk_b', webhooks: { enabled: true, mode: 'both', sharedSecret: SECRET, urls: [{ url: `${both.url}/h`, headers: {} }], mappings: [mapping(`${mapped.url}/both`)] } },
+          { name: 'acts', writeKey: 'wk_a', webhooks: { enabled: true, mode: 'actions', sharedSecret: SECRET, urls: [{ url: `${leftover.url}/h`, headers: {} }], mappings: [mapping(`${mapped.url}/acts`)] } },
+        ],
+      },
+    });
+    for (const key of ['wk_c', 'wk_b', 'wk_a']) expect((await t.post('/v1/identify', { userId: 'gone' }, { writeKey: key })).status).toBe(200);
+    await settled(t);
+    const before = { mapped: mapped.requests.length, leftover: leftover.requests.length };
+
+    const d = await t.call('createDeletion', { userId: 'gone', purge: false });
+    expect(d.notifications.map((n) => n.sourceName).sort()).toEqual(['both', 'classic']);
+    expect(d.skipped).toEqual([{ sourceId: expect.any(String), sourceName: 'acts', reason: expect.stringMatching(/Actions\), which has no delete action/) }]);
+    await classic.waitForRequests(2);
+    await both.waitForRequests(2);
+    await settled(t);
+    expect(json(classic.requests[1].body)).toMatchObject({ type: 'delete', userId: 'gone' });
+    expect(json(both.requests[1].body)).toMatchObject({ type: 'delete', userId: 'gone' });
+    // No notice through a mapping, nor to the Actions-only source's left-over Classic URL.
+    expect(mapped.requests.length).toBe(before.mapped);
+    expect(leftover.requests.length).toBe(before.leftover);
+    const listed = (await t.call('listDeletions', {}))[0];
+    expect(listed.status).toBe('done');
+    expect(listed.skipped.map((s) => s.sourceName)).toEqual(['acts']);
+  });
+
+  it('a user only an Actions-only source has seen: no notice, status no_sources, and the skip says why', async () => {
+    const mapped = await receiver();
+    const t = await lab.start({
+      config: { sources: [{ name: 'acts', writeKey: 'wk_a', webhooks: { enabled: true, mode: 'actions', urls: [], mappings: [{ name: 'm', trigger: {}, url: `${mapped.url}/a`, method: 'POST', headers: {} }] } }] },
+    });
+    await t.post('/v1/identify', { userId: 'solo' }, { writeKey: 'wk_a' });
+    await settled(t);
+    const d = await t.call('createDeletion', { userId: 'solo', purge: false });
+    expect(d.status).toBe('no_sources');
+    expect(d.notifications).toEqual([]);
+    expect(d.skipped.map((s) => s.sourceName)).toEqual(['acts']);
+  });
+});

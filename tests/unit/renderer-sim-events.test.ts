@@ -13,6 +13,7 @@ const deletion: DeletionRequest = {
   purgedCalls: 0,
   status: 'pending',
   notifications: [{ sourceId: 's1', sourceName: 'shop', callId: 41, deliveryState: 'retrying' }],
+  skipped: [],
 };
 
 const req = (id: string): MockRequestRecord => ({ id, receiverId: 'r1', at: '2025-01-01T00:00:00.000Z', seq: 1 }) as MockRequestRecord;

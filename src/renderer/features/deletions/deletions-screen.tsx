@@ -64,7 +64,9 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
       <td className="small-text">{d.purge ? `${d.purgedCalls} call(s) purged` : 'kept'}</td>
       <td>
         {d.notifications.length === 0 ? (
-          <span className="muted small-text">no source with Webhooks enabled had calls of this user</span>
+          <span className="muted small-text">
+            {d.skipped?.length ? 'no notice sent' : 'no source with Webhooks enabled had calls of this user'}
+          </span>
         ) : (
           <ul className="plain-list">
             {d.notifications.map((n) => (
@@ -78,6 +80,15 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
             ))}
           </ul>
         )}
+        {d.skipped?.length ? (
+          <ul className="plain-list small-text" data-testid="deletion-skipped">
+            {d.skipped.map((k) => (
+              <li key={k.sourceId} className="muted">
+                <b>{k.sourceName}</b>: no notice, it {k.reason}
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </td>
     </tr>
   );
