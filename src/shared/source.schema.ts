@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataFieldsOver } from './actions/data-mapping';
 import { actionsRules } from './actions/rules';
-import { ACTIONS_MAX_BATCH_SIZE } from './actions/request';
+import { ACTIONS_MAX_BATCH_SIZE, ACTIONS_REPLACEABLE_HEADERS } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 import { CALL_TYPES, type Json, type TriggerCondition } from './types';
@@ -109,7 +109,9 @@ const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   refuseCaseTwins(headers, ctx);
   for (const [name, value] of Object.entries(headers)) {
-    const reserved = reservedHeaderProblem(name);
+    // Segment's client lets a mapping replace its User-Agent, X-Signature, Accept, Accept-Encoding and
+    // (without a body) Content-Type: allowed, the Destinations screen warns (actionsHeaderWarning).
+    const reserved = name.toLowerCase() in ACTIONS_REPLACEABLE_HEADERS ? null : reservedHeaderProblem(name);
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid header name "${name}": use ASCII letters, digits and !#$%&'*+-.^_\`|~ only` });
     } else if (reserved) {

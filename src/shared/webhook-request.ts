@@ -59,25 +59,38 @@ export function buildRequestHeaders(o: RequestHeadersInput): Record<string, stri
   return headers;
 }
 
+/** Names a Webhooks (Actions) request never takes from a mapping: the framing and the connection's own. */
+const ACTIONS_NEVER = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
+
 /**
- * Headers for one Webhooks (Actions) attempt: lowercased as Segment's request client sends them
- * (shared/actions/request.ts). `urlHeaders` are the delivery's (user-agent, content-type and the
- * mapping's); user-agent, content-length, x-signature and, when given, the Standard Webhooks three
- * are set here and never taken from them.
+ * Headers for one Webhooks (Actions) attempt, as Segment's request client sends them (captured from
+ * @segment/actions-core's createRequestClient, cross-fetch -> node-fetch 2, with the webhook
+ * destination's extendRequest): `user-agent: Segment (Actions)`, `x-signature`, then the mapping's
+ * headers, sorted by name (node-fetch's Headers iterate sorted) and lowercased, `content-type:
+ * application/json` with a body, then what node-fetch adds when they are missing: `accept: *\/*`,
+ * `content-length` (0 without a body) and `accept-encoding: gzip,deflate`; host and connection come
+ * from the HTTP client. A mapping's own User-Agent, X-Signature, Accept or Accept-Encoding replaces
+ * Segment's in place, as there (the Destinations screen warns); its Content-Type counts only without
+ * a body; Content-Length, Host and hop-by-hop names never. `urlHeaders` are the delivery's: the
+ * mapping's headers (deliveries stored before held user-agent and content-type among them too, which
+ * come out the same).
  */
 export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<string, string> {
   const headers: Record<string, string> = { 'user-agent': o.userAgent };
+  if (o.signature) headers['x-signature'] = o.signature;
   const sw = o.standardWebhooks;
-  for (const name in o.urlHeaders) {
+  const hasBody = o.body.byteLength > 0;
+  for (const name of Object.keys(o.urlHeaders).sort()) {
     const lower = name.toLowerCase();
-    if (lower === 'user-agent' || lower === 'content-length' || lower === 'x-signature' || lower === 'host' || HOP_BY_HOP.has(lower)) continue;
+    if (ACTIONS_NEVER.has(lower) || HOP_BY_HOP.has(lower)) continue;
     if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
+    if (lower === 'content-type' && hasBody) continue;
     headers[lower] = o.urlHeaders[name];
   }
-  // A body always goes with its type (a data mapping that resolved to nothing sends neither).
-  if (o.body.byteLength > 0 && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  if (hasBody) headers['content-type'] = 'application/json';
+  if (headers.accept === undefined) headers.accept = '*/*';
   headers['content-length'] = String(o.body.byteLength);
-  if (o.signature) headers['x-signature'] = o.signature;
+  if (headers['accept-encoding'] === undefined) headers['accept-encoding'] = 'gzip,deflate';
   if (sw) Object.assign(headers, sw);
   return headers;
 }

@@ -61,7 +61,7 @@ test('destinations: Both mode with a mapping, saved and kept across a reload; a 
   await t('am-method-0').selectOption('PUT');
   await t('am-url-0').fill(`${items.url}/actions`);
   // A loopback receiver: Segment would refuse it, the lab says so and still delivers.
-  await expect(t('am-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL: 127.0.0.1 is a loopback address");
+  await expect(t('am-url-warning-0')).toContainText("Segment could not reach this URL from its cloud: 127.0.0.1 is a loopback address");
   await t('am-headers-0-add').click();
   await t('am-headers-0-name-0').fill('X-Team');
   await t('am-headers-0-value-0').fill('growth');
@@ -173,7 +173,7 @@ test('compose: the Classic and the Actions request side by side, with what each 
   await expect(t('preview-actions-0')).toContainText('"who": "actions_user"');
   await expect(t('preview-actions-batch-0')).toContainText('the body is a JSON array, shown here with this one call');
   await expect(t('preview-actions-note-0')).toContainText('of the FIRST event only, not the array body');
-  await expect(t('preview-actions-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL");
+  await expect(t('preview-actions-url-warning-0')).toContainText("Segment could not reach this URL from its cloud");
   // The signature shown is the HMAC of the first event's data, not of the array body.
   const signed = (await t('preview-actions-signed-0').textContent())!;
   expect(JSON.parse(signed)).toMatchObject({ who: 'actions_user' });
@@ -245,7 +245,7 @@ test('inspector: an Actions batch delivery next to the Classic one, with its mem
   await expect(detail.locator('[data-testid="delivery"][data-kind="classic"]')).toHaveCount(1);
   await expect(actions.getByTestId('delivery-title')).toHaveText('Webhooks (Actions) · orders · PUT');
   await expect(actions).toHaveAttribute('data-method', 'PUT');
-  await expect(actions.getByTestId('delivery-url-warning')).toContainText("Segment's Actions destination would refuse this URL");
+  await expect(actions.getByTestId('delivery-url-warning')).toContainText("Segment could not reach this URL from its cloud");
   await expect(actions.getByTestId('batch-members')).toContainText('batch of 2 calls');
   // Per-item statuses from the receiver's answer, next to each call.
   await expect(actions.getByTestId('batch-item-status')).toHaveText(['200', '422']);

@@ -263,7 +263,7 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('am-event-0').fill('Every Control');
   await s.use('am-method-0', t('am-method-0'), (l) => l.selectOption('PATCH'));
   await t('am-url-0').fill(`${receivers.ok.url}/actions`);
-  await expect(t('am-url-warning-0')).toContainText("Segment's Actions destination would refuse this URL");
+  await expect(t('am-url-warning-0')).toContainText("Segment could not reach this URL from its cloud");
   await s.use('am-headers-0-add', t('am-headers-0-add'));
   await expect(t('am-headers-0-name-0')).toBeVisible();
   await s.use('am-headers-0-remove-0', t('am-headers-0-remove-0'));

@@ -58,6 +58,46 @@ describe('Actions on Segment\'s libraries', () => {
     expect(r.requests.map((x) => x.url)).toEqual(['/pro']);
   });
 
+  it("headers go out as Segment's request client sends them, gzip answers are read, and the inspector records every header sent", async () => {
+    const { gzipSync } = await import('node:zlib');
+    const r = await lab.receiver((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync('{"ok":true}'));
+    });
+    const t = await lab.start({
+      config: {
+        sources: [
+          {
+            name: 'hdr',
+            writeKey: 'wk_hdr',
+            webhooks: {
+              enabled: true,
+              mode: 'actions',
+              sharedSecret: SECRET,
+              mappings: [{ name: 'm', trigger: '', url: `${r.url}/h`, method: 'POST', headers: { 'X-Zed': 'z', 'X-Api-Key': 'k', 'User-Agent': 'mine/1' }, data: { e: { '@path': '$.event' } } }],
+            },
+          },
+        ],
+      },
+    });
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Hdr', messageId: 'm-hdr' }, { writeKey: 'wk_hdr' })).status).toBe(200);
+    const [req] = await r.waitForRequests(1);
+    const names = req.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    // Segment's order, but for the HTTP client's framing: undici writes host and connection first and
+    // content-length last (Node's http client, under node-fetch, puts host and connection last).
+    expect(names).toEqual(['host', 'connection', 'user-agent', 'x-signature', 'x-api-key', 'x-zed', 'content-type', 'accept', 'accept-encoding', 'content-length']);
+    expect(req.headers).toMatchObject({ 'user-agent': 'mine/1', 'x-signature': hmac('{"e":"Hdr"}'), accept: '*/*', 'accept-encoding': 'gzip,deflate', connection: 'keep-alive' });
+
+    const attempt = await waitFor(async () => {
+      const c = (await t.call('listMessages', { limit: 5 })).items[0];
+      const d = c && (await t.call('getMessage', { id: c.id }));
+      return d?.deliveries[0]?.attempts[0];
+    }, 'the attempt');
+    const recorded = Object.fromEntries(Object.entries(attempt.requestHeaders).map(([k, v]) => [k.toLowerCase(), v]));
+    const sent = Object.fromEntries(names.map((n) => [n, String(req.headers[n])]));
+    expect(recorded).toEqual(sent);
+    expect(attempt.responseBody).toBe('{"ok":true}');
+  });
+
   it('a trigger Segment cannot read is refused with its field', async () => {
     const t = await lab.start({});
     const webhooks = { enabled: true, mode: 'actions', urls: [], mappings: [{ name: 'm', trigger: 'type = ', url: 'https://r.example/x', method: 'POST', headers: {} }] } as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dataFieldsOver, dataMappingErrors, MappedDataTooLarge, mappedDataText, parseDataPath, renderTemplate, resolveData, utf8Length } from '../../src/shared/actions/data-mapping';
-import { buildActionsRequest } from '../../src/shared/actions/request';
+import { buildActionsRequest } from '../../src/main/engine/actions/request';
 import { MAX_MAPPED_BODY_BYTES, mappedBodyLimit } from '../../src/shared/limits';
 import type { Json, NormalizedCall } from '../../src/shared/types';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIONS_REFUSES_URL, actionsUrlWarning, privateUrlReason } from '../../src/shared/actions/private-url';
 
-describe("URLs Segment's Actions destination refuses", () => {
+describe('URLs Segment could not reach from its cloud (the lab\'s caution, not a check in Segment\'s code)', () => {
   it.each([
     ['http://127.0.0.1:9001/hook', 'loopback'],
     ['http://127.8.9.10/', 'loopback'],
@@ -51,7 +51,7 @@ describe("URLs Segment's Actions destination refuses", () => {
 
   it('the message says why', () => {
     expect(actionsUrlWarning('http://127.0.0.1:9001/hook')).toBe(
-      "Segment's Actions destination would refuse this URL: 127.0.0.1 is a loopback address (this machine), in 127.0.0.0/8",
+      "Segment could not reach this URL from its cloud: 127.0.0.1 is a loopback address (this machine), in 127.0.0.0/8",
     );
   });
 });

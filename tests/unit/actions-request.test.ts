@@ -31,15 +31,9 @@ describe('Actions request for one call', () => {
     expect(r).toMatchObject({ url: 'https://example.com/hook', method: 'PUT', body: '{"cool":false}', signedText: '{"cool":false}', callCount: 1, batch: false });
   });
 
-  it("headers: Segment's user-agent and content-type, then the mapping's, names lowercased as fetch sends them", () => {
-    expect(buildActionsRequest(mapping(), [first]).headers).toEqual({ 'user-agent': ACTIONS_USER_AGENT, 'content-type': 'application/json', 'x-env': 'qa' });
+  it("carries the mapping's headers as written; Segment's are added per attempt (request-headers.test.ts)", () => {
+    expect(buildActionsRequest(mapping({ headers: { 'X-Env': 'qa', 'User-Agent': 'x' } }), [first]).headers).toEqual({ 'X-Env': 'qa', 'User-Agent': 'x' });
     expect(ACTIONS_USER_AGENT).toBe('Segment (Actions)');
-  });
-
-  it('a reserved header in a stored mapping never replaces ours', () => {
-    const headers = buildActionsRequest(mapping({ headers: { 'User-Agent': 'x', 'X-Signature': 'forged' } }), [first]).headers;
-    expect(headers['user-agent']).toBe('Segment (Actions)');
-    expect(headers['x-signature']).toBeUndefined();
   });
 
   it('omitted data sends the whole call', () => {

@@ -65,7 +65,7 @@ describe('Webhooks settings: mode and mappings', () => {
     expect(errorsOf(withMappings([mapping({ method: 'GET' })]))).toBe(`${W}.mappings[0].method: must be POST, PUT or PATCH`);
   });
 
-  it('headers: token names, ASCII values, reserved names refused', () => {
+  it('headers: token names, ASCII values, framing names refused, Segment\'s replaceable ones allowed', () => {
     expect(errorsOf(withMappings([mapping({ headers: { 'X-Foo': 'هيثم' } })]))).toBe(
       `${W}.mappings[0].headers.X-Foo: invalid value for header "X-Foo": Segment's Actions destination sends only ASCII header values (printable characters, space and tab)`,
     );
@@ -74,7 +74,10 @@ describe('Webhooks settings: mode and mappings', () => {
     expect(errorsOf(withMappings([mapping({ headers: { 'X-Foo': 'café' } })]))).toContain(`${W}.mappings[0].headers.X-Foo: invalid value`);
     expect(errorsOf(withMappings([mapping({ headers: { 'X-Foo': 'a\r\nX-Evil: 1' } })]))).toContain(`${W}.mappings[0].headers.X-Foo: invalid value`);
     expect(errorsOf(withMappings([mapping({ headers: { 'X Foo': 'a' } })]))).toContain(`${W}.mappings[0].headers.X Foo: invalid header name "X Foo"`);
-    expect(errorsOf(withMappings([mapping({ headers: { 'X-Signature': 'a' } })]))).toBe(`${W}.mappings[0].headers.X-Signature: header "X-Signature" is set by the dispatcher and cannot be replaced`);
+    // Segment's client lets a mapping replace these (the Destinations screen warns); never the framing.
+    ok(withMappings([mapping({ headers: { 'X-Signature': 'a', 'User-Agent': 'mine', Accept: 'text/plain', 'Accept-Encoding': 'identity', 'Content-Type': 'text/plain' } })]));
+    expect(errorsOf(withMappings([mapping({ headers: { 'Content-Length': '1' } })]))).toBe(`${W}.mappings[0].headers.Content-Length: header "Content-Length" is set by the dispatcher and cannot be replaced`);
+    expect(errorsOf(withMappings([mapping({ headers: { Host: 'h' } })]))).toContain('header "Host" is set by the dispatcher');
   });
 
   it('trigger conditions: type among the call types, shapes checked', () => {

@@ -40,7 +40,7 @@ describe('hop-by-hop header names', () => {
     const classic = buildRequestHeaders({ userAgent: 'Segment.io/1.0', signature: null, urlHeaders, body });
     expect(Object.keys(classic).map((k) => k.toLowerCase())).toEqual(['user-agent', 'content-type', 'content-length', 'x-env']);
     const actions = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders, body });
-    expect(Object.keys(actions)).toEqual(['user-agent', 'x-env', 'content-type', 'content-length']);
+    expect(Object.keys(actions)).toEqual(['user-agent', 'x-env', 'content-type', 'accept', 'content-length', 'accept-encoding']);
   });
 });
 

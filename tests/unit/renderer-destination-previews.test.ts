@@ -62,7 +62,7 @@ describe('Compose: destination previews', () => {
     expect(orders.headers).toMatchObject({ 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'x-team': 'growth', 'x-signature': hmac('{"total":42}') });
     expect(orders.signedText).toBeNull();
     expect(orders.signatureNote).toMatch(/which here is the body/);
-    expect(orders.urlWarning).toMatch(/^Segment's Actions destination would refuse this URL: 127\.0\.0\.1/);
+    expect(orders.urlWarning).toMatch(/^Segment could not reach this URL from its cloud: 127\.0\.0\.1/);
     expect(orders.trigger).toBe('type = "track" and contains(event, "Order")');
   });
 

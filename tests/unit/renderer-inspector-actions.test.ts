@@ -33,7 +33,7 @@ describe('inspector: an Actions delivery', () => {
   });
 
   it('says when Segment would refuse its URL; never for Classic', () => {
-    expect(deliveryUrlWarning(batch)).toMatch(/^Segment's Actions destination would refuse this URL: 127\.0\.0\.1/);
+    expect(deliveryUrlWarning(batch)).toMatch(/^Segment could not reach this URL from its cloud: 127\.0\.0\.1/);
     expect(deliveryUrlWarning(single)).toBeNull();
     expect(deliveryUrlWarning({ ...classic, urls: [{ url: 'http://localhost/x', headers: {} }] })).toBeNull();
   });

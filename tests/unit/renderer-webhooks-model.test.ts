@@ -113,7 +113,7 @@ describe('mapping fields', () => {
   });
 
   it('warns under a private mapping URL, not under a blank or half-typed one', () => {
-    expect(mappingUrlWarning('http://127.0.0.1:9/all')).toMatch(/^Segment's Actions destination would refuse this URL: 127\.0\.0\.1 is a loopback address/);
+    expect(mappingUrlWarning('http://127.0.0.1:9/all')).toMatch(/^Segment could not reach this URL from its cloud: 127\.0\.0\.1 is a loopback address/);
     expect(mappingUrlWarning('https://hooks.example.com/a')).toBeNull();
     expect(mappingUrlWarning('')).toBeNull();
     expect(mappingUrlWarning('http:/')).toBeNull();

@@ -113,26 +113,47 @@ describe('Standard Webhooks headers per attempt', () => {
     const classic = buildRequestHeaders({ userAgent: 'Segment.io/1.0', signature: null, urlHeaders, body, standardWebhooks: sw });
     expect(classic).toEqual({ 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'X-Ok': '1', ...sw });
     const actions = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'abc', urlHeaders, body, standardWebhooks: sw });
-    expect(actions).toEqual({ 'user-agent': 'Segment (Actions)', 'x-ok': '1', 'content-type': 'application/json', 'content-length': String(body.length), 'x-signature': 'abc', ...sw });
+    expect(actions).toEqual({ 'user-agent': 'Segment (Actions)', 'x-signature': 'abc', 'x-ok': '1', 'content-type': 'application/json', accept: '*/*', 'content-length': String(body.length), 'accept-encoding': 'gzip,deflate', ...sw });
     // Without Standard Webhooks, such static headers are the user's to send.
     expect(buildRequestHeaders({ userAgent: 'x', signature: null, urlHeaders, body })['Webhook-Id']).toBe('forged');
   });
 });
 
 describe('Actions request headers', () => {
-  it("lowercased: Segment's user-agent, the delivery's headers, content-length, x-signature; never a forged reserved one", () => {
-    const h = buildActionsRequestHeaders({
-      userAgent: 'Segment (Actions)',
-      signature: 'sig',
-      urlHeaders: { 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'X-Api-Key': 'k', 'X-Signature': 'forged', 'Content-Length': '1', Host: 'h' },
-      body,
-    });
-    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'x-api-key': 'k', 'content-length': String(body.length), 'x-signature': 'sig' });
+  // As Segment's request client sends them (captured from @segment/actions-core's createRequestClient
+  // with the webhook destination's X-Signature): user-agent, x-signature, the mapping's headers sorted
+  // by name (node-fetch's Headers iterate sorted) and lowercased, content-type for a body, then what
+  // node-fetch adds when missing: accept, content-length, accept-encoding (undici adds host, connection).
+  it("in Segment's order: user-agent, x-signature, the mapping's headers sorted by name, content-type, accept, content-length, accept-encoding", () => {
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'sig', urlHeaders: { 'X-Zed': '1', 'X-Api-Key': 'k', 'b-low': '2' }, body });
+    expect(Object.entries(h)).toEqual([
+      ['user-agent', 'Segment (Actions)'],
+      ['x-signature', 'sig'],
+      ['x-api-key', 'k'],
+      ['x-zed', '1'],
+      ['b-low', '2'],
+      ['content-type', 'application/json'],
+      ['accept', '*/*'],
+      ['content-length', String(body.length)],
+      ['accept-encoding', 'gzip,deflate'],
+    ]);
   });
 
-  it('an empty body goes without content-type', () => {
-    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders: { 'user-agent': 'Segment (Actions)' }, body: Buffer.alloc(0) });
-    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', 'content-length': '0' });
+  it("a mapping may replace user-agent, x-signature, accept and accept-encoding, in place; content-type only without a body; never content-length or host", () => {
+    const urlHeaders = { 'User-Agent': 'mine', 'X-Signature': 'forged', Accept: 'application/json', 'Accept-Encoding': 'identity', 'Content-Type': 'text/plain', 'Content-Length': '1', Host: 'h' };
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'sig', urlHeaders, body });
+    expect(h).toEqual({ 'user-agent': 'mine', 'x-signature': 'forged', accept: 'application/json', 'accept-encoding': 'identity', 'content-type': 'application/json', 'content-length': String(body.length) });
+    expect(buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders, body: Buffer.alloc(0) })['content-type']).toBe('text/plain');
+  });
+
+  it('deliveries stored before (user-agent and content-type among their headers) go out the same', () => {
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'sig', urlHeaders: { 'user-agent': 'Segment (Actions)', 'content-type': 'application/json', 'x-api-key': 'k' }, body });
+    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', 'x-signature': 'sig', 'x-api-key': 'k', 'content-type': 'application/json', accept: '*/*', 'content-length': String(body.length), 'accept-encoding': 'gzip,deflate' });
+  });
+
+  it('an empty body goes without content-type, with content-length 0', () => {
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders: {}, body: Buffer.alloc(0) });
+    expect(h).toEqual({ 'user-agent': 'Segment (Actions)', accept: '*/*', 'content-length': '0', 'accept-encoding': 'gzip,deflate' });
   });
 
   it("a replay re-signs X-Signature over the one call's data, or a batch's first item only", () => {

@@ -1,15 +1,16 @@
-// Would Segment's Webhooks (Actions) destination refuse to send to this URL? It checks every URL
-// against private and internal networks before sending (segmentio/action-destinations,
-// packages/destination-actions/src/destinations/webhook/ssrf-utils.ts, isRestrictedUrl; send/index.ts
-// throws "URL is not allowed: requests to private/internal networks are blocked."). So it can
-// never reach a receiver on localhost. The lab still delivers there; this is the note it shows.
+// Could Segment deliver to this URL? Segment sends Webhooks (Actions) requests from its own cloud,
+// so a loopback, private or link-local address (a receiver on your machine or your network) is out
+// of its reach, and Segment's infrastructure may refuse such addresses outright. This is the lab's own
+// caution, not a rule in Segment's code: the webhook destination on action-destinations' main branch
+// (packages/destination-actions/src/destinations/webhook/, release 7451efe) sends to any URL it is
+// given, 127.0.0.1 included. The lab delivers there too; the note says why it would not work for real.
 //
-// Same ranges as ssrf-utils.ts. Its parser is WHATWG URL, as here, which already turns integer,
-// hex and octal hosts (2130706433, 0x7f.1) into dotted IPv4, so those are caught as the address
-// they mean. It lets other hostnames through and relies on DNS-level blocking behind it; we name the
-// hostnames that can only resolve to this machine or the local network, since those fail there too.
+// The ranges are the usual special-use blocks (RFC 6890). The parser is WHATWG URL, which already
+// turns integer, hex and octal hosts (2130706433, 0x7f.1) into dotted IPv4, so those are caught as
+// the address they mean; hostnames that can only resolve to this machine or the local network are
+// named too.
 
-export const ACTIONS_REFUSES_URL = "Segment's Actions destination would refuse this URL";
+export const ACTIONS_REFUSES_URL = 'Segment could not reach this URL from its cloud';
 
 const V4_BLOCKED: Array<[cidr: string, why: string]> = [
   ['0.0.0.0/8', '"this network" (0.0.0.0 means any local address)'],
@@ -50,7 +51,7 @@ function ipv6Reason(ip: string): string | null {
   const first = ip.startsWith(':') ? 0 : parseInt(ip.split(':')[0], 16);
   if ((first & 0xffc0) === 0xfe80) return `${ip} is an IPv6 link-local address, in fe80::/10`;
   if ((first & 0xfe00) === 0xfc00) return `${ip} is an IPv6 unique local (private) address, in fc00::/7`;
-  // Like ssrf-utils.ts, IPv4-mapped forms (::ffff:7f00:1) are not refused by the check itself.
+  // IPv4-mapped forms (::ffff:7f00:1) are not named.
   return null;
 }
 
@@ -62,7 +63,7 @@ function hostnameReason(host: string): string | null {
   return null;
 }
 
-/** Why Segment's Actions destination would refuse `url`, or null when it would send to it. */
+/** Why Segment could not deliver to `url` from its cloud, or null when nothing says so. */
 export function privateUrlReason(url: string): string | null {
   let u: URL;
   try {
@@ -77,7 +78,7 @@ export function privateUrlReason(url: string): string | null {
   return hostnameReason(host);
 }
 
-/** The note the lab shows for a mapping's URL: "Segment's Actions destination would refuse this URL: why". */
+/** The note the lab shows for a mapping's URL: "Segment could not reach this URL from its cloud: why". */
 export function actionsUrlWarning(url: string): string | null {
   const why = privateUrlReason(url);
   return why === null ? null : `${ACTIONS_REFUSES_URL}: ${why}`;

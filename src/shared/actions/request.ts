@@ -1,5 +1,4 @@
-import type { ActionsMapping, ActionsMethod, NormalizedCall } from '../types';
-import { mappedDataText } from './data-mapping';
+import type { ActionsMapping, ActionsMethod } from '../types';
 
 // The request Segment's Webhooks (Actions) destination makes for one mapping, as its source shows
 // (segmentio/action-destinations, packages/destination-actions/src/destinations/webhook/):
@@ -13,8 +12,9 @@ import { mappedDataText } from './data-mapping';
 //   is the trap a receiver verifying the raw body falls into.
 // - packages/core: create-request-client.ts sets `user-agent: Segment (Actions)`; request-client.ts
 //   sets `content-type: application/json` for `json`, and merges every header through fetch's
-//   Headers, which lowercases names, so they reach the receiver lowercased; a `json` of undefined
-//   sends no body and no content-type.
+//   Headers (node-fetch 2: names lowercased, iterated sorted), then node-fetch adds accept,
+//   content-length and accept-encoding; a `json` of undefined sends no body and no content-type.
+//   The order on the wire: shared/webhook-request.ts buildActionsRequestHeaders.
 
 export const ACTIONS_USER_AGENT = 'Segment (Actions)';
 /** Header name of the Actions signature, lowercased as it goes out. */
@@ -26,7 +26,7 @@ export const ACTIONS_MAX_BATCH_SIZE = 4000;
 export interface ActionsRequest {
   url: string;
   method: ActionsMethod;
-  /** Lowercased names; without x-signature (sign signedText, then add it) and content-length. */
+  /** The mapping's own headers, as written; Segment's are added per attempt (buildActionsRequestHeaders). */
   headers: Record<string, string>;
   /** The exact body text; '' when a single call's data resolved to nothing. */
   body: string;
@@ -41,40 +41,31 @@ export interface ActionsRequest {
 }
 
 /**
- * The request for `calls` under `mapping`: one call unbatched, or a batch (a mapping with a
- * batchSize always sends an array, even of one). Calls must all have matched the mapping's trigger;
- * the caller splits them into batches of at most batchSize. Throws MappedDataTooLarge when a call's
- * data passes MAX_MAPPED_BODY_BYTES.
+ * Segment's own headers a mapping may replace (its request client merges the mapping's headers over
+ * them): allowed, with a warning on the Destinations screen. Content-Type counts only for a request
+ * without a body (with one, the client sets application/json).
  */
-export function buildActionsRequest(mapping: ActionsMapping, calls: readonly NormalizedCall[]): ActionsRequest {
-  if (calls.length === 0) throw new Error('an Actions request carries at least one call');
-  const batch = mapping.batchSize !== undefined;
-  if (!batch && calls.length > 1) throw new Error(`mapping "${mapping.name}" does not batch: one call per request`);
-  // Each call's data as its JSON text, held to MAX_MAPPED_BODY_BYTES (throws MappedDataTooLarge).
-  const data = calls.map((c) => mappedDataText(mapping.data, c));
-  // An item that resolved to nothing is null in the array, as JSON.stringify writes it in the real body.
-  const body = batch ? `[${data.map((d) => d ?? 'null').join(',')}]` : (data[0] ?? '');
-  const headers = actionsHeaders(mapping.headers, body !== '');
-  return {
-    url: mapping.url,
-    method: mapping.method,
-    headers,
-    body,
-    signedText: data[0] ?? null,
-    callCount: calls.length,
-    batch,
-  };
+export const ACTIONS_REPLACEABLE_HEADERS: Record<string, string> = {
+  'user-agent': 'replaces Segment\'s "Segment (Actions)"',
+  'x-signature': "replaces the HMAC Segment computes with the shared secret: receivers that verify it will refuse the request",
+  accept: 'replaces the "*/*" Segment\'s client sends',
+  'accept-encoding': 'replaces the "gzip,deflate" Segment\'s client sends',
+  'content-type': 'sent only when the data resolves to nothing: with a body, Segment\'s client sends application/json',
+};
+
+/** The warning for a mapping header that replaces one of Segment's, or null. */
+export function actionsHeaderWarning(name: string): string | null {
+  const w = ACTIONS_REPLACEABLE_HEADERS[name.toLowerCase()];
+  return w === undefined ? null : `${name}: ${w}`;
 }
 
-/** Segment's headers then the mapping's (validation refuses reserved names; skipped here too). */
-export function actionsHeaders(own: Record<string, string>, hasBody: boolean): Record<string, string> {
-  const out: Record<string, string> = { 'user-agent': ACTIONS_USER_AGENT };
-  if (hasBody) out['content-type'] = 'application/json';
-  for (const name of Object.keys(own)) {
-    const lower = name.toLowerCase();
-    if (!(lower in out) && lower !== ACTIONS_SIGNATURE_HEADER) out[lower] = own[name];
-  }
-  return out;
+/**
+ * The headers an Actions delivery stores: the mapping's, as written. Segment's own (user-agent,
+ * x-signature, content-type, accept, content-length, accept-encoding) are added per attempt, in the
+ * order its client sends them (shared/webhook-request.ts buildActionsRequestHeaders).
+ */
+export function actionsHeaders(own: Record<string, string>): Record<string, string> {
+  return { ...own };
 }
 
 /**

@@ -22,7 +22,7 @@ export function buildActionsRequest(mapping: ActionsMapping, calls: readonly Nor
   return {
     url: mapping.url,
     method: mapping.method,
-    headers: actionsHeaders(mapping.headers, body !== ''),
+    headers: actionsHeaders(mapping.headers),
     body,
     signedText: data[0] ?? null,
     callCount: calls.length,

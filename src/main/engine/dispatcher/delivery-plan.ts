@@ -57,7 +57,7 @@ export function actionsDelivery(
   callIds: number[],
 ): NewActionsDelivery {
   return {
-    urls: [{ url: mapping.url, headers: actionsHeaders(mapping.headers, body !== '') }],
+    urls: [{ url: mapping.url, headers: actionsHeaders(mapping.headers) }],
     body: Buffer.from(body),
     userAgent: ACTIONS_USER_AGENT,
     signature: signedText !== null && target.sharedSecret ? signBody(target.sharedSecret, signedText) : null,

@@ -64,7 +64,9 @@ export async function sendRound(
   for (const { i, target, headers, signature, r } of results) {
     const c = classify(r, t, rule);
     classifications.push(c);
-    attempts.push(toAttempt(d.id, round, i, target.url, trigger, headers, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c));
+    // An Actions attempt records every header that went out, the two the HTTP client adds included.
+    const sent = actions ? withClientHeaders(headers, target.url) : headers;
+    attempts.push(toAttempt(d.id, round, i, target.url, trigger, sent, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c));
   }
   return { attempts, classifications };
 }
@@ -95,6 +97,17 @@ function isBatch(d: ActiveDelivery, source: Source | undefined): boolean {
 export function roundUrlStates(prev: StoredUrlState[], round: RoundResult, after: Pick<DeliveryUpdate, 'state' | 'pendingUrls'>): StoredUrlState[] {
   const answers = round.attempts.map((a, k) => ({ urlIndex: a.urlIndex, status: a.responseStatus, outcome: round.classifications[k].outcome }));
   return urlStatesAfter(prev, answers, after);
+}
+
+/** The headers undici adds to every request: host (the URL's host and port) and connection (keep-alive). */
+function withClientHeaders(headers: Record<string, string>, url: string): Record<string, string> {
+  let host: string;
+  try {
+    host = new URL(url).host;
+  } catch {
+    return headers;
+  }
+  return { ...headers, host, connection: 'keep-alive' };
 }
 
 function toAttempt(

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { brotliDecompressSync, constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { AttemptTiming } from '../../../shared/types';
 import type { SendResult } from './http-sender';
@@ -10,6 +11,23 @@ import { nextOnSocket, type SocketListener, type SocketTiming } from './socket-t
 
 /** Response bodies are kept up to 64 KiB (SPEC §4); the rest is read and dropped. */
 export const RESPONSE_BODY_LIMIT = 65536;
+
+/**
+ * A compressed answer as its text: Actions requests say `accept-encoding: gzip,deflate` as Segment's
+ * client does, so a receiver may compress. What was kept (possibly cut) is inflated as far as it
+ * goes, to at most the kept limit; bytes that do not inflate are kept as they came.
+ */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  const e = encoding?.trim().toLowerCase();
+  if (body.length === 0 || (e !== 'gzip' && e !== 'deflate' && e !== 'br')) return body;
+  const opts = { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: RESPONSE_BODY_LIMIT };
+  try {
+    if (e === 'br') return brotliDecompressSync(body, { finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH, maxOutputLength: RESPONSE_BODY_LIMIT });
+    return e === 'gzip' ? gunzipSync(body, opts) : inflateSync(body, opts);
+  } catch {
+    return body;
+  }
+}
 
 // One shared abort reason: its message is never shown, the result is built before aborting.
 const TIMEOUT_REASON = new Error('attempt timed out');
@@ -111,8 +129,7 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
     clearTimeout(this.#timer);
     const chunks = this.#chunks;
     const body = this.#status === null ? null
-      : chunks.length === 1 ? chunks[0].toString('utf8')
-      : Buffer.concat(chunks, this.#kept).toString('utf8');
+      : decoded(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#kept), this.#headers?.['content-encoding']).toString('utf8');
     this.#chunks = [];
     const end = performance.now();
     this.resolve({

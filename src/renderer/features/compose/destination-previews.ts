@@ -1,6 +1,7 @@
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { actionsUrlWarning } from '../../../shared/actions/private-url';
-import { ACTIONS_SIGNATURE_HEADER } from '../../../shared/actions/request';
+import { ACTIONS_USER_AGENT } from '../../../shared/actions/request';
+import { buildActionsRequestHeaders } from '../../../shared/webhook-request';
 import type { ActionsPreviewItem } from '../../../shared/actions.contract';
 import { hmacSha1Hex } from '../../../shared/preview/signature';
 import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
@@ -129,9 +130,8 @@ export async function destinationPreviews(args: {
         continue;
       }
       const signature = sharedSecret && r.signedText !== null ? await hmacSha1Hex(sharedSecret, r.signedText) : null;
-      const headers: Record<string, string> = { ...r.headers };
-      if (r.body !== '') headers['content-length'] = String(byteLength(r.body));
-      if (signature) headers[ACTIONS_SIGNATURE_HEADER] = signature;
+      // As the dispatcher sends them: Segment's client's headers and order, the mapping's among them.
+      const headers = buildActionsRequestHeaders({ userAgent: ACTIONS_USER_AGENT, signature, urlHeaders: r.headers, body: new TextEncoder().encode(r.body) });
       let signatureNote: string;
       if (r.signedText === null) signatureNote = 'no body and no X-Signature: the data mapping resolved to nothing for this call';
       else if (!signature) signatureNote = 'unsigned (no shared secret)';

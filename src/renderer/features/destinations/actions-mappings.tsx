@@ -1,4 +1,4 @@
-import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
+import { ACTIONS_MAX_BATCH_SIZE, actionsHeaderWarning } from '../../../shared/actions/request';
 import { CALL_TYPES, type ActionsMethod } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
@@ -92,6 +92,11 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         errorFor={(name) => props.errors.find((f) => f.path === `${at}.headers.${name}`)?.message}
       />
       {props.errors.find((f) => f.path === `${at}.headers`) ? <div className="field-error">{props.errors.find((f) => f.path === `${at}.headers`)!.message}</div> : null}
+      {m.headers.map((h) => actionsHeaderWarning(h.name.trim())).filter((w) => w !== null).map((w) => (
+        <div key={w} className="notice warn small-text" data-testid={`am-header-warning-${i}`}>
+          {w}
+        </div>
+      ))}
       <Field
         label="Data (the body)"
         name={`${at}.data`}

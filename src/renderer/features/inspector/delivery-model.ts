@@ -25,7 +25,7 @@ export function waitingParts(urls: readonly UrlOutcome[]): UrlOutcome[] {
   return urls.filter((u) => u.via && u.via.deliveryId === null);
 }
 
-/** "Segment's Actions destination would refuse this URL: …" for an Actions delivery's URL. */
+/** "Segment could not reach this URL from its cloud: …" for an Actions delivery's URL. */
 export function deliveryUrlWarning(d: D): string | null {
   if (d.kind !== 'actions') return null;
   const url = d.urls[0]?.url;
