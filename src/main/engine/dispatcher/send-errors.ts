@@ -11,21 +11,8 @@ export function errorCode(err: Error & { code?: unknown; cause?: unknown }): str
   return own ?? err.name ?? 'ERROR';
 }
 
-// OpenSSL certificate verification results as Node names them, plus Node's and OpenSSL's prefixes.
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_CRL',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECRYPT_CRL_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'CERT_SIGNATURE_FAILURE', 'CRL_SIGNATURE_FAILURE', 'CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED',
-  'CRL_NOT_YET_VALID', 'CRL_HAS_EXPIRED', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'ERROR_IN_CRL_LAST_UPDATE_FIELD', 'ERROR_IN_CRL_NEXT_UPDATE_FIELD', 'CERT_CHAIN_TOO_LONG', 'CERT_REVOKED',
-  'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'HOSTNAME_MISMATCH',
-  'EPROTO',
-]);
-
-export function isTlsCode(code: string | null): boolean {
-  return code !== null && (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
-}
+// Which codes are TLS errors: the one table (src/shared/tls-codes.ts), shared with the inspector.
+export { isTlsCode } from '../../../shared/tls-codes';
 
 const MESSAGES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

@@ -1,18 +1,8 @@
 import type { Attempt } from '../../../shared/types';
+import { isTlsCode, tlsCodeText } from '../../../shared/tls-codes';
 
-// Attempt failures in words. Codes are Node/undici/OpenSSL codes as the dispatcher records them.
-const TLS_CODES: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the receiver presented a self-signed certificate, which is not trusted',
-  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a self-signed root that is not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate could not be verified against a trusted issuer (incomplete chain?)',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate was issued by an authority that is not trusted here',
-  CERT_HAS_EXPIRED: 'the receiver’s certificate has expired',
-  CERT_NOT_YET_VALID: 'the receiver’s certificate is not valid yet (check the clock)',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not for this host name',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'the receiver does not speak TLS on this port (an http server behind an https URL?)',
-  EPROTO: 'the TLS handshake failed',
-};
-
+// Attempt failures in words. Codes are Node/undici/OpenSSL codes as the dispatcher records them; which
+// are TLS errors is the dispatcher's own table (src/shared/tls-codes.ts).
 const NET_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused: nothing is listening at that host and port',
   ECONNRESET: 'the receiver closed the connection before answering',
@@ -23,9 +13,7 @@ const NET_CODES: Record<string, string> = {
   ETIMEDOUT: 'the connection attempt timed out',
 };
 
-export function isTlsError(code: string | null): boolean {
-  return !!code && (code in TLS_CODES || /CERT|SSL|TLS/.test(code));
-}
+export const isTlsError = isTlsCode;
 
 /** What the attempt is seen beside. */
 export interface AttemptContext {
@@ -67,7 +55,7 @@ export function explainAttempt(a: Attempt, ctx: AttemptContext = {}): string | n
   }
   const code = a.errorCode;
   if (code && isTlsError(code)) {
-    return `TLS error (${code}): ${TLS_CODES[code] ?? 'the secure connection could not be established'}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
+    return `TLS error (${code}): ${tlsCodeText(code)}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
   }
   if (code && NET_CODES[code]) return `${NET_CODES[code]} (${code}). ${retryNote(a, ctx)}`;
   if (code) return `${a.errorMessage ?? 'request failed'} (${code}).`;
