@@ -229,6 +229,8 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     pad('canceled', s.deliveries.canceled),
     `${pad('dropped', s.dropped)}${reasons ? `   (${reasons})` : ''}`,
     pad('not forwarded', s.notForwarded),
+    // Blocked by a tracking plan: the plan working, not a failure (docs/tracking-plans.md).
+    ...(s.blocked ? [pad('blocked by plan', s.blocked)] : []),
     `${pad('unfinished', s.unfinished)}${s.unfinished ? `   (pending ${s.deliveries.pending}, in flight ${s.deliveries.in_flight}, retrying ${s.deliveries.retrying})` : ''}`,
   ];
   const parts: string[] = [];

@@ -15,6 +15,8 @@ export interface CallStats {
   /** Calls the collector dropped (never forwarded), by reason, most frequent first. */
   dropped: number;
   dropReasons: { reason: string; count: number }[];
+  /** Calls their source's tracking plan blocked: stored, never forwarded (docs/tracking-plans.md); absent from older labs. */
+  blocked?: number;
   /**
    * Accepted calls the Webhooks destination was not given (off, or not routed there): no Classic
    * delivery, no Actions delivery carrying them and no place in a waiting Actions batch.

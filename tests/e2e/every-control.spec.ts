@@ -30,7 +30,7 @@ const COVERED: Record<string, string[]> = {
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
-    'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state', 'filter-search-bodies',
+    'inspector-time-warp-100', 'inspector-time-warp-1000', 'inspector-time-warp-apply', 'export-menu-toggle', 'export-jsonl', 'export-har', 'button:Clear filters', 'filter-url-state', 'filter-search-bodies', 'filter-violations',
     'Close detail', 'replay-button', 'replay-url', 'copy-body', 'copy-curl', 'summary:attempt', 'toggle-raw', 'verify-button',
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
@@ -371,6 +371,11 @@ test('inspector: every control', async ({ page, receivers }) => {
   await expect(row).toBeVisible();
   await t('filter-search-bodies').uncheck();
   await t('filter-search').fill('');
+  await expect(row).toBeVisible();
+  // No source here has a tracking plan: no call has violations.
+  await s.use('filter-violations', t('filter-violations'), (l) => l.check());
+  await expect(t('inspector-empty')).toContainText('No call matches');
+  await t('filter-violations').uncheck();
   await expect(row).toBeVisible();
 
   await s.use('pause-button', t('pause-button'));

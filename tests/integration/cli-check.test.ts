@@ -130,6 +130,7 @@ describe('webhook-lab check', () => {
         dropped: 0,
         dropReasons: [],
         notForwarded: 0,
+        blocked: 0,
         deliveries: { pending: 0, in_flight: 0, retrying: 0, delivered: 1, failed: 0, expired: 0, canceled: 0 },
         unfinished: 0,
       },

@@ -146,3 +146,37 @@ describe('enforcement', () => {
     expect(d.call.status).toBe('accepted');
   });
 });
+
+describe('in lists, filters and counts', () => {
+  it('summaries carry the violation count (null without a plan), in the list and in calls.stored; ?violations=true and status=blocked filter; stats count blocked apart', async () => {
+    const { t } = await labWithPlan({ unplannedEvents: 'block' });
+    await t.call('createSource', { name: 'other', writeKey: 'wk_other' });
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u1', event: 'Order Completed', properties: { total: 'x', currency: 'no' } },
+      { type: 'track', userId: 'u1', event: 'Order Completed', properties: { total: 1 } },
+      { type: 'track', userId: 'u1', event: 'Unplanned' },
+    ] }, { writeKey: 'wk_shop' });
+    await t.post('/v1/track', { userId: 'u1', event: 'Elsewhere' }, { writeKey: 'wk_other' });
+    const all = (await t.call('listMessages', {})).items;
+    expect(all.map((c) => [c.label, c.status, c.violations])).toEqual([
+      ['Elsewhere', 'accepted', null],
+      ['Unplanned', 'blocked', 1],
+      ['Order Completed', 'accepted', 0],
+      ['Order Completed', 'accepted', 2],
+    ]);
+    // Events are gathered for up to 100 ms: wait for the four.
+    const storedEvents = () => t.events.flatMap((e) => (e.type === 'calls.stored' ? e.calls : []));
+    const stored = await waitFor(() => (storedEvents().length >= 4 ? storedEvents() : null), 'four calls.stored');
+    expect(stored.map((c) => [c.label, c.violations])).toEqual([
+      ['Order Completed', 2],
+      ['Order Completed', 0],
+      ['Unplanned', 1],
+      ['Elsewhere', null],
+    ]);
+    expect((await t.call('listMessages', { violations: true })).items.map((c) => c.violations)).toEqual([1, 2]);
+    expect((await t.call('listMessages', { status: 'blocked' })).items.map((c) => c.label)).toEqual(['Unplanned']);
+    expect((await t.call('listMessages', { status: 'not_forwarded' })).items.map((c) => c.label)).toEqual(['Elsewhere']);
+    const stats = await t.call('getStats', {});
+    expect(stats).toMatchObject({ calls: 4, dropped: 0, blocked: 1, notForwarded: 1 });
+  });
+});

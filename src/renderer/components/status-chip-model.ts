@@ -40,6 +40,11 @@ export function chipOf(call: ChipCall): Chip {
     const reason = call.dropReason ?? undefined;
     return { status: 'dropped', className: 'chip chip-dropped', label: reason ? `dropped: ${reason}` : 'dropped', title: reason, since: null, retryAt: null, note: null };
   }
+  if (call.status === 'blocked') {
+    // Blocked by the source's tracking plan: the plan working, not bad input (docs/tracking-plans.md).
+    const reason = call.dropReason ?? 'blocked by tracking plan';
+    return { status: 'blocked', className: 'chip chip-blocked', label: reason, title: reason, since: null, retryAt: null, note: null };
+  }
   const state = call.deliveryState;
   if (!state) return { status: 'not_forwarded', className: 'chip chip-none', label: 'not forwarded', title: NOT_FORWARDED_TITLE, since: null, retryAt: null, note: null };
   const urls = call.urls ?? [];

@@ -17,6 +17,8 @@ export interface InspectorFilters {
   q?: string;
   /** Search inside request bodies too (the engine's `body=1`). */
   body?: boolean;
+  /** Only calls with tracking plan violations. */
+  violations?: boolean;
 }
 
 /**
@@ -30,11 +32,14 @@ export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean | n
   if (f.status) {
     if (f.status === 'dropped') {
       if (c.status !== 'dropped' && c.deliveryState !== 'dropped') return false;
+    } else if (f.status === 'blocked') {
+      if (c.status !== 'blocked') return false;
     } else if (f.status === 'not_forwarded') {
       if (c.status !== 'accepted' || c.deliveryState !== null) return false;
     } else if (c.deliveryState !== f.status) return false;
   }
   if (f.urlState && !c.urls.some((u) => u.state === f.urlState)) return false;
+  if (f.violations && !(c.violations && c.violations > 0)) return false;
   const term = searchTerm(f.q);
   if (term && !matchesSearch(c, term)) return f.body ? null : false;
   return true;

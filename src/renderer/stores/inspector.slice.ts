@@ -43,6 +43,7 @@ export function listQuery(filters: InspectorFilters) {
     sourceId: filters.sourceId || undefined,
     q: q || undefined,
     body: q && filters.body ? true : undefined,
+    violations: filters.violations ? true : undefined,
   };
 }
 

@@ -166,6 +166,7 @@ function storeOne(
     previousId: p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null),
     status,
     dropReason: blocked ?? dropReason,
+    violations: p.verdict ? p.verdict.violations.length : null,
     requestId,
     batchIndex: p.batchIndex,
     timestamp: accepted ? h.timestampMs : null,

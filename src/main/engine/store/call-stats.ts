@@ -41,7 +41,7 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
     ? `CASE WHEN EXISTS (SELECT 1 FROM delivery_calls dc WHERE dc.call_id = c.id) OR EXISTS (SELECT 1 FROM actions_batch_items b WHERE b.call_id = c.id)
          THEN 'actions_only' ELSE 'not_forwarded' END`
     : "'not_forwarded'";
-  const perCall = `SELECT 'call' AS part, CASE WHEN c.status = 'dropped' THEN 'dropped'
+  const perCall = `SELECT 'call' AS part, CASE WHEN c.status = 'dropped' THEN 'dropped' WHEN c.status = 'blocked' THEN 'blocked'
                    WHEN d.id IS NULL THEN ${noClassic}
                    WHEN d.state IN ('pending', 'retrying') AND d.id IN (SELECT value FROM json_each(?)) THEN 'in_flight'
                    ELSE d.state END AS outcome, COUNT(*) AS n
@@ -62,10 +62,12 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
   let calls = 0;
   let dropped = 0;
   let notForwarded = 0;
+  let blocked = 0;
   for (const { part, outcome, n } of rows) {
     if (part === 'call') calls += n;
     if (outcome === 'dropped') dropped += n;
     else if (outcome === 'not_forwarded') notForwarded += n;
+    else if (outcome === 'blocked') blocked += n;
     else if (outcome === 'actions_only') continue;
     // A delivery row never says 'dropped' for an accepted call; any state not listed counts as pending.
     else deliveries[(STATS_DELIVERY_STATES as readonly string[]).includes(outcome) ? (outcome as StatsDeliveryState) : 'pending'] += n;
@@ -77,6 +79,7 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
     dropped,
     dropReasons: reasons.map((r) => ({ reason: r.reason, count: r.n })),
     notForwarded,
+    blocked,
     deliveries,
     unfinished: deliveries.pending + deliveries.in_flight + deliveries.retrying,
   };

@@ -20,6 +20,8 @@ export interface SummaryCall {
   previousId?: string | null;
   status: CallStatus;
   dropReason: string | null;
+  /** Tracking plan violations (null: not checked). */
+  violations?: number | null;
 }
 
 /** What it shows of the call's delivery (an ActiveDelivery just made has it all but latency). */
@@ -62,13 +64,15 @@ export function callSummary(id: number, c: SummaryCall, sourceName: string | nul
     nextAttemptAt: d !== null && d.nextAttemptAt !== null && d.state === 'retrying' && !out ? formatTimestamp(d.nextAttemptAt) : null,
     latencyMs: d?.lastDurationMs ?? null,
     urls: d === null ? [] : urlOutcomes(d.urls, d.urlStates, rounds),
+    violations: c.violations ?? null,
   };
 }
 
 /** The columns a summary is read from: the call's own and its delivery's (d_*), by a LEFT JOIN. */
 export const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.user_id, c.anonymous_id, c.label, c.message_id,
   c.group_id, c.previous_id, c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
-  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states`;
+  d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states,
+  (SELECT v.count FROM call_violations v WHERE v.call_id = c.id) AS violations`;
 
 /** The columns of a call row a summary reads (call-record.ts reads them and more). */
 export interface CallRowColumns {
@@ -94,6 +98,8 @@ export interface SummaryRow extends CallRowColumns {
   d_latency: number | null;
   d_urls: string | null;
   d_url_states: string | null;
+  /** Tracking plan violations (call_violations.count); null when the call was not checked. */
+  violations: number | null;
 }
 
 /** A summary read back: the source's id and name resolved by the caller, with the delivery's rounds in flight. */
@@ -110,6 +116,7 @@ export function summaryOfRow(r: SummaryRow, sourceId: string | null, sourceName:
     previousId: r.previous_id,
     status: r.status,
     dropReason: r.drop_reason,
+    violations: r.violations,
   };
   const delivery: SummaryDelivery | null =
     r.d_id === null

@@ -39,10 +39,12 @@ export interface NewCall extends SummaryCall {
 export interface CallFilter {
   sourceId?: string;
   type?: string;
-  status?: DeliveryState | 'not_forwarded';
+  status?: DeliveryState | 'not_forwarded' | 'blocked';
   /** Calls with at least one URL in this state. */
   urlState?: UrlState;
   userId?: string;
+  /** Only calls their source's tracking plan found violations in. */
+  violations?: boolean;
   /** Search (src/shared/search-filter.ts): a substring of the call's ids and event/name, any case. */
   q?: string;
   /** Search inside request bodies too. */
@@ -170,7 +172,7 @@ export class CallsRepo {
     }
     // The total needs the join only when filtering on delivery state; without it, counting 100,000
     // calls for the inspector's first page is several times cheaper.
-    const joinForCount = (f.status !== undefined && f.status !== 'dropped') || f.urlState !== undefined;
+    const joinForCount = (f.status !== undefined && f.status !== 'dropped' && f.status !== 'blocked') || f.urlState !== undefined;
     const total =
       where.length === 0
         ? this.count()
@@ -209,7 +211,9 @@ export class CallsRepo {
     // An Actions alternative ORed with the Classic clause.
     const either = (clause: string, values: unknown[], alt: { sql: string; args: unknown[] } | null) =>
       alt ? add(`((${clause}) OR ${alt.sql})`, ...values, ...alt.args) : add(clause, ...values);
+    if (f.violations) where.push('c.id IN (SELECT call_id FROM call_violations WHERE count > 0)');
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
+    else if (f.status === 'blocked') where.push("c.status = 'blocked'");
     else if (f.status === 'not_forwarded') where.push(`c.status = 'accepted' AND d.id IS NULL${actions ? ` AND ${NOT_IN_ACTIONS}` : ''}`);
     // What is in flight lives in memory (store.inFlight): those deliveries' ids go in as one parameter.
     else if (f.status) {

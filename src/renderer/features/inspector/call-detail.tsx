@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { PlanCheckView } from '../tracking-plans/violations-view';
 import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { MAX_CALL_DEPTH } from '../../../shared/nesting';
@@ -216,8 +217,9 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           Dropped, not forwarded: {call.dropReason}
         </div>
       ) : null}
+      <PlanCheckView detail={detail} />
       <BatchMembership detail={detail} />
-      {deliveries.length === 0 && !waiting && call.status !== 'dropped' ? (
+      {deliveries.length === 0 && !waiting && call.status !== 'dropped' && call.status !== 'blocked' ? (
         <div className="notice">Not routed to Webhooks: the source has Webhooks disabled, or the call's integrations turned it off.</div>
       ) : null}
       {deliveries.map((d) => (

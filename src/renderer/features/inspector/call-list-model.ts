@@ -41,5 +41,5 @@ export const CALL_COLUMNS: readonly CallColumn[] = [
 
 /** A row's data-status: dropped, the delivery's state, or not_forwarded. */
 export function rowStatus(call: Pick<CallSummary, 'status' | 'deliveryState'>): string {
-  return call.status === 'dropped' ? 'dropped' : (call.deliveryState ?? 'not_forwarded');
+  return call.status === 'dropped' ? 'dropped' : call.status === 'blocked' ? 'blocked' : (call.deliveryState ?? 'not_forwarded');
 }

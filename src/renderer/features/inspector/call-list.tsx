@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CallSummary } from '../../../shared/types';
 import { ActionsTag, StatusChip } from '../../components/status-chip';
+import { ViolationsBadge } from '../tracking-plans/violations-view';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from './call-list-model';
 
@@ -27,6 +28,7 @@ function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected
             <>
               <StatusChip call={call} />
               <ActionsTag urls={call.urls} />
+              <ViolationsBadge count={call.violations} />
             </>
           )}
         </span>

@@ -74,6 +74,9 @@ export function FiltersBar() {
       <label className="small-text" title="Also match keys and text values inside each call's JSON as received (slower on large histories)">
         <input type="checkbox" data-testid="filter-search-bodies" checked={filters.body ?? false} onChange={(e) => s.setFilters({ body: e.target.checked || undefined })} /> in bodies
       </label>
+      <label className="small-text" title="Only calls their source's tracking plan found violations in">
+        <input type="checkbox" data-testid="filter-violations" checked={filters.violations ?? false} onChange={(e) => s.setFilters({ violations: e.target.checked || undefined })} /> violations
+      </label>
       <button type="button" data-testid="pause-button" className={paused ? 'primary' : ''} onClick={() => s.setPaused(!paused)}>
         {paused ? `Resume${missed ? ` (${missed} new)` : ''}` : 'Pause'}
       </button>

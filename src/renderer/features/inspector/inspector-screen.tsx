@@ -14,7 +14,7 @@ import { SplitHandle, useDetailWidth } from './split-handle';
 
 function NoCalls() {
   const { filtered, collector, hasSources } = useAppShallow((s) => ({
-    filtered: Boolean(s.filters.status || s.filters.urlState || s.filters.type || s.filters.sourceId || s.filters.q),
+    filtered: Boolean(s.filters.status || s.filters.urlState || s.filters.type || s.filters.sourceId || s.filters.q || s.filters.violations),
     collector: s.health?.collectorUrl ?? null,
     hasSources: s.sources.length > 0,
   }));
@@ -22,7 +22,7 @@ function NoCalls() {
   if (filtered) {
     return (
       <EmptyState title="No call matches these filters" testId="inspector-empty">
-        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '' })}>
+        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '', violations: undefined })}>
           Clear filters
         </button>
       </EmptyState>

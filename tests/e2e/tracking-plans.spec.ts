@@ -1,0 +1,83 @@
+import { expect, startLab, test, type Lab } from './lab-fixture';
+import { openApp, row } from './ui-steps';
+
+// Tracking plans in the inspector (issue 24): a plan imported through the API (a Typewriter-style
+// rule), a source connected to it that blocks unplanned events; a bad call shows its violation count
+// on its row and the violation in its detail, with the offending value and the rule; an unplanned
+// event shows blocked; the "violations" filter keeps only calls with some. Its own server.
+
+test.describe.configure({ mode: 'serial' });
+
+let lab: Lab;
+let stopLab: () => Promise<void>;
+let writeKey: string;
+
+async function send(body: unknown): Promise<void> {
+  const res = await fetch(`${lab.collectorUrl}/v1/batch`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+}
+
+test.beforeAll(async () => {
+  ({ lab, stop: stopLab } = await startLab());
+  const source = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', { name: 'plan-shop', webhooks: { enabled: false, sharedSecret: '', urls: [] } });
+  writeKey = source.writeKey;
+  // Typewriter v8's plan.json shape: the rule's schema is the properties object's, marked with eventMetadata.
+  await lab.api('POST', '/tracking-plans/import', {
+    file: {
+      name: 'Shop plan',
+      rules: [
+        {
+          key: 'Order Completed',
+          type: 'TRACK',
+          version: 1,
+          jsonSchema: { $schema: 'http://json-schema.org/draft-07/schema#', eventMetadata: { name: 'Order Completed', type: 'TRACK' }, type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+        },
+      ],
+    },
+  });
+  await lab.api('PUT', `/sources/${source.id}/tracking-plan`, { trackingPlan: { name: 'Shop plan', unplannedEvents: 'block' } });
+});
+test.afterAll(async () => {
+  await stopLab?.();
+});
+
+test('a bad call shows its violations on its row and in its detail; an unplanned event is blocked; the violations filter', async ({ page }) => {
+  await openApp(page, lab, 'inspector');
+  await send({
+    batch: [
+      { type: 'track', userId: 'u1', event: 'Order Completed', properties: { total: '12.50' } },
+      { type: 'track', userId: 'u1', event: 'Checkout Stared' },
+    ],
+  });
+  await send({ batch: [{ type: 'track', userId: 'u2', event: 'Order Completed', properties: { total: 3 } }] });
+
+  const bad = row(page, 'Order Completed').filter({ has: page.locator('[data-testid="violations-badge"][data-count="1"]') });
+  await expect(bad).toHaveCount(1);
+  await expect(row(page, 'Order Completed').filter({ has: page.locator('[data-testid="violations-badge"][data-count="0"]') })).toHaveCount(1);
+  const blocked = row(page, 'Checkout Stared');
+  await expect(blocked).toHaveAttribute('data-status', 'blocked');
+  await expect(blocked).toContainText('blocked by tracking plan: unplanned event "Checkout Stared"');
+
+  await bad.click();
+  const violation = page.getByTestId('violation');
+  await expect(violation).toHaveCount(1);
+  await expect(violation).toHaveAttribute('data-kind', 'wrong_type');
+  await expect(violation).toContainText('/properties/total');
+  await expect(violation).toContainText('The value at /properties/total must be a number but it was a string.');
+  await expect(violation).toContainText('"12.50"');
+  await expect(page.getByTestId('violation-rule')).toHaveText('TRACK "Order Completed" v1');
+  await expect(page.getByTestId('plan-check')).toContainText('Tracking plan "Shop plan"');
+
+  await blocked.click();
+  await expect(page.getByTestId('plan-blocked')).toHaveText('Blocked by tracking plan, not forwarded: unplanned event "Checkout Stared"');
+
+  await page.getByTestId('filter-violations').check();
+  await expect(page.getByTestId('call-row')).toHaveCount(2);
+  await expect(row(page, 'Checkout Stared')).toBeVisible();
+  await page.getByTestId('filter-violations').uncheck();
+  await expect(page.getByTestId('call-row')).toHaveCount(3);
+});
