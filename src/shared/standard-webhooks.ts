@@ -17,6 +17,8 @@ export const STANDARD_WEBHOOKS_HEADERS = {
 /** How far webhook-timestamp may be from now, either way, as the reference library allows. */
 export const TOLERANCE_SECONDS = 5 * 60;
 const MAX_KEY_BYTES = 64;
+/** The spec asks for 24 to 64 random bytes: new keys shorter than this are refused (older ones still sign). */
+export const MIN_NEW_KEY_BYTES = 24;
 
 export type HmacSha256 = (key: Uint8Array, content: Uint8Array) => Uint8Array;
 export type HmacSha256Async = (key: Uint8Array, content: Uint8Array) => Promise<Uint8Array>;
@@ -43,6 +45,18 @@ export function secretProblem(secret: string): string | null {
   if (key === null) return `the part after "${SECRET_PREFIX}" is not base64: expected ${SECRET_SHAPE}`;
   if (key.length === 0 || key.length > MAX_KEY_BYTES) return `the key is ${key.length} bytes: expected ${SECRET_SHAPE}`;
   return null;
+}
+
+/**
+ * A usable secret whose key is shorter than the spec's 24 bytes: kept working when it was stored or
+ * written in a config file before the rule (with this warning), refused as new input. null otherwise.
+ */
+export function shortKeyWarning(secret: string): string | null {
+  if (secret === '' || secretProblem(secret) !== null) return null;
+  const n = fromBase64(secret.slice(SECRET_PREFIX.length))!.length;
+  return n >= MIN_NEW_KEY_BYTES
+    ? null
+    : `the key is ${n} bytes; the Standard Webhooks spec asks for ${MIN_NEW_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes: generate a new secret (a new one this short is refused)`;
 }
 
 /** The HMAC key of a `whsec_` secret; throws when secretProblem() would name one. */

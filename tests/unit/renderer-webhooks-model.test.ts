@@ -123,7 +123,7 @@ describe('mapping fields', () => {
 describe('secrets', () => {
   it('generates a whsec_ secret the shape check accepts, from the random bytes given', () => {
     const s = generateSwSecret((b) => b.fill(7));
-    expect(s).toBe(`whsec_${Buffer.alloc(24, 7).toString('base64')}`);
+    expect(s).toBe(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
     expect(secretProblem(s)).toBeNull();
     expect(secretProblem(generateSwSecret())).toBeNull();
     expect(generateSharedSecret()).toMatch(/^[0-9a-f]{48}$/);

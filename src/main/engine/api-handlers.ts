@@ -15,6 +15,7 @@ import { analyticsNextAssets } from './collector/analytics-next-assets';
 import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
 import { actionsHandlers } from './actions/preview';
+import { refuseShortNewKey } from './sw-key-policy';
 import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
 
@@ -53,12 +54,14 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 
     listSources: () => store.sources.list(),
     createSource: (input) => {
+      refuseShortNewKey(input.webhooks);
       const s = store.sources.create({ name: input.name, writeKey: input.writeKey, webhooks: input.webhooks, collectorFaults: input.collectorFaults }, d.now());
       sourcesChanged();
       return s;
     },
     updateSource: async (input) => {
       const before = store.sources.get(input.id)?.webhooks;
+      refuseShortNewKey(input.webhooks, before);
       const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks, collectorFaults: input.collectorFaults });
       sourcesChanged();
       const stopped = before ? sidesStopped(before, s.webhooks) : null;

@@ -23,6 +23,7 @@ import { startSimulation, type Simulation } from './simulation';
 import { demoHandlers } from './demo';
 // Segment's mapping-kit and FQL checks, into the shared schema every input of the engine goes through.
 import './actions/rules';
+import { shortKeyWarnings } from './sw-key-policy';
 import { Probes } from './probe/probe-service';
 
 const RETENTION_EVERY_MS = 30_000;
@@ -51,6 +52,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     // Every line the engine logs goes out with URL passwords masked (README, Decisions).
     const sink = opts.log;
     const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
+    for (const line of shortKeyWarnings(store.sources.list())) log(`warning: ${line}`);
     const dispatcher = new Dispatcher({
       store,
       sender,

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { secretProblem } from '../../../shared/standard-webhooks';
+import { secretProblem, shortKeyWarning } from '../../../shared/standard-webhooks';
 import type { DestinationMode, Source } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
@@ -161,6 +161,11 @@ export function WebhooksForm({ source }: { source: Source }) {
           toggleLabel="Show or hide the Standard Webhooks secret"
         />
       </Field>
+      {swProblem === null && shortKeyWarning(draft.swSecret.trim()) ? (
+        <div className="notice warn small-text" role="status" data-testid="wh-sw-short">
+          Standard Webhooks secret: {shortKeyWarning(draft.swSecret.trim())}. A key already saved keeps signing.
+        </div>
+      ) : null}
       {off ? (
         <div className="notice warn" role="status" data-testid="wh-off-warning">
           Webhooks is off: calls to this source are stored but not forwarded{classic ? ' to these URLs' : ''}.

@@ -179,7 +179,7 @@ export function draftProblems(d: WebhooksDraft): Record<string, string> {
 
 /** A new Standard Webhooks secret: whsec_ + base64 of 24 random bytes, as Svix makes them. */
 export function generateSwSecret(random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
-  return SECRET_PREFIX + toBase64(random(new Uint8Array(24)));
+  return SECRET_PREFIX + toBase64(random(new Uint8Array(32)));
 }
 
 /** A new shared secret for X-Signature: 48 hex characters. */
