@@ -41,6 +41,7 @@ const COVERED: Record<string, string[]> = {
     'rf-tls', 'rf-ending', 'rf-delay-mode', 'receiver-save', 'receiver-cancel', 'receiver-row-copy', 'attach-source', 'attach-button',
     'edit-receiver', 'copy-receiver-url', 'reset-receiver', 'reset-receiver-cancel', 'reset-receiver-confirm', 'delete-receiver',
     'delete-receiver-cancel', 'delete-receiver-confirm', 'receiver-requests-reload', 'rf-headers-add', 'rf-headers-remove-0',
+    'rf-enforce-signature', 'rf-reject-duplicates',
   ],
   probe: ['probe-mode', 'probe-copy-ci', 'probe-run', 'summary:probe-check'],
   audiences: [
@@ -531,6 +532,12 @@ test('receivers: every control', async ({ page }) => {
   await t('rf-tls').uncheck();
   await s.use('rf-ending', t('rf-ending'), (l) => l.selectOption({ index: 0 }));
   await s.use('rf-delay-mode', t('rf-delay-mode'), (l) => l.selectOption({ index: 0 }));
+  // The receiver-under-test behaviours (cleared again: this sink takes every call).
+  for (const id of ['rf-enforce-signature', 'rf-reject-duplicates']) {
+    await s.use(id, t(id));
+    await expect(t(id)).toBeChecked();
+    await t(id).uncheck();
+  }
   await s.use('rf-headers-add', t('rf-headers-add'));
   await s.use('rf-headers-remove-0', t('rf-headers-remove-0'));
   await expect(t('rf-headers-name-0')).toHaveCount(0);

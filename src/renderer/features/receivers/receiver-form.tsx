@@ -9,7 +9,7 @@ import { FormErrors } from '../../components/form-errors';
 // Create or edit one mock receiver: every behavior of the engine's schema, with the engine's
 // messages shown on the field they are about.
 
-const KNOWN = /^(name|path|secret|standardWebhooksSecret|tls|behavior\.(status|delayMs|delay(\.minMs|\.maxMs)?|hang|reset|failFirst|failPercent|seed|body|headers.*|itemStatuses(\[\d+\])?|itemFailPercent|itemFailStatus|batchStatus))$/;
+const KNOWN = /^(name|path|secret|standardWebhooksSecret|tls|behavior\.(status|delayMs|delay(\.minMs|\.maxMs)?|hang|reset|failFirst|failPercent|seed|body|headers.*|itemStatuses(\[\d+\])?|itemFailPercent|itemFailStatus|batchStatus|enforceSignature|rejectDuplicates|knownTypes(\[\d+\])?))$/;
 
 export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView; onDone(saved: MockReceiverView | null): void }) {
   const store = useAppStore();
@@ -140,6 +140,23 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
         </Field>
         <Field label="Standard Webhooks secret" name="standardWebhooksSecret" error={err('standardWebhooksSecret')} hint="whsec_…: webhook-signature is checked; blank: not checked">
           <input data-testid={t('sw-secret')} className="mono" value={draft.swSecret} autoComplete="off" spellCheck={false} onChange={(e) => set({ swSecret: e.target.value })} />
+        </Field>
+      </div>
+      <h4>As a receiver under test</h4>
+      <div className="grid-2">
+        <Field label="Refuse a bad signature (401)" name="behavior.enforceSignature" error={err('behavior.enforceSignature')} hint="unchecked: the check is only recorded, any signature is accepted">
+          <input type="checkbox" data-testid={t('enforce-signature')} checked={draft.enforceSignature} onChange={(e) => set({ enforceSignature: e.target.checked })} />
+        </Field>
+        <Field label="Refuse a duplicate messageId (409)" name="behavior.rejectDuplicates" error={err('behavior.rejectDuplicates')} hint="a flaw: Segment delivers at least once">
+          <input type="checkbox" data-testid={t('reject-duplicates')} checked={draft.rejectDuplicates} onChange={(e) => set({ rejectDuplicates: e.target.checked })} />
+        </Field>
+        <Field
+          label="Known call types"
+          name="behavior.knownTypes"
+          error={err('behavior.knownTypes') ?? apiError?.fields.find((f) => f.path.startsWith('behavior.knownTypes['))?.message}
+          hint="others get 400, e.g. identify, track (a flaw); blank: every type"
+        >
+          <input data-testid={t('known-types')} value={draft.knownTypes} placeholder="every type" spellCheck={false} onChange={(e) => set({ knownTypes: e.target.value })} />
         </Field>
       </div>
       <Field label="Response body" name="behavior.body" error={err('behavior.body')} hint="JSON text is sent as application/json unless a header says otherwise" wide>

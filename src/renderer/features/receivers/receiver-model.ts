@@ -33,6 +33,12 @@ export interface ReceiverDraft {
   itemFailPercent: string;
   itemFailStatus: string;
   batchStatus: string;
+  /** 401 to a bad or missing signature (unchecked: the receiver accepts any signature). */
+  enforceSignature: boolean;
+  /** 409 to a messageId already accepted. */
+  rejectDuplicates: boolean;
+  /** Call types answered; others get 400. Comma-separated; blank: every type. */
+  knownTypes: string;
 }
 
 export function emptyDraft(existing: number): ReceiverDraft {
@@ -58,6 +64,9 @@ export function emptyDraft(existing: number): ReceiverDraft {
     itemFailPercent: '',
     itemFailStatus: '',
     batchStatus: '',
+    enforceSignature: false,
+    rejectDuplicates: false,
+    knownTypes: '',
   };
 }
 
@@ -85,6 +94,9 @@ export function draftFromReceiver(r: MockReceiver): ReceiverDraft {
     itemFailPercent: str(b.itemFailPercent),
     itemFailStatus: str(b.itemFailStatus),
     batchStatus: str(b.batchStatus),
+    enforceSignature: b.enforceSignature ?? false,
+    rejectDuplicates: b.rejectDuplicates ?? false,
+    knownTypes: b.knownTypes?.join(', ') ?? '',
   };
 }
 
@@ -139,6 +151,10 @@ export function draftToInput(d: ReceiverDraft): { input: MockReceiverInput; erro
   if (itemFailStatus !== undefined) behavior.itemFailStatus = itemFailStatus;
   const batchStatus = num(d.batchStatus, 'behavior.batchStatus');
   if (batchStatus !== undefined) behavior.batchStatus = batchStatus;
+  if (d.enforceSignature) behavior.enforceSignature = true;
+  if (d.rejectDuplicates) behavior.rejectDuplicates = true;
+  const types = d.knownTypes.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (types.length) behavior.knownTypes = types;
   const input: MockReceiverInput = { name: d.name, path: d.path.trim(), tls: d.tls, behavior };
   if (d.secret !== '') input.secret = d.secret;
   if (d.swSecret.trim() !== '') input.standardWebhooksSecret = d.swSecret.trim();
@@ -165,6 +181,9 @@ export function behaviorSummary(b: MockBehavior): string {
   if (b.delay) parts.push(`after ${fmtMs(b.delay.minMs)}–${fmtMs(b.delay.maxMs)} random${b.delay.maxMs > 5000 ? ' (may time out)' : ''}`);
   if (b.itemStatuses) parts.push(`per item ${b.itemStatuses.join('/')}`);
   if (b.itemFailPercent !== undefined) parts.push(`per item ${b.itemFailPercent}% fail with ${b.itemFailStatus ?? 500}`);
+  if (b.enforceSignature) parts.push('401 to a bad signature');
+  if (b.knownTypes) parts.push(`400 to types but ${b.knownTypes.join('/')}`);
+  if (b.rejectDuplicates) parts.push('409 to a duplicate');
   const extras = [b.body !== undefined ? 'custom body' : '', b.headers && Object.keys(b.headers).length ? `${Object.keys(b.headers).length} header(s)` : ''].filter(Boolean);
   if (extras.length) parts.push(`with ${extras.join(' and ')}`);
   return parts.join(', ');
