@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
+import { keptToken } from './ui-token';
 import { keepRunningOnUnhandledRejection } from './process-guard';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startEngine } from './engine/engine';
 import { startControlServer } from './server/control-server';
@@ -93,7 +93,6 @@ async function serve(argv: string[]): Promise<void> {
   const config = values.config ? loadConfigFile(values.config) : undefined;
   const dataDir = values['data-dir'] ?? defaultDataDir();
   const host = values.host ?? '127.0.0.1';
-  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? randomBytes(24).toString('hex'); // hex: never starts with '-', so it can be passed back as --token
 
   const collectorPort = port(values['collector-port'], 'collector-port', 8787);
   const uiPort = port(values['ui-port'], 'ui-port', 8788);
@@ -119,6 +118,8 @@ async function serve(argv: string[]): Promise<void> {
     failIfDataProblem(err, dataDir);
     throw err;
   }
+  // After the engine made (or checked) the data folder: the kept token lives there.
+  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? keptToken(dataDir);
   let server;
   try {
     server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });

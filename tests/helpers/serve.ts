@@ -31,10 +31,13 @@ export interface Serve {
   stderr: string[];
 }
 
-/** Starts `webhook-lab serve` on free ports and resolves once it printed its URLs. */
-export function startServe(args: string[], token = 'test-token'): Promise<Serve> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--collector-port', '0', '--ui-port', '0', '--token', token, ...args], {
+/** Starts `webhook-lab serve` on free ports and resolves once it printed its URLs; `token` null: none given (the lab's own, read from its output). */
+export function startServe(args: string[], token: string | null = 'test-token'): Promise<Serve> {
+  const env = { ...process.env };
+  delete env.WEBHOOK_LAB_TOKEN;
+  const child = spawn(process.execPath, [CLI, 'serve', '--collector-port', '0', '--ui-port', '0', ...(token === null ? [] : ['--token', token]), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -50,7 +53,7 @@ export function startServe(args: string[], token = 'test-token'): Promise<Serve>
       if (collector && ui && /^data: /m.test(buf)) {
         clearTimeout(timer);
         const base = ui.replace(/\/\?token=.*$/, '');
-        resolvePromise({ child, collector, ui, api: `${base}/api`, token, stdout, stderr });
+        resolvePromise({ child, collector, ui, api: `${base}/api`, token: token ?? /^api: .*Bearer (\S+)\)/m.exec(buf)![1], stdout, stderr });
       }
     });
     child.once('exit', (code) => {
