@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { testLab } from '../helpers/test-lab';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
+import { openDbFile } from '../helpers/db-file';
+
+/** One number read from the lab's SQLite file (read-only, beside the running engine). */
+function sqlite(dataDir: string, sql: string): number {
+  const db = openDbFile(dataDir);
+  try {
+    return db.prepare(sql).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
 
 // Tracking plans (issue 24), end to end in the engine: calls sent over real sockets to the collector,
 // checked at ingest against the source's plan, stored in a real SQLite file with what was found;
@@ -178,5 +189,30 @@ describe('in lists, filters and counts', () => {
     expect((await t.call('listMessages', { status: 'not_forwarded' })).items.map((c) => c.label)).toEqual(['Elsewhere']);
     const stats = await t.call('getStats', {});
     expect(stats).toMatchObject({ calls: 4, dropped: 0, blocked: 1, notForwarded: 1 });
+  });
+});
+
+describe('what is stored', () => {
+  it('a clean call has no row of its own (one per checked request); deleting calls takes their violations and checks with them', async () => {
+    const { t } = await labWithPlan({});
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u1', event: 'Order Completed', properties: { total: 1 } },
+      { type: 'track', userId: 'u1', event: 'Order Completed', properties: { total: 2 } },
+      { type: 'track', userId: 'u1', event: 'Nope' },
+      { type: 'track', event: 'Dropped: no user' },
+    ] }, { writeKey: 'wk_shop' });
+    expect((await t.call('listMessages', {})).items.map((c) => [c.label, c.status, c.violations])).toEqual([
+      ['Dropped: no user', 'dropped', null],
+      ['Nope', 'accepted', 1],
+      ['Order Completed', 'accepted', 0],
+      ['Order Completed', 'accepted', 0],
+    ]);
+    expect(await t.call('getViolations', {})).toMatchObject({ checked: 3, withViolations: 1, blocked: 0 });
+    const rows = (sql: string) => sqlite(t.dataDir, sql);
+    expect(rows('SELECT COUNT(*) FROM call_violations')).toBe(1);
+    expect(rows('SELECT COUNT(*) FROM checked_requests')).toBe(1);
+    await t.call('clearCalls', {});
+    expect(await t.call('getViolations', {})).toMatchObject({ checked: 0, withViolations: 0, blocked: 0, items: [] });
+    expect(rows('SELECT COUNT(*) FROM call_violations') + rows('SELECT COUNT(*) FROM checked_requests')).toBe(0);
   });
 });

@@ -134,7 +134,7 @@ function getDetail(store: Store, id: number) {
   const urls = store.calls.summaries([id])[0]?.urls ?? [];
   const deliveries = store.deliveries.forCall(id, { pageBatches: true });
   // What its source's tracking plan found when it arrived (kept as it was then).
-  const { violations, planCheck } = trackingPlansOf(store).detailOf(id);
+  const { violations, planCheck } = trackingPlansOf(store).detailOf(id, call.status);
   return { call, urls, deliveries, violations, planCheck };
 }
 

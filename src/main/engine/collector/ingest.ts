@@ -130,9 +130,10 @@ export class Ingest {
       for (const p of prepared) if (p.head && p.item && p.dropReason === null) p.verdict = this.plans!.check(checker, p.item, envelope);
     }
     const recordVerdict = checker ? this.plans!.recorder : undefined;
+    const recordChecked = checker ? this.plans!.checkedRecorder : undefined;
     let stored: StoredResult;
     try {
-      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict }], this.planner);
+      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict, recordChecked }], this.planner);
     } catch (err) {
       // Nothing of this request was committed: 503, and the client sends it again (SPEC §3: a 2xx only once durable).
       if (this.store.health.noteError(err)) return storageUnavailable(this.store.health.get().message);

@@ -49,8 +49,10 @@ export interface Arrival {
   calls: ArrivingCall[];
   /** Received calls are de-duplicated by messageId (SPEC §3); calls the app makes itself are not. */
   deduplicate: boolean;
-  /** Writes a checked call's verdict in the same job (tracking plans, issue 24); given when calls carry one. */
+  /** Writes a checked call's verdict in the same job (tracking plans, issue 24), for calls with something to say (a clean call has no row). */
   recordVerdict?: (callId: number, sourceId: string, call: ArrivingCall, receivedAt: number, label: string | null) => void;
+  /** Notes, once per request, that its calls were checked (how many): what tells a clean call from one never checked. */
+  recordChecked?: (requestId: number, sourceId: string, receivedAt: number, checked: number) => void;
 }
 
 export interface StoredResult {
@@ -133,6 +135,11 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
     }
     storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
   }
+  if (a.recordChecked && source) {
+    let checked = 0;
+    for (const c of a.calls) if (c.verdict) checked++;
+    if (checked > 0) a.recordChecked(requestId, source.id, receivedAt, checked);
+  }
 }
 
 function storeOne(
@@ -173,7 +180,8 @@ function storeOne(
     normalized: p.normalized,
   };
   const callId = t.calls.insert(row);
-  if (p.verdict && recordVerdict && source) recordVerdict(callId, source.id, p, receivedAt, row.label);
+  const v = p.verdict;
+  if (v && recordVerdict && source && (v.violations.length > 0 || v.blocked !== null || v.omitted.length > 0)) recordVerdict(callId, source.id, p, receivedAt, row.label);
   let delivery: ActiveDelivery | null = null;
   let actions: ActionsPart[] | null = null;
   // Most received calls are not forwarded (plan is null): those never need their full record.

@@ -151,6 +151,11 @@ export class CallsRepo {
     this.total = null;
   }
 
+  /** The request a call arrived in (tracking plans: whether it was checked). */
+  requestIdOf(id: number): number | undefined {
+    return this.db.prepare('SELECT request_id FROM calls WHERE id = ?').pluck().get(id) as number | undefined;
+  }
+
   get(id: number): StoredCall | undefined {
     const row = this.getStmt.get(id) as CallRow | undefined;
     if (!row) return undefined;

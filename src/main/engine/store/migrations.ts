@@ -394,4 +394,21 @@ export const MIGRATIONS: string[] = [
     DELETE FROM call_violations WHERE call_id = OLD.id;
   END;
   `,
+  /* 14: a clean call is no longer a row (issue 24): writing one call_violations row per checked call
+     cost about 5 µs of the collector's time per call. checked_requests says which requests were
+     checked, and how many of their calls, in one row per request; call_violations keeps only calls
+     with violations (or blocked, or with properties omitted). A checked call without a row is clean. */ `
+  DELETE FROM call_violations WHERE count = 0 AND blocked IS NULL AND omitted IS NULL;
+  CREATE TABLE checked_requests (
+    request_id INTEGER PRIMARY KEY,
+    source_id TEXT NOT NULL,
+    plan_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    checked INTEGER NOT NULL
+  );
+  CREATE INDEX checked_requests_time ON checked_requests(received_at);
+  CREATE TRIGGER requests_deleted_checked AFTER DELETE ON requests BEGIN
+    DELETE FROM checked_requests WHERE request_id = OLD.id;
+  END;
+  `,
 ];

@@ -109,7 +109,17 @@ export class TrackingPlansRepo {
     ).run(callId, sourceId, v.planId, receivedAt, type, label, v.violations.length, v.blocked, JSON.stringify(v.violations), v.omitted.length ? JSON.stringify(v.omitted) : null);
   }
 
-  /** What checking this call found when it arrived; undefined when it was not checked (no plan then). */
+  /** One row per request whose calls were checked (checked: how many). */
+  recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number): void {
+    this.stmt('INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked) VALUES (?, ?, ?, ?, ?)').run(requestId, sourceId, planId, receivedAt, checked);
+  }
+
+  /** The plan a request's calls were checked against; undefined when they were not. */
+  checkedPlanOf(requestId: number): string | undefined {
+    return this.stmt('SELECT plan_id FROM checked_requests WHERE request_id = ?').pluck().get(requestId) as string | undefined;
+  }
+
+  /** What checking this call found when it arrived, when it found something (a clean call has no row). */
   ofCall(callId: number): CallViolationsRow | undefined {
     const r = this.stmt('SELECT plan_id, blocked, violations, omitted FROM call_violations WHERE call_id = ?').get(callId) as
       | { plan_id: string; blocked: string | null; violations: string; omitted: string | null }
@@ -140,10 +150,13 @@ export class TrackingPlansRepo {
 
   /** Checked calls since a time: how many, with violations, blocked (for getViolations' totals). */
   totals(since: number, sourceId: string | undefined): { checked: number; withViolations: number; blocked: number } {
-    const r = this.stmt(
-      `SELECT COUNT(*) AS checked, COALESCE(SUM(count > 0), 0) AS withViolations, COALESCE(SUM(blocked IS NOT NULL), 0) AS blocked
+    const found = this.stmt(
+      `SELECT COALESCE(SUM(count > 0), 0) AS withViolations, COALESCE(SUM(blocked IS NOT NULL), 0) AS blocked
          FROM call_violations WHERE received_at >= ? AND (? IS NULL OR source_id = ?)`,
-    ).get(since, sourceId ?? null, sourceId ?? null) as { checked: number; withViolations: number; blocked: number };
-    return r;
+    ).get(since, sourceId ?? null, sourceId ?? null) as { withViolations: number; blocked: number };
+    const checked = this.stmt('SELECT COALESCE(SUM(checked), 0) FROM checked_requests WHERE received_at >= ? AND (? IS NULL OR source_id = ?)')
+      .pluck()
+      .get(since, sourceId ?? null, sourceId ?? null) as number;
+    return { checked, ...found };
   }
 }

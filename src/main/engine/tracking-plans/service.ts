@@ -69,6 +69,11 @@ export class TrackingPlans {
     if (call.verdict) this.repo.recordVerdict(callId, sourceId, receivedAt, call.type, label, call.verdict);
   };
 
+  /** Notes a request whose calls were checked (one row per request: clean calls have none of their own). */
+  readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, checked: number): void => {
+    this.repo.recordChecked(requestId, sourceId, this.bySource.get(sourceId)?.plan.id ?? '', receivedAt, checked);
+  };
+
   /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
   check(c: SourceChecker, item: Record<string, unknown>, envelope: Envelope): PlanVerdict {
     const envContext = envelope.context;
@@ -80,9 +85,15 @@ export class TrackingPlans {
   }
 
   /** A call's violations and plan check as its detail shows them (null, null when it was not checked). */
-  detailOf(callId: number): Pick<CallDetail, 'violations' | 'planCheck'> {
+  detailOf(callId: number, status: string): Pick<CallDetail, 'violations' | 'planCheck'> {
     const row = this.repo.ofCall(callId);
-    if (!row) return { violations: null, planCheck: null };
+    if (!row) {
+      // No row of its own: clean if its request was checked (a dropped call never is).
+      const requestId = status === 'dropped' ? undefined : this.store.calls.requestIdOf(callId);
+      const planId = requestId === undefined ? undefined : this.repo.checkedPlanOf(requestId);
+      if (planId === undefined) return { violations: null, planCheck: null };
+      return { violations: [], planCheck: { planId, planName: this.plans.get(planId)?.name ?? null, blocked: null, omitted: [] } };
+    }
     return { violations: row.violations, planCheck: { planId: row.planId, planName: this.plans.get(row.planId)?.name ?? null, blocked: row.blocked, omitted: row.omitted } };
   }
 
