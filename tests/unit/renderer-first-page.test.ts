@@ -40,7 +40,9 @@ describe('the first page script', () => {
   });
 
   it('stays small: none of React, zod or the app comes with it', () => {
-    expect(Buffer.byteLength(built)).toBeLessThan(8 * 1024);
+    // 9 KB: the limit guards against a library creeping in (React alone is over 100 KB), not against
+    // a screen or a status word more; with ten screens and the blocked status it is 8.2 KB.
+    expect(Buffer.byteLength(built)).toBeLessThan(9 * 1024);
     expect(built).not.toMatch(/react|zod|zustand/i);
     expect(built).not.toContain('</script');
   });
