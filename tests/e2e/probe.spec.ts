@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp } from './ui-steps';
@@ -8,6 +10,9 @@ import { openApp } from './ui-steps';
 
 test.describe.configure({ mode: 'serial' });
 
+// Refreshed for docs/receiver-check.md only on request (UPDATE_SCREENSHOTS=1), as the other flow specs do.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 const SECRET = 'e2e-probe-secret';
 let lab: Lab;
 let stopLab: () => Promise<void>;
@@ -60,6 +65,7 @@ test('checks a careful receiver, then a sloppy one, and opens a request in the I
   await check('signature').locator('summary').click();
   await expect(check('signature').getByTestId('probe-evidence')).toHaveCount(3);
   await expect(check('signature')).toContainText('Without checking X-Signature anyone can post to your receiver');
+  await page.screenshot({ path: `${SHOTS}/receiver-check.png` });
   const tampered = check('signature').getByTestId('probe-evidence').filter({ hasText: 'tampered body' });
   await expect(tampered).toContainText('200');
   await tampered.getByTestId('probe-open-call').click();
