@@ -21,7 +21,7 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Mock receiver listeners; default: 8789/8790 at first start, then the ports chosen then. */
   mockReceiverPorts?: { http: number; https: number };
-  /** Per receiver endpoint: scheduled requests out at once and deliveries waiting in memory (default 64 and 256). */
+  /** Per receiver endpoint: scheduled requests out at once and deliveries waiting in memory (default 128 and 256). */
   lanes?: Partial<LaneLimits>;
   /** Tests: the store once opened (to cap its size as a full disk would, Store.capSize). */
   onStore?: (store: Store) => void;
