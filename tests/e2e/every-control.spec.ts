@@ -26,7 +26,7 @@ const COVERED: Record<string, string[]> = {
     'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call', 'check-receiver',
     'cf-enabled', 'cf-mode', 'cf-save',
     'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
-    'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle',
+    'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle', 'am-fql-edit-0', 'am-fql-sample-0',
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
@@ -281,6 +281,13 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
     .poll(async () => (await webhooksOf()).mappings)
     .toEqual([{ name: 'mapping 1', trigger: { type: { oneOf: ['track', 'page'] }, event: { equals: 'Every Control' } }, url: `${receivers.ok.url}/actions`, method: 'PATCH', headers: {}, batchSize: 1000 }]);
   expect((await webhooksOf()).mode).toBe('both');
+  // The trigger as FQL, checked against a sample call as it is typed (the mapping is removed next, unsaved).
+  await expect(t('am-trigger-fql-0')).toContainText('(type = "track" or type = "page") and event = "Every Control"');
+  await s.use('am-fql-edit-0', t('am-fql-edit-0'));
+  await expect(t('am-fql-0')).toHaveValue('(type = "track" or type = "page") and event = "Every Control"');
+  await expect(t('am-fql-match-0')).toContainText('does not match this sample call');
+  await s.use('am-fql-sample-0', t('am-fql-sample-0'), (l) => l.selectOption({ index: 1 }));
+  await expect(t('am-fql-match-0')).toContainText('this sample call');
   await s.use('am-remove-0', t('am-remove-0'));
   await expect(t('am-name-0')).toHaveCount(0);
   await t('wh-mode').selectOption('classic');

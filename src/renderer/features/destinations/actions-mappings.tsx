@@ -4,6 +4,7 @@ import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
 import { JsonEditor } from '../../components/json-editor';
 import { HeaderEditor } from './header-editor';
+import { conditionsFql, FqlTrigger } from './trigger-editor';
 import { MAX_MAPPINGS, METHODS, errorUnder, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
 
 const OPS: Record<ConditionOp, string> = { any: 'any', equals: 'equals', contains: 'contains', oneOf: 'is one of' };
@@ -64,9 +65,25 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         <Field label="Name" name={`${at}.name`} error={err('name')}>
           <input data-testid={`am-name-${i}`} value={m.name} onChange={(e) => set({ name: e.target.value })} />
         </Field>
-        <ConditionInput label="Call type" name={`${at}.trigger.type`} cond={m.type} onChange={(type) => set({ type })} error={err('trigger.type')} testId={`am-type-${i}`} list="am-call-types" placeholder="track" />
-        <ConditionInput label="Event name" name={`${at}.trigger.event`} cond={m.event} onChange={(event) => set({ event })} error={err('trigger.event')} testId={`am-event-${i}`} placeholder="Order Completed" />
+        {m.fql === null ? (
+          <>
+            <ConditionInput label="Call type" name={`${at}.trigger.type`} cond={m.type} onChange={(type) => set({ type })} error={err('trigger.type')} testId={`am-type-${i}`} list="am-call-types" placeholder="track" />
+            <ConditionInput label="Event name" name={`${at}.trigger.event`} cond={m.event} onChange={(event) => set({ event })} error={err('trigger.event')} testId={`am-event-${i}`} placeholder="Order Completed" />
+          </>
+        ) : null}
       </div>
+      {m.fql === null ? (
+        <div className="row small-text">
+          <span className="muted" data-testid={`am-trigger-fql-${i}`}>
+            FQL: <code>{conditionsFql(m) ?? 'every call'}</code>
+          </span>
+          <button type="button" className="small" data-testid={`am-fql-edit-${i}`} onClick={() => set({ fql: conditionsFql(m) ?? '' })}>
+            Write as FQL
+          </button>
+        </div>
+      ) : (
+        <FqlTrigger m={m} i={i} name={`${at}.trigger`} error={err('trigger')} onChange={(fql) => set({ fql })} />
+      )}
       <Field label="Method and URL" name={`${at}.url`} error={err('url')} wide>
         <div className="row">
           <select aria-label={`Mapping ${i + 1} method`} data-testid={`am-method-${i}`} value={m.method} onChange={(e) => set({ method: e.target.value as ActionsMethod })}>
