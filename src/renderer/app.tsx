@@ -7,6 +7,7 @@ import { InspectorScreen } from './features/inspector/inspector-screen';
 const ComposeScreen = lazy(() => import('./features/compose/compose-screen').then((m) => ({ default: m.ComposeScreen })));
 const DestinationsScreen = lazy(() => import('./features/destinations/destinations-screen').then((m) => ({ default: m.DestinationsScreen })));
 const ReceiversScreen = lazy(() => import('./features/receivers/receivers-screen').then((m) => ({ default: m.ReceiversScreen })));
+const PlansScreen = lazy(() => import('./features/tracking-plans/plans-screen').then((m) => ({ default: m.PlansScreen })));
 const ProbeScreen = lazy(() => import('./features/probe/probe-screen').then((m) => ({ default: m.ProbeScreen })));
 const AudiencesScreen = lazy(() => import('./features/audiences/audiences-screen').then((m) => ({ default: m.AudiencesScreen })));
 const DeletionsScreen = lazy(() => import('./features/deletions/deletions-screen').then((m) => ({ default: m.DeletionsScreen })));
@@ -28,6 +29,7 @@ const VIEWS: Record<Tab, () => ReactNode> = {
   destinations: () => <DestinationsScreen />,
   receivers: () => <ReceiversScreen />,
   probe: () => <ProbeScreen />,
+  plans: () => <PlansScreen />,
   audiences: () => <AudiencesScreen />,
   deletions: () => <DeletionsScreen />,
   load: () => <LoadScreen />,

@@ -9,6 +9,7 @@ export const SCREENS = [
   { tab: 'destinations', label: 'Destinations' },
   { tab: 'receivers', label: 'Mock receivers' },
   { tab: 'probe', label: 'Check a receiver' },
+  { tab: 'plans', label: 'Tracking plans' },
   { tab: 'audiences', label: 'Audiences' },
   { tab: 'deletions', label: 'Deletions' },
   { tab: 'load', label: 'Load' },

@@ -1,6 +1,9 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, ownLab, test } from './lab-fixture';
 import { openApp } from './ui-steps';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Every button, select, checkbox, radio and menu item of every screen is used at least once, the
 // destructive ones included, and what each did is asserted. The controls on screen are enumerated as
@@ -52,6 +55,7 @@ const COVERED: Record<string, string[]> = {
     'aud-preview', 'aud-save', 'aud-cancel', 'audience-sync', 'audience-delete', 'audience-delete-cancel', 'audience-delete-confirm',
     'audience-edit', 'audience-members-toggle',
   ],
+  plans: ['plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm'],
   deletions: ['deletion-purge', 'deletion-submit'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
   client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
@@ -761,6 +765,56 @@ test('deletions, load, client and settings: every control', async ({ page }) => 
   await expect(t('config-import-error')).toHaveCount(0);
   await expect(t('config-import')).toHaveText('Import config…');
   set.done();
+});
+
+test('tracking plans: every control', async ({ page, consoleGuard }) => {
+  // Refused on purpose below: the same file again without "replace" (409), a schema that does not compile (400).
+  consoleGuard.allow(/status of 409 .*\/api\/tracking-plans\/import/);
+  consoleGuard.allow(/status of 400 .*\/api\/tracking-plans\//);
+  await openApp(page, lab, 'compose');
+  const t = (id: string) => page.getByTestId(id);
+  await t('nav-plans').click();
+  const s = new Screen(page, 'plans');
+  await expect(t('plans-empty')).toBeVisible();
+  // A plan file as Typewriter v8 writes it, chosen in the file dialog.
+  const file = join(mkdtempSync(join(tmpdir(), 'wl-plan-')), 'plan.json');
+  writeFileSync(file, JSON.stringify({ name: 'Every plan', rules: [{ key: 'Every Control', type: 'TRACK', version: 1, jsonSchema: { eventMetadata: { name: 'Every Control', type: 'TRACK' }, type: 'object', properties: { total: { type: 'number' } } } }] }));
+  let chooser = page.waitForEvent('filechooser');
+  await s.use('plans-import', t('plans-import'));
+  await (await chooser).setFiles(file);
+  const card = page.locator('[data-testid="plan-card"][data-name="Every plan"]');
+  await expect(card.getByTestId('plan-rule')).toHaveCount(1);
+  // The same file again: refused, unless "replace" is ticked.
+  chooser = page.waitForEvent('filechooser');
+  await t('plans-import').click();
+  await (await chooser).setFiles(file);
+  await expect(t('plans-error')).toContainText('exists');
+  await s.use('plans-import-replace', t('plans-import-replace'), (l) => l.check());
+  chooser = page.waitForEvent('filechooser');
+  await t('plans-import').click();
+  await (await chooser).setFiles(file);
+  await expect(t('plans-error')).toHaveCount(0);
+  // A draft from the calls of the source "keep".
+  await s.use('plans-draft-source', t('plans-draft-source'), (l) => l.selectOption({ label: 'keep' }));
+  await s.use('plans-draft', t('plans-draft'));
+  await expect(page.locator('[data-testid="plan-card"][data-name="keep (draft)"]').getByTestId('plan-rule').first()).toBeVisible();
+  // A schema that does not compile is refused by the engine, with the reason; a good one is saved.
+  await s.use('rule-edit', card.getByTestId('rule-edit'));
+  await card.getByTestId('rule-schema').fill('{"type": "object", "properties": {"properties": {"type": "nope"}}}');
+  await s.use('rule-save', card.getByTestId('rule-save'));
+  await expect(t('plans-error')).toContainText('does not compile');
+  await s.use('rule-cancel', card.getByTestId('rule-cancel'));
+  await card.getByTestId('rule-edit').click();
+  await card.getByTestId('rule-schema').fill('{"type": "object", "required": ["properties"]}');
+  await card.getByTestId('rule-save').click();
+  await expect(card.getByTestId('rule-schema')).toHaveCount(0);
+  await expect.poll(async () => (await lab.api<{ name: string; rules: { jsonSchema: unknown }[] }[]>('GET', '/tracking-plans')).find((p) => p.name === 'Every plan')?.rules[0]?.jsonSchema).toEqual({ type: 'object', required: ['properties'] });
+  await s.use('plan-delete', card.getByTestId('plan-delete'));
+  await s.use('plan-delete-cancel', card.getByTestId('plan-delete-cancel'));
+  await card.getByTestId('plan-delete').click();
+  await s.use('plan-delete-confirm', card.getByTestId('plan-delete-confirm'));
+  await expect(card).toHaveCount(0);
+  s.done();
 });
 
 // Last: the probe makes its "probe" source, which the screens above would list.

@@ -14,7 +14,7 @@ const SIZES = [
   { width: 1440, height: 900 },
   { width: 1920, height: 1080 },
 ];
-const SCREENS = ['compose', 'inspector', 'destinations', 'receivers', 'probe', 'audiences', 'deletions', 'load', 'client', 'settings'] as const;
+const SCREENS = ['compose', 'inspector', 'destinations', 'receivers', 'probe', 'plans', 'audiences', 'deletions', 'load', 'client', 'settings'] as const;
 const OUT = resolve(__dirname, '../../test-results/layout');
 
 test.describe.configure({ mode: 'serial' });

@@ -16,6 +16,7 @@ import { createInspectorActionsSlice } from './inspector-actions.slice';
 import { createDemoSlice } from './demo.slice';
 import { createActionsSlice } from './actions.slice';
 import { createProbeSlice } from './probe.slice';
+import { createTrackingPlansSlice } from './tracking-plans.slice';
 
 export type { AppState } from './app.types';
 
@@ -37,6 +38,7 @@ export function createAppStore(api: ApiClient) {
     ...createDemoSlice(api)(...a),
     ...createActionsSlice(api)(...a),
     ...createProbeSlice(api)(...a),
+    ...createTrackingPlansSlice(api)(...a),
   }));
 }
 

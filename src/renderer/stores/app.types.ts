@@ -14,6 +14,7 @@ import type { SimToolsSlice } from './sim-tools.slice';
 import type { DemoSlice } from './demo.slice';
 import type { ActionsSlice } from './actions.slice';
 import type { ProbeSlice } from './probe.slice';
+import type { TrackingPlansSlice } from './tracking-plans.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
@@ -29,7 +30,8 @@ export type AppState = ComposeSlice &
   SimToolsSlice &
   DemoSlice &
   ActionsSlice &
-  ProbeSlice;
+  ProbeSlice &
+  TrackingPlansSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

@@ -1,0 +1,174 @@
+import { useEffect, useRef, useState } from 'react';
+import type { TrackingPlan } from '../../../shared/tracking-plan.schema';
+import { EmptyState } from '../../components/field';
+import { formatDateTime } from '../../components/format';
+import { useApp, useAppShallow, useAppStore } from '../../store-context';
+
+// Tracking plans (issue 24, docs/tracking-plans.md): import a plan file, make a draft from a source's
+// calls, read each plan's rules and the sources checked against it, edit a rule's JSON Schema (the
+// engine compiles it before saving and says why it does not), delete a plan. Connecting a source, with
+// its enforcement settings, is done in the config file or the API.
+
+function RuleRow({ plan, index }: { plan: TrackingPlan; index: number }) {
+  const store = useAppStore();
+  const rule = plan.rules[index]!;
+  const [editing, setEditing] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  return (
+    <>
+      <tr data-testid="plan-rule" data-key={rule.key ?? ''}>
+        <td>{rule.type}</td>
+        <td className="mono">{rule.key ?? '—'}</td>
+        <td className="num">{rule.version}</td>
+        <td>
+          <button type="button" className="small" data-testid="rule-edit" onClick={() => setEditing(JSON.stringify(rule.jsonSchema, null, 2))} disabled={editing !== null}>
+            Edit schema
+          </button>
+        </td>
+      </tr>
+      {editing !== null ? (
+        <tr>
+          <td colSpan={4}>
+            <textarea
+              className="mono"
+              data-testid="rule-schema"
+              aria-label={`JSON Schema of ${rule.type} ${rule.key ?? ''}`}
+              rows={12}
+              spellCheck={false}
+              value={editing}
+              onChange={(e) => setEditing(e.target.value)}
+              style={{ width: '100%' }}
+            />
+            <div className="row">
+              <button
+                type="button"
+                className="primary"
+                data-testid="rule-save"
+                disabled={saving}
+                onClick={async () => {
+                  setSaving(true);
+                  const ok = await store.getState().saveRuleSchema(plan.id, index, editing);
+                  setSaving(false);
+                  if (ok) setEditing(null);
+                }}
+              >
+                {saving ? 'Checking…' : 'Save'}
+              </button>
+              <button type="button" data-testid="rule-cancel" onClick={() => setEditing(null)}>
+                Cancel
+              </button>
+            </div>
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
+function PlanCard({ plan }: { plan: TrackingPlan }) {
+  const store = useAppStore();
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <section className="card" data-testid="plan-card" data-name={plan.name}>
+      <header className="row">
+        <h3 className="grow">
+          {plan.name} <span className="muted small-text">{plan.rules.length} rules · updated {formatDateTime(plan.updatedAt)}</span>
+        </h3>
+        {confirming ? (
+          <>
+            <button type="button" className="danger" data-testid="plan-delete-confirm" onClick={() => void store.getState().deletePlan(plan.id)}>
+              Delete plan
+            </button>
+            <button type="button" data-testid="plan-delete-cancel" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" data-testid="plan-delete" onClick={() => setConfirming(true)}>
+            Delete…
+          </button>
+        )}
+      </header>
+      <div className="small-text muted" data-testid="plan-sources">
+        {plan.sources.length
+          ? `Checks: ${plan.sources.map((s) => `${s.sourceName} (unplanned events ${s.unplannedEvents}, unplanned properties ${s.unplannedProperties}, violations ${s.violations})`).join('; ')}`
+          : 'No source is connected (config file "trackingPlan", or PUT /api/sources/:id/tracking-plan).'}
+      </div>
+      <table className="kv">
+        <thead>
+          <tr>
+            <th>type</th>
+            <th>key</th>
+            <th>version</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {plan.rules.map((r, i) => (
+            <RuleRow key={`${r.type}-${r.key ?? ''}-${r.version}`} plan={plan} index={i} />
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function PlansScreen() {
+  const store = useAppStore();
+  const { plans, error } = useAppShallow((s) => ({ plans: s.plans, error: s.plansError }));
+  const sources = useApp((s) => s.sources);
+  const [replace, setReplace] = useState(false);
+  const [draftSource, setDraftSource] = useState('');
+  const fileInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    void store.getState().loadPlans();
+  }, [store]);
+  const source = draftSource || sources[0]?.id || '';
+  return (
+    <div className="screen plans-screen" data-testid="screen-plans">
+      <div className="row wrap">
+        <button type="button" data-testid="plans-import" onClick={() => fileInput.current?.click()}>
+          Import plan file…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".json,application/json"
+          hidden
+          data-testid="plans-import-file"
+          onChange={async (e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) await store.getState().importPlanFile(await file.text(), replace);
+          }}
+        />
+        <label className="small-text" title="Replace a plan of the same name instead of refusing the file">
+          <input type="checkbox" data-testid="plans-import-replace" checked={replace} onChange={(e) => setReplace(e.target.checked)} /> replace a plan of that name
+        </label>
+        <span className="grow" />
+        <select aria-label="Source to draft a plan from" data-testid="plans-draft-source" value={source} onChange={(e) => setDraftSource(e.target.value)}>
+          {sources.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+        <button type="button" data-testid="plans-draft" disabled={!source} onClick={() => void store.getState().draftPlanFrom(source)} title="A plan listing the events and properties this source's calls had, typed as seen">
+          Draft a plan from its calls
+        </button>
+      </div>
+      {error ? (
+        <div className="notice error" role="alert" data-testid="plans-error">
+          {error.message}
+        </div>
+      ) : null}
+      {plans.length === 0 ? (
+        <EmptyState title="No tracking plan yet" testId="plans-empty">
+          Import a plan file (Segment's Public API rules, or Typewriter's plan.json), or draft one from a source's calls. See docs/tracking-plans.md.
+        </EmptyState>
+      ) : (
+        plans.map((p) => <PlanCard key={p.id} plan={p} />)
+      )}
+    </div>
+  );
+}

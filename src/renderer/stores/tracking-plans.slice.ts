@@ -1,0 +1,99 @@
+import type { ApiClient } from '../../shared/api.contract';
+import { ApiError } from '../../shared/api-error';
+import type { TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
+import type { SliceCreator } from './app.types';
+import { asApiError, errorText } from './errors';
+
+// Tracking plans (issue 24, docs/tracking-plans.md): the plans screen's state. Every check of a
+// schema happens in the engine (Ajv generates code; the window's CSP forbids it).
+
+export interface TrackingPlansSlice {
+  plans: TrackingPlan[];
+  plansError: ApiError | null;
+  loadPlans(): Promise<void>;
+  /** A plan file's text (Segment Public API rules, Typewriter v8 or v7 plan.json). */
+  importPlanFile(text: string, replace: boolean): Promise<boolean>;
+  /** A draft from a source's observed calls, saved as a new plan. */
+  draftPlanFrom(sourceId: string): Promise<boolean>;
+  /** Replaces one rule's JSON Schema (the engine compiles it first; refused with the reason otherwise). */
+  saveRuleSchema(planId: string, index: number, schemaText: string): Promise<boolean>;
+  deletePlan(id: string): Promise<void>;
+}
+
+export const createTrackingPlansSlice =
+  (api: ApiClient): SliceCreator<TrackingPlansSlice> =>
+  (set, get) => {
+    const fail = (err: unknown) => {
+      set({ plansError: asApiError(err) });
+      return false;
+    };
+    return {
+      plans: [],
+      plansError: null,
+      async loadPlans() {
+        try {
+          set({ plans: await api.call('listTrackingPlans', {}) });
+        } catch (err) {
+          get().notify(`Could not read the tracking plans: ${errorText(err)}`, 'error');
+        }
+      },
+      async importPlanFile(text, replace) {
+        let file: unknown;
+        try {
+          file = JSON.parse(text);
+        } catch (err) {
+          set({ plansError: new ApiError(400, `The file is not JSON: ${(err as Error).message}`) });
+          return false;
+        }
+        try {
+          const r = await api.call('importTrackingPlan', { file, replace });
+          set({ plansError: null });
+          get().notify(`Imported "${r.plan.name}" (${r.plan.rules.length} rules, ${r.shape})${r.replaced ? ', replacing the plan of that name' : ''}`, 'info');
+          await get().loadPlans();
+          return true;
+        } catch (err) {
+          return fail(err);
+        }
+      },
+      async draftPlanFrom(sourceId) {
+        try {
+          const draft = await api.call('draftTrackingPlan', { sourceId });
+          const plan = await api.call('createTrackingPlan', { name: draft.name, rules: draft.rules });
+          set({ plansError: null });
+          get().notify(`Made "${plan.name}" from ${draft.calls} calls: ${plan.rules.length} rules`, 'info');
+          await get().loadPlans();
+          return true;
+        } catch (err) {
+          return fail(err);
+        }
+      },
+      async saveRuleSchema(planId, index, schemaText) {
+        const plan = get().plans.find((p) => p.id === planId);
+        if (!plan) return false;
+        let jsonSchema: Record<string, unknown>;
+        try {
+          jsonSchema = JSON.parse(schemaText) as Record<string, unknown>;
+        } catch (err) {
+          set({ plansError: new ApiError(400, `The schema is not JSON: ${(err as Error).message}`) });
+          return false;
+        }
+        const rules: TrackingPlanRule[] = plan.rules.map((r, i) => (i === index ? { ...r, jsonSchema } : r));
+        try {
+          await api.call('replaceTrackingPlan', { id: planId, name: plan.name, rules });
+          set({ plansError: null });
+          await get().loadPlans();
+          return true;
+        } catch (err) {
+          return fail(err);
+        }
+      },
+      async deletePlan(id) {
+        try {
+          await api.call('deleteTrackingPlan', { id });
+          await get().loadPlans();
+        } catch (err) {
+          get().notify(`Could not delete the plan: ${errorText(err)}`, 'error');
+        }
+      },
+    };
+  };
