@@ -66,7 +66,7 @@ function kindOf(v: unknown): string {
 }
 
 /**
- * The limit of one call's mapped data (shared/actions/data-mapping.ts mappedBodyLimit: 16 times the
+ * The limit of one call's mapped data (shared/limits.ts mappedBodyLimit: 16 times the
  * call, at least 8 KB, at most 512 KB), or a fixed one. The call's own size is measured only once
  * the output passes 8 KB, so the usual small mapping never serializes the call to learn it.
  */
