@@ -20,6 +20,8 @@ function DeletionForm() {
   const { formError, creating } = useAppShallow((s) => ({ formError: s.deletionFormError, creating: s.creatingDeletion }));
   const [userId, setUserId] = useState('');
   const [purge, setPurge] = useState(false);
+  // A purge cannot be undone: the form asks once more, in place, before it is sent.
+  const [confirming, setConfirming] = useState(false);
   const other = (formError?.fields ?? []).filter((f) => f.path !== 'userId' && f.path !== 'purge');
   return (
     <form
@@ -28,6 +30,8 @@ function DeletionForm() {
       noValidate
       onSubmit={async (e) => {
         e.preventDefault();
+        if (purge && !confirming && userId.trim()) return setConfirming(true);
+        setConfirming(false);
         if (await store.getState().createDeletion({ userId, purge })) {
           setUserId('');
           setPurge(false);
@@ -36,15 +40,48 @@ function DeletionForm() {
     >
       <div className="row wrap">
         <Field label="userId to delete" name="userId" error={formError?.fieldMessage('userId')}>
-          <input data-testid="deletion-user" className="mono" value={userId} spellCheck={false} placeholder="user_1234" onChange={(e) => setUserId(e.target.value)} />
+          <input
+            data-testid="deletion-user"
+            className="mono"
+            value={userId}
+            spellCheck={false}
+            placeholder="user_1234"
+            onChange={(e) => {
+              setUserId(e.target.value);
+              setConfirming(false);
+            }}
+          />
         </Field>
         <Field label="Also purge this user's calls from local history" name="purge" error={formError?.fieldMessage('purge')}>
-          <input type="checkbox" data-testid="deletion-purge" checked={purge} onChange={(e) => setPurge(e.target.checked)} />
+          <input
+            type="checkbox"
+            data-testid="deletion-purge"
+            checked={purge}
+            onChange={(e) => {
+              setPurge(e.target.checked);
+              setConfirming(false);
+            }}
+          />
         </Field>
-        <button type="submit" className="primary" data-testid="deletion-submit" disabled={creating}>
-          {creating ? 'Requesting…' : 'Request deletion'}
-        </button>
+        {confirming ? null : (
+          <button type="submit" className="primary" data-testid="deletion-submit" disabled={creating}>
+            {creating ? 'Requesting…' : 'Request deletion'}
+          </button>
+        )}
       </div>
+      {confirming ? (
+        <div className="notice warn row wrap" role="alertdialog" aria-label="Confirm the purge" data-testid="deletion-purge-ask">
+          <span>
+            Purging removes every call of <code>{userId.trim()}</code> from this lab's history, with their deliveries and attempts. It cannot be undone.
+          </span>
+          <button type="submit" className="small danger" data-testid="deletion-purge-confirm" disabled={creating} autoFocus>
+            Purge and request deletion
+          </button>
+          <button type="button" className="small" data-testid="deletion-purge-cancel" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
       <FormErrors fields={other} error={formError} />
     </form>
   );
