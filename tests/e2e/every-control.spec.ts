@@ -56,7 +56,7 @@ const COVERED: Record<string, string[]> = {
     'audience-edit', 'audience-members-toggle',
   ],
   plans: ['plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm'],
-  deletions: ['deletion-purge', 'deletion-submit'],
+  deletions: ['deletion-purge', 'deletion-submit', 'deletion-purge-cancel', 'deletion-purge-confirm'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
   client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
   settings: [
@@ -696,6 +696,13 @@ test('deletions, load, client and settings: every control', async ({ page }) => 
   await del.use('deletion-purge', t('deletion-purge'));
   await expect(t('deletion-purge')).toBeChecked();
   await del.use('deletion-submit', t('deletion-submit'));
+  // A purge asks once more, in place: cancel sends nothing, confirm sends it.
+  await expect(t('deletion-purge-ask')).toContainText('every_user');
+  await del.use('deletion-purge-cancel', t('deletion-purge-cancel'));
+  await expect(t('deletion-purge-ask')).toHaveCount(0);
+  await expect(t('deletion-row').filter({ hasText: 'every_user' })).toHaveCount(0);
+  await t('deletion-submit').click();
+  await del.use('deletion-purge-confirm', t('deletion-purge-confirm'));
   await expect(t('deletion-row').filter({ hasText: 'every_user' })).toHaveCount(1);
   await expect(t('deletion-row').filter({ hasText: 'every_user' })).toContainText('purged');
   del.done();
