@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROBE_CHECKS, PROBE_EXIT, probeInputSchema, type ProbeReport } from '../shared/probe.contract';
-import { describeErrors, fieldErrors } from '../shared/validation-error';
+import { describeErrors, fieldErrors, ValidationError } from '../shared/validation-error';
 import { hasUrlCredentials, maskUrlPassword } from '../shared/url-credentials';
 import { ApiFailure, callOp } from './cli-check';
 import { formatProbeReport, probeJson, probeJunit } from './probe-report-format';
@@ -23,7 +23,8 @@ Options:
   --url URL                      the receiver (http or https)
   --secret S                     the source's shared secret (X-Signature)
   --standard-webhooks-secret W   a whsec_ secret: also checks webhook-signature and webhook-timestamp
-  --mode classic|actions         classic (default), or an Actions mapping (--source, --mapping)
+  --mode classic|actions         classic (default), or a source's Actions mapping (--source, --mapping):
+                                 its request is sent to --url; the Classic body checks are skipped
   --only LIST                    only these checks, comma-separated: ${PROBE_CHECKS.join(', ')}
   --api URL --token T            run in that lab (its inspector shows the requests under "probe");
                                  the token defaults to WEBHOOK_LAB_TOKEN
@@ -35,7 +36,7 @@ Options:
 Exit status:
   0  every check passed (warnings and skipped checks allowed)
   1  a check failed (a receiver that answers too slowly or not at all, once connected, fails latency)
-  2  bad usage
+  2  bad usage (also a --source or --mapping the lab does not have)
   4  no TCP/TLS connection could be made to the receiver (or, with --api, to the lab)
 `;
 
@@ -161,9 +162,17 @@ export async function runProbeCommand(argv: string[]): Promise<void> {
   try {
     report = args.api ? await inLab({ ...args, api: args.api }) : await standalone(args);
   } catch (err) {
+    if (err instanceof ValidationError) {
+      // A source or mapping (--mode actions) that the store does not have.
+      const hint = args.api || args.dataDir ? '' : ' (a standalone probe starts on an empty store: give --api, or --data-dir of a lab that has it)';
+      process.stderr.write(`webhook-lab probe: ${err.fields.map((f) => `--${f.path}: ${f.message}`).join('; ')}${hint}\n`);
+      process.exitCode = PROBE_EXIT.usage;
+      return;
+    }
     if (!(err instanceof ApiFailure)) throw err;
     process.stderr.write(`webhook-lab probe: ${err.message}\n`);
-    process.exitCode = PROBE_EXIT.unreachable;
+    // The lab answered 400: what was asked of it is wrong (a source or mapping it does not have).
+    process.exitCode = / → 400: /.test(err.message) ? PROBE_EXIT.usage : PROBE_EXIT.unreachable;
     return;
   }
   if (args.junit) writeFileSync(args.junit, probeJunit(report));

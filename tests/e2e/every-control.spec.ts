@@ -833,7 +833,9 @@ test('check a receiver: every control', async ({ page, receivers }) => {
   await t('probe-url').fill(`${receivers.ok.url}/probe-every-control`);
   await t('probe-secret').fill('every-control-secret');
   await probe.use('probe-mode', t('probe-mode'), (l) => l.selectOption('actions'));
-  await expect(page.locator('[data-field="mode"]')).toContainText('not available yet');
+  await expect(page.locator('[data-field="mode"]')).toContainText('the Classic body checks are skipped');
+  await t('probe-source').fill('keep');
+  await t('probe-mapping').fill('orders');
   await probe.use('probe-copy-ci', t('probe-copy-ci'));
   await expect(t('probe-copy-ci')).toHaveText('Copied');
   await t('probe-mode').selectOption('classic');

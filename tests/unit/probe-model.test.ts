@@ -14,8 +14,8 @@ describe('Check a receiver: the CI command', () => {
         '--junit probe-junit.xml',
       ].join(' \\\n  '),
     );
-    expect(ciCommand({ url: 'https://h.example/hook', secret: false, standardWebhooksSecret: false, mode: 'actions' })).toBe(
-      'npx webhook-lab probe \\\n  --url https://h.example/hook \\\n  --mode actions --source "$SOURCE_NAME" --mapping "$MAPPING_NAME" \\\n  --junit probe-junit.xml',
+    expect(ciCommand({ url: 'https://h.example/hook', secret: false, standardWebhooksSecret: false, mode: 'actions', source: 'my shop', mapping: 'orders' })).toBe(
+      'npx webhook-lab probe \\\n  --url https://h.example/hook \\\n  --mode actions --source \'my shop\' --mapping orders --api "$WEBHOOK_LAB_API" \\\n  --junit probe-junit.xml',
     );
   });
 

@@ -1,6 +1,6 @@
 import type { ProbeCheckId, ProbeEvidence, ProbeReport } from '../../../shared/probe.contract';
 import { probeInputSchema } from '../../../shared/probe.contract';
-import type { Source } from '../../../shared/types';
+import type { ActionsMapping, Source } from '../../../shared/types';
 import type { z } from 'zod';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { HttpSender } from '../dispatcher/http-sender';
@@ -8,6 +8,7 @@ import { ProbeSender, type ProbeAnswer, type ProbeSenderDeps } from './probe-sen
 import { CHECK_DEFS, callTypes, duplicates, latency, ordering, retryClasses, robustness, signature, standardWebhooks, type CheckContext, type CheckResult } from './checks';
 import { judgeTransport } from './transport';
 import { probeCall } from './calls';
+import { actionsCheck } from './actions-check';
 
 export type ProbeParsed = z.output<typeof probeInputSchema>;
 
@@ -46,7 +47,15 @@ export function newReport(id: string, input: ProbeParsed, sourceId: string, now:
  * every other check in parallel, each at most two requests deep, so a run ends within
  * 3 × 2 × PROBE_WAIT_MS (well inside a minute) even when no request is answered.
  */
-export async function runProbe(deps: ProbeSenderDeps, source: Source, input: ProbeParsed, report: ProbeReport, changed: () => void): Promise<void> {
+export async function runProbe(
+  deps: ProbeSenderDeps,
+  source: Source,
+  input: ProbeParsed,
+  report: ProbeReport,
+  changed: () => void,
+  /** Actions mode: the mapping whose request the actions check sends (probe-service.ts finds it). */
+  mapping: ActionsMapping | null = null,
+): Promise<void> {
   const t0 = performance.now();
   const settings = deps.store.settings.get();
   const senders: HttpSender[] = [new HttpSender({ now: deps.now, connectionsPerOrigin: null })];
@@ -102,6 +111,13 @@ export async function runProbe(deps: ProbeSenderDeps, source: Source, input: Pro
     }
     if (selected('transport')) set('transport', judgeTransport(new URL(input.url), first, tlsRefused));
     await run('latency', () => latency(ctx, first));
+    if (mapping) {
+      // An Actions receiver takes the mapping's body, not Classic's: only time, transport and the
+      // mapping's own request are judged.
+      for (const c of report.checks) {
+        if (c.verdict === 'pending' && c.name !== 'actions') Object.assign(c, { verdict: 'skipped', ok: true, detail: 'a Classic check: not run in actions mode (run --mode classic for it)' });
+      }
+    }
     await Promise.all([
       run('call-types', () => callTypes(ctx)),
       run('signature', () => signature(ctx)),
@@ -112,12 +128,9 @@ export async function runProbe(deps: ProbeSenderDeps, source: Source, input: Pro
       run('ordering', () => ordering(ctx)),
     ]);
     if (selected('retry-classes')) check('retry-classes').detail += `. Every answer of this run, as Segment treats it: ${treatmentSummary(answers.map((a) => a.evidence))}`;
-    if (selected('actions')) {
-      set('actions', {
-        verdict: 'skipped',
-        detail: input.mode === 'actions' ? 'not available yet: it waits for Actions on Segment\'s own libraries (issue 25, Order)' : 'Classic mode: no Actions mapping chosen (--mode actions --source NAME --mapping NAME)',
-        evidence: [],
-      });
+    if (mapping) await run('actions', () => actionsCheck(probe, mapping, deps.now()));
+    else if (selected('actions')) {
+      set('actions', { verdict: 'skipped', detail: 'Classic mode: no Actions mapping chosen (--mode actions --source NAME --mapping NAME)', evidence: [] });
     }
   } finally {
     await Promise.all(senders.map((s) => s.close({ force: true })));

@@ -1,4 +1,4 @@
-import type { JsonObject, NormalizedCall, Settings, Source } from '../../../shared/types';
+import type { ActionsMapping, JsonObject, NormalizedCall, Settings, Source } from '../../../shared/types';
 import type { ProbeEvidence } from '../../../shared/probe.contract';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import type { Ingest } from '../collector/ingest';
@@ -7,7 +7,8 @@ import type { Store } from '../store/store';
 import type { ActiveDelivery, NewDelivery } from '../store/delivery.types';
 import { attemptOf } from '../store/attempt-rows';
 import type { HttpSender, SendResult } from '../dispatcher/http-sender';
-import { planDelivery } from '../dispatcher/delivery-plan';
+import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
+import { buildActionsRequest } from '../actions/request';
 import { currentRequest, standardWebhooksFor } from '../dispatcher/request-headers';
 import { roundUrlStates, sendRound } from '../dispatcher/round';
 import type { Classification } from '../dispatcher/classify';
@@ -85,7 +86,7 @@ export class ProbeSender {
   }
 
   async send(req: ProbeRequest): Promise<ProbeAnswer> {
-    const { ingest, now } = this.deps;
+    const { ingest, store, now } = this.deps;
     const { url, secret, standardWebhooksSecret } = this.target;
     // Stored first, with no delivery planned: the probe sends it itself, once (no retry schedule).
     const stored = await ingest.inject([{ source: this.source, call: req.call, path: PROBE_PATH, userAgent: PROBE_USER_AGENT }], () => null);
@@ -111,18 +112,49 @@ export class ProbeSender {
       sw = null;
     }
     const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);
+    const insert = () => store.deliveries.insert(callId!, this.source.id, d.type, { ...plan, urls: [{ url, headers: {} }] });
+    return this.sendAndRecord(d, req, callId === null ? null : insert, tampered);
+  }
+
+  /**
+   * One request of an Actions mapping (the actions check): `calls` (one, or a batch) through the
+   * mapping as Segment's destination sends them (buildActionsRequest: the mapping kit's data, the
+   * mapping's method and headers, X-Signature over the first item's data), to the probe's URL.
+   */
+  async sendActions(req: { label: string; expected: '2xx'; calls: NormalizedCall[]; mapping: ActionsMapping }): Promise<ProbeAnswer> {
+    const { ingest, store } = this.deps;
+    const { url, secret, standardWebhooksSecret } = this.target;
+    const stored = await ingest.inject(req.calls.map((call) => ({ source: this.source, call, path: PROBE_PATH, userAgent: PROBE_USER_AGENT })), () => null);
+    const callIds = stored.calls.map((c) => c.id);
+    const mapping = { ...req.mapping, url };
+    const r = buildActionsRequest(mapping, req.calls);
+    const plan = actionsDelivery(mapping, r.body, r.signedText, { sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, callIds);
+    const d: ActiveDelivery = {
+      id: 0, callId: callIds[0] ?? 0, sourceId: this.source.id, type: req.calls[0].type, state: 'pending', urls: plan.urls, pendingUrls: [0], round: 0,
+      attemptCount: 0, simElapsedMs: 0, firstAttemptAt: null, nextAttemptAt: null, body: plan.body, urlStates: [],
+      frozen: { userAgent: plan.userAgent, signature: plan.signature }, kind: 'actions', method: plan.method, timeoutMs: plan.timeoutMs,
+      standardWebhooks: plan.standardWebhooks, mapping: plan.mapping, itemCount: callIds.length,
+    };
+    const insert = () => store.deliveries.insertActions(this.source.id, d.type, plan);
+    return this.sendAndRecord(d, req, callIds.length === req.calls.length ? insert : null);
+  }
+
+  /** Sends `d` as the dispatcher's round does, records it (when its calls were stored) and judges the answer. */
+  private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => number) | null, tampered?: Buffer): Promise<ProbeAnswer> {
+    const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
     const round = await sendRound(this.sender, d, [0], this.source, this.settings, 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
     const attempt = round.attempts[0];
     const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
-    if (callId !== null) await this.record(callId, plan, round, d);
+    const callId = insert === null ? null : d.callId;
+    if (insert !== null) await this.record(d.callId, d.body, round, d.method, insert);
     return {
       evidence: {
         label: req.label,
         expected: req.expected,
         ok: okFor(req.expected, result),
-        method: 'POST',
-        url,
+        method: d.method,
+        url: this.target.url,
         status: attempt.responseStatus,
         durationMs: attempt.durationMs,
         error: attempt.errorCode === null ? null : (attempt.errorMessage ?? attempt.errorCode),
@@ -136,13 +168,13 @@ export class ProbeSender {
   }
 
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
-  private async record(callId: number, plan: NewDelivery, round: Awaited<ReturnType<typeof sendRound>>, sent: ActiveDelivery): Promise<void> {
+  private async record(callId: number, body: Buffer, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => number): Promise<void> {
     const { store, events, now } = this.deps;
     const delivered = round.classifications[0].outcome === 'success';
     const a = round.attempts[0];
     const at = a.startedAt;
     const recorded = await store.writes.run(() => {
-      const id = store.deliveries.insert(callId, this.source.id, sent.type, { ...plan, urls: [{ url: this.target.url, headers: {} }] });
+      const id = insert();
       const fresh = store.deliveries.active(id)!;
       const after = { state: delivered ? ('delivered' as const) : ('failed' as const), pendingUrls: [] };
       store.deliveries.update({
@@ -161,7 +193,7 @@ export class ProbeSender {
         urlStates: roundUrlStates(fresh.urlStates, round, after),
       });
       const row = { ...a, deliveryId: id };
-      return attemptOf(store.deliveries.insertAttempt(row), row, { body: plan.body, method: 'POST' });
+      return attemptOf(store.deliveries.insertAttempt(row), row, { body, method });
     });
     events.emit({ type: 'attempt.recorded', callId, attempt: recorded });
     events.touch(callId);

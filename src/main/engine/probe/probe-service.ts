@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ProbeReport } from '../../../shared/probe.contract';
-import type { Source } from '../../../shared/types';
+import type { ActionsMapping, Source } from '../../../shared/types';
+import { webhookMappings } from '../../../shared/actions/mode';
+import { ValidationError } from '../../../shared/validation-error';
 import { notFound } from '../errors';
 import type { ProbeSenderDeps } from './probe-sender';
 import { newReport, runProbe, type ProbeParsed } from './probe-runner';
@@ -33,6 +35,7 @@ export class Probes {
 
   /** Starts a probe; `done` settles when its report is final. */
   start(input: ProbeParsed): { report: ProbeReport; done: Promise<void> } {
+    const mapping = input.mode === 'actions' ? this.mappingOf(input) : null;
     const source = this.probeSource();
     const report = newReport(randomUUID(), input, source.id, this.deps.now());
     this.reports.set(report.id, report);
@@ -41,9 +44,27 @@ export class Probes {
       if (this.reports.get(id)!.state === 'done') this.reports.delete(id);
     }
     const changed = () => this.deps.events.emit({ type: 'probe.changed', probe: structuredClone(report) });
-    const done = runProbe(this.deps, source, input, report, changed).finally(() => this.running.delete(done));
+    const done = runProbe(this.deps, source, input, report, changed, mapping).finally(() => this.running.delete(done));
     this.running.add(done);
     return { report: structuredClone(report), done };
+  }
+
+  /** Actions mode: the mapping named, of the source named (by name or id); refused with the names there are. */
+  private mappingOf(input: ProbeParsed): ActionsMapping {
+    const { store } = this.deps;
+    const name = input.source ?? '';
+    const source = store.sources.byName(name) ?? store.sources.get(name);
+    if (!source) {
+      const names = store.sources.list().map((s) => s.name).filter((n) => n !== PROBE_SOURCE_NAME);
+      throw new ValidationError([{ path: 'source', message: `${name ? `no source named "${name}"` : 'required in actions mode'} (sources: ${names.join(', ') || 'none'})` }]);
+    }
+    const mappings = webhookMappings(source.webhooks);
+    const mapping = mappings.find((m) => m.name === input.mapping);
+    if (!mapping) {
+      const list = mappings.map((m) => m.name).join(', ') || 'none';
+      throw new ValidationError([{ path: 'mapping', message: `${input.mapping ? `source "${source.name}" has no mapping named "${input.mapping}"` : 'required in actions mode'} (mappings: ${list})` }]);
+    }
+    return mapping;
   }
 
   /** Waits for the probes running (each ends within a minute). */

@@ -11,11 +11,12 @@ export function shellQuote(s: string): string {
  * The probe as a CI step (docs/ci.md): the secrets are never pasted into it, only the names of the
  * environment variables (CI secrets) that hold them.
  */
-export function ciCommand(o: { url: string; secret: boolean; standardWebhooksSecret: boolean; mode: 'classic' | 'actions' }): string {
+export function ciCommand(o: { url: string; secret: boolean; standardWebhooksSecret: boolean; mode: 'classic' | 'actions'; source?: string; mapping?: string }): string {
   const parts = ['npx webhook-lab probe', `--url ${shellQuote(o.url.trim() || 'https://your-receiver.example/webhooks')}`];
   if (o.secret) parts.push('--secret "$WEBHOOK_SHARED_SECRET"');
   if (o.standardWebhooksSecret) parts.push('--standard-webhooks-secret "$STANDARD_WEBHOOKS_SECRET"');
-  if (o.mode === 'actions') parts.push('--mode actions --source "$SOURCE_NAME" --mapping "$MAPPING_NAME"');
+  // A source and a mapping are names, not secrets: given as typed (placeholders when blank).
+  if (o.mode === 'actions') parts.push(`--mode actions --source ${shellQuote(o.source?.trim() || 'SOURCE')} --mapping ${shellQuote(o.mapping?.trim() || 'MAPPING')} --api "$WEBHOOK_LAB_API"`);
   parts.push('--junit probe-junit.xml');
   return parts.join(' \\\n  ');
 }

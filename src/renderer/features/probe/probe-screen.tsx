@@ -9,7 +9,7 @@ import { ciCommand, reportSummary, VERDICT_CHIP } from './probe-model';
 // Check a receiver (issue 25): the probe's form, its live checklist (pushed by probe.changed), each
 // check expandable to its requests, which open in the Inspector (source "probe").
 
-const FIELDS = new Set(['url', 'secret', 'standardWebhooksSecret', 'mode']);
+const FIELDS = new Set(['url', 'secret', 'standardWebhooksSecret', 'mode', 'source', 'mapping']);
 
 function EvidenceRow({ e }: { e: ProbeEvidence }) {
   const store = useAppStore();
@@ -72,6 +72,8 @@ export function ProbeScreen() {
   const store = useAppStore();
   const { draft, report, formError, starting } = useAppShallow((s) => ({ draft: s.probeDraft, report: s.probeReport, formError: s.probeFormError, starting: s.probeStarting }));
   const [mode, setMode] = useState<'classic' | 'actions'>('classic');
+  const [source, setSource] = useState('');
+  const [mapping, setMapping] = useState('');
   useEffect(() => store.getState().watchProbe(), [store]);
   const set = store.getState().setProbeDraft;
   const running = report?.state === 'running';
@@ -96,6 +98,7 @@ export function ProbeScreen() {
             secret: draft.secret || undefined,
             standardWebhooksSecret: draft.standardWebhooksSecret || undefined,
             mode,
+            ...(mode === 'actions' ? { source: source.trim(), mapping: mapping.trim() } : {}),
           });
         }}
       >
@@ -117,13 +120,23 @@ export function ProbeScreen() {
               onChange={(e) => set({ standardWebhooksSecret: e.target.value })}
             />
           </Field>
-          <Field label="Mode" name="mode" hint={mode === 'actions' ? 'The Actions check is not available yet: Classic checks run.' : undefined}>
+          <Field label="Mode" name="mode" hint={mode === 'actions' ? "The mapping's request goes to the URL; the Classic body checks are skipped." : undefined}>
             <select data-testid="probe-mode" value={mode} onChange={(e) => setMode(e.target.value as 'classic' | 'actions')}>
               <option value="classic">Classic</option>
               <option value="actions">Actions mapping</option>
             </select>
           </Field>
         </div>
+        {mode === 'actions' ? (
+          <div className="row wrap">
+            <Field label="Source" name="source" error={formError?.fieldMessage('source')}>
+              <input data-testid="probe-source" value={source} placeholder="its name" spellCheck={false} onChange={(e) => setSource(e.target.value)} />
+            </Field>
+            <Field label="Mapping" name="mapping" error={formError?.fieldMessage('mapping')}>
+              <input data-testid="probe-mapping" value={mapping} placeholder="its name" spellCheck={false} onChange={(e) => setMapping(e.target.value)} />
+            </Field>
+          </div>
+        ) : null}
         <div className="row wrap">
           <button type="submit" className="primary" data-testid="probe-run" disabled={starting || running}>
             {starting || running ? 'Checking…' : 'Run checks'}
@@ -131,7 +144,7 @@ export function ProbeScreen() {
           <CopyButton
             label="Copy as CI command"
             testId="probe-copy-ci"
-            text={() => ciCommand({ url: draft.url, secret: !!draft.secret, standardWebhooksSecret: !!draft.standardWebhooksSecret, mode })}
+            text={() => ciCommand({ url: draft.url, secret: !!draft.secret, standardWebhooksSecret: !!draft.standardWebhooksSecret, mode, source, mapping })}
           />
         </div>
         <FormErrors fields={(formError?.fields ?? []).filter((f) => !FIELDS.has(f.path))} error={formError} />
