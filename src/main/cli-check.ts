@@ -3,11 +3,12 @@ import { api, type ApiErrorBody, type OpInput, type OpName, type OpOutput } from
 import type { CallStats } from '../shared/call-stats';
 import { toHttpRequest } from '../shared/http-mapping';
 import type { CallSummary } from '../shared/types';
+import type { ViolationSummary } from '../shared/tracking-plans.contract';
 import { formatTimestamp } from '../shared/timestamp';
 import { hasUrlCredentials, maskUrlPassword, maskUrlPasswordsIn } from '../shared/url-credentials';
 
 const USAGE = `Usage:
-  webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json]
+  webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json] [--fail-on-violations]
 
 For pipelines: waits until no delivery is pending, in flight or retrying (nor any call waiting in
 an Actions batch), prints what became of the calls (delivered, failed, expired, canceled, dropped
@@ -20,12 +21,17 @@ Options:
   --since ISO      only calls received at or after this time, e.g. 2025-01-31T12:00:00Z
   --source NAME    only calls of this source (its name or id)
   --timeout S      seconds to wait for unfinished deliveries (default 60; 0 = do not wait)
-  --json           print the result as one JSON object instead of the summary
+  --json           print the result as one JSON object instead of the summary (with the tracking
+                   plan violations per source, event and kind)
+  --fail-on-violations
+                   exit 1 when a call had tracking plan violations (docs/tracking-plans.md); calls
+                   a plan blocked are reported, and fail the check only with this flag
   -h, --help       this help
 
 Exit status:
   0  nothing failed: every forwarded call was delivered (canceled and not forwarded are reported only)
-  1  a delivery failed or expired, or a call was dropped
+  1  a delivery failed or expired, or a call was dropped (or, with --fail-on-violations, a call
+     had tracking plan violations)
   2  bad usage (a flag, or a --source that does not exist)
   3  timed out: deliveries still pending, in flight or retrying after --timeout, none failed so far
   4  the control API could not be reached, refused the token, answered with an error, or what
@@ -44,6 +50,7 @@ export interface CheckArgs {
   source?: string;
   timeoutMs: number;
   json: boolean;
+  failOnViolations?: boolean;
 }
 
 /** The check's request from the command line; throws UsageError naming the flag. */
@@ -53,6 +60,7 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
     source: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    'fail-on-violations': { type: 'boolean' },
   });
   if (values.help) return { help: true };
   const { api: apiUrl, token } = apiTarget(values, env);
@@ -80,7 +88,7 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
   }
   // The control API takes the token, never a user name or password in its URL (and fetch refuses one).
   if (hasUrlCredentials(root)) throw new UsageError(`--api: leave the user name and password out of the URL (the API takes --token): ${maskUrlPassword(apiUrl)}`);
-  return { api: root, token, since, source: values.source, timeoutMs: Math.round(timeoutS * 1000), json: values.json ?? false };
+  return { api: root, token, since, source: values.source, timeoutMs: Math.round(timeoutS * 1000), json: values.json ?? false, failOnViolations: values['fail-on-violations'] === true };
 }
 
 /** How long one request to the API may take, answer and body included. */
@@ -154,6 +162,7 @@ const SHAPES: Partial<Record<OpName, (v: unknown) => string | null>> = {
     for (const k of ['pending', 'in_flight', 'retrying', 'delivered', 'failed', 'expired', 'canceled']) if (!isCount(d[k])) return `no count "deliveries.${k}"`;
     return null;
   },
+  getViolations: (v) => (isObject(v) && isCount(v.checked) && isCount(v.withViolations) && Array.isArray(v.items) ? null : 'expected a violations summary'),
   listSources: (v) => (Array.isArray(v) && v.every((x) => isObject(x) && typeof x.id === 'string' && typeof x.name === 'string') ? null : 'expected a list of sources'),
   listMessages: (v) => (isObject(v) && Array.isArray(v.items) && v.items.every((x) => isObject(x) && Array.isArray(x.urls)) ? null : 'expected a page of calls'),
 };
@@ -178,6 +187,10 @@ export interface CheckResult {
   stats: CallStats;
   /** Up to PROBLEM_EXAMPLES calls of each failing kind, newest first. */
   problems: CheckProblem[];
+  /** Tracking plan violations of the calls checked (GET /api/violations); null from a lab without tracking plans. */
+  violations: ViolationSummary | null;
+  /** Present (true) when --fail-on-violations made the check fail. */
+  violationsFailed?: true;
 }
 
 const PROBLEM_EXAMPLES = 5;
@@ -231,12 +244,15 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     pad('not forwarded', s.notForwarded),
     // Blocked by a tracking plan: the plan working, not a failure (docs/tracking-plans.md).
     ...(s.blocked ? [pad('blocked by plan', s.blocked)] : []),
+    ...(r.violations?.checked ? [pad('plan violations', r.violations.withViolations)] : []),
     `${pad('unfinished', s.unfinished)}${s.unfinished ? `   (pending ${s.deliveries.pending}, in flight ${s.deliveries.in_flight}, retrying ${s.deliveries.retrying})` : ''}`,
   ];
   const parts: string[] = [];
   if (s.deliveries.failed) parts.push(`${s.deliveries.failed} failed`);
   if (s.deliveries.expired) parts.push(`${s.deliveries.expired} expired`);
   if (s.dropped) parts.push(`${s.dropped} dropped`);
+  const v = r.violations;
+  if (v && r.violationsFailed) parts.push(`${v.withViolations} with tracking plan violations`);
   if (r.status === 'ok') lines.push('OK: nothing failed, expired or was dropped');
   else if (r.status === 'failures') lines.push(`FAILED: ${parts.join(', ')}`);
   else lines.push(`TIMED OUT after ${(r.waitedMs / 1000).toFixed(1)}s: ${s.unfinished} deliver${s.unfinished === 1 ? 'y' : 'ies'} not finished`);
@@ -249,6 +265,10 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
       );
       lines.push(`  ${what}: ${p.state} — ${urls.join('; ')}`);
     }
+  }
+  // Tracking plan violations per event and kind, most frequent first (docs/tracking-plans.md).
+  for (const i of r.violations?.items.slice(0, 10) ?? []) {
+    lines.push(`  ${i.sourceName ?? i.sourceId} ${i.type}${i.event ? ` "${i.event}"` : ''}: ${i.kind.replace(/_/g, ' ')} in ${i.count} call${i.count === 1 ? '' : 's'} (e.g. call ${i.exampleCallId})`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -267,10 +287,25 @@ export async function runCheck(args: CheckArgs, sourceId: string | undefined): P
     stats = await callOp(args.api, args.token, 'getStats', input);
   }
   const waitedMs = Date.now() - started;
-  const failures = failureCount(stats);
+  const violations = await violationsOf(args, sourceId);
+  const violationsFailed = args.failOnViolations === true && (violations?.withViolations ?? 0) > 0;
+  const failures = failureCount(stats) + (violationsFailed ? 1 : 0);
   const status = failures > 0 ? 'failures' : stats.unfinished > 0 ? 'timeout' : 'ok';
   const exitCode = status === 'ok' ? CHECK_EXIT.ok : status === 'failures' ? CHECK_EXIT.failures : CHECK_EXIT.timeout;
-  return { status, exitCode, waitedMs, stats, problems: failures ? await examples(args, sourceId, stats) : [] };
+  return { status, exitCode, waitedMs, stats, problems: failureCount(stats) ? await examples(args, sourceId, stats) : [], violations, ...(violationsFailed ? { violationsFailed: true as const } : {}) };
+}
+
+/**
+ * The violations summary since --since (all calls without it). Without --fail-on-violations it is
+ * only reported: a lab that cannot answer it (older, without tracking plans) gives null, not exit 4.
+ */
+async function violationsOf(args: CheckArgs, sourceId: string | undefined): Promise<ViolationSummary | null> {
+  try {
+    return await callOp(args.api, args.token, 'getViolations', { since: args.since ?? formatTimestamp(0), sourceId });
+  } catch (err) {
+    if (!args.failOnViolations && err instanceof ApiFailure) return null;
+    throw err;
+  }
 }
 
 /** `webhook-lab check ...`: sets process.exitCode as documented in USAGE. */
