@@ -127,3 +127,23 @@ describe('Compose: a mapping over its mapped body limit (issue 22 item 5)', () =
     expect(d.requests.map((r) => r.title)).toEqual(['Classic', 'huge', 'orders']);
   });
 });
+
+describe('Compose: data that is not an object (issue 23)', () => {
+  it('shows that request as not sent with the reason; data that resolves to nothing goes without body or signature', async () => {
+    const w: WebhookSettings = {
+      ...webhooks,
+      mode: 'actions',
+      mappings: [
+        { name: 'text', trigger: 'type = "track"', url: 'https://r.example/t', method: 'POST', headers: {}, data: { '@path': '$.event' } },
+        { name: 'nothing', trigger: '', url: 'https://r.example/n', method: 'POST', headers: {}, data: { '@path': '$.properties.missing' } },
+      ],
+    };
+    const d = await build(w);
+    const [text, nothing] = d.requests;
+    expect(text).toMatchObject({ title: 'text', body: '', signature: null });
+    expect(text.signatureNote).toBe('not sent: the mapped data is a string ("Order Completed"), not an object: Segment\'s Webhooks (Actions) refuses it (the data field must be an object: a 400 "data must be object", nothing sent)');
+    expect(nothing).toMatchObject({ title: 'nothing', body: '', signature: null });
+    expect(nothing.headers['content-type']).toBeUndefined();
+    expect(nothing.headers['content-length']).toBe('0');
+  });
+});
