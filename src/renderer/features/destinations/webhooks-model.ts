@@ -177,7 +177,7 @@ export function draftProblems(d: WebhooksDraft): Record<string, string> {
   return out;
 }
 
-/** A new Standard Webhooks secret: whsec_ + base64 of 24 random bytes, as Svix makes them. */
+/** A new Standard Webhooks secret: whsec_ + base64 of 32 random bytes (the spec asks for 24 to 64). */
 export function generateSwSecret(random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
   return SECRET_PREFIX + toBase64(random(new Uint8Array(32)));
 }
