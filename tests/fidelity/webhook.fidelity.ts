@@ -67,6 +67,7 @@ const MAPPINGS: MappingCase[] = [
   { trigger: 'properties.plan != "pro"', data: { arr: [{ '@path': '$.userId' }, 'lit', { '@path': '$.properties.missing' }, 0, false, null], nested: { deep: { v: { '@path': '$.properties.no' } } } }, method: 'PATCH' },
   { trigger: 'event = "Order Completed"', data: { '@template': '{{properties.text}}' } },
   { trigger: 'traits.plan = "pro" or properties.plan = "pro"', data: { '@path': '$.properties.maybe' }, headers: { 'X-Signature': 'forged', 'Accept-Encoding': 'identity' } },
+  { trigger: 'type = "track" or type = "identify"', data: { q: { '@path': "$.properties['text']" }, d: { '@path': "$.context['library'].name" }, i: { '@path': '$.properties.items[0].sku' }, proto: { '@path': '$.properties.text.length' }, t: { '@template': '{{properties.items[1].sku}}|{{traits.name.length}}' } } },
 ];
 
 // Batched: the whole event, and data that is sometimes not an object (those items are left out).
