@@ -53,6 +53,11 @@ describe('Actions triggers in FQL', () => {
     expect(triggerProblem('type = ')).toBe('a value is missing after "="');
     expect(triggerProblem('type = "track" and event =')).toBe('a value is missing after "="');
     expect(triggerProblem('type == "track"')).toMatch(/is not an operator/);
+    // Segment's parser drops these negations without a word; !contains() and !match() it keeps.
+    expect(triggerProblem('!(type = "track")')).toMatch(/drops a "!" before a group or a field/);
+    expect(triggerProblem('type = "track" and !properties.plan = "pro"')).toMatch(/drops a "!"/);
+    expect(triggerProblem('!contains(event, "Order") and !match(userId, "u*") and properties.plan != "x!(y"')).toBeNull();
+    expect(matchesTrigger(track, '!contains(event, "Order")')).toBe(false);
   });
 });
 

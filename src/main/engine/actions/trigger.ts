@@ -8,9 +8,9 @@ import { triggerFql } from '../../../shared/actions/trigger';
 // (shared/actions/trigger.ts), so both forms are decided by the same code. Deletion notices never
 // match: Webhooks (Actions) has no delete action.
 //
-// Segment's parser is lenient: `type = ` parses (as `type = "eos"`), a leading `!` is dropped. The
-// lab adds one check the parser does not make (fqlProblem: an operator with nothing after it) so the
-// Destinations screen can say so; what parses is matched exactly as Segment matches it.
+// Segment's parser is lenient: `type = ` parses (as `type = "eos"`), `!` before a group or a field is
+// dropped. The lab refuses those (fqlProblem: an operator with nothing after it, `==`, such a `!`) so
+// the Destinations screen can say so; what it takes is matched exactly as Segment matches it.
 
 type Compiled = { ast: Subscription } | { error: string };
 const cache = new Map<string, Compiled>();
@@ -39,6 +39,11 @@ function fqlProblem(fql: string): string | null {
   if (fql.trim() === '') return 'empty: write a condition such as type = "track"';
   const dangling = /(!=|<=|>=|=|<|>)\s*(\)|$|\band\b|\bor\b)/.exec(fql);
   if (dangling) return `a value is missing after "${dangling[1]}"`;
+  // Segment's parser negates contains() and match() only: a `!` before a group or a field is dropped
+  // without a word, so the condition would count as written without it, the opposite of what it says.
+  if (/!(?!=)\s*(\(|(type|event|name|userId|properties|traits|context)\b)/.test(fql.replace(/"[^"]*"/g, '""'))) {
+    return 'Segment\'s parser drops a "!" before a group or a field (the condition would count without it): use != or !contains() / !match()';
+  }
   const doubled = /(!=|<=|>=|=|<|>)\s*(=|!=|<|>)/.exec(fql);
   if (doubled) return `"${doubled[1]}${doubled[2]}" is not an operator: use =, !=, <, <=, > or >=`;
   return null;
