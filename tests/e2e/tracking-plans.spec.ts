@@ -81,3 +81,17 @@ test('a bad call shows its violations on its row and in its detail; an unplanned
   await page.getByTestId('filter-violations').uncheck();
   await expect(page.getByTestId('call-row')).toHaveCount(3);
 });
+
+test('Compose checks the call being built against its source\'s plan as you type', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('compose-source').selectOption({ label: 'plan-shop' });
+  await page.getByTestId('type-track').click();
+  await page.getByTestId('field-userId').fill('u1');
+  await page.getByTestId('field-event').fill('Checkout Stared');
+  const check = page.getByTestId('compose-plan-check');
+  await expect(check).toContainText('The source’s tracking plan would block it: unplanned event "Checkout Stared"');
+  await page.getByTestId('field-event').fill('Order Completed');
+  await expect(check).toHaveAttribute('data-count', '1');
+  await expect(page.getByTestId('compose-plan-violation')).toHaveAttribute('data-kind', 'required_missing');
+  await expect(page.getByTestId('compose-plan-violation')).toHaveText("The value at /properties is missing the required field 'total'.");
+});

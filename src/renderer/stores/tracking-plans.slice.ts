@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../shared/api.contract';
 import { ApiError } from '../../shared/api-error';
-import type { TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
+import type { PlanVerdict, TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
@@ -18,6 +18,8 @@ export interface TrackingPlansSlice {
   /** Replaces one rule's JSON Schema (the engine compiles it first; refused with the reason otherwise). */
   saveRuleSchema(planId: string, index: number, schemaText: string): Promise<boolean>;
   deletePlan(id: string): Promise<void>;
+  /** What the source's plan would make of a call (Compose, as you type); null when the engine could not tell. */
+  checkCallAgainstPlan(sourceId: string, call: Record<string, unknown>): Promise<PlanVerdict | null>;
 }
 
 export const createTrackingPlansSlice =
@@ -85,6 +87,14 @@ export const createTrackingPlansSlice =
           return true;
         } catch (err) {
           return fail(err);
+        }
+      },
+      async checkCallAgainstPlan(sourceId, call) {
+        try {
+          return await api.call('checkTrackingPlanCall', { sourceId, call });
+        } catch {
+          // A call the engine cannot read yet (half typed): the form's own checks say why.
+          return null;
         }
       },
       async deletePlan(id) {

@@ -5,6 +5,7 @@ import { buildMessage } from '../../stores/compose-model';
 import { ComposeForm, TemplatePicker } from './compose-form';
 import { PreviewPanes } from './previews';
 import { usePreviews } from './use-previews';
+import { ComposePlanCheck } from '../tracking-plans/compose-plan-check';
 
 function ClientSource() {
   const store = useAppStore();
@@ -37,6 +38,7 @@ export function ComposeScreen() {
   const lastSend = useApp((s) => s.lastSend);
   const { sourcesLoaded, noSources } = useAppShallow((s) => ({ sourcesLoaded: s.sourcesLoaded, noSources: s.sources.length === 0 }));
   const sources = useApp((s) => s.sources);
+  const clientSourceId = useApp((s) => s.clientState?.settings.sourceId ?? null);
   // A source created (or deleted) while this screen is open: the client's source follows at once,
   // not at the next send.
   useEffect(() => store.getState().syncComposeSource(), [store, sources]);
@@ -95,6 +97,7 @@ export function ComposeScreen() {
           </button>
           <span className="muted small-text">Ctrl/Cmd+Enter sends</span>
         </div>
+        <ComposePlanCheck sourceId={clientSourceId} type={draft.type} message={built.message} />
         {lastSend ? (
           <div className="notice" data-testid="send-result">
             {lastSend.text} · messageId <code>{lastSend.messageId}</code> ·{' '}
