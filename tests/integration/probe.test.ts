@@ -183,3 +183,21 @@ describe('probe: reachability and choice of checks', () => {
     await expect(te.call('startProbe', { url: 'ftp://example.com/x' })).rejects.toThrow(/http: or https:/);
   });
 });
+
+describe('probe: a failure of its own', () => {
+  it('while storage fails (a full disk) a probe is refused with 503, as the collector refuses calls then', async () => {
+    let store: import('../../src/main/engine/store/store').Store | undefined;
+    const own = await startTestEngine({ onStore: (s) => (store = s) });
+    try {
+      store!.capSize(0);
+      await waitFor(async () => {
+        const res = await own.post('/v1/batch', { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'x'.repeat(2000) })) }, { writeKey: 'none' });
+        return res.status === 503;
+      }, 'storage to fail');
+      await expect(own.call('startProbe', { url: 'http://127.0.0.1:9/hook', secret: SECRET })).rejects.toMatchObject({ status: 503, message: expect.stringMatching(/^the lab cannot store the probe's requests now: /) });
+    } finally {
+      store!.capSize(null);
+      await own.stop();
+    }
+  });
+});

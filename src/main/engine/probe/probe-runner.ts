@@ -132,6 +132,12 @@ export async function runProbe(
     else if (selected('actions')) {
       set('actions', { verdict: 'skipped', detail: 'Classic mode: no Actions mapping chosen (--mode actions --source NAME --mapping NAME)', evidence: [] });
     }
+  } catch (err) {
+    // Not the receiver's doing (storage failing under the first request, a bug): no check is left
+    // pending or counted as passed.
+    for (const c of report.checks) {
+      if (c.verdict === 'pending' || c.verdict === 'running') Object.assign(c, { verdict: 'fail', ok: false, detail: `the probe itself failed: ${(err as Error).message}` });
+    }
   } finally {
     await Promise.all(senders.map((s) => s.close({ force: true })));
     report.state = 'done';

@@ -3,7 +3,7 @@ import type { ProbeReport } from '../../../shared/probe.contract';
 import type { ActionsMapping, Source } from '../../../shared/types';
 import { webhookMappings } from '../../../shared/actions/mode';
 import { ValidationError } from '../../../shared/validation-error';
-import { notFound } from '../errors';
+import { HttpError, notFound } from '../errors';
 import type { ProbeSenderDeps } from './probe-sender';
 import { newReport, runProbe, type ProbeParsed } from './probe-runner';
 
@@ -35,6 +35,9 @@ export class Probes {
 
   /** Starts a probe; `done` settles when its report is final. */
   start(input: ProbeParsed): { report: ProbeReport; done: Promise<void> } {
+    // Every request is recorded: while storage fails (a full disk) none could be, as the collector refuses calls then.
+    const storage = this.deps.store.health.get();
+    if (!storage.ok) throw new HttpError(503, `the lab cannot store the probe's requests now: ${storage.message ?? 'storage is failing'}; try again once it can`);
     const mapping = input.mode === 'actions' ? this.mappingOf(input) : null;
     const source = this.probeSource();
     const report = newReport(randomUUID(), input, source.id, this.deps.now());
