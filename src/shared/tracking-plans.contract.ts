@@ -72,6 +72,15 @@ export const trackingPlanOps = {
     '/tracking-plans/check',
     z.strictObject({ call: z.record(z.string(), z.unknown()), sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),
   ),
+  /**
+   * Checks stored calls again against their source's current plan, without changing what they were
+   * found to have when they arrived (answered only). A call whose source has no plan now: null.
+   */
+  recheckTrackingPlanCalls: op<{ callId: number; verdict: PlanVerdict | null }[]>()(
+    'POST',
+    '/tracking-plans/recheck',
+    z.strictObject({ callIds: z.array(z.number().int().min(1)).min(1).max(1_000) }),
+  ),
   /** A draft plan from observed calls: these calls, or a source's newest (at most 5,000). Nothing is saved. */
   draftTrackingPlan: op<DraftTrackingPlan>()(
     'POST',

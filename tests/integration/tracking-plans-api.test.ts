@@ -74,11 +74,16 @@ describe('plans over the control API', () => {
     const all = (await api<Page<CallSummary>>('GET', '/api/messages?q=Signed%20Up')).body.items;
     const first = (await api<CallDetail>('GET', `/api/messages/${all[all.length - 1]!.id}`)).body;
     expect(first.violations?.map((v) => v.kind)).toEqual(['required_missing']);
+    // Checked again against the plan as it is now: answered, the stored verdict left as it was.
+    const again = await api<{ callId: number; verdict: PlanVerdict | null }[]>('POST', '/api/tracking-plans/recheck', { callIds: [first.call.id] });
+    expect(again.body.map((a) => [a.callId, a.verdict?.violations.map((v) => [v.kind, v.path])])).toEqual([[first.call.id, [['wrong_type', '/properties/seats']]]]);
+    expect((await api<CallDetail>('GET', `/api/messages/${first.call.id}`)).body.violations?.map((v) => v.kind)).toEqual(['required_missing']);
 
     expect((await api('DELETE', `/api/tracking-plans/${created.body.id}`)).status).toBe(200);
     expect((await api<TrackingPlan[]>('GET', '/api/tracking-plans')).body).toEqual([]);
     await t.post('/v1/track', { userId: 'u3', event: 'Signed Up', properties: { seats: 2 } }, { writeKey: 'wk_web' });
     expect((await newest(t, 'u3')).violations).toBeNull();
+    expect((await api<{ verdict: unknown }[]>('POST', '/api/tracking-plans/recheck', { callIds: [first.call.id] })).body).toEqual([{ callId: first.call.id, verdict: null }]);
   });
 
   it('a rule whose schema does not compile is refused (400) naming the rule and Ajv\'s reason; a duplicate name is 409', async () => {

@@ -221,3 +221,25 @@ describe('draft plan from calls', () => {
     expect(checkCall(plan, ALLOW, { type: 'track', event: 'Order Completed', properties: { total: 10, currency: 'EUR' } }).violations).toEqual([]);
   });
 });
+
+describe('bounds on what a plan may hold', () => {
+  const issues = (input: unknown) => {
+    const r = trackingPlanRulesSchema.safeParse(input);
+    return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+
+  it('a schema nested past 64 levels, over 256 KB, or a plan over 2,000 rules is refused naming it', () => {
+    let deep: Record<string, unknown> = { type: 'object' };
+    for (let i = 0; i < 70; i++) deep = { type: 'object', properties: { x: deep } };
+    expect(issues([track('Deep', 1, deep)])).toEqual(['0.jsonSchema: nests deeper than 64 levels']);
+    const huge = props(Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`property_${i}`, { type: 'string', description: 'x'.repeat(10) }])));
+    expect(issues([track('Huge', 1, huge)])).toEqual(['0.jsonSchema: is over 256 KB of JSON']);
+    expect(issues(Array.from({ length: 2001 }, (_, i) => track(`E${i}`)))[0]).toMatch(/^: Too big: expected array to have <=2000 items/);
+  });
+
+  it('a TRACK rule needs a key, an IDENTIFY rule has none, and a rule is not given twice', () => {
+    expect(issues([{ type: 'TRACK', version: 1, jsonSchema: {} }])).toEqual(['0.key: a TRACK rule needs a key (the event name)']);
+    expect(issues([{ type: 'IDENTIFY', key: 'x', version: 1, jsonSchema: {} }])).toEqual(['0.key: a IDENTIFY rule has no key']);
+    expect(issues([track('A'), track('A')])).toEqual(['1: duplicate rule TRACK "A" version 1']);
+  });
+});

@@ -75,6 +75,19 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       if (!c) return { planId: '', violations: [], blocked: null, omitted: [] };
       return plans.check(c, input.call, {});
     },
+    recheckTrackingPlanCalls: (input) =>
+      input.callIds.map((callId) => {
+        const c = store.calls.get(callId);
+        if (!c) throw notFound(`message ${callId}`);
+        const checker = c.sourceId ? plans.forSource(c.sourceId) : undefined;
+        const item = c.raw;
+        if (!checker || c.status === 'dropped' || typeof item !== 'object' || item === null || Array.isArray(item)) return { callId, verdict: null };
+        // As at ingest: the batch envelope's context (kept in the normalized form) under the call's own.
+        const context = c.normalized?.context;
+        // A single-call route's body has no type of its own (the route gave it): the stored call's type.
+        const call = { ...(item as Record<string, unknown>), type: c.type };
+        return { callId, verdict: plans.check(checker, call, context ? { context } : {}) };
+      }),
     draftTrackingPlan: (input) => {
       const raws: unknown[] = [];
       if (input.callIds) {
