@@ -50,7 +50,8 @@ test('checks a careful receiver, then a sloppy one, and opens a request in the I
   await t('probe-run').click();
   await expect(t('probe-report')).toHaveAttribute('data-state', 'done');
   await expect(t('probe-report')).toHaveAttribute('data-ok', 'true');
-  await expect(t('probe-summary')).toHaveText(/^\d+ passed, 0 failed, 1 warned, 2 skipped in \d+\.\d s$/);
+  // transport warns (local http); latency may too on a busy machine.
+  await expect(t('probe-summary')).toHaveText(/^\d+ passed, 0 failed, [12] warned, 2 skipped in \d+\.\d s$/);
   const check = (name: string) => page.locator(`[data-testid="probe-check"][data-check="${name}"]`);
   await expect(check('signature')).toHaveAttribute('data-verdict', 'pass');
   await expect(check('transport')).toHaveAttribute('data-verdict', 'warn');

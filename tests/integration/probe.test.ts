@@ -94,9 +94,11 @@ describe('probe: a careful receiver', () => {
     expect(failing(r)).toEqual([]);
     expect(r.ok).toBe(true);
     expect(verdicts(r)).toMatchObject({
-      transport: 'warn', 'call-types': 'pass', signature: 'pass', 'standard-webhooks': 'pass', latency: 'pass',
+      transport: 'warn', 'call-types': 'pass', signature: 'pass', 'standard-webhooks': 'pass',
       duplicates: 'pass', 'retry-classes': 'pass', robustness: 'pass', ordering: 'pass', actions: 'skipped',
     });
+    // A busy machine may take over 2.5 s for 20 at once (a warning); a local receiver never 5 s.
+    expect(['pass', 'warn']).toContain(verdicts(r).latency);
     expect(took).toBeLessThan(30_000);
     for (const c of r.checks) {
       expect(c.title.length).toBeGreaterThan(0);
