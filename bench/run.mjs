@@ -17,6 +17,7 @@ import { measureInspector, INSPECTOR_CALLS } from './lib/inspector.mjs';
 import { compareReceivers, addReceiverFigures } from './lib/receivers-compare.mjs';
 import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
 import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
+import { measurePlans, addPlanFigures } from './lib/plans.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -120,6 +121,7 @@ async function main() {
   if (process.argv[2] === 'search') return searchOnly();
   if (process.argv[2] === 'batches') return batchesOnly();
   if (process.argv[2] === 'neighbours') return neighboursOnly();
+  if (process.argv[2] === 'plans') return plansOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -293,6 +295,8 @@ async function main() {
 
     const neighbours = await measureNeighbours({ root: ROOT, tmp, seconds: NEIGHBOURS_S, phase, log });
 
+    const plans = await measurePlans({ root: ROOT, tmp, phase, log, connections: BATCH_CONNECTIONS, durationS: Math.min(5, DURATION_S), nodeFlags: ENGINE_FLAGS });
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.5', pass: (_, r) => r >= 0.5 } });
@@ -324,6 +328,7 @@ async function main() {
     addSearchFigures(report, search);
     addReceiverFigures(report, receivers, RECEIVERS_RATE);
     addNeighbourFigures(report, neighbours, fmt);
+    addPlanFigures(report, plans);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -454,6 +459,20 @@ async function receiversOnly() {
     const report = new Report();
     addReceiverFigures(report, await receiversSection(tmp), RECEIVERS_RATE);
     log(`\n${report.table()}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** `node bench/run.mjs plans`: batch ingestion with a 50-rule tracking plan against none, alone (issue 24). */
+async function plansOnly() {
+  log(`Webhook Lab benchmark, tracking plans only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addPlanFigures(report, await measurePlans({ root: ROOT, tmp, phase, log, connections: BATCH_CONNECTIONS, durationS: Math.min(5, DURATION_S), nodeFlags: ENGINE_FLAGS }));
+    log(`\n${report.table()}`);
+    log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { startEngine } from './engine.mjs';
+import { saturateInChild } from './load.mjs';
+import { basicAuth } from './bodies.mjs';
+
+// Tracking plans (issue 24): batch ingestion with a 50-rule plan connected, against the same run
+// without a plan, in one engine (two sources), alternating rounds so the machine's noise falls on
+// both. The bodies are the bench's usual track calls ("Order Completed", bodies.mjs); the plan has a
+// rule for that event checking every property it sends (types, a pattern, an enum, the products'
+// items) and 49 other rules, so each call is checked by a real rule, not looked up and skipped.
+
+const BATCH_SIZE = 100;
+
+function planRules() {
+  const order = {
+    type: 'TRACK',
+    key: 'Order Completed',
+    version: 1,
+    jsonSchema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        properties: {
+          type: 'object',
+          properties: {
+            orderId: { type: 'string', pattern: '^ord-[0-9]{8}-[0-9]{4}$' },
+            revenue: { type: 'number', minimum: 0 },
+            currency: { enum: ['USD', 'EUR', 'GBP'] },
+            products: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, price: { type: 'number' }, quantity: { type: 'integer', minimum: 1 } }, required: ['sku', 'price'] } },
+          },
+          required: ['orderId', 'revenue', 'currency'],
+        },
+        context: { type: 'object' },
+      },
+      required: ['properties'],
+    },
+  };
+  const others = Array.from({ length: 49 }, (_, i) => ({
+    type: 'TRACK',
+    key: `Event ${i}`,
+    version: 1,
+    jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] } } },
+  }));
+  return [order, ...others];
+}
+
+export async function measurePlans({ root, tmp, phase, log, connections, durationS, rounds = 3, nodeFlags = [] }) {
+  log(`\n10. tracking plans (issue 24): batches of ${BATCH_SIZE} with a 50-rule plan connected, against the same without a plan, ${rounds} alternating rounds of ${durationS} s`);
+  const dataDir = join(tmp, 'plans-data');
+  mkdirSync(dataDir);
+  const engine = await startEngine({
+    root,
+    dataDir,
+    nodeFlags,
+    config: {
+      sources: [{ name: 'plain', writeKey: 'wk_plain' }, { name: 'planned', writeKey: 'wk_planned', trackingPlan: { name: 'bench' } }],
+      trackingPlans: [{ name: 'bench', rules: planRules() }],
+      settings: { retentionCalls: 100_000_000 },
+    },
+  });
+  const run = (key, n) =>
+    phase(`${key === 'wk_plain' ? 'no plan' : '50-rule plan'}, round ${n}`, { engine: engine.pid }, async () => {
+      const r = await saturateInChild({ root, url: `${engine.collector}/v1/batch`, connections, duration: durationS, headers: { 'content-type': 'application/json', authorization: basicAuth(key) }, body: { kind: 'batch', prefix: `${key}-${n}`, size: BATCH_SIZE } });
+      r.children = { generator: r.cpuSeconds };
+      return { ...r, summary: `${Math.round(r.perSecond * BATCH_SIZE)} events/s (${r.acked} × 2xx, ${r.non2xx} non-2xx, ${r.errors} errors)` };
+    });
+  try {
+    const plain = [];
+    const planned = [];
+    for (let n = 1; n <= rounds; n++) {
+      plain.push(await run('wk_plain', n));
+      planned.push(await run('wk_planned', n));
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const plainEps = median(plain.map((r) => r.perSecond * BATCH_SIZE));
+    const plannedEps = median(planned.map((r) => r.perSecond * BATCH_SIZE));
+    const violations = await engine.api('/violations?since=1970-01-01T00:00:00Z');
+    log(`  medians: no plan ${Math.round(plainEps)} events/s, with the plan ${Math.round(plannedEps)} events/s (${(plannedEps / plainEps).toFixed(2)}×); calls checked ${violations.checked}, with violations ${violations.withViolations}`);
+    return { plainEps, plannedEps, checked: violations.checked, withViolations: violations.withViolations, others: Math.max(...plain.concat(planned).map((r) => r.others)), noise: [...plain, ...planned] };
+  } finally {
+    await engine.stop().catch(() => engine.kill());
+  }
+}
+
+export function addPlanFigures(report, p) {
+  report.add({
+    figure: 'batch events/s, 50-rule tracking plan connected', value: p.plannedEps,
+    baselineName: 'same engine, source without a plan', baseline: p.plainEps, noise: p.noise,
+    target: { text: 'ratio ≥ 0.8', pass: (_, r) => r >= 0.8 },
+  });
+  report.check({ figure: 'every planned call checked, none in violation', ok: p.checked > 0 && p.withViolations === 0, detail: `${p.checked} checked, ${p.withViolations} with violations`, target: 'all clean' });
+}
