@@ -98,6 +98,23 @@ export interface PlanVerdict {
   blocked: string | null;
   /** Properties left out of what is forwarded (unplannedProperties: omit), as JSON pointers. */
   omitted: string[];
+  /** The rules it was checked against, as ruleId() names them (for the plan screen's counts; not stored with the call). */
+  rules?: string[];
+}
+
+/** A rule's name in counts: its type, key and version. */
+export function ruleId(r: { type: string; key?: string | null; version: number }): string {
+  return `${r.type}\u001f${r.key ?? ''}\u001f${r.version}`;
+}
+
+/** Per rule of a plan, calls checked against it since a time: matched, passed (no violation of that rule), failed. */
+export interface RuleStats {
+  type: RuleType;
+  key: string | null;
+  version: number;
+  matched: number;
+  passed: number;
+  failed: number;
 }
 
 /**

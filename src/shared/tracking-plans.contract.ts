@@ -6,6 +6,7 @@ import {
   trackingPlanInputSchema,
   trackingPlanRulesSchema,
   type PlanVerdict,
+  type RuleStats,
   type TrackingPlan,
   type TrackingPlanRule,
   type ViolationKind,
@@ -50,6 +51,8 @@ export const trackingPlanOps = {
   createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema),
   /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
   replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id })),
+  /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
+  getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: z.iso.datetime({ offset: true }).optional() })),
   deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),
   /**
    * A plan file as Segment's tools write it (Public API rules, Typewriter v8 or v7 plan.json), parsed

@@ -95,3 +95,13 @@ test('Compose checks the call being built against its source\'s plan as you type
   await expect(page.getByTestId('compose-plan-violation')).toHaveAttribute('data-kind', 'required_missing');
   await expect(page.getByTestId('compose-plan-violation')).toHaveText("The value at /properties is missing the required field 'total'.");
 });
+
+test('the plans screen shows, per rule, the calls matched, passed and failed in the last hour', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('nav-plans').click();
+  const rule = page.locator('[data-testid="plan-card"][data-name="Shop plan"] [data-testid="plan-rule"][data-key="Order Completed"]');
+  await expect(rule.getByTestId('rule-matched')).toHaveText('2');
+  await expect(rule.getByTestId('rule-passed')).toHaveText('1');
+  await expect(rule.getByTestId('rule-failed')).toHaveText('1');
+  await expect(page.getByTestId('plan-sources')).toContainText('plan-shop (unplanned events block');
+});

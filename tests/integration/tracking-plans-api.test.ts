@@ -171,3 +171,27 @@ describe('plans over the control API', () => {
     expect(await t.call('listTrackingPlans', {})).toEqual([]);
   });
 });
+
+describe('per rule', () => {
+  it('GET /api/tracking-plans/:id/stats: calls each rule checked, passed and failed in the last hour, the worst first', async () => {
+    const t = await start({
+      sources: [{ name: 'web', writeKey: 'wk_web', trackingPlan: { name: 'shop' } }],
+      trackingPlans: [{ name: 'shop', rules: [rule('A', { n: { type: 'number' } }, ['n']), rule('B', {}), { type: 'COMMON', version: 1, jsonSchema: { type: 'object', required: ['userId'] } }] }],
+    });
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 1 } },
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 'x' } },
+      { type: 'track', anonymousId: 'a', event: 'B' },
+      { type: 'track', userId: 'u', event: 'B' },
+    ] }, { writeKey: 'wk_web' });
+    const plan = (await api<TrackingPlan[]>('GET', '/api/tracking-plans')).body[0]!;
+    const stats = await api<{ type: string; key: string | null; matched: number; passed: number; failed: number }[]>('GET', `/api/tracking-plans/${plan.id}/stats`);
+    expect(stats.body.map((s) => [s.type, s.key, s.matched, s.passed, s.failed])).toEqual([
+      ['TRACK', 'A', 2, 1, 1],
+      ['COMMON', null, 4, 3, 1],
+      ['TRACK', 'B', 2, 2, 0],
+    ]);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect((await api<{ matched: number }[]>('GET', `/api/tracking-plans/${plan.id}/stats?since=${encodeURIComponent(later)}`)).body.every((s) => s.matched === 0)).toBe(true);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../shared/api.contract';
 import { ApiError } from '../../shared/api-error';
-import type { PlanVerdict, TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
+import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
@@ -9,6 +9,8 @@ import { asApiError, errorText } from './errors';
 
 export interface TrackingPlansSlice {
   plans: TrackingPlan[];
+  /** Per plan id: each rule's calls matched, passed and failed in the last hour, the worst first. */
+  planStats: Record<string, RuleStats[]>;
   plansError: ApiError | null;
   loadPlans(): Promise<void>;
   /** A plan file's text (Segment Public API rules, Typewriter v8 or v7 plan.json). */
@@ -31,10 +33,13 @@ export const createTrackingPlansSlice =
     };
     return {
       plans: [],
+      planStats: {},
       plansError: null,
       async loadPlans() {
         try {
-          set({ plans: await api.call('listTrackingPlans', {}) });
+          const plans = await api.call('listTrackingPlans', {});
+          const stats = await Promise.all(plans.map((p) => api.call('getTrackingPlanStats', { id: p.id })));
+          set({ plans, planStats: Object.fromEntries(plans.map((p, i) => [p.id, stats[i]!])) });
         } catch (err) {
           get().notify(`Could not read the tracking plans: ${errorText(err)}`, 'error');
         }

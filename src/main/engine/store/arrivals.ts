@@ -51,8 +51,8 @@ export interface Arrival {
   deduplicate: boolean;
   /** Writes a checked call's verdict in the same job (tracking plans, issue 24), for calls with something to say (a clean call has no row). */
   recordVerdict?: (callId: number, sourceId: string, call: ArrivingCall, receivedAt: number, label: string | null) => void;
-  /** Notes, once per request, that its calls were checked (how many): what tells a clean call from one never checked. */
-  recordChecked?: (requestId: number, sourceId: string, receivedAt: number, checked: number) => void;
+  /** Notes, once per request, that its calls were checked (those with a verdict): what tells a clean call from one never checked. */
+  recordChecked?: (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[]) => void;
 }
 
 export interface StoredResult {
@@ -135,11 +135,7 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
     }
     storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
   }
-  if (a.recordChecked && source) {
-    let checked = 0;
-    for (const c of a.calls) if (c.verdict) checked++;
-    if (checked > 0) a.recordChecked(requestId, source.id, receivedAt, checked);
-  }
+  if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, a.calls);
 }
 
 function storeOne(

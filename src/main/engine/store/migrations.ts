@@ -411,4 +411,8 @@ export const MIGRATIONS: string[] = [
     DELETE FROM checked_requests WHERE request_id = OLD.id;
   END;
   `,
+  /* 15: how many calls of a checked request each rule checked (issue 24: the plan screen's matched,
+     passed and failed per rule): a JSON object of rule (type, key, version) to count; NULL before. */ `
+  ALTER TABLE checked_requests ADD COLUMN rules TEXT;
+  `,
 ];

@@ -137,7 +137,7 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
     const first = violations.find((v) => v.kind !== 'unplanned_event' && !(v.kind === 'unplanned_property' && omitted.includes(v.path)));
     if (first) blocked = first.message;
   }
-  return { planId: plan.id, violations, blocked, omitted };
+  return { planId: plan.id, violations, blocked, omitted, rules: rules.map((c) => c.id) };
 }
 
 /** Ajv's errors as violations, worded by Segment's ajv-human-errors, each with its JSON pointer and value. */

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import type { TrackingPlanRule } from '../../../shared/tracking-plan.schema';
+import { ruleId, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 
 // Each rule's JSON Schema compiled once into an Ajv validator (issue 24). Two Ajv instances: draft-07
 // (Segment's rules today) and draft-04 (older plans, through ajv-draft-04), picked by the schema's
@@ -48,6 +48,8 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
 
 export interface CompiledRule {
   rule: TrackingPlanRule;
+  /** ruleId(rule): how counts name it. */
+  id: string;
   validate: ValidateFunction;
   /** Keys the rule plans for the call's properties (track, page, screen) or traits (identify, group); null = any. */
   planned: Set<string> | null;
@@ -64,7 +66,7 @@ export function compileRule(rule: TrackingPlanRule): CompiledRule {
   const usable = ajv === draft04 ? schema : (withoutIdKeywords(schema) as Record<string, unknown>);
   const validate = ajv.compile(usable);
   const plannedIn = rule.type === 'IDENTIFY' || rule.type === 'GROUP' ? 'traits' : rule.type === 'COMMON' ? null : 'properties';
-  return { rule, validate, planned: plannedIn ? plannedKeys(schema, plannedIn) : null, plannedIn };
+  return { rule, id: ruleId(rule), validate, planned: plannedIn ? plannedKeys(schema, plannedIn) : null, plannedIn };
 }
 
 /** The keys a rule lists under properties.<part>.properties; null when it lists none (any key is planned). */

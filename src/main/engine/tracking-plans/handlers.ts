@@ -25,6 +25,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
   return {
     listTrackingPlans: () => plans.list(),
     getTrackingPlan: (input) => plans.get(input.id),
+    getTrackingPlanStats: (input) => plans.ruleStats(input.id, input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since)),
     createTrackingPlan: (input) => {
       const p = plans.create(input, d.now());
       changed();

@@ -110,8 +110,31 @@ export class TrackingPlansRepo {
   }
 
   /** One row per request whose calls were checked (checked: how many). */
-  recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number): void {
-    this.stmt('INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked) VALUES (?, ?, ?, ?, ?)').run(requestId, sourceId, planId, receivedAt, checked);
+  recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number, rules: string): void {
+    this.stmt('INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked, rules) VALUES (?, ?, ?, ?, ?, ?)').run(
+      requestId, sourceId, planId, receivedAt, checked, rules,
+    );
+  }
+
+  /** Calls each rule of a plan checked since a time (rule id → count). */
+  matchedByRule(planId: string, since: number): Map<string, number> {
+    const rows = this.stmt(
+      `SELECT j.key AS rule_id, SUM(j.value) AS n FROM checked_requests q, json_each(q.rules) j
+        WHERE q.plan_id = ? AND q.received_at >= ? AND q.rules IS NOT NULL GROUP BY j.key`,
+    ).all(planId, since) as { rule_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.rule_id, r.n]));
+  }
+
+  /** Calls with at least one violation of each rule of a plan since a time (rule id → count). */
+  failedByRule(planId: string, since: number): Map<string, number> {
+    const rows = this.stmt(
+      `SELECT json_extract(j.value, '$.rule.type') || char(31) || COALESCE(json_extract(j.value, '$.rule.key'), '') || char(31) || json_extract(j.value, '$.rule.version') AS rule_id,
+              COUNT(DISTINCT v.call_id) AS n
+         FROM call_violations v, json_each(v.violations) j
+        WHERE v.plan_id = ? AND v.received_at >= ? AND json_extract(j.value, '$.rule') IS NOT NULL GROUP BY rule_id`,
+    ).all(planId, since) as { rule_id: string; n: number }[];
+    // (json_each has an "id" column of its own: the alias must not be "id", or GROUP BY takes that.)
+    return new Map(rows.map((r) => [r.rule_id, r.n]));
   }
 
   /** The plan a request's calls were checked against; undefined when they were not. */

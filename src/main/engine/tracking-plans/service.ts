@@ -5,7 +5,7 @@ import type { ArrivingCall } from '../store/arrivals';
 import type { CallDetail } from '../../../shared/types';
 import type { Config } from '../../../shared/config.schema';
 import { formatTimestamp } from '../../../shared/timestamp';
-import type { PlanVerdict, TrackingPlan, TrackingPlanConnection, TrackingPlanInput, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
+import { ruleId, type PlanVerdict, type RuleStats, type TrackingPlan, type TrackingPlanConnection, type TrackingPlanInput, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { HttpError, notFound } from '../errors';
 import type { FieldError } from '../../../shared/validation-error';
 import { checkCall, compilePlan, RuleCompileError, type CompiledPlan } from './check';
@@ -70,9 +70,36 @@ export class TrackingPlans {
   };
 
   /** Notes a request whose calls were checked (one row per request: clean calls have none of their own). */
-  readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, checked: number): void => {
-    this.repo.recordChecked(requestId, sourceId, this.bySource.get(sourceId)?.plan.id ?? '', receivedAt, checked);
+  readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[]): void => {
+    let checked = 0;
+    let planId = '';
+    const rules: Record<string, number> = {};
+    for (const c of calls) {
+      const v = c.verdict;
+      if (!v) continue;
+      checked++;
+      planId = v.planId;
+      for (const r of v.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
+    }
+    if (checked > 0) this.repo.recordChecked(requestId, sourceId, planId, receivedAt, checked, JSON.stringify(rules));
   };
+
+  /** Per rule of a plan since a time: calls it checked, passed and failed, the worst first (the plan screen). */
+  ruleStats(planId: string, since: number): RuleStats[] {
+    const p = this.plans.get(planId);
+    if (!p) throw notFound(`tracking plan ${planId}`);
+    const matched = this.repo.matchedByRule(planId, since);
+    const failed = this.repo.failedByRule(planId, since);
+    return p.rules
+      .map((r) => {
+        const id = ruleId(r);
+        const m = matched.get(id) ?? 0;
+        const f = failed.get(id) ?? 0;
+        return { type: r.type, key: r.key ?? null, version: r.version, matched: m, passed: Math.max(0, m - f), failed: f };
+      })
+      // Worst first: most calls failed, then the larger share of its calls failed, then the busiest.
+      .sort((a, b) => b.failed - a.failed || b.failed / Math.max(1, b.matched) - a.failed / Math.max(1, a.matched) || b.matched - a.matched);
+  }
 
   /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
   check(c: SourceChecker, item: Record<string, unknown>, envelope: Envelope): PlanVerdict {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { TrackingPlan } from '../../../shared/tracking-plan.schema';
+import type { RuleStats, TrackingPlan } from '../../../shared/tracking-plan.schema';
 import { EmptyState } from '../../components/field';
 import { formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
@@ -9,17 +9,22 @@ import { useApp, useAppShallow, useAppStore } from '../../store-context';
 // engine compiles it before saving and says why it does not), delete a plan. Connecting a source, with
 // its enforcement settings, is done in the config file or the API.
 
-function RuleRow({ plan, index }: { plan: TrackingPlan; index: number }) {
+function RuleRow({ plan, index, stats }: { plan: TrackingPlan; index: number; stats: RuleStats | undefined }) {
   const store = useAppStore();
   const rule = plan.rules[index]!;
   const [editing, setEditing] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   return (
     <>
-      <tr data-testid="plan-rule" data-key={rule.key ?? ''}>
+      <tr data-testid="plan-rule" data-key={rule.key ?? ''} data-failed={stats?.failed ?? 0}>
         <td>{rule.type}</td>
         <td className="mono">{rule.key ?? '—'}</td>
         <td className="num">{rule.version}</td>
+        <td className="num" data-testid="rule-matched">{stats?.matched ?? 0}</td>
+        <td className="num" data-testid="rule-passed">{stats?.passed ?? 0}</td>
+        <td className={`num${stats?.failed ? ' bad' : ''}`} data-testid="rule-failed">
+          {stats?.failed ?? 0}
+        </td>
         <td>
           <button type="button" className="small" data-testid="rule-edit" onClick={() => setEditing(JSON.stringify(rule.jsonSchema, null, 2))} disabled={editing !== null}>
             Edit schema
@@ -28,7 +33,7 @@ function RuleRow({ plan, index }: { plan: TrackingPlan; index: number }) {
       </tr>
       {editing !== null ? (
         <tr>
-          <td colSpan={4}>
+          <td colSpan={7}>
             <textarea
               className="mono"
               data-testid="rule-schema"
@@ -65,9 +70,23 @@ function RuleRow({ plan, index }: { plan: TrackingPlan; index: number }) {
   );
 }
 
+/** The rules in the order the engine ranks them (the worst offenders first), with their counts. */
+function ranked(plan: TrackingPlan, stats: RuleStats[] | undefined): { index: number; stats: RuleStats | undefined }[] {
+  const same = (r: TrackingPlan['rules'][number], s: RuleStats) => r.type === s.type && (r.key ?? null) === s.key && r.version === s.version;
+  if (!stats) return plan.rules.map((_, index) => ({ index, stats: undefined }));
+  const out: { index: number; stats: RuleStats | undefined }[] = stats.map((s) => ({ index: plan.rules.findIndex((r) => same(r, s)), stats: s })).filter((o) => o.index >= 0);
+  // A rule the counts do not name yet (just added): after the others.
+  plan.rules.forEach((_, index) => {
+    if (!out.some((o) => o.index === index)) out.push({ index, stats: undefined });
+  });
+  return out;
+}
+
 function PlanCard({ plan }: { plan: TrackingPlan }) {
   const store = useAppStore();
   const [confirming, setConfirming] = useState(false);
+  const stats = useApp((s) => s.planStats[plan.id]);
+  const order = ranked(plan, stats);
   return (
     <section className="card" data-testid="plan-card" data-name={plan.name}>
       <header className="row">
@@ -100,13 +119,17 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
             <th>type</th>
             <th>key</th>
             <th>version</th>
+            <th title="Calls checked against this rule in the last hour">matched</th>
+            <th>passed</th>
+            <th>failed</th>
             <th />
           </tr>
         </thead>
         <tbody>
-          {plan.rules.map((r, i) => (
-            <RuleRow key={`${r.type}-${r.key ?? ''}-${r.version}`} plan={plan} index={i} />
-          ))}
+          {order.map(({ index, stats: s }) => {
+            const r = plan.rules[index]!;
+            return <RuleRow key={`${r.type}-${r.key ?? ''}-${r.version}`} plan={plan} index={index} stats={s} />;
+          })}
         </tbody>
       </table>
     </section>

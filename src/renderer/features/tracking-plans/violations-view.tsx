@@ -80,7 +80,7 @@ export function PlanCheckView({ detail }: { detail: Pick<CallDetail, 'violations
                 <td>{v.message}</td>
                 <td className="mono">{valueText(v.value)}</td>
                 <td className="mono" data-testid="violation-rule">
-                  {v.rule ? `${v.rule.type}${v.rule.key ? ` "${v.rule.key}"` : ''} v${v.rule.version}` : '—'}
+                  {v.rule ? <a href="#/plans" title="The plan's rules, on the Tracking plans screen">{`${v.rule.type}${v.rule.key ? ` "${v.rule.key}"` : ''} v${v.rule.version}`}</a> : '—'}
                 </td>
               </tr>
             ))}
