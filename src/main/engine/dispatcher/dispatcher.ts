@@ -9,7 +9,8 @@ import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 import type { StoppedSide } from '../../../shared/actions/mode';
-import { LANE_QUEUE, LANE_REQUESTS, laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
+import { LANE_QUEUE, LANE_REQUESTS, type LaneLimits } from './lanes';
+import { LaneScheduler } from './lane-scheduler';
 
 /** Deliveries read from the store per page when resuming (start, storage back). */
 const RESUME_PAGE = 500;
@@ -44,15 +45,8 @@ export interface DispatcherDeps {
  */
 export class Dispatcher {
   private readonly running = new Set<number>();
-  /** Deliveries waiting in a lane's memory queue. */
-  private readonly held = new Set<number>();
-  private readonly lanes: Lanes;
-  /** Rows to park, written together at the end of the tick (or before a claim). */
-  private parks: { id: number; lane: string }[] = [];
-  private parkFlush: NodeJS.Immediate | null = null;
-  /** Lanes that freed slots this tick: drained once, at the end of it. */
-  private readonly freed = new Set<Lane>();
-  private drainTimer: NodeJS.Immediate | null = null;
+  /** Which delivery goes out when: lanes, their memory queues and parked rows (lane-scheduler.ts). */
+  private readonly scheduler: LaneScheduler;
   private paused = false;
   /** Scheduled rounds whose delivery was canceled while they were out (noteCanceled, commit). */
   private readonly canceledWhileOut = new Set<number>();
@@ -67,7 +61,16 @@ export class Dispatcher {
   readonly batcher: ActionsBatcher;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.lanes = new Lanes({ requests: deps.lanes?.requests ?? LANE_REQUESTS, queue: deps.lanes?.queue ?? LANE_QUEUE });
+    this.scheduler = new LaneScheduler(
+      { requests: deps.lanes?.requests ?? LANE_REQUESTS, queue: deps.lanes?.queue ?? LANE_QUEUE },
+      {
+        deliveries: deps.store.deliveries,
+        launch: (d, sendable, deferred, release) => this.launch(d, sendable, deferred, release),
+        running: (id) => this.running.has(id),
+        open: () => !this.stopped && !this.paused,
+        failed: (err) => this.failed(err),
+      },
+    );
     // A full disk pauses sending (no round could be recorded); the first write that commits resumes it.
     deps.store.health.onChange((s) => (s.ok ? this.resume() : this.pause()));
     this.manual = new ManualRounds(deps, {
@@ -101,17 +104,16 @@ export class Dispatcher {
   private resumeFromStore(): void {
     const { store, now } = this.deps;
     try {
-      for (const key of store.deliveries.parkedLanes()) this.lanes.get(key).parkedInDb = true;
+      this.scheduler.parked(store.deliveries.parkedLanes());
       const at = now();
       for (let after = 0; ; ) {
         const page = store.deliveries.resumable(at, after, RESUME_PAGE);
-        for (const d of page) this.admit(d);
-        this.flushParks();
+        this.scheduler.enqueue(page);
+        this.scheduler.flushParks();
         if (page.length < RESUME_PAGE || this.paused) break;
         after = page[page.length - 1].id;
       }
-      for (const lane of this.lanes.all()) if (lane.parkedInDb) this.freed.add(lane);
-      this.drainFreed();
+      this.scheduler.drainParked();
       this.armFromStore();
     } catch (err) {
       this.failed(err);
@@ -123,9 +125,7 @@ export class Dispatcher {
     if (this.paused) return;
     this.paused = true;
     this.disarm();
-    this.lanes.clearQueues();
-    this.held.clear();
-    this.parks = [];
+    this.scheduler.clear();
     this.wakeIdle();
   }
 
@@ -152,7 +152,7 @@ export class Dispatcher {
    */
   async cancelSource(sourceId: string, reason: string, side: StoppedSide = 'all'): Promise<number> {
     const kind = side === 'all' ? undefined : side;
-    this.dropQueued((d) => d.sourceId === sourceId && (!kind || d.kind === kind));
+    this.scheduler.drop((d) => d.sourceId === sourceId && (!kind || d.kind === kind));
     const { store } = this.deps;
     const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason, kind)));
     for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
@@ -176,9 +176,9 @@ export class Dispatcher {
    * and records nothing. Returns how many deliveries and batch items were canceled.
    */
   async cancelUpTo(maxCallId: number, reason: string, chunk: number): Promise<number> {
-    // First: a batch flushed meanwhile has its delivery in `waiting` or running by the time this resolves.
+    // First: a batch flushed meanwhile has its delivery queued or running by the time this resolves.
     let canceled = await this.batcher.dropUpTo(maxCallId);
-    this.dropQueued((d) => d.callId <= maxCallId);
+    this.scheduler.drop((d) => d.callId <= maxCallId);
     const { store } = this.deps;
     for (;;) {
       const n = (await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk)))).length;
@@ -201,76 +201,24 @@ export class Dispatcher {
     if (this.isIdle()) this.idleWaiters.splice(0).forEach((f) => f());
   }
 
-  /** Deliveries waiting in memory that are no longer to be sent (canceled): their rows say so. */
-  private dropQueued(match: (d: ActiveDelivery) => boolean): void {
-    for (const lane of this.lanes.all()) {
-      for (let i = lane.queue.length - 1; i >= 0; i--) {
-        if (match(lane.queue[i])) this.held.delete(lane.queue.splice(i, 1)[0].id);
-      }
-    }
-  }
-
   private isIdle(): boolean {
-    return this.running.size === 0 && this.held.size === 0 && this.manual.isIdle();
+    return this.running.size === 0 && this.scheduler.heldCount === 0 && this.manual.isIdle();
   }
 
+  /** Deliveries just made (arrivals, a flushed batch): each goes out, waits in its lane, or is parked. */
   enqueue(deliveries: ActiveDelivery[]): void {
-    for (const d of deliveries) this.admit(d);
-    this.scheduleParkFlush();
+    this.scheduler.enqueue(deliveries);
   }
 
-  /** Figures for health and tests: requests out, deliveries waiting in memory. */
-  load(): { roundsOut: number; queued: number } {
-    return { roundsOut: this.running.size, queued: this.held.size };
-  }
-
-  /**
-   * Sends a delivery's pending URLs that have a free slot in their lanes now; the others are
-   * deferred to its next round. With no free slot at all, it waits in its first URL's lane: a new
-   * delivery in the lane's memory queue while there is room (and nothing of the lane is parked,
-   * keeping the order), anything else as a parked row — a retry always, so that the due query and the
-   * retry timer, which skip parked rows, never see a retry that is only waiting for its lane.
-   */
-  private admit(d: ActiveDelivery): void {
-    if (this.stopped || this.paused || this.running.has(d.id) || this.held.has(d.id) || d.pendingUrls.length === 0) return;
-    const sendable: number[] = [];
-    const deferred: number[] = [];
-    for (const i of d.pendingUrls) {
-      const lane = this.lanes.get(laneKey(d.urls[i].url));
-      if (this.lanes.hasRoom(lane)) {
-        lane.active++;
-        sendable.push(i);
-      } else deferred.push(i);
-    }
-    if (sendable.length > 0) return this.launch(d, sendable, deferred);
-    const lane = this.lanes.get(laneKey(d.urls[d.pendingUrls[0]].url));
-    if (d.state !== 'retrying' && this.lanes.canQueue(lane)) {
-      lane.queue.push(d);
-      this.held.add(d.id);
-    } else {
-      lane.parkedInDb = true;
-      this.parks.push({ id: d.id, lane: lane.key });
-    }
-  }
-
-  private launch(d: ActiveDelivery, sendable: number[], deferred: number[]): void {
+  /** One scheduled round of the URLs the scheduler gave slots to; each slot goes back as its URL answers, the rest when the round ends. */
+  private launch(d: ActiveDelivery, sendable: number[], deferred: number[], release: (urlIndex: number) => void): void {
     this.running.add(d.id);
-    const released = new Set<number>();
-    const release = (i: number) => {
-      if (released.has(i)) return;
-      released.add(i);
-      const lane = this.lanes.get(laneKey(d.urls[i].url));
-      lane.active--;
-      this.freed.add(lane);
-      this.scheduleDrain();
-    };
     this.runScheduled(d, sendable, deferred, release)
       .then((again) => {
         for (const i of sendable) release(i);
         this.running.delete(d.id);
         // Only URLs that waited for a slot are left: they go now, in their lanes.
-        if (again) this.admit(again);
-        this.scheduleParkFlush();
+        if (again) this.scheduler.enqueue([again]);
       })
       .catch((err: unknown) => {
         for (const i of sendable) release(i);
@@ -278,66 +226,6 @@ export class Dispatcher {
         this.failed(err);
       })
       .finally(() => this.wakeIdle());
-  }
-
-  private scheduleDrain(): void {
-    this.drainTimer ??= setImmediate(() => {
-      this.drainTimer = null;
-      this.drainFreed();
-    });
-  }
-
-  /** Lanes that freed slots take from their memory queue, then claim their parked rows. */
-  private drainFreed(): void {
-    const lanes = [...this.freed];
-    this.freed.clear();
-    for (const lane of lanes) this.drain(lane);
-    this.flushParks();
-  }
-
-  private drain(lane: Lane): void {
-    while (!this.stopped && !this.paused && this.lanes.hasRoom(lane)) {
-      const d = lane.queue.shift();
-      if (d) {
-        this.held.delete(d.id);
-        this.admit(d);
-        continue;
-      }
-      if (!lane.parkedInDb) return;
-      // Only as many as can go now: a claimed row is unparked, so it must not wait in memory.
-      const room = this.lanes.limits.requests - lane.active;
-      let claimed: ActiveDelivery[];
-      try {
-        // Parks made so far must be visible to the claim.
-        this.flushParks();
-        claimed = this.deps.store.deliveries.claimParked(lane.key, room);
-      } catch (err) {
-        return this.failed(err);
-      }
-      if (claimed.length < room) lane.parkedInDb = false;
-      for (const c of claimed) this.admit(c);
-      if (claimed.length === 0) return;
-    }
-  }
-
-  private scheduleParkFlush(): void {
-    if (this.parks.length === 0) return;
-    this.parkFlush ??= setImmediate(() => {
-      this.parkFlush = null;
-      this.flushParks();
-    });
-  }
-
-  private flushParks(): void {
-    if (this.parks.length === 0) return;
-    const parks = this.parks;
-    this.parks = [];
-    try {
-      this.deps.store.deliveries.park(parks);
-    } catch (err) {
-      // Left unparked: their rows are unfinished, and the resume after the storage failure reads them back.
-      this.failed(err);
-    }
   }
 
   /** Time-warp changed: scheduled retries keep their simulated time, so their real wait scales. */
@@ -357,12 +245,11 @@ export class Dispatcher {
 
   /** Stops scheduling; waits up to `graceMs` for rounds in flight. Unfinished ones resume at the next start. */
   async stop(graceMs = 2000): Promise<void> {
-    this.flushParks();
+    this.scheduler.flushParks();
     this.stopped = true;
     this.disarm();
     this.batcher.stop();
-    this.lanes.clearQueues();
-    this.held.clear();
+    this.scheduler.clear();
     this.manual.stop();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.abandoned = true;
@@ -475,8 +362,8 @@ export class Dispatcher {
     if (this.stopped || this.paused) return;
     try {
       // Running and held ones are skipped by admit; parked ones are not due (their lane claims them).
-      this.enqueue(this.deps.store.deliveries.due(this.deps.now(), 1000));
-      this.flushParks();
+      this.scheduler.enqueue(this.deps.store.deliveries.due(this.deps.now(), 1000));
+      this.scheduler.flushParks();
     } catch (err) {
       return this.failed(err);
     }
