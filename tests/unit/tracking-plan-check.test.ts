@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCall, compilePlan, selectRules, describeErrors, RuleCompileError } from '../../src/main/engine/tracking-plans/check';
 import { compileRule, withoutIdKeywords } from '../../src/main/engine/tracking-plans/compile';
+import { unsafePattern } from '../../src/main/engine/tracking-plans/safe-pattern';
 import { importTrackingPlan } from '../../src/shared/tracking-plan-import';
 import { trackingPlanRulesSchema, withoutOmitted, type TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
 import { draftRules } from '../../src/shared/tracking-plan-draft';
@@ -241,5 +242,17 @@ describe('bounds on what a plan may hold', () => {
     expect(issues([{ type: 'TRACK', version: 1, jsonSchema: {} }])).toEqual(['0.key: a TRACK rule needs a key (the event name)']);
     expect(issues([{ type: 'IDENTIFY', key: 'x', version: 1, jsonSchema: {} }])).toEqual(['0.key: a IDENTIFY rule has no key']);
     expect(issues([track('A'), track('A')])).toEqual(['1: duplicate rule TRACK "A" version 1']);
+  });
+});
+
+describe('patterns that could stall the collector', () => {
+  it('a pattern repeating a group that itself repeats without bound is refused when its rule compiles', () => {
+    for (const p of ['^(a+)+$', '(\\w*\\s?)*x', '^(x{2,})+$', '((ab)*c)+', '(?:[a-z]+\\.)*com$', '(a+){2,100}']) expect(unsafePattern(p), p).toMatch(/repeats a group that itself repeats without bound/);
+    for (const p of ['^[A-Z]{3}$', '^ord-[0-9]{8}-[0-9]{4}$', 'Lawyer Morty|Evil Morty', '^(ab)+$', '^(a|b)?c+$', '[(]+\\)+', '\\(a+\\)+', '^(\\d{3})?-\\d+$']) expect(unsafePattern(p), p).toBeNull();
+    expect(() => compilePlan('p', 'p', [track('R', 1, props({ x: { type: 'string', pattern: '^(a+)+$' } }))])).toThrow(
+      /^rule TRACK "R" version 1: its JSON Schema does not compile: the pattern "\^\(a\+\)\+\$" repeats a group/,
+    );
+    // patternProperties go through the same engine.
+    expect(() => compileRule({ type: 'COMMON', version: 1, jsonSchema: { type: 'object', patternProperties: { '^(a*)*$': { type: 'string' } } } })).toThrow(/repeats a group/);
   });
 });
