@@ -55,7 +55,10 @@ const COVERED: Record<string, string[]> = {
     'aud-preview', 'aud-save', 'aud-cancel', 'audience-sync', 'audience-delete', 'audience-delete-cancel', 'audience-delete-confirm',
     'audience-edit', 'audience-members-toggle',
   ],
-  plans: ['plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm'],
+  plans: [
+    'plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm',
+    'plan-connect-source', 'plan-connect-events', 'plan-connect-properties', 'plan-connect-violations', 'plan-connect', 'plan-disconnect',
+  ],
   deletions: ['deletion-purge', 'deletion-submit', 'deletion-purge-cancel', 'deletion-purge-confirm'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
   client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
@@ -801,6 +804,15 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   await t('plans-import').click();
   await (await chooser).setFiles(file);
   await expect(t('plans-error')).toHaveCount(0);
+  // Connect the source "keep" with every enforcement setting, then disconnect it.
+  await s.use('plan-connect-source', card.getByTestId('plan-connect-source'), (l) => l.selectOption({ label: 'keep' }));
+  await s.use('plan-connect-events', card.getByTestId('plan-connect-events'), (l) => l.selectOption('block'));
+  await s.use('plan-connect-properties', card.getByTestId('plan-connect-properties'), (l) => l.selectOption('omit'));
+  await s.use('plan-connect-violations', card.getByTestId('plan-connect-violations'), (l) => l.selectOption('block'));
+  await s.use('plan-connect', card.getByTestId('plan-connect'));
+  await expect(card.getByTestId('plan-sources')).toContainText('keep (unplanned events block, unplanned properties omit, violations block)');
+  await s.use('plan-disconnect', card.getByTestId('plan-disconnect'));
+  await expect(card.getByTestId('plan-sources')).toHaveText('No source is connected.');
   // A draft from the calls of the source "keep".
   await s.use('plans-draft-source', t('plans-draft-source'), (l) => l.selectOption({ label: 'keep' }));
   await s.use('plans-draft', t('plans-draft'));

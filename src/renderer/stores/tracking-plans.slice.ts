@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../shared/api.contract';
 import { ApiError } from '../../shared/api-error';
-import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanRule } from '../../shared/tracking-plan.schema';
+import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanConnection, TrackingPlanRule } from '../../shared/tracking-plan.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 
@@ -20,6 +20,8 @@ export interface TrackingPlansSlice {
   /** Replaces one rule's JSON Schema (the engine compiles it first; refused with the reason otherwise). */
   saveRuleSchema(planId: string, index: number, schemaText: string): Promise<boolean>;
   deletePlan(id: string): Promise<void>;
+  /** Connects a source to a plan with its enforcement settings, or disconnects it (null). */
+  connectPlan(sourceId: string, connection: TrackingPlanConnection | null): Promise<boolean>;
   /** What the source's plan would make of a call (Compose, as you type); null when the engine could not tell. */
   checkCallAgainstPlan(sourceId: string, call: Record<string, unknown>): Promise<PlanVerdict | null>;
 }
@@ -100,6 +102,16 @@ export const createTrackingPlansSlice =
         } catch {
           // A call the engine cannot read yet (half typed): the form's own checks say why.
           return null;
+        }
+      },
+      async connectPlan(sourceId, trackingPlan) {
+        try {
+          await api.call('connectTrackingPlan', { id: sourceId, trackingPlan });
+          set({ plansError: null });
+          await get().loadPlans();
+          return true;
+        } catch (err) {
+          return fail(err);
         }
       },
       async deletePlan(id) {

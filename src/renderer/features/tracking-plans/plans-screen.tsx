@@ -70,6 +70,49 @@ function RuleRow({ plan, index, stats }: { plan: TrackingPlan; index: number; st
   );
 }
 
+/** Connects a source to this plan with Protocols' enforcement settings (a source has at most one plan). */
+function ConnectSource({ plan }: { plan: TrackingPlan }) {
+  const store = useAppStore();
+  const sources = useApp((s) => s.sources);
+  const [sourceId, setSourceId] = useState('');
+  const [events, setEvents] = useState<'allow' | 'block'>('allow');
+  const [properties, setProperties] = useState<'allow' | 'omit'>('allow');
+  const [violations, setViolations] = useState<'allow' | 'block'>('allow');
+  const chosen = sourceId || sources[0]?.id || '';
+  if (sources.length === 0) return null;
+  return (
+    <div className="row wrap small-text">
+      <select aria-label="Source to connect" data-testid="plan-connect-source" value={chosen} onChange={(e) => setSourceId(e.target.value)}>
+        {sources.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Unplanned events" data-testid="plan-connect-events" value={events} onChange={(e) => setEvents(e.target.value as 'allow' | 'block')}>
+        <option value="allow">unplanned events: allow</option>
+        <option value="block">unplanned events: block</option>
+      </select>
+      <select aria-label="Unplanned properties" data-testid="plan-connect-properties" value={properties} onChange={(e) => setProperties(e.target.value as 'allow' | 'omit')}>
+        <option value="allow">unplanned properties: allow</option>
+        <option value="omit">unplanned properties: omit</option>
+      </select>
+      <select aria-label="Violations" data-testid="plan-connect-violations" value={violations} onChange={(e) => setViolations(e.target.value as 'allow' | 'block')}>
+        <option value="allow">violations: allow</option>
+        <option value="block">violations: block</option>
+      </select>
+      <button
+        type="button"
+        data-testid="plan-connect"
+        disabled={!chosen}
+        onClick={() => void store.getState().connectPlan(chosen, { name: plan.name, unplannedEvents: events, unplannedProperties: properties, violations })}
+      >
+        Connect
+      </button>
+    </div>
+  );
+}
+
 /** The rules in the order the engine ranks them (the worst offenders first), with their counts. */
 function ranked(plan: TrackingPlan, stats: RuleStats[] | undefined): { index: number; stats: RuleStats | undefined }[] {
   const same = (r: TrackingPlan['rules'][number], s: RuleStats) => r.type === s.type && (r.key ?? null) === s.key && r.version === s.version;
@@ -109,10 +152,17 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
         )}
       </header>
       <div className="small-text muted" data-testid="plan-sources">
-        {plan.sources.length
-          ? `Checks: ${plan.sources.map((s) => `${s.sourceName} (unplanned events ${s.unplannedEvents}, unplanned properties ${s.unplannedProperties}, violations ${s.violations})`).join('; ')}`
-          : 'No source is connected (config file "trackingPlan", or PUT /api/sources/:id/tracking-plan).'}
+        {plan.sources.length ? 'Checks: ' : 'No source is connected.'}
+        {plan.sources.map((s) => (
+          <span key={s.sourceId} className="plan-source">
+            {`${s.sourceName} (unplanned events ${s.unplannedEvents}, unplanned properties ${s.unplannedProperties}, violations ${s.violations}) `}
+            <button type="button" className="small" data-testid="plan-disconnect" onClick={() => void store.getState().connectPlan(s.sourceId, null)}>
+              Disconnect
+            </button>{' '}
+          </span>
+        ))}
       </div>
+      <ConnectSource plan={plan} />
       <table className="kv">
         <thead>
           <tr>
