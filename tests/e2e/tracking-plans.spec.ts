@@ -71,6 +71,9 @@ test('a bad call shows its violations on its row and in its detail; an unplanned
   await expect(violation).toContainText('"12.50"');
   await expect(page.getByTestId('violation-rule')).toHaveText('TRACK "Order Completed" v1');
   await expect(page.getByTestId('plan-check')).toContainText('Tracking plan "Shop plan"');
+  // Checked again against the plan as it is now (unchanged here): the same finding, answered beside it.
+  await page.getByTestId('plan-recheck').click();
+  await expect(page.getByTestId('plan-recheck-result')).toHaveText('Now: The value at /properties/total must be a number but it was a string.');
 
   await blocked.click();
   await expect(page.getByTestId('plan-blocked')).toHaveText('Blocked by tracking plan, not forwarded: unplanned event "Checkout Stared"');

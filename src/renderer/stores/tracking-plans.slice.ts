@@ -20,6 +20,8 @@ export interface TrackingPlansSlice {
   /** Replaces one rule's JSON Schema (the engine compiles it first; refused with the reason otherwise). */
   saveRuleSchema(planId: string, index: number, schemaText: string): Promise<boolean>;
   deletePlan(id: string): Promise<void>;
+  /** What the call's source's plan as it is now makes of a stored call (null: no plan now, or the engine could not tell). */
+  recheckCall(callId: number): Promise<PlanVerdict | null>;
   /** Connects a source to a plan with its enforcement settings, or disconnects it (null). */
   connectPlan(sourceId: string, connection: TrackingPlanConnection | null): Promise<boolean>;
   /** What the source's plan would make of a call (Compose, as you type); null when the engine could not tell. */
@@ -101,6 +103,15 @@ export const createTrackingPlansSlice =
           return await api.call('checkTrackingPlanCall', { sourceId, call });
         } catch {
           // A call the engine cannot read yet (half typed): the form's own checks say why.
+          return null;
+        }
+      },
+      async recheckCall(callId) {
+        try {
+          const [r] = await api.call('recheckTrackingPlanCalls', { callIds: [callId] });
+          return r?.verdict ?? null;
+        } catch (err) {
+          get().notify(`Could not check the call again: ${errorText(err)}`, 'error');
           return null;
         }
       },

@@ -1,5 +1,7 @@
+import { useState } from 'react';
 import type { CallDetail } from '../../../shared/types';
-import type { Violation } from '../../../shared/tracking-plan.schema';
+import type { PlanVerdict, Violation } from '../../../shared/tracking-plan.schema';
+import { useAppStore } from '../../store-context';
 
 // What a call's source's tracking plan found when the call arrived (docs/tracking-plans.md): the
 // count on its row, and in its detail the verdict (blocked, omitted) and each violation.
@@ -36,8 +38,34 @@ function valueText(v: unknown): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** "Check again against the current plan": what the source's plan as it is now makes of the call (answered only; the call keeps what it had). */
+function CheckAgain({ callId }: { callId: number }) {
+  const store = useAppStore();
+  const [verdict, setVerdict] = useState<PlanVerdict | null | 'none' | undefined>(undefined);
+  return (
+    <div className="row small-text">
+      <button
+        type="button"
+        className="small"
+        data-testid="plan-recheck"
+        onClick={async () => setVerdict((await store.getState().recheckCall(callId)) ?? 'none')}
+        title="Check this call against its source's plan as it is now; what it was found to have when it arrived stays as it is"
+      >
+        Check again against the current plan
+      </button>
+      {verdict === 'none' ? <span data-testid="plan-recheck-result">Its source has no plan now.</span> : null}
+      {verdict && verdict !== 'none' ? (
+        <span data-testid="plan-recheck-result" data-count={verdict.violations.length}>
+          {verdict.violations.length === 0 ? 'Now: no violations.' : `Now: ${verdict.violations.map((v) => v.message).join(' ')}`}
+          {verdict.blocked ? ` It would be blocked: ${verdict.blocked}` : ''}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 /** The detail's tracking plan section; nothing when the call was not checked. */
-export function PlanCheckView({ detail }: { detail: Pick<CallDetail, 'violations' | 'planCheck'> }) {
+export function PlanCheckView({ detail }: { detail: Pick<CallDetail, 'violations' | 'planCheck'> & { call: { id: number } } }) {
   const { violations, planCheck } = detail;
   if (!violations || !planCheck) return null;
   const plan = planCheck.planName ? `"${planCheck.planName}"` : '(a plan since deleted)';
@@ -57,6 +85,7 @@ export function PlanCheckView({ detail }: { detail: Pick<CallDetail, 'violations
           Left out of what was forwarded (the call as received keeps them): {planCheck.omitted.join(', ')}
         </div>
       ) : null}
+      <CheckAgain key={detail.call.id} callId={detail.call.id} />
       {violations.length === 0 ? (
         <div className="muted small-text" data-testid="plan-clean">
           No violations when it arrived.
