@@ -72,6 +72,8 @@ class Gen extends FuzzDraws {
           };
         }
         if (this.chance(0.2)) s.collectorFaults = this.pick([null, { rate: 0.5, mode: 'status' }, { rate: 2, mode: 'delay' }, { rate: 0.1, mode: 'delay', delayMs: 10 }]);
+        // Tracking plans (issue 24): a connection to a plan in the file, stored, or missing; odd settings.
+        if (this.chance(0.15)) s.trackingPlan = this.pick([null, { name: 'fz-plan' }, { name: 'missing-plan' }, { name: 'fz-plan', unplannedEvents: 'block', unplannedProperties: 'omit', violations: 'block' }, { name: 'fz-plan', violations: 'drop' }]);
         return s;
       });
     }
@@ -92,7 +94,25 @@ class Gen extends FuzzDraws {
         return a;
       });
     }
+    if (this.chance(0.3)) c.trackingPlans = Array.from({ length: this.int(0, 2) }, () => ({ name: this.pick(['fz-plan', 'fz-plan', '']), rules: Array.from({ length: this.int(0, 4) }, () => this.planRule()) }));
     return c;
+  }
+
+  /** A tracking plan rule: plausible, or one a plan must refuse (a schema that does not compile, a pattern that backtracks exponentially, nested too deep, no key). */
+  planRule(): Record<string, unknown> {
+    const props = (p: Record<string, unknown>) => ({ type: 'object', properties: { properties: { type: 'object', properties: p } } });
+    let deep: Record<string, unknown> = { type: 'object' };
+    for (let i = 0, n = this.int(60, 80); i < n; i++) deep = { properties: { x: deep } };
+    return this.pick([
+      { type: 'TRACK', key: `E${this.int(0, 3)}`, version: this.int(1, 2), jsonSchema: props({ n: { type: 'number' } }) },
+      { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object', properties: { traits: { type: 'object', required: ['email'] } } } },
+      { type: 'TRACK', key: 'Bad', version: 1, jsonSchema: props({ n: { type: 'nope' } }) },
+      { type: 'TRACK', key: 'Redos', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(a+)+$' } }) },
+      { type: 'TRACK', key: 'BadRegex', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '(' } }) },
+      { type: 'TRACK', key: 'Deep', version: 1, jsonSchema: deep },
+      { type: 'TRACK', version: 1, jsonSchema: {} },
+      { type: 'PAGE', key: 'Home', version: 0, jsonSchema: 'not a schema' },
+    ]);
   }
 }
 

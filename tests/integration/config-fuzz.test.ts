@@ -65,6 +65,8 @@ async function snapshot(): Promise<string> {
       settings: db.prepare('SELECT key, value FROM settings ORDER BY key').all(),
       receivers: db.prepare('SELECT id, name, definition FROM mock_receivers ORDER BY id').all(),
       audiences: db.prepare('SELECT id, name, key, definition, source_ids, sync_interval_ms FROM audiences ORDER BY id').all(),
+      trackingPlans: db.prepare('SELECT id, name, rules FROM tracking_plans ORDER BY id').all(),
+      planConnections: db.prepare('SELECT * FROM tracking_plan_connections ORDER BY source_id').all(),
     };
     const shown = await api('GET', '/config');
     return JSON.stringify({ rows, shown: shown.text });
