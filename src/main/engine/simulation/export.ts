@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { trackingPlansOf } from '../tracking-plans/service';
 import { DELIVERY_FILTERS, type OpParsed } from '../../../shared/api.contract';
 import type { ExportFile } from '../../../shared/simulation.contract';
 import { ValidationError } from '../../../shared/validation-error';
@@ -65,6 +66,7 @@ export class Exporter implements Feature<'exportDeliveries'> {
 }
 
 async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
+  const plans = trackingPlansOf(store);
   for (let i = 0; i < ids.length; i += PAGE) {
     if (i > 0) await nextTurn();
     let text = '';
@@ -75,7 +77,10 @@ async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
     const urls = new Map(store.calls.summaries(page).map((s) => [s.id, s.urls]));
     for (const id of page) {
       const call = store.calls.get(id);
-      if (call) text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }) })}\n`;
+      if (!call) continue;
+      // What its source's tracking plan found when it arrived, as the detail has it (issue 24).
+      const { violations, planCheck } = plans.detailOf(id, call.status);
+      text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }), violations, planCheck })}\n`;
     }
     if (text) yield text;
   }
