@@ -124,6 +124,8 @@ describe('enforcement', () => {
     expect(blocked.planCheck?.blocked).toBe('unplanned event "Checkout Stared"');
     const summary = (await t.call('listMessages', { q: 'Checkout Stared' })).items[0];
     expect(summary?.status).toBe('blocked');
+    // Not by a replay either: the plan decided.
+    await expect(t.call('replayMessage', { id: blocked.call.id })).rejects.toMatchObject({ status: 409, message: `message ${blocked.call.id} was blocked by tracking plan: unplanned event "Checkout Stared"; it is not sent` });
     expect(receiver.requests).toHaveLength(1);
   });
 

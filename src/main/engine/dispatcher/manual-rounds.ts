@@ -101,6 +101,8 @@ export class ManualRounds {
     if (call.status === 'dropped') {
       throw new HttpError(409, `message ${callId} was dropped (${call.dropReason}); there is nothing to send`);
     }
+    // Blocked by its source's tracking plan: the plan decided it is not forwarded, a replay included (docs/tracking-plans.md).
+    if (call.status === 'blocked') throw new HttpError(409, `message ${callId} was ${call.dropReason ?? 'blocked by tracking plan'}; it is not sent`);
     // A given delivery must carry the call; without one, its Classic delivery, else (an Actions-only
     // call) its first Actions delivery, else a Classic one made now.
     let d = opts.deliveryId !== undefined ? this.carrying(callId, opts.deliveryId) : (store.deliveries.activeForCall(callId) ?? store.deliveries.actionsForCall(callId)[0]);
