@@ -4,6 +4,7 @@ import { waitFor, type TestEngine } from '../helpers/engine';
 import { startReceiver, type ReceivedRequest, type TestReceiver } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
 import type { CallDetail, NormalizedCall } from '../../src/shared/types';
+import { mulberry32 } from '../../src/main/engine/seeded-random';
 
 // The differential test of issue 23: Segment's real Webhooks (Actions) destination
 // (@segment/action-destinations' `webhook`: its `perform` and `performBatch`, run by its own
@@ -26,17 +27,6 @@ const subs = req('@segment/destination-subscriptions') as { parseFql(f: string):
 const SEED = Number(process.env.FUZZ_SEED ?? 23);
 const EVENTS = Number(process.env.FIDELITY_EVENTS ?? 60);
 const SECRET = 'fidelity-secret';
-
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface MappingCase {
   trigger: string;
