@@ -1,8 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { Db } from '../store/database';
+import { statementCache } from '../store/statement-cache';
 import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation } from '../../../shared/tracking-plan.schema';
 
-type Statement = Database.Statement<unknown[]>;
 
 // The tables of migration 13: tracking_plans, tracking_plan_connections, call_violations. A feature
 // repository (Store.featureRepo): the store owns the calls; this owns what checking them found.
@@ -46,14 +45,10 @@ interface PlanRow {
 }
 
 export class TrackingPlansRepo {
-  private readonly stmts = new Map<string, Statement>();
+  private readonly stmt;
 
-  constructor(private readonly db: Db) {}
-
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
-    return s;
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   plans(): StoredPlan[] {

@@ -1,9 +1,8 @@
 import type { Audience } from '../../../../shared/simulation.contract';
 import type { Json } from '../../../../shared/types';
-import type Database from 'better-sqlite3';
 import type { Db } from '../../store/database';
+import { statementCache } from '../../store/statement-cache';
 
-type Statement = Database.Statement<unknown[]>;
 import type { Definition } from './rules';
 import { formatOptionalTimestamp, formatTimestamp } from '../../../../shared/timestamp';
 
@@ -34,15 +33,11 @@ export interface MemberChange {
 
 /** The audiences and audience_members tables (migration 2). Members' values are kept as JSON text. */
 export class AudiencesRepo {
-  private readonly stmts = new Map<string, Statement>();
-
-  constructor(private readonly db: Db) {}
-
   /** Prepared once per SQL text and reused. */
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
-    return s;
+  private readonly stmt;
+
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   list(): StoredAudience[] {
