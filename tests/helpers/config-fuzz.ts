@@ -98,7 +98,7 @@ class Gen extends FuzzDraws {
     return c;
   }
 
-  /** A tracking plan rule: plausible, or one a plan must refuse (a schema that does not compile, a pattern that backtracks exponentially, nested too deep, no key). */
+  /** A tracking plan rule: plausible, or one a plan must refuse (a schema that does not compile, a pattern RE2 cannot run, one that would backtrack exponentially in JavaScript, nested too deep, no key). */
   planRule(): Record<string, unknown> {
     const props = (p: Record<string, unknown>) => ({ type: 'object', properties: { properties: { type: 'object', properties: p } } });
     let deep: Record<string, unknown> = { type: 'object' };
@@ -107,7 +107,8 @@ class Gen extends FuzzDraws {
       { type: 'TRACK', key: `E${this.int(0, 3)}`, version: this.int(1, 2), jsonSchema: props({ n: { type: 'number' } }) },
       { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object', properties: { traits: { type: 'object', required: ['email'] } } } },
       { type: 'TRACK', key: 'Bad', version: 1, jsonSchema: props({ n: { type: 'nope' } }) },
-      { type: 'TRACK', key: 'Redos', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(a+)+$' } }) },
+      { type: 'TRACK', key: 'Nested', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(a+)+$' } }) },
+      { type: 'TRACK', key: 'Lookahead', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(?=a)a$' } }) },
       { type: 'TRACK', key: 'BadRegex', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '(' } }) },
       { type: 'TRACK', key: 'Deep', version: 1, jsonSchema: deep },
       { type: 'TRACK', version: 1, jsonSchema: {} },

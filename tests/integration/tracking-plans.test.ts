@@ -104,6 +104,21 @@ describe('checking at ingest', () => {
   });
 });
 
+describe('hostile patterns', () => {
+  it('a pattern that backtracks exponentially in JavaScript, against a 30 KB property, is answered and judged, and the collector stays free', async () => {
+    const rule: TrackingPlanRule = { type: 'TRACK', key: 'Evil', version: 1, jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties: { s: { type: 'string', pattern: '^(a|aa)+$' } } } } } };
+    const t = await lab.start({ config: { sources: [{ name: 'shop', writeKey: 'wk_shop', trackingPlan: { name: 'shop' } }], trackingPlans: [{ name: 'shop', rules: [rule] }] } });
+    const evil = 'a'.repeat(30_000) + '!';
+    const r = await t.post('/v1/track', { userId: 'u1', event: 'Evil', properties: { s: evil } }, { writeKey: 'wk_shop' });
+    expect(r.status).toBe(200);
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Evil', properties: { s: 'aaaa' } }, { writeKey: 'wk_shop' })).status).toBe(200);
+    const page = await t.call('listMessages', { q: 'Evil', limit: 2 });
+    const [clean, bad] = await Promise.all(page.items.map((c) => t.call('getMessage', { id: c.id })));
+    expect(clean.violations).toEqual([]);
+    expect(bad.violations?.map((v) => [v.kind, v.path])).toEqual([['schema', '/properties/s']]);
+  });
+});
+
 describe('enforcement', () => {
   it('unplannedEvents: block stores the call as blocked with the reason and never forwards it; planned calls go on', async () => {
     const receiver = await lab.receiver();

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { safeRegExp } from './safe-pattern';
+import { linearRegExp } from './linear-pattern';
 import { ruleId, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 
 // Each rule's JSON Schema compiled once into an Ajv validator (issue 24). Two Ajv instances: draft-07
@@ -25,8 +25,8 @@ const OPTIONS = {
   // Ajv's code optimization passes cost more than half of a compile (1,000 rules: ~280 ms without
   // them, ~410-780 ms with, on 2 cores); plans are compiled at every change and at start, while the
   // validators' own speed barely changes (README, Decisions).
-  // Patterns that would backtrack exponentially are refused when the rule compiles (safe-pattern.ts).
-  code: { optimize: false, regExp: safeRegExp },
+  // Patterns run in linear time on RE2 (linear-pattern.ts), never on JavaScript's backtracking RegExp.
+  code: { optimize: false, regExp: linearRegExp },
 } as const;
 
 let draft07: Ajv | undefined;
