@@ -157,6 +157,19 @@ describe('plans over the control API', () => {
     expect(draft.rules[0]!.jsonSchema.properties).toEqual({ properties: { type: 'object', properties: { n: { type: ['integer', 'string'] } }, required: ['n'] } });
     // The draft is a plan the API takes as it is.
     expect((await api('POST', '/api/tracking-plans', { name: draft.name, rules: draft.rules })).status).toBe(200);
+
+    // Picked calls: only those, named after their source when they share one; a call that does not exist is a 404.
+    const listed = (await api<{ items: { id: number; label: string | null }[] }>('GET', '/api/messages?limit=10')).body.items;
+    const picked = listed.filter((c) => c.label === 'Z').map((c) => c.id);
+    const fromPicked = (await api<DraftTrackingPlan>('POST', '/api/tracking-plans/draft', { callIds: picked })).body;
+    expect(fromPicked).toMatchObject({ name: 'web (draft)', calls: 1 });
+    expect(fromPicked.rules.map((r) => r.key)).toEqual(['Z']);
+    await t.call('createSource', { name: 'app', writeKey: 'wk_app' });
+    await t.post('/v1/track', { userId: 'u', event: 'B' }, { writeKey: 'wk_app' });
+    const all = (await api<{ items: { id: number }[] }>('GET', '/api/messages?limit=10')).body.items.map((c) => c.id);
+    expect((await api<DraftTrackingPlan>('POST', '/api/tracking-plans/draft', { callIds: all })).body).toMatchObject({ name: 'observed (draft)', calls: 5 });
+    const missing = await api<ApiErrorBody>('POST', '/api/tracking-plans/draft', { callIds: [99_999] });
+    expect(missing.status).toBe(404);
   });
 
   it('a config file connecting to a plan that does not exist, or with a rule that does not compile, is refused whole', async () => {

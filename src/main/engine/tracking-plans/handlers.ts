@@ -91,10 +91,13 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       }),
     draftTrackingPlan: (input) => {
       const raws: unknown[] = [];
+      // Picked calls all of one source are named after it, as a source's calls are.
+      const pickedSources = new Set<string | null>();
       if (input.callIds) {
         for (const id of input.callIds) {
           const c = store.calls.get(id);
           if (!c) throw notFound(`message ${id}`);
+          pickedSources.add(c.sourceId);
           raws.push(c.raw);
         }
       } else {
@@ -106,7 +109,9 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
           before = page.next;
         }
       }
-      const sourceName = input.sourceId ? store.sources.get(input.sourceId)?.name : undefined;
+      const [onlySource] = pickedSources.size === 1 ? pickedSources : [];
+      const sourceId = input.sourceId ?? onlySource ?? undefined;
+      const sourceName = sourceId ? store.sources.get(sourceId)?.name : undefined;
       return { name: input.name ?? `${sourceName ?? 'observed'} (draft)`, rules: draftRules(raws), calls: raws.length };
     },
     getViolations: (input): ViolationSummary => {
