@@ -2,6 +2,7 @@
 // Plain data only: everything here crosses a process or network boundary as JSON.
 import type { CollectorFaults } from './collector-faults';
 import type { Violation } from './tracking-plan.schema';
+import type { Forwarding } from './forwarding';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -348,6 +349,8 @@ export interface CallDetail {
   violations: Violation[] | null;
   /** The plan it was checked against, and what enforcement did (blocked reason, omitted properties); null when not checked. */
   planCheck: { planId: string; planName: string | null; blocked: string | null; omitted: string[] } | null;
+  /** Why it was or was not forwarded to Webhooks (shared/forwarding.ts): the one source of that sentence. */
+  forwarding: Forwarding;
 }
 
 export interface Page<T> {

@@ -5,6 +5,7 @@ import { destinationPreviews, exampleWebhookId } from '../../src/renderer/featur
 import { normalizeForPreview, webhookPreview } from '../../src/shared/preview/webhook-preview';
 import { previewActions as enginePreview } from '../../src/main/engine/actions/preview';
 import type { WebhookSettings } from '../../src/shared/types';
+import { forwardingText } from '../../src/shared/forwarding';
 
 // The engine's previewActions, called as the renderer's API client would (the engine builds Actions requests).
 const previewActions = async (...a: Parameters<typeof enginePreview>) => enginePreview(...a);
@@ -145,5 +146,24 @@ describe('Compose: data that is not an object (issue 23)', () => {
     expect(nothing).toMatchObject({ title: 'nothing', body: '', signature: null });
     expect(nothing.headers['content-type']).toBeUndefined();
     expect(nothing.headers['content-length']).toBe('0');
+  });
+});
+
+describe('Compose: whether the call is forwarded, judged and worded as the inspector does (issue 26)', () => {
+  it('no mapping matched: the same reason, mappings and sentence as the call detail', async () => {
+    const w: WebhookSettings = { ...webhooks, mode: 'actions', mappings: [webhooks.mappings![2]] };
+    const d = await build(w);
+    expect(d.requests).toEqual([]);
+    expect(d.forwarding).toEqual({ forwarded: false, reason: 'no_mapping_matched', mappings: [{ name: 'pages', trigger: 'type = "page"' }] });
+    expect(forwardingText(d.forwarding)).toBe('Not forwarded: no Actions mapping matched it. Not matching: pages (type = "page").');
+  });
+
+  it('forwarded when a request goes; integrations and Webhooks off say so', async () => {
+    expect((await build(webhooks)).forwarding).toEqual({ forwarded: true });
+    expect((await build({ ...webhooks, enabled: false })).forwarding).toEqual({ forwarded: false, reason: 'webhooks_off' });
+    const off = { ...call, integrations: { Webhooks: false } };
+    const classic = await webhookPreview(off, { format: 'full', userAgentProduct: 'Segment.io', sharedSecret: SECRET });
+    const d = await destinationPreviews({ call: off, webhooks, classic, example, previewActions });
+    expect(d.forwarding).toEqual({ forwarded: false, reason: 'integrations' });
   });
 });

@@ -18,6 +18,8 @@ import { actionsHandlers } from './actions/preview';
 import { refuseShortNewKey } from './sw-key-policy';
 import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
+import { forwardingOf } from './forwarding';
+import { withAnsweredAttempts } from './in-flight-attempts';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps | keyof typeof probeOps>;
 
@@ -132,10 +134,11 @@ function getDetail(store: Store, id: number) {
   if (!call) throw notFound(`message ${id}`);
   // A large Actions batch is paged (getBatchItems): its body here is only its first items.
   const urls = store.calls.summaries([id])[0]?.urls ?? [];
-  const deliveries = store.deliveries.forCall(id, { pageBatches: true });
+  // With each URL's attempt as soon as it answered, though its round is still out.
+  const deliveries = withAnsweredAttempts(store, store.deliveries.forCall(id, { pageBatches: true }));
   // What its source's tracking plan found when it arrived (kept as it was then).
   const { violations, planCheck } = trackingPlansOf(store).detailOf(id, call.status);
-  return { call, urls, deliveries, violations, planCheck };
+  return { call, urls, deliveries, violations, planCheck, forwarding: forwardingOf(store, call, deliveries.length, urls) };
 }
 
 function notFoundBatch(id: number): never {

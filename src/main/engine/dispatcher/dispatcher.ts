@@ -307,9 +307,9 @@ export class Dispatcher {
     if (onInFlight) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) onInFlight(id, d.id);
     return {
       round,
-      onAnswer: (i, r, c) => {
+      onAnswer: (i, r, c, attempt) => {
         release?.(i);
-        if (store.inFlight.answered(round, i, r.status, c.outcome)) onInFlight?.(d.callId, d.id);
+        if (store.inFlight.answered(round, i, r.status, c.outcome, attempt)) onInFlight?.(d.callId, d.id);
       },
     };
   }

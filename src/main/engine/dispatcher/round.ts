@@ -36,8 +36,11 @@ export async function sendRound(
   trigger: AttemptTrigger,
   now: () => number,
   bodyOverride?: Buffer,
-  /** Each URL as it answers, before the round is over (what the inspector shows in flight). */
-  onAnswer?: (urlIndex: number, r: SendResult, c: Classification) => void,
+  /**
+   * Each URL as it answers, before the round is over (what the inspector shows in flight), with its
+   * attempt as it stands then (the round records its own when it ends).
+   */
+  onAnswer?: (urlIndex: number, r: SendResult, c: Classification, attempt: NewAttempt) => void,
 ): Promise<RoundResult> {
   const body = bodyOverride ?? d.body;
   const actions = d.kind === 'actions';
@@ -54,7 +57,10 @@ export async function sendRound(
       const standardWebhooks = standardWebhooksFor(sw, body, now());
       const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
       const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
-      onAnswer?.(i, r, classify(r, now(), rule));
+      if (onAnswer) {
+        const c = classify(r, now(), rule);
+        onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c));
+      }
       return { i, target, headers, signature, r };
     }),
   );
@@ -64,11 +70,26 @@ export async function sendRound(
   for (const { i, target, headers, signature, r } of results) {
     const c = classify(r, t, rule);
     classifications.push(c);
-    // An Actions attempt records every header that went out, the two the HTTP client adds included.
-    const sent = actions ? withClientHeaders(headers, target.url) : headers;
-    attempts.push(toAttempt(d.id, round, i, target.url, trigger, sent, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c));
+    attempts.push(attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c));
   }
   return { attempts, classifications };
+}
+
+/** One URL's attempt of a round: an Actions attempt records every header that went out, the two the HTTP client adds included. */
+function attemptOfRound(
+  d: ActiveDelivery,
+  round: number,
+  urlIndex: number,
+  url: string,
+  trigger: AttemptTrigger,
+  headers: Record<string, string>,
+  bodyOverride: Buffer | undefined,
+  signature: string | null,
+  r: SendResult,
+  c: Classification,
+): NewAttempt {
+  const sent = d.kind === 'actions' ? withClientHeaders(headers, url) : headers;
+  return toAttempt(d.id, round, urlIndex, url, trigger, sent, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c);
 }
 
 /**

@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { trackingPlansOf } from '../tracking-plans/service';
+import { forwardingOf } from '../forwarding';
+import { withAnsweredAttempts } from '../in-flight-attempts';
 import { DELIVERY_FILTERS, type OpParsed } from '../../../shared/api.contract';
 import type { ExportFile } from '../../../shared/simulation.contract';
 import { ValidationError } from '../../../shared/validation-error';
@@ -80,7 +82,9 @@ async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
       if (!call) continue;
       // What its source's tracking plan found when it arrived, as the detail has it (issue 24).
       const { violations, planCheck } = plans.detailOf(id, call.status);
-      text += `${JSON.stringify({ call, urls: urls.get(id) ?? [], deliveries: store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }), violations, planCheck })}\n`;
+      const callUrls = urls.get(id) ?? [];
+      const deliveries = withAnsweredAttempts(store, store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }));
+      text += `${JSON.stringify({ call, urls: callUrls, deliveries, violations, planCheck, forwarding: forwardingOf(store, call, deliveries.length, callUrls) })}\n`;
     }
     if (text) yield text;
   }

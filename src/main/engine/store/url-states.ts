@@ -1,6 +1,7 @@
 import type { AttemptOutcome, DeliveryState, UrlOutcome, UrlState } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword } from '../../../shared/url-credentials';
+import type { NewAttempt } from './delivery.types';
 
 // Per-URL outcome of a delivery (issue 14: "the inspector never hides a failure").
 //
@@ -77,8 +78,11 @@ export function urlStatesAfter(prev: StoredUrlState[], answers: RoundAnswer[], a
 
 interface InFlightUrl {
   startedAt: number;
-  /** Set when this URL answered while others of its round are still out. */
-  answer: { status: number | null; outcome: AttemptOutcome } | null;
+  /**
+   * Set when this URL answered while others of its round are still out, with its attempt as it
+   * stands (the detail shows it until the round records it: inFlightAttempts).
+   */
+  answer: { status: number | null; outcome: AttemptOutcome; attempt?: NewAttempt } | null;
 }
 
 /** One round out: its URLs by index. */
@@ -97,9 +101,9 @@ export class InFlight {
   }
 
   /** A URL of the round answered; true while others of the round are still out. */
-  answered(round: InFlightRound, urlIndex: number, status: number | null, outcome: AttemptOutcome): boolean {
+  answered(round: InFlightRound, urlIndex: number, status: number | null, outcome: AttemptOutcome, attempt?: NewAttempt): boolean {
     const u = round.get(urlIndex);
-    if (u) u.answer = { status, outcome };
+    if (u) u.answer = { status, outcome, attempt };
     return [...round.values()].some((x) => x.answer === null);
   }
 
@@ -156,4 +160,11 @@ export function hasUrlOut(rounds: Set<InFlightRound> | undefined): boolean {
   if (!rounds) return false;
   for (const r of rounds) for (const u of r.values()) if (u.answer === null) return true;
   return false;
+}
+
+/** The attempts of a delivery's rounds still out whose URL already answered: not recorded until their round ends. */
+export function answeredInFlight(rounds: Set<InFlightRound> | undefined): NewAttempt[] {
+  const out: NewAttempt[] = [];
+  if (rounds) for (const r of rounds) for (const u of r.values()) if (u.answer?.attempt) out.push(u.answer.attempt);
+  return out;
 }

@@ -8,6 +8,8 @@ import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhook
 import type { WebhookPreview } from '../../../shared/preview/webhook-preview';
 import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard-webhooks';
 import type { ActionsMapping, NormalizedCall, WebhookSettings } from '../../../shared/types';
+import { judgeForwarding, type Forwarding, type ForwardingInput } from '../../../shared/forwarding';
+import { routesToWebhooks } from '../../../shared/routing';
 
 // What each request the source's Webhooks destination would send for the call being composed looks
 // like, Classic and every matching Actions mapping, with what each signature covers. The Actions
@@ -51,6 +53,8 @@ export interface SkippedMapping {
 
 export interface DestinationPreviews {
   requests: RequestPreview[];
+  /** Whether the call would be forwarded, and why not: the judge and words the inspector uses (shared/forwarding.ts). */
+  forwarding: Forwarding;
   /** Actions mappings this call does not match. */
   skipped: SkippedMapping[];
   /** The example Standard Webhooks id and timestamp used, when the source has a secret. */
@@ -94,6 +98,7 @@ export async function destinationPreviews(args: {
   const swSecret = rawSw && secretProblem(rawSw) === null ? rawSw : null;
   const requests: RequestPreview[] = [];
   const skipped: SkippedMapping[] = [];
+  const matches: ForwardingInput['matches'] = [];
 
   if (sendsClassic(webhooks) && classic) {
     requests.push({
@@ -119,6 +124,7 @@ export async function destinationPreviews(args: {
     for (const [i, item] of items.entries()) {
       const m = mappings[i];
       const trigger = item.trigger ?? 'every call';
+      matches.push({ name: item.name, trigger: item.trigger ?? '', matches: item.matches });
       if (!item.matches) {
         skipped.push({ name: item.name, trigger: item.triggerError ? `${trigger} (cannot be read: ${item.triggerError})` : trigger });
         continue;
@@ -156,5 +162,9 @@ export async function destinationPreviews(args: {
       });
     }
   }
-  return { requests, skipped, sw: swSecret ? example : null };
+  // As the engine plans it: a request goes when the call routes to Webhooks, the destination is on,
+  // and there is a Classic URL or a matching mapping (a mapping's request not sent still makes a delivery).
+  const sent = webhooks.enabled && routesToWebhooks(call.integrations) && requests.some((r) => r.kind === 'actions' || r.url !== null);
+  const forwarding = judgeForwarding({ status: 'accepted', sent, integrations: call.integrations, webhooks, matches });
+  return { requests, forwarding, skipped, sw: swSecret ? example : null };
 }

@@ -1,6 +1,7 @@
 import { CodeBlock } from '../../components/code-block';
 import { prettyJson } from '../../components/format';
 import { maskUrlPassword } from '../../../shared/url-credentials';
+import { forwardingText } from '../../../shared/forwarding';
 import type { RequestPreview } from './destination-previews';
 import type { Previews } from './use-previews';
 
@@ -109,12 +110,14 @@ export function PreviewPanes({ previews, invalid }: { previews: Previews; invali
           </div>
         ) : null}
       </div>
-      {d && d.requests.length === 0 ? (
-        <div className="notice" data-testid="preview-no-request">
-          This call makes no Webhooks request: no Actions mapping matches it{d.skipped.length ? '' : ' (the source has none)'}.
+      {/* The inspector's sentence for a call not forwarded (shared/forwarding.ts). */}
+      {d && !d.forwarding.forwarded ? (
+        <div className="notice" data-testid="preview-no-request" data-reason={d.forwarding.reason}>
+          {forwardingText(d.forwarding)}
+          {d.requests.length > 0 ? ' Shown here: what it would send otherwise.' : ''}
         </div>
       ) : null}
-      {d && d.skipped.length > 0 ? (
+      {d && d.forwarding.forwarded && d.skipped.length > 0 ? (
         <div className="muted small-text" data-testid="preview-skipped">
           Not matching this call: {d.skipped.map((s) => `${s.name} (${s.trigger})`).join('; ')}
         </div>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { PlanCheckView } from '../tracking-plans/violations-view';
 import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
+import { forwardingText } from '../../../shared/forwarding';
 import { MAX_CALL_DEPTH } from '../../../shared/nesting';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime } from '../../components/format';
@@ -14,7 +15,7 @@ import { RetryTimes } from '../receivers/time-warp';
 import { outcomeLine } from '../../components/status-chip-model';
 import { BatchMembers, BatchMembership } from './batch-members';
 import { BatchBodyPages } from './batch-body-pages';
-import { deliveryTitle, deliveryUrlWarning, outcomesOf, waitingParts } from './delivery-model';
+import { deliveryTitle, deliveryUrlWarning, outcomesOf } from './delivery-model';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 
@@ -183,7 +184,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
   const { call, deliveries } = detail;
   const first = deliveries.find((d) => d.kind !== 'actions') ?? deliveries[0];
   const firstAttempt = first?.attempts.filter((a) => a.urlIndex === 0).at(-1);
-  const waiting = waitingParts(detail.urls ?? []).length > 0;
+  const notForwarded = detail.forwarding ? forwardingText(detail.forwarding) : null;
   return (
     <div className="call-detail" data-testid="call-detail" data-call-id={call.id}>
       <header className="detail-header">
@@ -214,13 +215,16 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
       </header>
       {call.status === 'dropped' ? (
         <div className="notice error" data-testid="drop-reason">
-          Dropped, not forwarded: {call.dropReason}
+          {forwardingText({ forwarded: false, reason: 'dropped' }, call.dropReason)}
         </div>
       ) : null}
       <PlanCheckView detail={detail} />
       <BatchMembership detail={detail} />
-      {deliveries.length === 0 && !waiting && call.status !== 'dropped' && call.status !== 'blocked' ? (
-        <div className="notice">Not routed to Webhooks: the source has Webhooks disabled, or the call's integrations turned it off.</div>
+      {/* Why an accepted call went nowhere, as the engine judged it (a dropped or blocked one says so above). */}
+      {call.status === 'accepted' && notForwarded ? (
+        <div className="notice" data-testid="forwarding-reason" data-reason={detail.forwarding.reason}>
+          {notForwarded}
+        </div>
       ) : null}
       {deliveries.map((d) => (
         <DeliveryView key={d.id} delivery={d} allUrls={detail.urls ?? []} callId={call.id} />
