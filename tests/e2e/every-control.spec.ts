@@ -38,6 +38,7 @@ const COVERED: Record<string, string[]> = {
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
     'copy:Copy', 'verify-sw-button', 'batch-member-link', 'batch-delivery-link',
+    'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -504,6 +505,27 @@ test('inspector: every control', async ({ page, receivers }) => {
   await s.use('batch-delivery-link', t('batch-delivery-link'));
   await expect(pairDelivery).toBeInViewport();
   await lab.api('DELETE', `/sources/${pairs.id}`);
+
+  // Picked calls: how to pick (nothing picked), then one picked, checked again, drafted into a plan; unpick.
+  await s.use('picks-draft', t('picks-draft'));
+  await expect(t('picks-draft-text')).toContainText('Pick the calls to draft a plan from');
+  await s.use('picks-draft-cancel', t('picks-draft-cancel'));
+  await expect(t('picks-draft-bar')).toHaveCount(0);
+  await page.getByTestId('call-row').first().click({ modifiers: ['ControlOrMeta'] });
+  await expect(t('picked-count')).toHaveText('1 picked');
+  await s.use('picks-recheck', t('picks-recheck'));
+  await expect(t('toast-info').filter({ hasText: 'Checked 1 call against' })).toBeVisible();
+  await t('picks-draft').click();
+  await t('picks-draft-name').fill('every-draft');
+  await s.use('picks-draft-confirm', t('picks-draft-confirm'));
+  await expect(t('toast-info').filter({ hasText: 'Made the tracking plan "every-draft" from 1 call' })).toBeVisible();
+  const drafted = (await lab.api<{ id: string; name: string }[]>('GET', '/tracking-plans')).find((p) => p.name === 'every-draft');
+  expect(drafted).toBeDefined();
+  // The plans screen's own test starts with no plan.
+  await lab.api('DELETE', `/tracking-plans/${drafted!.id}`);
+  await page.getByTestId('call-row').first().click({ modifiers: ['ControlOrMeta'] });
+  await s.use('picks-clear', t('picks-clear'));
+  await expect(t('picked-count')).toHaveCount(0);
 
   // Clear all calls: cancelled once, then confirmed; the list is empty and so is the store.
   await s.use('clear-calls', t('clear-calls'));

@@ -108,3 +108,71 @@ test('the plans screen shows, per rule, the calls matched, passed and failed in 
   await expect(rule.getByTestId('rule-failed')).toHaveText('1');
   await expect(page.getByTestId('plan-sources')).toContainText('plan-shop (unplanned events block');
 });
+
+test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft plan; Check again says what their plan makes of them now', async ({ page, consoleGuard }) => {
+  // The taken name is refused on purpose.
+  consoleGuard.allow(/status of 409 \(Conflict\) \(.*\/api\/tracking-plans\)/);
+  const other = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', { name: 'pick-app', webhooks: { enabled: false, sharedSecret: '', urls: [] } });
+  const res = await fetch(`${lab.collectorUrl}/v1/batch`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${other.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({
+      batch: [
+        { type: 'track', userId: 'p1', event: 'Signed Up', properties: { plan: 'pro' } },
+        { type: 'track', userId: 'p2', event: 'Cart Viewed', properties: { items: 2 } },
+        { type: 'track', userId: 'p3', event: 'Left Out', properties: { x: true } },
+        { type: 'track', userId: 'p4', event: 'Signed Up', properties: { plan: 'free', seats: 3 } },
+      ],
+    }),
+  });
+  expect(res.status).toBe(200);
+  await openApp(page, lab, 'inspector');
+  await page.getByTestId('filter-source').selectOption({ label: 'pick-app' });
+  await expect(page.getByTestId('call-row')).toHaveCount(4);
+
+  // Nothing picked yet: the bar says how to pick.
+  await page.getByTestId('picks-draft').click();
+  await expect(page.getByTestId('picks-draft-text')).toContainText('Ctrl-click (⌘-click) a row, Shift-click for a range, or press x');
+  await page.getByTestId('picks-draft-cancel').click();
+
+  // Newest first: Signed Up (p4), Left Out, Cart Viewed, Signed Up (p1). Ctrl-click picks without opening.
+  const rows = page.getByTestId('call-row');
+  await rows.nth(0).click({ modifiers: ['ControlOrMeta'] });
+  await expect(page.getByTestId('detail-pane')).toHaveCount(0);
+  await expect(rows.nth(0)).toHaveAttribute('data-picked', 'true');
+  // Shift-click picks the range from the last pick: rows 0 to 2; Ctrl-click unpicks Left Out; x picks the cursor row.
+  await rows.nth(2).click({ modifiers: ['Shift'] });
+  await expect(page.getByTestId('picked-count')).toHaveText('3 picked');
+  await row(page, 'Left Out').click({ modifiers: ['ControlOrMeta'] });
+  await expect(page.getByTestId('picked-count')).toHaveText('2 picked');
+  // The cursor follows clicks: on Left Out (row 1); two rows down is Signed Up (p1).
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(rows.nth(3)).toHaveAttribute('data-cursor', 'true');
+  await page.keyboard.press('x');
+  await expect(page.getByTestId('picked-count')).toHaveText('3 picked');
+  await expect(row(page, 'Left Out')).not.toHaveAttribute('data-picked', 'true');
+
+  // The source has no plan: Check again says so, and changes nothing.
+  await page.getByTestId('picks-recheck').click();
+  await expect(page.getByTestId('toast-info').last()).toContainText("Checked 3 calls against their source's plan now: 0 with violations, 0 clean, 3 of a source without a plan");
+
+  // A name already taken is refused in the bar; a new one makes the plan from exactly the picked calls.
+  await page.getByTestId('picks-draft').click();
+  await expect(page.getByTestId('picks-draft-text')).toHaveText('Draft a tracking plan from 3 picked calls, named');
+  await page.getByTestId('picks-draft-name').fill('Shop plan');
+  await page.getByTestId('picks-draft-confirm').click();
+  await expect(page.getByTestId('picks-draft-error')).toContainText('Shop plan');
+  await page.getByTestId('picks-draft-name').fill('App plan');
+  await page.getByTestId('picks-draft-name').press('Enter');
+  await expect(page.getByTestId('toast-info').last()).toContainText('Made the tracking plan "App plan" from 3 calls: 2 rules');
+  await expect(page.getByTestId('picked-count')).toHaveCount(0);
+  await expect(page.locator('[data-picked]')).toHaveCount(0);
+
+  await page.getByTestId('nav-plans').click();
+  const card = page.locator('[data-testid="plan-card"][data-name="App plan"]');
+  await expect(card.getByTestId('plan-rule')).toHaveCount(2);
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Signed Up"]')).toHaveCount(1);
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Cart Viewed"]')).toHaveCount(1);
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Left Out"]')).toHaveCount(0);
+});

@@ -17,6 +17,7 @@ import { createDemoSlice } from './demo.slice';
 import { createActionsSlice } from './actions.slice';
 import { createProbeSlice } from './probe.slice';
 import { createTrackingPlansSlice } from './tracking-plans.slice';
+import { createCallPicksSlice } from './call-picks.slice';
 
 export type { AppState } from './app.types';
 
@@ -39,6 +40,7 @@ export function createAppStore(api: ApiClient) {
     ...createActionsSlice(api)(...a),
     ...createProbeSlice(api)(...a),
     ...createTrackingPlansSlice(api)(...a),
+    ...createCallPicksSlice(api)(...a),
   }));
 }
 

@@ -15,6 +15,7 @@ import type { DemoSlice } from './demo.slice';
 import type { ActionsSlice } from './actions.slice';
 import type { ProbeSlice } from './probe.slice';
 import type { TrackingPlansSlice } from './tracking-plans.slice';
+import type { CallPicksSlice } from './call-picks.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
@@ -31,7 +32,8 @@ export type AppState = ComposeSlice &
   DemoSlice &
   ActionsSlice &
   ProbeSlice &
-  TrackingPlansSlice;
+  TrackingPlansSlice &
+  CallPicksSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

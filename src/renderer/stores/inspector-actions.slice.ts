@@ -70,6 +70,7 @@ export const createInspectorActionsSlice =
       try {
         const r = await api.call('clearCalls', {});
         get().selectCall(null);
+        get().clearPicks();
         get().notify(`Cleared ${r.removed} call${r.removed === 1 ? '' : 's'}`);
         await get().loadCalls();
         return r;

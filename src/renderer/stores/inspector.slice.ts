@@ -114,7 +114,8 @@ export const createInspectorSlice =
         }
       },
       setFilters(patch) {
-        set({ filters: { ...get().filters, ...patch } });
+        // Picks are of the list as filtered: a new filter starts a new pick.
+        set({ filters: { ...get().filters, ...patch }, pickedCallIds: [], pickAnchor: null });
         void get().loadCalls();
       },
       setPaused(paused) {

@@ -1,18 +1,19 @@
 import { useState } from 'react';
 import { useApp, useAppStore } from '../../store-context';
 
-type Asking = { kind: 'retry'; count: number } | { kind: 'clear' } | null;
+type Asking = { kind: 'retry'; count: number } | { kind: 'clear' } | { kind: 'draft' } | null;
 
 /**
  * Acting on many calls: retry the failed and expired calls the filters match (counted first, then
- * confirmed), or clear every call (confirmed). They sit under the call list, where the question
- * shows as a bar too, so the rows never move.
+ * confirmed), clear every call (confirmed), or draft a tracking plan from the picked calls (named
+ * first). They sit under the call list, where the question shows as a bar too, so the rows never move.
  */
 export function BulkActions() {
   const store = useAppStore();
   const [asking, setAsking] = useState<Asking>(null);
   const [busy, setBusy] = useState(false);
   const total = useApp((s) => s.callsTotal);
+  const picked = useApp((s) => s.pickedCallIds.length);
   const askRetry = async () => {
     setBusy(true);
     const count = await store.getState().countRetryable();
@@ -33,8 +34,39 @@ export function BulkActions() {
     <>
       <span className="muted small-text grow" data-testid="calls-total">
         {total} call{total === 1 ? '' : 's'}
+        {picked ? (
+          <>
+            {' · '}
+            <b data-testid="picked-count">{picked} picked</b>{' '}
+            <button type="button" className="link small-text" data-testid="picks-clear" onClick={() => store.getState().clearPicks()} title="Unpick every call">
+              unpick
+            </button>
+          </>
+        ) : null}
       </span>
       <span className="bulk-actions">
+        {picked ? (
+          <button
+            type="button"
+            className="small"
+            data-testid="picks-recheck"
+            disabled={busy}
+            onClick={() => void store.getState().recheckPicks()}
+            title="Check the picked calls against their source's tracking plan as it is now (their stored verdicts stay)"
+          >
+            Check again
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="small"
+          data-testid="picks-draft"
+          disabled={busy || asking !== null}
+          onClick={() => setAsking({ kind: 'draft' })}
+          title="A tracking plan listing the events and properties of the picked calls, typed as seen"
+        >
+          Draft plan…
+        </button>
         <button
           type="button"
           className="small"
@@ -49,7 +81,9 @@ export function BulkActions() {
           Clear all…
         </button>
       </span>
-      {asking ? (
+      {asking?.kind === 'draft' ? (
+        <DraftPlanBar picked={picked} onDone={() => setAsking(null)} />
+      ) : asking ? (
         <div className="notice confirm-bar" role="alertdialog" aria-label="Confirm" data-testid="bulk-confirm">
           <span className="grow" data-testid="bulk-confirm-text">
             {asking.kind === 'retry'
@@ -70,5 +104,71 @@ export function BulkActions() {
         </div>
       ) : null}
     </>
+  );
+}
+
+/** Names the plan drafted from the picked calls, or says how to pick them. */
+function DraftPlanBar({ picked, onDone }: { picked: number; onDone(): void }) {
+  const store = useAppStore();
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const make = async () => {
+    setBusy(true);
+    const failed = await store.getState().draftPlanFromPicks(name);
+    setBusy(false);
+    if (failed === null) onDone();
+    else setError(failed);
+  };
+  if (picked === 0) {
+    return (
+      <div className="notice confirm-bar" role="alertdialog" aria-label="Draft a plan" data-testid="picks-draft-bar">
+        <span className="grow" data-testid="picks-draft-text">
+          Pick the calls to draft a plan from: Ctrl-click (⌘-click) a row, Shift-click for a range, or press <kbd>x</kbd> on a row. All of a source&apos;s calls: <a href="#/tracking-plans">Tracking plans</a>.
+        </span>
+        <button type="button" className="small" data-testid="picks-draft-cancel" onClick={onDone}>
+          Close
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form
+      className="notice confirm-bar"
+      role="alertdialog"
+      aria-label="Draft a plan"
+      data-testid="picks-draft-bar"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void make();
+      }}
+    >
+      <span data-testid="picks-draft-text">
+        Draft a tracking plan from {picked} picked call{picked === 1 ? '' : 's'}, named
+      </span>
+      <input
+        aria-label="Plan name"
+        data-testid="picks-draft-name"
+        className="grow"
+        value={name}
+        placeholder="blank: the source's name + (draft)"
+        maxLength={100}
+        onChange={(e) => {
+          setName(e.target.value);
+          setError(null);
+        }}
+      />
+      <button type="submit" className="small primary" data-testid="picks-draft-confirm" disabled={busy}>
+        Make plan
+      </button>
+      <button type="button" className="small" data-testid="picks-draft-cancel" onClick={onDone}>
+        Cancel
+      </button>
+      {error ? (
+        <span className="field-error" role="alert" data-testid="picks-draft-error">
+          {error}
+        </span>
+      ) : null}
+    </form>
   );
 }

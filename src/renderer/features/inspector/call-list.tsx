@@ -6,19 +6,31 @@ import { ViolationsBadge } from '../tracking-plans/violations-view';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from './call-list-model';
 
-function Row({ call, selected, cursor, onSelect }: { call: CallSummary; selected: boolean; cursor: boolean; onSelect(): void }) {
+/** What a click on a row does: Ctrl/⌘ toggles its pick, Shift picks up to it, a plain click opens it. */
+function clickKind(e: MouseEvent): 'toggle' | 'range' | 'open' {
+  if (e.ctrlKey || e.metaKey) return 'toggle';
+  return e.shiftKey ? 'range' : 'open';
+}
+
+function Row({ call, selected, picked, cursor, onClick }: { call: CallSummary; selected: boolean; picked: boolean; cursor: boolean; onClick(kind: 'toggle' | 'range' | 'open'): void }) {
   return (
     <div
       role="row"
       aria-selected={selected}
       // One row in the tab order (roving): the cursor's; the keys move it (keyboard.ts).
       tabIndex={cursor ? 0 : -1}
-      className={`call-row${selected ? ' selected' : ''}${cursor ? ' cursor' : ''}`}
+      className={`call-row${selected ? ' selected' : ''}${cursor ? ' cursor' : ''}${picked ? ' picked' : ''}`}
       data-testid="call-row"
       data-id={call.id}
       data-cursor={cursor || undefined}
       data-status={rowStatus(call)}
-      onClick={onSelect}
+      data-picked={picked || undefined}
+      title={picked ? 'Picked (Ctrl/⌘-click or x to unpick)' : undefined}
+      onMouseDown={(e) => {
+        // Shift-click would select the rows' text.
+        if (e.shiftKey) e.preventDefault();
+      }}
+      onClick={(e) => onClick(clickKind(e.nativeEvent))}
     >
       {CALL_COLUMNS.map((col) => (
         <span key={col.label} role="gridcell" className={col.className || undefined} title={col.title?.(call)} data-testid={col.testId}>
@@ -45,6 +57,8 @@ export function CallList({ cursor, onCursor, footer }: { cursor: number | null; 
   const store = useAppStore();
   const calls = useApp((s) => s.calls);
   const { selected, next, loadingMore } = useAppShallow((s) => ({ selected: s.selectedCallId, next: s.callsNext, loadingMore: s.callsLoadingMore }));
+  const picked = useApp((s) => s.pickedCallIds);
+  const pickedSet = new Set(picked);
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: calls.length,
@@ -90,10 +104,14 @@ export function CallList({ cursor, onCursor, footer }: { cursor: number | null; 
               <Row
                 call={calls[v.index]}
                 selected={calls[v.index].id === selected}
+                picked={pickedSet.has(calls[v.index].id)}
                 cursor={calls[v.index].id === cursorId}
-                onSelect={() => {
-                  onCursor(calls[v.index].id);
-                  store.getState().selectCall(calls[v.index].id);
+                onClick={(kind) => {
+                  const id = calls[v.index].id;
+                  onCursor(id);
+                  if (kind === 'toggle') store.getState().togglePick(id);
+                  else if (kind === 'range') store.getState().pickRange(id);
+                  else store.getState().selectCall(id);
                 }}
               />
             </div>

@@ -6,7 +6,8 @@ import { inspectorAction } from './shortcuts';
 /**
  * The inspector's keys (shortcuts.ts), while it is on screen: ↑/↓ or j/k move the cursor row (and the
  * open detail with it), Enter opens it, Esc closes the detail, / goes to the search box. Nothing
- * happens while a field has the focus or a dialog is open, or with Ctrl/Cmd/Alt held.
+ * happens while a field has the focus or a dialog is open, or with Ctrl/Cmd/Alt held. x picks the
+ * cursor row (call-picks.slice.ts).
  */
 export function useInspectorKeys(store: AppStore, cursor: number | null, setCursor: (id: number) => void): void {
   useEffect(() => {
@@ -28,6 +29,14 @@ export function useInspectorKeys(store: AppStore, cursor: number | null, setCurs
         e.preventDefault();
         if (cursor === null) setCursor(s.selectedCallId);
         s.selectCall(null);
+        return;
+      }
+      if (action === 'pick') {
+        const id = cursor ?? s.calls[0]?.id;
+        if (id === undefined) return;
+        e.preventDefault();
+        setCursor(id);
+        s.togglePick(id);
         return;
       }
       if (action === 'open') {

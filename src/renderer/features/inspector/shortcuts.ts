@@ -5,7 +5,7 @@ import type { ShortcutGroup } from '../../shortcuts';
  * overlay (src/renderer/shortcuts.ts, as INSPECTOR_SHORTCUT_GROUP) read, so what is listed is what
  * works. `keys` are KeyboardEvent.key values; `label` is how to show them.
  */
-export type InspectorAction = 'next' | 'previous' | 'open' | 'close' | 'search';
+export type InspectorAction = 'next' | 'previous' | 'open' | 'close' | 'search' | 'pick';
 
 export interface Shortcut {
   action: InspectorAction;
@@ -20,6 +20,7 @@ export const INSPECTOR_SHORTCUTS: readonly Shortcut[] = [
   { action: 'open', keys: ['Enter'], label: ['Enter'], description: 'Open the call' },
   { action: 'close', keys: ['Escape'], label: ['Esc'], description: 'Close the call' },
   { action: 'search', keys: ['/'], label: ['/'], description: 'Search' },
+  { action: 'pick', keys: ['x'], label: ['x'], description: 'Pick or unpick the call (Ctrl/⌘-click, Shift-click for a range): draft a plan from the picked calls' },
 ];
 
 /** The action a key press asks for, or null (modifiers held: another shortcut's business). */
