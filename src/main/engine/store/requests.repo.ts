@@ -25,7 +25,11 @@ export class RequestsRepo {
   }
 
   insert(receivedAt: number, info: RequestInfo, body: string): number {
-    return Number(this.insertStmt.run(receivedAt, JSON.stringify(info), body).lastInsertRowid);
+    const id = Number(this.insertStmt.run(receivedAt, JSON.stringify(info), body).lastInsertRowid);
+    // Ids are reused once the newest rows are gone (clearCalls, retention): the parse kept for a
+    // deleted request must not be read as this one's body.
+    if (this.cached?.id === id) this.cached = null;
+    return id;
   }
 
   /** A call's item as received: the whole body for a single call, else the body's `batch[index]`. */

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { testLab } from '../helpers/test-lab';
+
+// After every call is cleared, SQLite gives the next request and call the ids the cleared ones had
+// (INTEGER PRIMARY KEY without AUTOINCREMENT). The store's parsed-body cache of one request must not
+// answer for the new request of the same id: the call detail shows what the new call carried.
+
+const lab = testLab();
+
+describe('clearCalls, then a new call', () => {
+  it('shows the new call as received, not the cleared call of the same id', async () => {
+    const t = await lab.start({ config: { sources: [{ name: 's', writeKey: 'wk_reuse' }] } });
+    await t.post('/v1/track', { userId: 'u', event: 'First', properties: { n: 1 } }, { writeKey: 'wk_reuse' });
+    const [first] = (await t.call('listMessages', {})).items;
+    // Read once: the store keeps this request's parsed body.
+    expect((await t.call('getMessage', { id: first.id })).call.raw).toMatchObject({ event: 'First' });
+    await t.call('clearCalls', {});
+
+    await t.post('/v1/track', { userId: 'u', event: 'Second', properties: { n: 2 } }, { writeKey: 'wk_reuse' });
+    const [second] = (await t.call('listMessages', {})).items;
+    expect(second.id).toBe(first.id);
+    expect(second.label).toBe('Second');
+    const detail = await t.call('getMessage', { id: second.id });
+    expect(detail.call.raw).toEqual({ userId: 'u', event: 'Second', properties: { n: 2 } });
+    expect(detail.call.normalized).toMatchObject({ event: 'Second', properties: { n: 2 } });
+  });
+});
