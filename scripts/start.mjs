@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, ensureElectronNative, installedElectronPath } from './electron-native.mjs';
+import { desktopNodeHint } from './desktop-node.mjs';
 
 /** Printed by src/main/index.ts once the window is ready: from then on, no fallback. */
 const READY_LINE = 'desktop: window ready';
@@ -60,7 +61,7 @@ async function findElectron() {
   const path = installedElectronPath();
   if (code === 0 && path) return { path };
   const detail = firstLine(err) || firstLine(out) || `exit code ${code}`;
-  return { reason: `the Electron binary could not be downloaded: ${detail}` };
+  return { reason: `the Electron binary could not be downloaded: ${detail}${desktopNodeHint(process.versions.node)}` };
 }
 
 // Children run in their own process group (POSIX), so a Ctrl+C reaches them once, through us: the

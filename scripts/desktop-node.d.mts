@@ -1,0 +1,2 @@
+export const DESKTOP_NODE: string;
+export function desktopNodeHint(version: string): string;
