@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { destinationPreviews } from '../../src/renderer/features/compose/destination-previews';
+import { previewActions } from '../../src/main/engine/actions/preview';
+import type { WebhookSettings } from '../../src/shared/types';
+import { waitFor } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
+
+// Issue 26: the Compose preview of an Actions request and the request the dispatcher sends come from
+// the same builders (the engine's buildActionsRequest, shared/webhook-request.ts
+// buildActionsRequestHeaders): for the same call, the preview's headers and body are what a real
+// receiver gets, an empty body's `content-length: 0` included. Only what the HTTP client adds (host,
+// connection) is not in the preview.
+const lab = testLab();
+
+describe('Compose preview and the wire', () => {
+  it('an Actions body that resolves to nothing, and one that does not: the same headers and bytes as received', async () => {
+    const receiver = await lab.receiver();
+    const webhooks: WebhookSettings = {
+      enabled: true,
+      mode: 'actions',
+      sharedSecret: 'wire-secret',
+      urls: [],
+      mappings: [
+        { name: 'empty', trigger: { type: 'track' }, url: `${receiver.url}/empty`, method: 'POST', headers: { 'X-Team': 'growth' }, data: { '@path': '$.properties.missing' } },
+        { name: 'full', trigger: { type: 'track' }, url: `${receiver.url}/full`, method: 'PUT', headers: {}, data: { total: { '@path': '$.properties.total' } } },
+      ],
+    };
+    const t = await lab.start({ config: { sources: [{ name: 'wire', writeKey: 'wk_wire', webhooks }] } });
+    await t.post('/v1/track', { userId: 'u1', event: 'Wire', properties: { total: 7 } }, { writeKey: 'wk_wire' });
+    const got = await receiver.waitForRequests(2);
+    const id = (await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0] ?? null, 'the call')).id;
+    const call = (await t.call('getMessage', { id })).call.normalized!;
+    const preview = await destinationPreviews({ call, webhooks, classic: null, example: { id: 'msg_x', timestamp: 0 }, previewActions: async (c, m) => previewActions(c, m) });
+
+    for (const name of ['empty', 'full']) {
+      const p = preview.requests.find((r) => r.title === name)!;
+      const wire = got.find((r) => r.url === `/${name}`)!;
+      const { host: _host, connection: _connection, ...received } = wire.headers as Record<string, string>;
+      expect(received).toEqual(p.headers);
+      expect(wire.method).toBe(p.method);
+      expect(wire.body.toString('utf8')).toBe(p.body);
+    }
+    const empty = preview.requests.find((r) => r.title === 'empty')!;
+    expect(empty.body).toBe('');
+    expect(empty.headers['content-length']).toBe('0');
+    expect(empty.headers['x-signature']).toBeUndefined();
+  });
+});
