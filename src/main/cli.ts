@@ -104,6 +104,8 @@ async function serve(argv: string[]): Promise<void> {
       ownedDataDir: values['data-dir'] === undefined,
       collectorHost: host,
       collectorPort,
+      // Known before the control server starts (0: once it has), so a config's URL there is the lab's own.
+      apiPort: uiPort,
       config,
       overrides,
       log: (line) => process.stderr.write(`${line}\n`),

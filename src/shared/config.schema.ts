@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { sourceNameSchema, webhookSettingsSchema, writeKeySchema } from './source.schema';
+import {
+  actionsMappingSchema,
+  headersSchema,
+  receiverUrlSchema,
+  sourceNameSchema,
+  webhookSettingsSchemaOf,
+  writeKeySchema,
+} from './source.schema';
 import { collectorFaultsSchema } from './collector-faults';
 import { settingsPatchSchema } from './settings.schema';
 import { mockReceiversSchema } from './mock-receiver.schema';
@@ -7,10 +14,38 @@ import { audienceConfigSchema } from './audience.schema';
 import { trackingPlanConnectionSchema, trackingPlanInputSchema } from './tracking-plan.schema';
 
 // The config file (SPEC §8). Strict objects everywhere: an unknown key is refused with its path.
+
+/**
+ * Where a receiver URL goes in a source (a Classic URL entry, an Actions mapping), the config file
+ * may name one of the lab's own mock receivers instead: `{ "mockReceiver": "flaky" }`. The lab that
+ * reads the file puts its own URL for that receiver there, so a config exported from one lab and
+ * imported into another sends to the second lab's receiver, not to the first's port (issue 26).
+ */
+export const mockReceiverRefSchema = z.string().trim().min(1, { message: "the name of one of this lab's mock receivers" }).max(200);
+
+function urlOrReceiver(entry: { url?: string; mockReceiver?: string }, ctx: z.RefinementCtx): void {
+  if (entry.url === undefined && entry.mockReceiver === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: "required: an absolute http(s) URL, or mockReceiver: the name of one of this lab's mock receivers" });
+  } else if (entry.url !== undefined && entry.mockReceiver !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['mockReceiver'], message: 'give either url or mockReceiver, not both' });
+  }
+}
+
+export const configWebhookUrlSchema = z
+  .strictObject({ url: receiverUrlSchema.optional(), mockReceiver: mockReceiverRefSchema.optional(), headers: headersSchema.default({}) })
+  .superRefine(urlOrReceiver);
+
+export const configActionsMappingSchema = actionsMappingSchema
+  .omit({ url: true })
+  .extend({ url: receiverUrlSchema.optional(), mockReceiver: mockReceiverRefSchema.optional() })
+  .superRefine(urlOrReceiver);
+
+export const configWebhooksSchema = webhookSettingsSchemaOf(configWebhookUrlSchema, configActionsMappingSchema);
+
 export const configSourceSchema = z.strictObject({
   name: sourceNameSchema,
   writeKey: writeKeySchema.optional(),
-  webhooks: webhookSettingsSchema.optional(),
+  webhooks: configWebhooksSchema.optional(),
   collectorFaults: collectorFaultsSchema.nullable().optional(),
   /** The tracking plan its calls are checked against, with Protocols' enforcement (null: none). */
   trackingPlan: trackingPlanConnectionSchema.nullable().optional(),
@@ -44,3 +79,13 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.output<typeof configSchema>;
+export type ConfigWebhooks = z.output<typeof configWebhooksSchema>;
+
+/** What a config import or a config file at start adjusted or doubts, applied anyway (answered with the import, logged at start). */
+export interface ConfigWarning {
+  /** The field, as errors name it: `sources[0].webhooks.urls[1].url`. */
+  path: string;
+  /** mock_receiver_resolved: a mockReceiver name was given this lab's URL; loopback_port_not_owned: a URL on this machine, at a port this lab does not listen on. */
+  code: 'mock_receiver_resolved' | 'loopback_port_not_owned';
+  message: string;
+}

@@ -196,7 +196,12 @@ export const actionsMappingSchema = z.strictObject({
     .optional(),
 });
 
-export const actionsMappingsSchema = z.array(actionsMappingSchema).superRefine((mappings, ctx) => {
+/** A list of mappings (at most 5, names unique); the config file's may name a mock receiver instead of a URL (config.schema.ts). */
+export function actionsMappingsSchemaOf<M extends z.ZodType<{ name: string }>>(mapping: M) {
+  return z.array(mapping).superRefine((mappings, ctx) => mappingsRule(mappings as { name: string }[], ctx));
+}
+
+function mappingsRule(mappings: { name: string }[], ctx: z.RefinementCtx): void {
   // Reported on the first entry over the limit, as for urls: mappings[5].
   if (mappings.length > 5) ctx.addIssue({ code: 'custom', path: [5], message: 'at most 5 mappings' });
   const seen = new Map<string, number>();
@@ -205,48 +210,61 @@ export const actionsMappingsSchema = z.array(actionsMappingSchema).superRefine((
     if (first !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${m.name}" is already the name of mappings[${first}]` });
     else seen.set(m.name, i);
   });
-});
+}
 
-export const webhookSettingsSchema = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    urls: z
-      .array(webhookUrlSchema)
-      .superRefine((urls, ctx) => {
-        // Reported on the first entry over the limit, so the message names it: urls[5].
-        if (urls.length > 5) ctx.addIssue({ code: 'custom', path: [5], message: 'at most 5 URLs' });
-      })
-      .default([]),
-    sharedSecret: z.string().max(1024).optional(),
-    // No zod defaults for the three below: settings written before them stay as they were, and
-    // readers go through webhookMode() / webhookMappings() (src/shared/actions/mode.ts).
-    mode: z.enum(['classic', 'actions', 'both'], { message: 'must be "classic", "actions" or "both"' }).optional(),
-    mappings: actionsMappingsSchema.optional(),
-    /** '' = none, as for sharedSecret. */
-    standardWebhooksSecret: z
-      .string()
-      .refine((s) => s === '' || secretProblem(s) === null, { error: (issue) => secretProblem(String(issue.input)) ?? 'invalid' })
-      .optional(),
-  })
-  .superRefine((w, ctx) => {
-    const mode = w.mode ?? 'classic';
-    const mappings = w.mappings ?? [];
-    if (w.enabled && mode !== 'actions' && w.urls.length === 0) {
-      const why = mode === 'both' ? ': mode "both" also sends Classic requests, to urls' : '';
-      ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a URL${why}` });
-    }
-    if (w.enabled && mode !== 'classic' && mappings.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a mapping: mode "${mode}" sends Actions requests, one per matching entry of mappings` });
-    }
-    // The Standard Webhooks headers are the signer's, like X-Signature.
-    if (w.standardWebhooksSecret) {
-      const own = new Set<string>(Object.values(STANDARD_WEBHOOKS_HEADERS));
-      const refuse = (path: PropertyKey[], name: string) =>
-        ctx.addIssue({ code: 'custom', path, message: `header "${name}" is set by the Standard Webhooks signature (standardWebhooksSecret) and cannot be replaced` });
-      w.urls.forEach((u, i) => Object.keys(u.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['urls', i, 'headers', h], h)));
-      mappings.forEach((m, i) => Object.keys(m.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['mappings', i, 'headers', h], h)));
-    }
-  });
+export const actionsMappingsSchema = actionsMappingsSchemaOf(actionsMappingSchema);
+
+type WithHeaders = { headers: Record<string, string> };
+
+/**
+ * A source's Webhooks settings, built from its URL entry and mapping schemas: the API's take URLs;
+ * the config file's may name one of the lab's mock receivers instead (config.schema.ts).
+ */
+export function webhookSettingsSchemaOf<U extends z.ZodType<WithHeaders>, M extends z.ZodType<WithHeaders & { name: string }>>(urlEntry: U, mapping: M) {
+  return z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      urls: z
+        .array(urlEntry)
+        .superRefine((urls, ctx) => {
+          // Reported on the first entry over the limit, so the message names it: urls[5].
+          if (urls.length > 5) ctx.addIssue({ code: 'custom', path: [5], message: 'at most 5 URLs' });
+        })
+        .default([]),
+      sharedSecret: z.string().max(1024).optional(),
+      // No zod defaults for the three below: settings written before them stay as they were, and
+      // readers go through webhookMode() / webhookMappings() (src/shared/actions/mode.ts).
+      mode: z.enum(['classic', 'actions', 'both'], { message: 'must be "classic", "actions" or "both"' }).optional(),
+      mappings: actionsMappingsSchemaOf(mapping).optional(),
+      /** '' = none, as for sharedSecret. */
+      standardWebhooksSecret: z
+        .string()
+        .refine((s) => s === '' || secretProblem(s) === null, { error: (issue) => secretProblem(String(issue.input)) ?? 'invalid' })
+        .optional(),
+    })
+    .superRefine((w, ctx) => {
+      const mode = w.mode ?? 'classic';
+      const urls = w.urls as WithHeaders[];
+      const mappings = (w.mappings ?? []) as WithHeaders[];
+      if (w.enabled && mode !== 'actions' && urls.length === 0) {
+        const why = mode === 'both' ? ': mode "both" also sends Classic requests, to urls' : '';
+        ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a URL${why}` });
+      }
+      if (w.enabled && mode !== 'classic' && mappings.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['enabled'], message: `cannot enable Webhooks without a mapping: mode "${mode}" sends Actions requests, one per matching entry of mappings` });
+      }
+      // The Standard Webhooks headers are the signer's, like X-Signature.
+      if (w.standardWebhooksSecret) {
+        const own = new Set<string>(Object.values(STANDARD_WEBHOOKS_HEADERS));
+        const refuse = (path: PropertyKey[], name: string) =>
+          ctx.addIssue({ code: 'custom', path, message: `header "${name}" is set by the Standard Webhooks signature (standardWebhooksSecret) and cannot be replaced` });
+        urls.forEach((u, i) => Object.keys(u.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['urls', i, 'headers', h], h)));
+        mappings.forEach((m, i) => Object.keys(m.headers).forEach((h) => own.has(h.toLowerCase()) && refuse(['mappings', i, 'headers', h], h)));
+      }
+    });
+}
+
+export const webhookSettingsSchema = webhookSettingsSchemaOf(webhookUrlSchema, actionsMappingSchema);
 
 export const sourceNameSchema = z.string().trim().min(1, { message: 'required' }).max(200);
 export const writeKeySchema = z

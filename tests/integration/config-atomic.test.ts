@@ -142,7 +142,7 @@ describe('POST /api/config is all or nothing', () => {
       audiences: [{ name: 'Pro', rule, sources: ['a', 'old'] }],
     };
     const r = await postConfig(config);
-    expect([r.status, r.json]).toEqual([200, { ok: true, sources: 2, mockReceivers: 1, audiences: 1 }]);
+    expect([r.status, r.json]).toEqual([200, { ok: true, sources: 2, mockReceivers: 1, audiences: 1, warnings: [] }]);
     const after = configRows(t.dataDir);
     expect(after.sources.map((s) => (s as { write_key: string }).write_key).sort()).toEqual(['wk_a', 'wk_old_rotated']);
     expect((await postConfig(config)).status).toBe(200);

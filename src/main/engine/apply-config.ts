@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../shared/actions/mode';
-import type { Config } from '../../shared/config.schema';
+import type { Config, ConfigWarning } from '../../shared/config.schema';
 import type { MockReceiver } from '../../shared/mock-receiver.schema';
+import type { WebhookSettings } from '../../shared/types';
 import { describeErrors, type FieldError } from '../../shared/validation-error';
 import type { Store } from './store/store';
 import { HttpError } from './errors';
@@ -9,6 +10,7 @@ import { ReceiversRepo } from './simulation/receivers.repo';
 import { AudiencesRepo } from './simulation/audiences/audiences.repo';
 import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/audience-service';
 import { trackingPlansOf } from './tracking-plans/service';
+import { resolveReceiverRefs, type LabAddresses } from './config-receivers';
 
 /** A config that cannot be applied to what is stored; nothing of it was. 409 when it clashes with stored data, else 400. */
 export class ConfigRefused extends HttpError {
@@ -26,6 +28,8 @@ export interface ConfigApplied {
   /** Whether the file named any mock receiver (the running host reloads them). */
   receivers: boolean;
   audiences: { created: string[]; updated: number };
+  /** What it adjusted: each mock receiver named in a source, and the URL it got here (config-receivers.ts). */
+  warnings: ConfigWarning[];
 }
 
 /**
@@ -38,7 +42,7 @@ export interface ConfigApplied {
  * refused, even when the file gives that entry a new one: apply such a swap in two steps.
  * Synchronous: nothing else writes between the checks and the transaction.
  */
-export function applyConfig(store: Store, config: Config, now: number): ConfigApplied {
+export function applyConfig(store: Store, config: Config, now: number, lab: LabAddresses): ConfigApplied {
   const receivers = store.featureRepo((db) => new ReceiversRepo(db));
   const audiencesRepo = store.featureRepo((db) => new AudiencesRepo(db));
   const problems: ConfigProblem[] = [];
@@ -48,6 +52,9 @@ export function applyConfig(store: Store, config: Config, now: number): ConfigAp
     if (holder && holder.name !== s.name) problems.push({ path: `sources[${i}].writeKey`, message: `already used by source "${holder.name}"`, conflict: true });
   });
   const stored = receivers.definitions();
+  // A source may name a mock receiver instead of its URL: this lab's URL for it is written.
+  const resolved = resolveReceiverRefs(config, stored, lab);
+  problems.push(...resolved.problems);
   const receiverIds = config.mockReceivers.map((e, i) => {
     const existing = stored.find((r) => r.name === e.name);
     const other = stored.find((r) => r.name !== e.name && r.path === e.path);
@@ -67,7 +74,8 @@ export function applyConfig(store: Store, config: Config, now: number): ConfigAp
 
   // The plans' mirror is read again whether the transaction commits or rolls back.
   try {
-    return applyInTransaction(store, config, now, receivers, receiverIds, audiences, trackingPlans.write);
+    const applied = applyInTransaction(store, config, resolved.webhooks, now, receivers, receiverIds, audiences, trackingPlans.write);
+    return { ...applied, warnings: resolved.warnings };
   } finally {
     plans.reload();
   }
@@ -76,22 +84,23 @@ export function applyConfig(store: Store, config: Config, now: number): ConfigAp
 function applyInTransaction(
   store: Store,
   config: Config,
+  webhooks: (WebhookSettings | undefined)[],
   now: number,
   receivers: ReceiversRepo,
   receiverIds: string[],
   audiences: ReturnType<typeof planAudiencesConfig>,
   writeTrackingPlans: () => void,
-): ConfigApplied {
+): Omit<ConfigApplied, 'warnings'> {
   return store.transaction(() => {
     const turnedOff: ConfigApplied['turnedOff'] = [];
-    for (const s of config.sources) {
+    config.sources.forEach((s, i) => {
       const existing = store.sources.byName(s.name);
       if (existing) {
-        const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults });
+        const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: webhooks[i], collectorFaults: s.collectorFaults });
         const side = sidesStopped(existing.webhooks, updated.webhooks);
         if (side) turnedOff.push({ sourceId: existing.id, side });
-      } else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, collectorFaults: s.collectorFaults }, now);
-    }
+      } else store.sources.create({ name: s.name, writeKey: s.writeKey, webhooks: webhooks[i], collectorFaults: s.collectorFaults }, now);
+    });
     if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
     config.mockReceivers.forEach((e, i) => receivers.save({ ...e, id: receiverIds[i] } as MockReceiver, now));
     const sourceId = (name: string) => store.sources.byName(name)?.id ?? '';

@@ -15,6 +15,8 @@ import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
 import { trackingPlansOf } from './tracking-plans/service';
 import { applyConfig, cancelTurnedOff } from './apply-config';
+import type { OwnedPort } from './config-receivers';
+import { ReceiversService } from './simulation/receivers-service';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
 import { VERSION } from './version';
@@ -38,20 +40,24 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   opts.onStore?.(store);
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
+  let receivers: ReceiversService | undefined;
   try {
+    const events = new EventHub((ids) => store.calls.summaries(ids));
+    // Every line the engine logs goes out with URL passwords masked (README, Decisions).
+    const sink = opts.log;
+    const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
+    // The mock receivers' listeners open first: a config file naming one gets this lab's URL for it.
+    receivers = new ReceiversService({ store, events, now, log, dataDir: opts.dataDir }, opts.mockReceiverPorts);
+    await receivers.listen();
     // Checked whole and applied in one transaction, or refused (ConfigRefused) with nothing changed.
-    const applied = opts.config ? applyConfig(store, opts.config, now()) : undefined;
+    const applied = opts.config ? applyConfig(store, opts.config, now(), receivers) : undefined;
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
-    const events = new EventHub((ids) => store.calls.summaries(ids));
     const inFlightNotices = new InFlightNotices(store, events);
     // Connections are not what limits sending: each receiver endpoint's lane does (dispatcher/lanes.ts),
     // and several lanes may share an origin (the mock receivers do). With no cap on connections, a
     // request whose lane gave it a slot goes on the wire at once, so its timeout starts when it is sent.
     const sender = new HttpSender({ now, connectionsPerOrigin: null });
-    // Every line the engine logs goes out with URL passwords masked (README, Decisions).
-    const sink = opts.log;
-    const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
     for (const line of shortKeyWarnings(store.sources.list())) log(`warning: ${line}`);
     const dispatcher = new Dispatcher({
       store,
@@ -93,6 +99,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       browser: { sources: store.sources, metrics: libraryMetrics },
     });
     const collectorUrl = collector.url;
+    // Where this lab listens besides its mock receivers: a config's URL at one of these is its own.
+    const ownedPorts: OwnedPort[] = [{ port: Number(new URL(collectorUrl).port), what: 'collector' }];
+    const servesApiOn = (port: number) => {
+      if (port > 0 && !ownedPorts.some((o) => o.port === port)) ownedPorts.push({ port, what: 'control API' });
+    };
+    if (opts.apiPort) servesApiOn(opts.apiPort);
     // Before resuming: a source the config file turned off must not send what it left unfinished.
     if (applied) await cancelTurnedOff(applied, (id, reason, side) => dispatcher.cancelSource(id, reason, side));
     dispatcher.start();
@@ -103,9 +115,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
         store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
         cancelDeliveries: (id, reason, side) => dispatcher.cancelSource(id, reason, side),
       },
-      { receiverPorts: opts.mockReceiverPorts },
+      { receivers, ownedPorts: () => ownedPorts },
     );
-    if (applied) await simulation.configApplied({ ...applied, turnedOff: [] });
+    if (applied) {
+      const warnings = await simulation.configApplied(opts.config!, { ...applied, turnedOff: [] });
+      for (const w of warnings) log(`config: ${w.code === 'loopback_port_not_owned' ? 'warning' : 'note'}: ${w.path}: ${w.message}`);
+    }
     const probes = new Probes({ store, ingest, events, now });
     const base = {
       ...probes.handlers(),
@@ -140,6 +155,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       handlers,
       openExport: (input) => sim.openExport(input),
       onEvents: (listener) => events.on(listener),
+      servesApiOn,
       stop: () =>
         (stopping ??= (async () => {
           clearInterval(retentionTimer);
@@ -156,7 +172,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     };
   } catch (err) {
     await collector?.app.close().catch(() => undefined);
-    await simulation?.stop().catch(() => undefined);
+    await (simulation ?? receivers)?.stop().catch(() => undefined);
     store.close();
     throw err;
   }

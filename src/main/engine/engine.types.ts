@@ -19,6 +19,8 @@ export interface EngineOptions {
   /** Path of a better-sqlite3 addon built for this runtime (Electron uses its own ABI). */
   sqliteNativeBinding?: string;
   log?: (line: string) => void;
+  /** The control API's port when the caller serves one (serve's --ui-port): a config's URL there is the lab's own. */
+  apiPort?: number;
   /** Mock receiver listeners; default: 8789/8790 at first start, then the ports chosen then. */
   mockReceiverPorts?: { http: number; https: number };
   /** Per receiver endpoint: scheduled requests out at once and deliveries waiting in memory (default 128 and 256). */
@@ -39,6 +41,8 @@ export interface Engine {
   openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
   /** Engine events in batches (coalesced per tick). Returns an unsubscribe function. */
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
+  /** The control server says where it listens: a config's URL at that port is the lab's own (config-receivers.ts). */
+  servesApiOn(port: number): void;
   /** Stop accepting, finish or persist in-flight work, close the database. */
   stop(): Promise<void>;
 }

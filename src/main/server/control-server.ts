@@ -84,6 +84,7 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   await app.listen({ host: o.host, port: o.port });
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : o.port;
+  o.engine.servesApiOn(port);
   return { app, port, url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}` };
 }
 

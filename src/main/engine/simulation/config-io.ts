@@ -1,9 +1,10 @@
 import { trackingPlansOf } from '../tracking-plans/service';
-import type { Config } from '../../../shared/config.schema';
+import type { Config, ConfigWarning } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
 import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
+import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
 
 type Ops = 'getConfig' | 'importConfig';
 
@@ -13,31 +14,39 @@ export class ConfigIo implements Feature<Ops> {
     private readonly deps: SimulationDeps,
     private readonly receivers: ReceiversService,
     private readonly audiences: { list(): Audience[]; configApplied(applied: ConfigApplied['audiences']): Promise<void> },
+    /** The ports the lab listens on besides the mock receivers': the collector's, the control API's. */
+    private readonly ownedPorts: () => OwnedPort[],
   ) {}
 
   handlers() {
     return {
       getConfig: (): Config => this.current(),
       importConfig: async (config: Config) => {
-        await this.apply(config);
+        const warnings = await this.apply(config);
         this.deps.events.emit({ type: 'sources.changed' });
         this.deps.events.emit({ type: 'receivers.changed' });
         this.deps.events.emit({ type: 'settings.changed', settings: this.deps.store.settings.get() });
-        return { ok: true as const, sources: config.sources.length, mockReceivers: config.mockReceivers.length, audiences: config.audiences.length };
+        return { ok: true as const, sources: config.sources.length, mockReceivers: config.mockReceivers.length, audiences: config.audiences.length, warnings };
       },
     };
   }
 
   /** Checked whole, then applied in one transaction or refused with nothing changed (apply-config.ts). */
-  async apply(config: Config): Promise<void> {
-    await this.applied(applyConfig(this.deps.store, config, this.deps.now()));
+  async apply(config: Config): Promise<ConfigWarning[]> {
+    return this.applied(config, applyConfig(this.deps.store, config, this.deps.now(), this.receivers));
   }
 
-  /** What follows a committed import (also one applied at start, before the simulation ran). */
-  async applied(applied: ConfigApplied): Promise<void> {
+  /**
+   * What follows a committed import (also one applied at start, before the simulation ran): the
+   * warnings are what it adjusted (mock receivers named) and what it doubts (URLs at another port of this machine).
+   */
+  async applied(config: Config, applied: ConfigApplied): Promise<ConfigWarning[]> {
     await cancelTurnedOff(applied, this.deps.cancelDeliveries);
     if (applied.receivers) this.receivers.reload();
     await this.audiences.configApplied(applied.audiences);
+    const { http, https } = this.receivers.listenerPorts();
+    const owned = [...this.ownedPorts(), { port: http, what: 'mock receivers' }, { port: https, what: 'mock receivers (https)' }];
+    return [...applied.warnings, ...loopbackWarnings(config, owned, this.receivers.definitions())];
   }
 
   current(): Config {
@@ -46,11 +55,13 @@ export class ConfigIo implements Feature<Ops> {
     const name = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
     const { retrySchedule, ...settings } = store.settings.get();
     const plans = trackingPlansOf(store);
+    // A URL that is one of this lab's mock receivers is written as its name (config-receivers.ts).
+    const receivers = this.receivers.definitions().map((r) => ({ name: r.name, url: this.receivers.urlFor(r) }));
     return {
       sources: sources.map((s) => {
         const plan = plans.connectionOf(s.id);
         const trackingPlan = plan && { name: plan.name, unplannedEvents: plan.unplannedEvents, unplannedProperties: plan.unplannedProperties, violations: plan.violations };
-        return { name: s.name, writeKey: s.writeKey, webhooks: s.webhooks, ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}), ...(trackingPlan ? { trackingPlan } : {}) };
+        return { name: s.name, writeKey: s.writeKey, webhooks: referToReceivers(s.webhooks, receivers), ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}), ...(trackingPlan ? { trackingPlan } : {}) };
       }),
       settings: { ...settings, retrySchedule: { ...retrySchedule } },
       mockReceivers: this.receivers.definitions().map((r) => ({ ...r })),

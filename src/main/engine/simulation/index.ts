@@ -1,6 +1,7 @@
 import type { ApiHandlers, OpParsed } from '../../../shared/api.contract';
 import type { simulationOps } from '../../../shared/simulation.contract';
 import type { ConfigApplied } from '../apply-config';
+import type { Config, ConfigWarning } from '../../../shared/config.schema';
 import type { SimulationDeps } from './simulation-deps';
 import { ReceiversService } from './receivers-service';
 import { Deletions } from './deletions';
@@ -8,26 +9,31 @@ import { Audiences } from './audiences/audience-service';
 import { LoadGenerator } from './load-generator';
 import { Exporter, type ExportStream } from './export';
 import { ConfigIo } from './config-io';
+import type { OwnedPort } from '../config-receivers';
 
 export type SimulationHandlers = Pick<ApiHandlers, keyof typeof simulationOps>;
 
 export interface Simulation {
   handlers: SimulationHandlers;
-  /** What follows a config applied at start, before the simulation ran (canceling, first audience syncs). */
-  configApplied(applied: ConfigApplied): Promise<void>;
+  /** What follows a config applied at start, before the simulation ran (canceling, first audience syncs); its warnings. */
+  configApplied(config: Config, applied: ConfigApplied): Promise<ConfigWarning[]>;
   /** exportDeliveries as a stream of text, for GET /api/export/file. */
   openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
   stop(): Promise<void>;
 }
 
 /** Mock receivers, deletions, audiences, load and export (SPEC §6–§7), started with the engine. */
-export async function startSimulation(deps: SimulationDeps, opts: { receiverPorts?: { http: number; https: number } } = {}): Promise<Simulation> {
-  const receivers = new ReceiversService(deps, opts.receiverPorts);
+export async function startSimulation(
+  deps: SimulationDeps,
+  opts: { receiverPorts?: { http: number; https: number }; receivers?: ReceiversService; ownedPorts?: () => OwnedPort[] } = {},
+): Promise<Simulation> {
+  // The engine opens the receivers' listeners before a config file at start is applied (their URLs).
+  const receivers = opts.receivers ?? new ReceiversService(deps, opts.receiverPorts);
   const deletions = new Deletions(deps);
   const audiences = new Audiences(deps);
   const load = new LoadGenerator(deps);
   const exporter = new Exporter(deps);
-  const configIo = new ConfigIo(deps, receivers, audiences);
+  const configIo = new ConfigIo(deps, receivers, audiences, opts.ownedPorts ?? (() => []));
   await receivers.start();
   await audiences.start();
   return {
@@ -39,7 +45,7 @@ export async function startSimulation(deps: SimulationDeps, opts: { receiverPort
       ...exporter.handlers(),
       ...configIo.handlers(),
     },
-    configApplied: (applied) => configIo.applied(applied),
+    configApplied: (config, applied) => configIo.applied(config, applied),
     openExport: (input) => exporter.open(input),
     stop: async () => {
       await load.stop();

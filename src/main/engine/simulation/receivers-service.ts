@@ -23,6 +23,9 @@ const TRIM_CHUNK = 500;
 // Fixed default ports, so receiver URLs saved in sources keep working across restarts.
 const DEFAULT_PORTS = { http: 8789, https: 8790 };
 
+/** What the mock receivers use of the simulation's deps: they listen before a config at start is applied (engine.ts). */
+export type ReceiverDeps = Pick<SimulationDeps, 'store' | 'events' | 'now' | 'log' | 'dataDir'>;
+
 /** Mock receivers (SPEC §7): definitions and what they received live in SQLite; the host serves them. */
 export class ReceiversService implements Feature<Ops> {
   private host!: MockReceiverHost;
@@ -32,13 +35,18 @@ export class ReceiversService implements Feature<Ops> {
   private readonly repo: ReceiversRepo;
 
   constructor(
-    private readonly deps: SimulationDeps,
+    private readonly deps: ReceiverDeps,
     private readonly ports?: { http: number; https: number },
   ) {
     this.repo = deps.store.featureRepo((db) => new ReceiversRepo(db));
   }
 
-  async start(): Promise<void> {
+  /**
+   * Opens the listeners (serving no receiver yet), so their ports are known: a config file applied
+   * at start writes this lab's URL for a mock receiver it names (config-receivers.ts).
+   */
+  async listen(): Promise<void> {
+    if (this.host) return;
     const { store } = this.deps;
     // First start picks the ports (fixed defaults, or free ones when taken) and keeps them.
     const saved = store.settings.getExtra<{ http: number; https: number }>('mockReceiverPorts');
@@ -52,10 +60,11 @@ export class ReceiversService implements Feature<Ops> {
       this.host = this.newHost({ http: 0, https: 0 });
       await this.host.start();
     }
-    if (!this.ports) {
-      const actual = { http: portOf(this.host.baseUrl(false)), https: portOf(this.host.baseUrl(true)) };
-      store.settings.setExtra('mockReceiverPorts', actual);
-    }
+    if (!this.ports) store.settings.setExtra('mockReceiverPorts', this.listenerPorts());
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
     this.host.setReceivers(this.repo.definitions());
     for (const r of this.repo.requestCounts()) {
       this.counts.set(r.id, { n: r.n, last: formatTimestamp(r.last) });
@@ -141,6 +150,20 @@ export class ReceiversService implements Feature<Ops> {
 
   definitions(): MockReceiver[] {
     return this.host.list();
+  }
+
+  /** `http://127.0.0.1:8789` (https: the TLS listener's): what a receiver's URL starts with. */
+  receiverBase(tls: boolean): string {
+    return this.host.baseUrl(tls);
+  }
+
+  urlFor(r: Pick<MockReceiver, 'path' | 'tls'>): string {
+    return this.host.urlFor(r);
+  }
+
+  /** The two listeners' ports (the lab's own, for a config's warnings). */
+  listenerPorts(): { http: number; https: number } {
+    return { http: portOf(this.host.baseUrl(false)), https: portOf(this.host.baseUrl(true)) };
   }
 
   private save(r: MockReceiver, isNew: boolean): MockReceiver {
