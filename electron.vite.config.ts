@@ -68,13 +68,15 @@ function inlineScripts(): Plugin {
 export default defineConfig({
   main: {
     build: {
-      // The headless CLI and the client library run under plain Node 20, not Electron's Node.
+      // The headless CLI, the client library and the testing module run under plain Node 20, not Electron's Node.
       target: 'node20',
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           cli: resolve(__dirname, 'src/main/cli.ts'),
           client: resolve(__dirname, 'src/main/engine/client/index.ts'),
+          // `webhook-lab/testing` (docs/testing.md): a lab in a test's own process.
+          testing: resolve(__dirname, 'src/main/testing/index.ts'),
         },
       },
     },

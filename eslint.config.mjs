@@ -32,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts'],
+    files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts', 'src/main/testing/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ENGINE_PATTERNS }],
     },

@@ -33,7 +33,8 @@ export function outcomeLine(u: UrlOutcome): string {
   return `${outcomeName(u)} — ${STATE_LABELS[u.state]}${status}${waiting}`;
 }
 
-export const NOT_FORWARDED_TITLE = "Webhooks is disabled for this source or by the call's integrations";
+// The list's short word for every reason; the call's detail names which (its forwarding, shared/forwarding.ts).
+export const NOT_FORWARDED_TITLE = "Not forwarded: its source's Webhooks is off, its integrations turned Webhooks off, or no Actions mapping matched it (open the call for which)";
 
 export function chipOf(call: ChipCall): Chip {
   if (call.status === 'dropped') {

@@ -1,0 +1,152 @@
+// Public entry of `webhook-lab/testing` (docs/testing.md): a lab for automated tests, started in the
+// test's own process (startLab) or a running one connected to (connectLab), with one handle to
+// assert on what it received. Built as the package export next to `webhook-lab/client`.
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { configSchema } from '../../shared/config.schema';
+import { settingsPatchSchema } from '../../shared/settings.schema';
+import { fieldErrors, describeErrors } from '../../shared/validation-error';
+import { startEngine } from '../engine/engine';
+import { CERT_FILE, KEY_FILE } from '../engine/simulation/mock-receivers';
+import type { Engine } from '../engine/engine.types';
+import { startControlServer } from '../server/control-server';
+import { createHandle } from './handle';
+import { apiRoot, httpApi, inProcessApi } from './transport';
+import type { ConnectLabOptions, Lab, StartLabOptions } from './types';
+
+export { LabTimeoutError } from './handle';
+export { LabApiError } from './transport';
+export type { ConnectLabOptions, DeepPartialMatch, Lab, LabCall, LabDelivery, LabViolation, Match, StartLabOptions, WaitOptions } from './types';
+
+const optionsSchema = z.strictObject({
+  sources: configSchema.shape.sources.optional(),
+  receivers: configSchema.shape.mockReceivers.optional(),
+  trackingPlans: configSchema.shape.trackingPlans.optional(),
+  settings: settingsPatchSchema.optional(),
+  timeScale: settingsPatchSchema.shape.timeScale,
+  strict: settingsPatchSchema.shape.strict,
+  ui: z.boolean().optional(),
+  collectorPort: z.number().int().min(0).max(65535).optional(),
+  log: z.custom<(line: string) => void>((v) => typeof v === 'function', { message: 'expected a function (line: string) => void' }).optional(),
+});
+
+/** Polls of a lab in this process cost a query of its SQLite file; of one over HTTP, a request. */
+const POLL_IN_PROCESS_MS = 20;
+const POLL_HTTP_MS = 50;
+
+/**
+ * The HTTPS mock receivers' certificate of the first lab this process started, kept (in a folder of
+ * its own, removed at exit) and put into the next labs' folders, where the engine reuses a stored
+ * certificate: generating its RSA key is most of a lab's start (100 to 300 ms, as the primes fall).
+ */
+let certificateDir: string | undefined;
+
+function keepCertificate(dataDir: string): void {
+  if (certificateDir || !existsSync(join(dataDir, CERT_FILE)) || !existsSync(join(dataDir, KEY_FILE))) return;
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-lab-testing-cert-'));
+  for (const f of [CERT_FILE, KEY_FILE]) copyFileSync(join(dataDir, f), join(dir, f));
+  certificateDir = dir;
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
+function reuseCertificate(dataDir: string): void {
+  if (!certificateDir) return;
+  for (const f of [CERT_FILE, KEY_FILE]) copyFileSync(join(certificateDir, f), join(dataDir, f));
+}
+
+/**
+ * Starts a lab in this process — collector, store in a temporary folder, dispatcher, mock receivers —
+ * on free loopback ports, with one source ("Test" unless `sources` are given), and resolves to its
+ * handle. `stop()` closes every port and removes the folder. Options are the config file's shapes.
+ */
+export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
+  const checked = optionsSchema.safeParse(options ?? {});
+  if (!checked.success) throw new TypeError(`startLab: ${describeErrors(fieldErrors(checked.error))}`);
+  const o = checked.data;
+  const sourcesGiven = o.sources && o.sources.length > 0;
+  const config = configSchema.parse({
+    sources: sourcesGiven ? options.sources : [{ name: 'Test' }],
+    mockReceivers: options.receivers ?? [],
+    trackingPlans: options.trackingPlans ?? [],
+  });
+  const overrides = { ...o.settings, ...(o.timeScale === undefined ? {} : { timeScale: o.timeScale }), ...(o.strict === undefined ? {} : { strict: o.strict }) };
+  const dataDir = mkdtempSync(join(tmpdir(), 'webhook-lab-testing-'));
+  reuseCertificate(dataDir);
+  let engine: Engine | undefined;
+  let server: Awaited<ReturnType<typeof startControlServer>> | undefined;
+  const close = async () => {
+    await server?.app.close();
+    await engine?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    engine = await startEngine({
+      dataDir,
+      ownedDataDir: true,
+      collectorHost: '127.0.0.1',
+      collectorPort: o.collectorPort ?? 0,
+      mockReceiverPorts: { http: 0, https: 0 },
+      config,
+      overrides,
+      log: o.log,
+    });
+    keepCertificate(dataDir);
+    const api = inProcessApi(engine.handlers);
+    const sources = (await api('listSources', {})).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
+    // In the order given (the store lists by name or creation; the first given is the handle's).
+    const order = config.sources.map((s) => s.name);
+    sources.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+    const first = sources[0];
+    // A receiver's URL has a free port chosen now: attach each to the first source.
+    for (const r of await api('listReceivers', {})) await api('attachReceiver', { id: r.id, sourceId: first.id });
+    let apiUrl: string | null = null;
+    let token: string | null = null;
+    let uiUrl: string | null = null;
+    if (o.ui) {
+      token = randomBytes(18).toString('base64url');
+      // out/main/testing.js beside out/renderer; from the sources (tests) the API alone is served.
+      server = await startControlServer({ engine, host: '127.0.0.1', port: 0, token, staticDir: join(__dirname, '../renderer') });
+      apiUrl = `${server.url}/api`;
+      uiUrl = `${server.url}/?token=${encodeURIComponent(token)}`;
+    }
+    return createHandle({ api, collectorUrl: engine.collectorUrl, writeKey: first.writeKey, sources, apiUrl, token, uiUrl, pollMs: POLL_IN_PROCESS_MS, close });
+  } catch (err) {
+    await close().catch(() => undefined);
+    const fields = (err as { fields?: { path: string; message: string }[] }).fields;
+    if (fields?.length) throw new TypeError(`startLab: ${fields.map((f) => `${f.path.replace(/^mockReceivers/, 'receivers')}: ${f.message}`).join('; ')}`);
+    throw err;
+  }
+}
+
+/**
+ * The same handle for a lab already running (`webhook-lab serve` in CI, the desktop app), over its
+ * control API. `stop()` only ends the handle's waits: the lab keeps running.
+ */
+export async function connectLab(options: ConnectLabOptions): Promise<Lab> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('connectLab: give { apiUrl, token }');
+  const root = apiRoot(options.apiUrl);
+  if (typeof options.token !== 'string' || options.token === '') throw new TypeError('connectLab: token: give the control API token (--token or WEBHOOK_LAB_TOKEN of webhook-lab serve)');
+  const api = httpApi(root, options.token);
+  const health = await api('health', {});
+  const sources = (await api('listSources', {})).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
+  let source = sources[0];
+  if (options.source !== undefined) {
+    const named = sources.find((s) => s.name === options.source);
+    if (!named) throw new TypeError(`connectLab: source: the lab has no source named ${JSON.stringify(options.source)} (it has ${sources.map((s) => JSON.stringify(s.name)).join(', ') || 'none'})`);
+    source = named;
+  }
+  return createHandle({
+    api,
+    collectorUrl: health.collectorUrl,
+    writeKey: source?.writeKey ?? '',
+    sources,
+    apiUrl: `${root}/api`,
+    token: options.token,
+    uiUrl: null,
+    sourceId: options.source === undefined ? undefined : source.id,
+    pollMs: POLL_HTTP_MS,
+  });
+}

@@ -1,0 +1,82 @@
+import { api, type ApiErrorBody, type ApiHandlers, type OpInput, type OpName, type OpOutput } from '../../shared/api.contract';
+import { toHttpRequest } from '../../shared/http-mapping';
+import { ValidationError, parseOrThrow } from '../../shared/validation-error';
+import { errorAnswer } from '../engine/errors';
+import { hasUrlCredentials, maskUrlPassword } from '../../shared/url-credentials';
+
+// The operations of the API contract the testing handle uses, in two ways: in the same process
+// (startLab: the engine's handlers, input parsed with the op's schema as the control API does) or
+// over the control API (connectLab: a running `webhook-lab serve` or desktop app).
+
+export type LabApi = <K extends OpName>(name: K, input: OpInput<K>) => Promise<OpOutput<K>>;
+
+/** An operation the lab refused or could not answer; `status` and `code` as the control API gives them. */
+export class LabApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'LabApiError';
+  }
+}
+
+export function inProcessApi(handlers: ApiHandlers): LabApi {
+  return async (name, input) => {
+    try {
+      const parsed = parseOrThrow(api[name].input, input ?? {});
+      const out = await (handlers[name] as (i: unknown) => unknown)(parsed);
+      // A copy: what the test holds is its own, never an object the engine keeps (a source's cache).
+      return structuredClone(out) as OpOutput<typeof name>;
+    } catch (err) {
+      if (err instanceof ValidationError) throw new LabApiError(`${name}: ${err.message}`, 400, 'invalid_input');
+      const answer = errorAnswer(err);
+      if (answer.status >= 500) throw err;
+      throw new LabApiError(`${name}: ${answer.body.error}`, answer.status, answer.body.code);
+    }
+  };
+}
+
+/** How long one request to a lab's control API may take. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** The control API's root (no /api) from what connectLab was given: the `api:` line serve prints, with or without /api. */
+export function apiRoot(apiUrl: unknown): string {
+  if (typeof apiUrl !== 'string' || apiUrl === '') throw new TypeError('connectLab: apiUrl: give the control API URL (the "api:" line `webhook-lab serve` prints, e.g. http://127.0.0.1:8788/api)');
+  const root = apiUrl.replace(/\/+$/, '').replace(/\/api$/, '');
+  if (!URL.canParse(root) || !/^https?:$/.test(new URL(root).protocol)) throw new TypeError(`connectLab: apiUrl: expected an http:// URL, got "${maskUrlPassword(apiUrl)}"`);
+  if (hasUrlCredentials(root)) throw new TypeError(`connectLab: apiUrl: leave the user name and password out of the URL (give token): ${maskUrlPassword(apiUrl)}`);
+  return root;
+}
+
+export function httpApi(root: string, token: string): LabApi {
+  return async (name, input) => {
+    const req = toHttpRequest(api[name], (input ?? {}) as Record<string, unknown>);
+    let res: Response;
+    try {
+      res = await fetch(root + req.url, {
+        method: req.method,
+        headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: req.body,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      const why = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      throw new LabApiError(`cannot reach the lab at ${maskUrlPassword(root)}/api (${why}); is webhook-lab serve running?`, 0, undefined);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new LabApiError(`${req.method} ${maskUrlPassword(root)}${req.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is apiUrl the "api:" line webhook-lab serve printed?`, res.status, undefined);
+    }
+    if (res.ok) return json as OpOutput<typeof name>;
+    const e = json as Partial<ApiErrorBody> | null;
+    const message = e?.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : typeof e?.error === 'string' ? e.error : text.slice(0, 200);
+    const hint = res.status === 401 ? ' (check the token given to connectLab)' : '';
+    throw new LabApiError(`${name}: ${message}${hint}`, res.status, e?.code);
+  };
+}

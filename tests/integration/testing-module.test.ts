@@ -1,0 +1,313 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectLab, LabTimeoutError, startLab, type Lab } from '../../src/main/testing';
+import { ensureBuilt, ROOT, startServe, stopServe, type Serve } from '../helpers/serve';
+
+// `webhook-lab/testing` (docs/testing.md) from its sources: real labs on loopback ports with a real
+// SQLite file each, sent to over HTTP as a client would. The built bundle is what the child process
+// below and the package test (npm-package.test.ts) load.
+
+const labs: Lab[] = [];
+let serve: Serve | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(labs.splice(0).map((l) => l.stop()));
+  await stopServe(serve);
+  serve = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'wl-testing-serve-'));
+  dirs.push(d);
+  return d;
+}
+
+async function lab(options?: Parameters<typeof startLab>[0]): Promise<Lab> {
+  const l = await startLab(options);
+  labs.push(l);
+  return l;
+}
+
+/** POST a call to the collector as a client does (Basic auth with the write key). */
+async function send(l: Pick<Lab, 'collectorUrl' | 'writeKey'>, path: string, body: unknown, writeKey = l.writeKey): Promise<number> {
+  const res = await fetch(`${l.collectorUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+    body: JSON.stringify(body),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const order = (total: number, extra: Record<string, unknown> = {}) => ({
+  userId: 'u1',
+  event: 'Order Completed',
+  properties: { total, currency: 'EUR', products: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }] },
+  ...extra,
+});
+
+describe('startLab', () => {
+  it('starts in well under a second on free ports with a "Test" source, and waitForCall resolves with the call as sent', async () => {
+    const t0 = performance.now();
+    await (await startLab()).stop();
+    const first = performance.now() - t0;
+    const t1 = performance.now();
+    const l = await lab();
+    const next = performance.now() - t1;
+    // The first lab of a process also loads the engine's modules and makes the HTTPS receivers' key.
+    console.log(`startLab: ready in ${next.toFixed(0)} ms (the first in this process: ${first.toFixed(0)} ms)`);
+    // About 60 ms (the first about 500 ms) on a quiet 2-core machine; the bound allows a busy one.
+    expect(next).toBeLessThan(3_000);
+    expect(l.collectorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(l.sources).toEqual([{ id: expect.any(String), name: 'Test', writeKey: l.writeKey }]);
+    expect(l.apiUrl).toBeNull();
+
+    const waiting = l.waitForCall({ type: 'track', event: 'Order Completed', properties: { total: 42 } });
+    expect(await send(l, '/v1/track', order(42))).toBe(200);
+    const call = await waiting;
+    // As received, with the route's type (a /v1/track body has none): nothing added but that.
+    expect(call).toEqual({ type: 'track', ...order(42) });
+    expect(call.properties).toEqual({ total: 42, currency: 'EUR', products: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }] });
+
+    // A batch: each item as sent; calls() newest last.
+    await send(l, '/v1/batch', { batch: [{ type: 'identify', userId: 'u1', traits: { plan: 'pro' } }, { type: 'page', userId: 'u1', name: 'Home' }] });
+    await l.waitForCalls({ userId: 'u1' }, { count: 3 });
+    expect((await l.calls()).map((c) => c.type)).toEqual(['track', 'identify', 'page']);
+    expect(await l.calls({ type: 'identify' })).toEqual([{ type: 'identify', userId: 'u1', traits: { plan: 'pro' } }]);
+  });
+
+  it('matches deep partials, arrays item by item, RegExps, predicates and absent keys', async () => {
+    const l = await lab();
+    await send(l, '/v1/track', order(42, { context: { page: { path: '/checkout' } } }));
+    await l.waitForCall({ event: 'Order Completed' });
+    const one = async (match: Parameters<Lab['calls']>[0]) => (await l.calls(match)).length;
+    expect(await one({ properties: { currency: 'EUR' } })).toBe(1);
+    expect(await one({ context: { page: { path: '/checkout' } } })).toBe(1);
+    expect(await one({ properties: { total: '42' } })).toBe(0); // no coercion
+    expect(await one({ properties: { products: [{ sku: 'a' }, { sku: 'b', qty: 2 }] } })).toBe(1);
+    expect(await one({ properties: { products: [{ sku: 'b' }, { sku: 'a' }] } })).toBe(0); // in order
+    expect(await one({ properties: { products: [{ sku: 'a' }] } })).toBe(0); // same length
+    expect(await one({ event: /^order/i })).toBe(1);
+    expect(await one({ properties: { total: (v: unknown) => typeof v === 'number' && v > 40 } })).toBe(1);
+    expect(await one((c) => c.userId === 'u1' && (c.properties as { total: number }).total === 42)).toBe(1);
+    expect(await one((c) => (c.properties as { missing: { deep: number } }).missing.deep === 1)).toBe(0); // a predicate that throws does not match
+    expect(await one({ anonymousId: undefined })).toBe(1);
+    expect(await one({ userId: undefined })).toBe(0);
+    expect(await one({ type: 'identify' })).toBe(0);
+  });
+
+  it('times out with the closest calls seen and how each differs, closest first', async () => {
+    const l = await lab();
+    await send(l, '/v1/track', { userId: 'u1', event: 'Product Viewed', properties: { total: 42 } });
+    await send(l, '/v1/track', order(41));
+    await send(l, '/v1/identify', { userId: 'u2', traits: { name: 'Ada' } });
+    await l.waitForCalls({}, { count: 3 });
+
+    const started = Date.now();
+    const err = await l.waitForCall({ type: 'track', event: 'Order Completed', properties: { total: 42 } }, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(err).toBeInstanceOf(LabTimeoutError);
+    const message = (err as Error).message;
+    expect(message).toMatch(/^waitForCall: no calls matched within 300 ms\n/);
+    expect(message).toContain("match: { type: 'track', event: 'Order Completed', properties: { total: 42 } }");
+    expect(message).toContain('the closest 3 of 3 received:');
+    // The right event with a wrong total comes first; the other event next; the identify last.
+    const first = message.indexOf('1) track "Order Completed" (userId "u1")');
+    const second = message.indexOf('2) track "Product Viewed" (userId "u1")');
+    const third = message.indexOf('3) identify (userId "u2")');
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    expect(third).toBeGreaterThan(second);
+    expect(message).toContain('properties.total\n         - expected 42\n         + received 41');
+    expect(message).toContain('event\n         - expected \'Order Completed\'\n         + received \'Product Viewed\'');
+    expect(message).toContain("type\n         - expected 'track'\n         + received 'identify'");
+    expect((err as LabTimeoutError).seen).toBe(3);
+
+    const counted = await l.waitForCalls({ type: 'track' }, { count: 3, timeoutMs: 100 }).catch((e: Error) => e.message);
+    expect(counted).toMatch(/^waitForCalls: 2 of 3 calls matched within 100 ms/);
+
+    const predicate = await l.waitForCall(function bigOrder(c) { return (c.properties as { total?: number } | undefined)?.total === 1000; }, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    expect(predicate).toContain('match: predicate bigOrder');
+    expect(predicate).toContain('- expected predicate bigOrder to return true');
+  });
+
+  it('says so when nothing arrived at all, naming the collector and write key', async () => {
+    const l = await lab();
+    const message = await l.waitForCall({ event: 'Signed Up' }, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    expect(message).toContain(`nothing was received at all. Is the app sending to ${l.collectorUrl} with write key ${l.writeKey}?`);
+  });
+
+  it('expectNoCall passes after forMs when nothing matches, and rejects as soon as a call matches', async () => {
+    const l = await lab();
+    await send(l, '/v1/track', order(10));
+    const t0 = Date.now();
+    await l.expectNoCall({ event: 'Order Refunded' }, { forMs: 200 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(200);
+    const quiet = l.expectNoCall({ event: 'Order Refunded' }, { forMs: 10_000 }).catch((e: Error) => e.message);
+    await send(l, '/v1/track', { userId: 'u1', event: 'Order Refunded' });
+    const message = await quiet;
+    expect(message).toMatch(/^expectNoCall: a call matching was received: track "Order Refunded" \(userId "u1"\)/);
+    expect(Date.now() - t0).toBeLessThan(9_000);
+    // One received before the wait counts too.
+    await expect(l.expectNoCall({ event: 'Order Completed' }, { forMs: 10 })).rejects.toThrow(/a call matching was received/);
+  });
+
+  it('reset() forgets the calls and the receivers\' requests; later ones are seen', async () => {
+    const l = await lab({ receivers: [{ name: 'orders', path: '/orders' }] });
+    await send(l, '/v1/track', order(1));
+    await l.waitForCall({ properties: { total: 1 } });
+    await l.waitForDelivery({ receiver: 'orders' });
+    await l.reset();
+    expect(await l.calls()).toEqual([]);
+    expect(await l.deliveries()).toEqual([]);
+    await expect(l.expectNoCall({ properties: { total: 1 } }, { forMs: 50 })).resolves.toBeUndefined();
+    await send(l, '/v1/track', order(2));
+    expect((await l.waitForCall({ event: 'Order Completed' })).properties).toMatchObject({ total: 2 });
+    expect((await l.waitForDelivery({ body: { properties: { total: 2 } } })).status).toBe(200);
+    expect(await l.calls()).toHaveLength(1);
+  });
+
+  it('deliveries: what each receiver got, with the status it answered and the signature verdict', async () => {
+    const l = await lab({
+      sources: [{ name: 'Shop', webhooks: { sharedSecret: 'shop-secret' } }],
+      receivers: [
+        { name: 'orders', path: '/orders', secret: 'shop-secret' },
+        { name: 'strict', path: '/strict', secret: 'another-secret', behavior: { status: 202 } },
+      ],
+    });
+    expect(l.sources.map((s) => s.name)).toEqual(['Shop']);
+    await send(l, '/v1/track', order(42));
+    const good = await l.waitForDelivery({ receiver: 'orders', body: { type: 'track', event: 'Order Completed', properties: { total: 42 } } });
+    expect(good).toMatchObject({ method: 'POST', path: '/orders', status: 200, signature: 'valid', signatureReason: null });
+    expect(good.headers['x-signature']).toMatch(/^[0-9a-f]{40}$/);
+    const bad = await l.waitForDelivery({ receiver: 'strict' });
+    expect(bad).toMatchObject({ status: 202, signature: 'invalid' });
+    expect(bad.signatureReason).toEqual(expect.any(String));
+    expect(await l.deliveries({ signature: 'valid' })).toHaveLength(1);
+
+    const message = await l.waitForDelivery({ receiver: 'orders', status: 500 }, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    expect(message).toMatch(/^waitForDelivery: no deliveries matched within 50 ms/);
+    expect(message).toContain('1) POST /orders to receiver "orders" → 200, signature valid');
+    expect(message).toContain('status\n         - expected 500\n         + received 200');
+  });
+
+  it('violations(): the calls a tracking plan found violations in, and refuses when no plan is connected', async () => {
+    const l = await lab({
+      trackingPlans: [{ name: 'Shop', rules: [{ type: 'TRACK', key: 'Order Completed', jsonSchema: { type: 'object', properties: { properties: { type: 'object', required: ['total'], properties: { total: { type: 'number' } } } } } }] }],
+      sources: [{ name: 'Web', trackingPlan: { name: 'Shop', unplannedEvents: 'block' } }],
+    });
+    await send(l, '/v1/track', order(42));
+    await send(l, '/v1/track', { userId: 'u1', event: 'Order Completed', properties: { total: 'lots' } });
+    await send(l, '/v1/track', { userId: 'u1', event: 'Checkout Stared' });
+    await l.waitForCalls({}, { count: 3 });
+    const found = await l.violations();
+    expect(found.map((v) => [v.call.event, v.violations.map((x) => [x.kind, x.path]), v.blocked, v.plan])).toEqual([
+      ['Order Completed', [['wrong_type', '/properties/total']], null, 'Shop'],
+      ['Checkout Stared', [['unplanned_event', '/event']], expect.stringContaining('unplanned event "Checkout Stared"'), 'Shop'],
+    ]);
+    expect(await l.violations({ call: { event: 'Checkout Stared' } })).toHaveLength(1);
+
+    const plain = await lab();
+    await expect(plain.violations()).rejects.toThrow(/violations: no source of this lab is connected to a tracking plan/);
+  });
+
+  it('two labs in one process: their own ports, sources and calls', async () => {
+    const [a, b] = await Promise.all([lab(), lab()]);
+    expect(a.collectorUrl).not.toBe(b.collectorUrl);
+    expect(a.writeKey).not.toBe(b.writeKey);
+    await send(a, '/v1/track', { userId: 'in-a', event: 'A' });
+    await send(b, '/v1/track', { userId: 'in-b', event: 'B' });
+    await a.waitForCall({ event: 'A' });
+    await b.waitForCall({ event: 'B' });
+    expect((await a.calls()).map((c) => c.event)).toEqual(['A']);
+    expect((await b.calls()).map((c) => c.event)).toEqual(['B']);
+    await a.stop();
+    // b keeps running after a stopped.
+    await send(b, '/v1/track', { userId: 'in-b', event: 'B2' });
+    await b.waitForCall({ event: 'B2' });
+  });
+
+  it('names the field of bad input', async () => {
+    await expect(startLab({ sources: [{ name: '' }] })).rejects.toThrow(/^startLab: sources\[0\]\.name: /);
+    await expect(startLab({ receivers: [{ name: 'r', path: 'no-slash' }] })).rejects.toThrow(/^startLab: receivers\[0\]\.path: must start with \//);
+    await expect(startLab({ timeScale: -1 } as never)).rejects.toThrow(/^startLab: timeScale: /);
+    await expect(startLab({ colour: 'red' } as never)).rejects.toThrow(/^startLab: colour: unknown key/);
+    const l = await lab();
+    await expect(l.waitForCall(undefined as never)).rejects.toThrow(/^waitForCall: match: expected a partial object/);
+    await expect(l.waitForCall({}, { timeoutMs: -5 })).rejects.toThrow(/^waitForCall: timeoutMs: expected a number of milliseconds/);
+    await expect(l.waitForCalls({}, { count: 0 })).rejects.toThrow(/^waitForCalls: count: expected a whole number ≥ 1, got 0/);
+  });
+
+  it('stop() leaves no handle open: a process that starts, uses and stops a lab exits by itself', async () => {
+    ensureBuilt();
+    expect(existsSync(`${ROOT}/out/main/testing.js`)).toBe(true);
+    // `webhook-lab/testing` resolved as a user's code does (the package's export map, from its own folder).
+    const script = `
+const { startLab } = require('webhook-lab/testing');
+(async () => {
+  const lab = await startLab({ ui: true, receivers: [{ name: 'r', path: '/r' }] });
+  const res = await fetch(lab.collectorUrl + '/v1/track', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Basic ' + Buffer.from(lab.writeKey + ':').toString('base64') }, body: JSON.stringify({ userId: 'u', event: 'E' }) });
+  await res.text();
+  await lab.waitForCall({ event: 'E' });
+  await lab.waitForDelivery({ receiver: 'r' });
+  await lab.stop();
+  // Closed handles are freed on the next turn of the loop; what is left then would keep the process up.
+  setImmediate(() => console.log('stopped; open: ' + JSON.stringify(process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap'))));
+})();
+`;
+    const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, 20_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect({ code, out }).toEqual({ code: 0, out: 'stopped; open: []\n' });
+  }, 60_000);
+});
+
+describe('connectLab', () => {
+  it('gives the same handle for a running `webhook-lab serve`, over its control API', async () => {
+    ensureBuilt();
+    serve = await startServe(['--data-dir', dataDir()]);
+    const created = await fetch(`${serve.api}/sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'CI' }),
+    }).then((r) => r.json() as Promise<{ writeKey: string }>);
+    const l = await connectLab({ apiUrl: serve.api, token: serve.token, source: 'CI' });
+    labs.push(l);
+    expect(l.collectorUrl).toBe(serve.collector);
+    expect(l.writeKey).toBe(created.writeKey);
+    expect(l.apiUrl).toBe(serve.api);
+    await send(l, '/v1/track', order(42));
+    expect(await l.waitForCall({ event: 'Order Completed', properties: { total: 42 } })).toEqual({ type: 'track', ...order(42) });
+    const message = await l.waitForCall({ properties: { total: 7 } }, { timeoutMs: 100 }).catch((e: Error) => e.message);
+    expect(message).toContain('properties.total\n         - expected 7\n         + received 42');
+    await l.reset();
+    expect(await l.calls()).toEqual([]);
+    await l.stop();
+    // The lab keeps running: stop() of a connected handle ends only its waits.
+    expect((await fetch(`${serve.api}/health`, { headers: { authorization: `Bearer ${serve.token}` } })).status).toBe(200);
+  });
+
+  it('says what is wrong with apiUrl, token and source', async () => {
+    ensureBuilt();
+    serve = await startServe(['--data-dir', dataDir()]);
+    await expect(connectLab({ apiUrl: '', token: 't' })).rejects.toThrow(/^connectLab: apiUrl: give the control API URL/);
+    await expect(connectLab({ apiUrl: serve.api, token: '' })).rejects.toThrow(/^connectLab: token: /);
+    await expect(connectLab({ apiUrl: serve.api, token: 'wrong' })).rejects.toThrow(/check the token given to connectLab/);
+    await expect(connectLab({ apiUrl: serve.api, token: serve.token, source: 'Nope' })).rejects.toThrow(/^connectLab: source: the lab has no source named "Nope"/);
+  });
+});
