@@ -7,6 +7,7 @@ import { configSchema, type Config, type ConfigWarning } from './config.schema';
 import { audienceInputSchema, audienceRuleSchema, audienceUpdateSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
 export * from './audience.schema';
 import type { DeliveryState, Source } from './types';
+import type { ReceiverUse } from './receiver-uses';
 
 // The simulation features of SPEC §6–§7 (issue 5): mock receivers, deletion requests, audiences and
 // computed traits, the load generator, export/import. Spread into `api` by api.contract.ts.
@@ -161,7 +162,11 @@ export const simulationOps = {
       behavior: mockBehaviorSchema.optional(),
     }),
   ),
-  deleteReceiver: op<{ ok: true }>()('DELETE', '/receivers/:id', z.strictObject({ id })),
+  /**
+   * Refused (409, naming the sources) while a source sends to it, unless `detach`: then its URL is
+   * removed from them first (receiver-uses.ts says what that does to each); `detached` lists them.
+   */
+  deleteReceiver: op<{ ok: true; detached: ReceiverUse[] }>()('DELETE', '/receivers/:id', z.strictObject({ id, detach: flagParam.optional() })),
   listReceiverRequests: op<MockRequestRecord[]>()(
     'GET',
     '/receivers/:id/requests',

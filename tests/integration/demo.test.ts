@@ -71,7 +71,7 @@ describe('demo', () => {
   it('a demo whose receiver was deleted by hand is made again on create', async () => {
     const t = await lab.start();
     const first = await t.call('createDemo', {});
-    await t.call('deleteReceiver', { id: first.receiver!.id });
+    await t.call('deleteReceiver', { id: first.receiver!.id, detach: true });
     expect(await t.call('getDemo', {})).toMatchObject({ receiver: null, source: { id: first.source!.id } });
     const again = await t.call('createDemo', {});
     expect(again.created).toBe(true);

@@ -48,7 +48,7 @@ export function demoHandlers(d: { store: Store; events: EventHub; handlers: Used
       out.sourceRemoved = true;
     }
     if ((await h.listReceivers({})).some((r) => r.id === m.receiverId)) {
-      await h.deleteReceiver({ id: m.receiverId });
+      await h.deleteReceiver({ id: m.receiverId, detach: true }); // from a source of the user's it was attached to, too
       out.receiverRemoved = true;
     }
     out.callsRemoved = await store.writes.run(() => {
@@ -105,7 +105,7 @@ export function demoHandlers(d: { store: Store; events: EventHub; handlers: Used
         } catch (err) {
           if (!mark()) {
             await h.deleteSource({ id: source.id });
-            if (receiverId) await h.deleteReceiver({ id: receiverId });
+            if (receiverId) await h.deleteReceiver({ id: receiverId, detach: true });
           }
           throw err;
         }

@@ -16,6 +16,7 @@ import { coreHandlers } from './api-handlers';
 import { trackingPlansOf } from './tracking-plans/service';
 import { applyConfig, cancelTurnedOff } from './apply-config';
 import type { OwnedPort } from './config-receivers';
+import type { StoppedSide } from '../../shared/actions/mode';
 import { ReceiversService } from './simulation/receivers-service';
 import { systemClock, type Clock } from './clock';
 import { AppClient } from './app-client';
@@ -47,7 +48,9 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const sink = opts.log;
     const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
     // The mock receivers' listeners open first: a config file naming one gets this lab's URL for it.
-    receivers = new ReceiversService({ store, events, now, log, dataDir: opts.dataDir }, opts.mockReceiverPorts);
+    // (Deleting a receiver may cancel a source's deliveries: the dispatcher is made below, before any request.)
+    const cancelDeliveries = (id: string, reason: string, side?: StoppedSide) => dispatcher.cancelSource(id, reason, side);
+    receivers = new ReceiversService({ store, events, now, log, dataDir: opts.dataDir, cancelDeliveries }, opts.mockReceiverPorts);
     await receivers.listen();
     // Checked whole and applied in one transaction, or refused (ConfigRefused) with nothing changed.
     const applied = opts.config ? applyConfig(store, opts.config, now(), receivers) : undefined;

@@ -7,6 +7,8 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
+import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
 
@@ -24,7 +26,7 @@ const TRIM_CHUNK = 500;
 const DEFAULT_PORTS = { http: 8789, https: 8790 };
 
 /** What the mock receivers use of the simulation's deps: they listen before a config at start is applied (engine.ts). */
-export type ReceiverDeps = Pick<SimulationDeps, 'store' | 'events' | 'now' | 'log' | 'dataDir'>;
+export type ReceiverDeps = Pick<SimulationDeps, 'store' | 'events' | 'now' | 'log' | 'dataDir' | 'cancelDeliveries'>;
 
 /** Mock receivers (SPEC §7): definitions and what they received live in SQLite; the host serves them. */
 export class ReceiversService implements Feature<Ops> {
@@ -100,13 +102,18 @@ export class ReceiversService implements Feature<Ops> {
         changed();
         return this.view(r);
       },
-      deleteReceiver: ({ id }: { id: string }) => {
-        if (!this.host.get(id)) throw notFound(`receiver ${id}`);
+      deleteReceiver: async ({ id, detach }: { id: string; detach?: boolean }) => {
+        const r = this.host.get(id);
+        if (!r) throw notFound(`receiver ${id}`);
+        const detachedFrom = this.detachOrRefuse(r, detach === true);
         this.repo.remove(id);
         this.host.remove(id);
         this.counts.delete(id);
         changed();
-        return { ok: true as const };
+        if (detachedFrom.uses.length) events.emit({ type: 'sources.changed' });
+        // A source left without a URL stops sending that side: its unfinished deliveries end as canceled.
+        for (const { sourceId, side } of detachedFrom.stopped) await this.deps.cancelDeliveries(sourceId, stoppedReason(side, ` (mock receiver "${r.name}" deleted)`), side);
+        return { ok: true as const, detached: detachedFrom.uses };
       },
       listReceiverRequests: ({ id, limit }: { id: string; limit: number }) => {
         if (!this.host.get(id)) throw notFound(`receiver ${id}`);
@@ -141,6 +148,35 @@ export class ReceiversService implements Feature<Ops> {
         return updated;
       },
     };
+  }
+
+  /**
+   * A receiver some source sends to is not deleted behind its back (its calls would then fail with
+   * 404): refused naming the sources, or with `detach` its URL is removed from them, in one
+   * transaction. A mapping's URL cannot be removed (a mapping needs one): refused even with detach.
+   */
+  private detachOrRefuse(r: MockReceiver, detach: boolean): { uses: ReceiverUse[]; stopped: { sourceId: string; side: StoppedSide }[] } {
+    const { store } = this.deps;
+    const url = this.host.urlFor(r);
+    const uses = receiverUses(url, store.sources.list());
+    const inMappings = uses.filter((u) => u.mappings.length > 0);
+    if (inMappings.length) {
+      throw conflict(`receiver "${r.name}" is the URL of ${inMappings.map(describeUse).join(', ')}: give that mapping another URL in Destinations first (a mapping needs a URL, so it cannot be detached)`);
+    }
+    if (uses.length && !detach) {
+      throw conflict(`receiver "${r.name}" is used by ${uses.map(describeUse).join('; ')}: their calls would fail with 404 once it is gone. Delete with detach=1 to remove its URL from them`);
+    }
+    const stopped: { sourceId: string; side: StoppedSide }[] = [];
+    store.transaction(() => {
+      for (const u of uses) {
+        const source = store.sources.get(u.sourceId)!;
+        const next = detached(source.webhooks, url);
+        store.sources.update(source.id, { webhooks: next.webhooks });
+        const side = sidesStopped(source.webhooks, next.webhooks);
+        if (side) stopped.push({ sourceId: source.id, side });
+      }
+    });
+    return { uses, stopped };
   }
 
   /** Serves the definitions as stored (a config import wrote them: apply-config.ts); unchanged ones keep their counters. */
