@@ -26,6 +26,8 @@ describe('a round with a fast and a slow URL', () => {
         return d.deliveries[0]?.attempts.length ? d : null;
       }, "the fast URL's attempt while the slow one is out");
       expect(live.urls.map((u) => u.state)).toEqual(['delivered', 'in_flight']);
+      // The list row counts it too.
+      expect((await t.call('listMessages', { limit: 1 })).items[0]).toMatchObject({ id, deliveryState: 'in_flight', attemptCount: 1 });
       const [delivery] = live.deliveries;
       expect(delivery.attemptCount).toBe(1);
       expect(delivery.attempts).toHaveLength(1);

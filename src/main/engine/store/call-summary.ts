@@ -1,6 +1,6 @@
 import type { CallStatus, CallSummary, DeliveryState, UrlOutcome, WebhookUrl } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { hasUrlOut, urlOutcomes, type InFlightRound, type StoredUrlState } from './url-states';
+import { answeredCount, hasUrlOut, urlOutcomes, type InFlightRound, type StoredUrlState } from './url-states';
 
 // The one builder of a call's summary (the inspector's list row, the calls.stored event): used for a
 // call just stored (arrivals.ts, from what was written) and for one read back (calls.repo.ts, from
@@ -60,7 +60,8 @@ export function callSummary(id: number, c: SummaryCall, sourceName: string | nul
     dropReason: c.dropReason,
     deliveryState: c.status === 'dropped' ? 'dropped' : d === null ? null : out ? 'in_flight' : d.state,
     deliveryId: d === null ? null : d.id,
-    attemptCount: d === null ? 0 : d.attemptCount,
+    // A URL that answered while its round is still out counts at once (the round records it when it ends).
+    attemptCount: d === null ? 0 : d.attemptCount + answeredCount(rounds),
     nextAttemptAt: d !== null && d.nextAttemptAt !== null && d.state === 'retrying' && !out ? formatTimestamp(d.nextAttemptAt) : null,
     latencyMs: d?.lastDurationMs ?? null,
     urls: d === null ? [] : urlOutcomes(d.urls, d.urlStates, rounds),

@@ -168,3 +168,10 @@ export function answeredInFlight(rounds: Set<InFlightRound> | undefined): NewAtt
   if (rounds) for (const r of rounds) for (const u of r.values()) if (u.answer?.attempt) out.push(u.answer.attempt);
   return out;
 }
+
+/** How many URLs of a delivery's rounds still out have answered: counted as attempts before their round is recorded. */
+export function answeredCount(rounds: Set<InFlightRound> | undefined): number {
+  let n = 0;
+  if (rounds) for (const r of rounds) for (const u of r.values()) if (u.answer) n++;
+  return n;
+}
