@@ -16,6 +16,7 @@ const ClientScreen = lazy(() => import('./features/client/client-screen').then((
 const SettingsScreen = lazy(() => import('./features/settings/settings-screen').then((m) => ({ default: m.SettingsScreen })));
 import { useApp, useAppStore } from './store-context';
 import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref, type Tab } from './screens';
+import { TimeWarpIndicator } from './features/receivers/time-warp';
 import { FirstRun } from './features/demo/first-run';
 import { CommandPalette } from './features/palette/command-palette';
 import { HelpOverlay } from './features/help/help-overlay';
@@ -144,6 +145,7 @@ export function App() {
           </a>
         ))}
         <span className="spacer" />
+        <TimeWarpIndicator />
         <button type="button" className="small sidebar-tool" data-testid="open-palette" title="Command palette" onClick={() => store.getState().setOverlay('palette')}>
           Commands <kbd>{MAC ? '⌘K' : 'Ctrl K'}</kbd>
         </button>

@@ -38,7 +38,7 @@ const COVERED: Record<string, string[]> = {
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
     'copy:Copy', 'verify-sw-button', 'batch-member-link', 'batch-delivery-link',
-    'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear',
+    'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear', 'search-bodies',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -401,6 +401,12 @@ test('inspector: every control', async ({ page, receivers }) => {
   await t('pause-button').click();
   await expect(t('pause-button')).toHaveText('Pause');
 
+  // The miss offers the same in one click.
+  await expect(t('search-bodies-offer')).toContainText('“google store”');
+  await s.use('search-bodies', t('search-bodies'));
+  await expect(row).toBeVisible();
+  await expect(t('filter-search-bodies')).toBeChecked();
+  await t('filter-search-bodies').uncheck();
   for (const n of [10, 100, 1000, 1]) {
     await s.use(`inspector-time-warp-${n}`, t(`inspector-time-warp-${n}`));
     await expect(t('inspector-time-warp')).toHaveAttribute('data-scale', String(n));

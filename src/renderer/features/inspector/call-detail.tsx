@@ -102,6 +102,7 @@ function attemptContext(delivery: DeliveryWithAttempts, a: Attempt, last: boolea
 function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempts; raw: boolean; setRaw(raw: boolean): void }) {
   const [editing, setEditing] = useState(false);
   const replaying = useApp((s) => s.replaying);
+  const searched = useApp((s) => s.filters.q);
   // A large Actions batch: only its first items came with the detail; the rest is paged.
   const cut = delivery.bodyTruncated;
   return (
@@ -129,7 +130,7 @@ function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempt
         </button>
       </div>
       {editing ? <EditReplay callId={delivery.callId} deliveryId={delivery.kind === 'actions' ? delivery.id : undefined} body={delivery.body} onClose={() => setEditing(false)} /> : null}
-      {cut ? <BatchBodyPages key={delivery.id} delivery={delivery} raw={raw} /> : <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" />}
+      {cut ? <BatchBodyPages key={delivery.id} delivery={delivery} raw={raw} /> : <BodyView text={delivery.body} raw={raw} label="delivery body" testId="delivery-body" highlight={searched} />}
     </section>
   );
 }
@@ -181,6 +182,8 @@ function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAtt
 export function CallDetailView({ detail }: { detail: CallDetail }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
+  // What the list was searched for: marked in the bodies below.
+  const searched = useApp((s) => s.filters.q);
   const { call, deliveries } = detail;
   const first = deliveries.find((d) => d.kind !== 'actions') ?? deliveries[0];
   const firstAttempt = first?.attempts.filter((a) => a.urlIndex === 0).at(-1);
@@ -245,7 +248,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
               <pre className="body" data-testid="call-raw">{call.rawText}</pre>
             </>
           ) : (
-            <BodyView text={JSON.stringify(call.raw, null, 2)} label="call as received" testId="call-raw" />
+            <BodyView text={JSON.stringify(call.raw, null, 2)} label="call as received" testId="call-raw" highlight={searched} />
           )}
         </section>
         <section>

@@ -20,9 +20,19 @@ function NoCalls() {
   }));
   const store = useAppStore();
   if (filtered) {
+  // A search of the calls' fields found nothing: the term may be inside a body (slower, so not by default).
+  const fieldsMiss = useApp((s) => (s.filters.q?.trim() && !s.filters.body ? s.filters.q.trim() : null));
     return (
       <EmptyState title="No call matches these filters" testId="inspector-empty">
         <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '', violations: undefined })}>
+        {fieldsMiss ? (
+          <p data-testid="search-bodies-offer">
+            No call&apos;s user, event or name, or ids match &ldquo;{fieldsMiss}&rdquo;.{' '}
+            <button type="button" className="primary" data-testid="search-bodies" onClick={() => store.getState().setFilters({ body: true })}>
+              Search inside bodies
+            </button>
+          </p>
+        ) : null}
           Clear filters
         </button>
       </EmptyState>

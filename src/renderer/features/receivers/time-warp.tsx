@@ -4,6 +4,7 @@ import { formatDuration } from '../../components/format';
 import { NextRetry } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { TIME_SCALE_PRESETS } from '../../stores/sim-tools.slice';
+import { tabHref } from '../../screens';
 
 // Time-warp (SPEC §4): retry delays are divided by the factor, applied live to scheduled retries.
 
@@ -99,5 +100,19 @@ export function RetryTimes({ delivery }: { delivery: Pick<Delivery, 'nextAttempt
       ) : null}
       <NextRetry at={delivery.nextAttemptAt} />
     </span>
+  );
+}
+
+/**
+ * In the sidebar while time-warp is on (factor not ×1): retries then run faster than the clock on
+ * every screen, which nothing else there would say. Links to the control on Mock receivers.
+ */
+export function TimeWarpIndicator() {
+  const scale = useApp((s) => s.settings?.timeScale ?? 1);
+  if (scale === 1) return null;
+  return (
+    <a href={tabHref('receivers')} className="time-warp-indicator" data-testid="time-warp-indicator" data-scale={scale} title={`Time-warp is on: retry delays run ${scale} times faster. Set it back to ×1 on Mock receivers.`}>
+      Time-warp ×{scale}
+    </a>
   );
 }
