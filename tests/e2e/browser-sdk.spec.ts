@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from '@playwright/test';
 import { expect, ownLab, ownReceivers, test, type Lab } from './lab-fixture';
 import { openApp } from './ui-steps';
+import { SNIPPET } from './segment-snippet';
 import type { ReceivedRequest } from '../helpers/receiver';
 
 // A real web page, unpatched but for the host, running the real analytics.js 2.0 the lab serves
@@ -13,14 +14,6 @@ import type { ReceivedRequest } from '../helpers/receiver';
 // nothing but loopback and log no error.
 
 const SECRET = 'browser-sdk-secret';
-
-// Segment's standard snippet 5.2.1, minified, exactly as its docs give it (segmentio/segment-docs,
-// src/_includes/content/snippet-helper.md); SNIPPET_HOST and the write key are replaced below.
-const SNIPPET =
-  '!function(){var i="analytics",analytics=window[i]=window[i]||[];if(!analytics.initialize)if(analytics.invoked)window.console&&console.error&&console.error("Segment snippet included twice.");else{analytics.invoked=!0;analytics.methods=["trackSubmit","trackClick","trackLink","trackForm","pageview","identify","reset","group","track","ready","alias","debug","page","screen","once","off","on","addSourceMiddleware","addIntegrationMiddleware","setAnonymousId","addDestinationMiddleware","register"];analytics.factory=function(e){return function(){if(window[i].initialized)return window[i][e].apply(window[i],arguments);var n=Array.prototype.slice.call(arguments);if(["track","screen","alias","group","page","identify"].indexOf(e)>-1){var c=document.querySelector("link[rel=\'canonical\']");n.push({__t:"bpc",c:c&&c.getAttribute("href")||void 0,p:location.pathname,u:location.href,s:location.search,t:document.title,r:document.referrer})}n.unshift(e);analytics.push(n);return analytics}};for(var n=0;n<analytics.methods.length;n++){var key=analytics.methods[n];analytics[key]=analytics.factory(key)}analytics.load=function(key,n){var t=document.createElement("script");t.type="text/javascript";t.async=!0;t.setAttribute("data-global-segment-analytics-key",i);t.src="https://cdn.segment.com/analytics.js/v1/" + key + "/analytics.min.js";var r=document.getElementsByTagName("script")[0];r.parentNode.insertBefore(t,r);analytics._loadOptions=n};analytics._writeKey="YOUR_WRITE_KEY";;analytics.SNIPPET_VERSION="5.2.1";\n' +
-  'analytics.load("YOUR_WRITE_KEY"/*LOAD_OPTIONS*/);\n' +
-  'analytics.page();\n' +
-  '}}();';
 
 interface SourceRow {
   id: string;
