@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookSource } from '../helpers/engine';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
@@ -51,9 +51,9 @@ afterAll(async () => {
 });
 
 describe('the npm package, installed from its tarball', () => {
-  it('carries the built app, the client and its types, and no tests or TypeScript sources', () => {
+  it('carries the built app, the client, the testing module and their types, and no tests or TypeScript sources', () => {
     const paths = packed.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/webhook-lab.js', 'out/main/cli.js', 'out/main/client.js', 'out/renderer/index.html', 'out/types/main/engine/client/index.d.ts']));
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/webhook-lab.js', 'out/main/cli.js', 'out/main/client.js', 'out/main/testing.js', 'out/renderer/index.html', 'out/types/main/engine/client/index.d.ts', 'out/types/main/testing/index.d.ts']));
     expect(paths.filter((p) => /^(tests|src|scripts|bench|\.ci|\.github)\//.test(p))).toEqual([]);
     expect(paths.filter((p) => /\.(ts|tsx|mts|cts)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
     // Images only as the web UI uses them (its icon); no screenshots, databases or tarballs.
@@ -125,7 +125,7 @@ a.close().then(() => console.log('cjs', typeof Analytics));
     }, 15_000);
   });
 
-  it("resolves the client's types from the install (ESM and CommonJS, NodeNext)", () => {
+  it("resolves the client's and the testing module's types from the install (ESM and CommonJS, NodeNext)", () => {
     writeFileSync(
       join(app, 'types.mts'),
       `import { Analytics } from 'webhook-lab/client';
@@ -146,16 +146,77 @@ a.noSuchMethod();
 export = a;
 `,
     );
+    writeFileSync(
+      join(app, 'testing-types.mts'),
+      `import { startLab, connectLab, LabTimeoutError, type Lab, type LabCall, type LabDelivery } from 'webhook-lab/testing';
+const lab: Lab = await startLab({ sources: [{ name: 'Web', writeKey: 'wk_web' }], receivers: [{ name: 'r', path: '/r' }], timeScale: 60 });
+const call: LabCall = await lab.waitForCall({ type: 'track', properties: { total: 42 } }, { timeoutMs: 1000 });
+const total: unknown = call.properties;
+const d: LabDelivery = await lab.waitForDelivery({ status: 200, signature: 'valid' });
+const status: number | null = d.status;
+// @ts-expect-error timeScale is a number: fails to compile if the types were missing (any)
+await startLab({ timeScale: 'fast' });
+// @ts-expect-error count is required by waitForCalls
+await lab.waitForCalls({ type: 'track' }, {});
+await connectLab({ apiUrl: 'http://127.0.0.1:8788/api', token: 't' });
+export { total, status, LabTimeoutError };
+`,
+    );
+    writeFileSync(
+      join(app, 'testing-types.cts'),
+      `import testing = require('webhook-lab/testing');
+const started: Promise<testing.Lab> = testing.startLab();
+// @ts-expect-error no such export
+testing.noSuchExport();
+export = started;
+`,
+    );
     // And a file that must not compile: a wrong type is an error, so the types above were really read.
     writeFileSync(join(app, 'wrong.mts'), `import { Analytics } from 'webhook-lab/client';\nconst n: number = new Analytics('wk');\nexport { n };\n`);
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types')];
     // One compiler run (a second would cost as much again: it reads undici's and Node's types too).
-    const r = spawnSync(process.execPath, [tsc, ...args, 'types.mts', 'types.cts', 'wrong.mts'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [tsc, ...args, 'types.mts', 'types.cts', 'testing-types.mts', 'testing-types.cts', 'wrong.mts'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
     const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors, r.stdout + r.stderr).toEqual([expect.stringMatching(/^wrong\.mts\(2,7\): error TS2322: Type 'Analytics' is not assignable to type 'number'/)]);
     expect(r.status).toBe(2);
   }, 120_000);
+
+  it('exports webhook-lab/testing to ESM and CommonJS: each starts a lab, waits for a call, stops, and its process exits by itself', () => {
+    const body = (name: string) => `const lab = await startLab();
+const res = await fetch(lab.collectorUrl + '/v1/track', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Basic ' + Buffer.from(lab.writeKey + ':').toString('base64') }, body: JSON.stringify({ userId: '${name}-user', event: 'From ${name}', properties: { n: 1 } }) });
+await res.text();
+const call = await lab.waitForCall({ event: 'From ${name}', properties: { n: 1 } });
+const timedOut = await lab.waitForCall({ properties: { n: 2 } }, { timeoutMs: 50 }).catch((e) => e instanceof LabTimeoutError && e.message.includes('- expected 2'));
+await lab.stop();
+console.log('${name}', call.userId, timedOut);`;
+    writeFileSync(join(app, 'testing-esm.mjs'), `import { startLab, LabTimeoutError } from 'webhook-lab/testing';\n${body('esm')}\n`);
+    writeFileSync(join(app, 'testing-cjs.cjs'), `const { startLab, LabTimeoutError } = require('webhook-lab/testing');\n(async () => {\n${body('cjs')}\n})();\n`);
+    // run() waits for the process to exit: a handle left open would hold it until the timeout.
+    expect(run(process.execPath, ['testing-esm.mjs'], app, 30_000)).toBe('esm esm-user true\n');
+    expect(run(process.execPath, ['testing-cjs.cjs'], app, 30_000)).toBe('cjs cjs-user true\n');
+  });
+
+  it("runs docs/testing.md's Vitest example as written, against the installed package", () => {
+    const m = /```ts vitest-example\n([\s\S]*?)\n```/.exec(readFileSync(join(ROOT, 'docs/testing.md'), 'utf8'));
+    expect(m, 'docs/testing.md has a ```ts vitest-example block').not.toBeNull();
+    writeFileSync(join(app, 'checkout.test.ts'), m![1]);
+    // The project's dev dependencies the example uses, as a user's project has them installed.
+    for (const dep of ['vitest', '@segment/analytics-node']) {
+      mkdirSync(dirname(join(app, 'node_modules', dep)), { recursive: true });
+      if (!existsSync(join(app, 'node_modules', dep))) symlinkSync(join(ROOT, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
+    }
+    const env = cleanEnv();
+    // Not the outer Vitest's worker settings.
+    for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST' || key === 'FORCE_COLOR') delete env[key];
+    env.NO_COLOR = '1';
+    const r = spawnSync(process.execPath, [join(app, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=verbose', 'checkout.test.ts'], { cwd: app, env, encoding: 'utf8', timeout: 120_000 });
+    const out = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, '');
+    expect(r.status, out).toBe(0);
+    expect(out).toMatch(/✓ .*a checkout tracks Order Completed with its total and products/);
+    expect(out).toMatch(/✓ .*an empty cart tracks nothing/);
+    expect(out).toMatch(/Tests\s+2 passed \(2\)/);
+  }, 180_000);
 
   it('stops cleanly on SIGTERM', async () => {
     serve!.kill('SIGTERM');
