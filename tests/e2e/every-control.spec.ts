@@ -26,7 +26,7 @@ const COVERED: Record<string, string[]> = {
   destinations: [
     'source-item', 'create-source', 'copy-write-key', 'regenerate-key', 'regenerate-key-cancel', 'regenerate-key-confirm',
     'delete-source', 'delete-source-cancel', 'delete-source-confirm', 'wh-enabled', 'wh-add-url', 'wh-url-remove-0', 'wh-url-remove-1',
-    'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-save', 'send-test-call', 'check-receiver',
+    'wh-headers-0-add', 'wh-headers-0-remove-0', 'wh-headers-1-add', 'wh-headers-1-remove-0', 'wh-secret-toggle', 'wh-secret-generate', 'wh-secret-copy', 'wh-sw-copy', 'wh-save', 'send-test-call', 'check-receiver',
     'cf-enabled', 'cf-mode', 'cf-save',
     'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
     'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle', 'am-fql-edit-0', 'am-fql-sample-0',
@@ -38,7 +38,7 @@ const COVERED: Record<string, string[]> = {
     'copy:Copy as cURL', 'edit-replay', 'edit-replay-cancel', 'edit-replay-send', 'attempt-copy-edited',
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
     'copy:Copy', 'verify-sw-button', 'batch-member-link', 'batch-delivery-link',
-    'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear', 'search-bodies',
+    'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear', 'search-bodies', 'verify-secret-source', 'verify-sw-secret-source',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -224,6 +224,8 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('wh-add-url').click();
   await t('wh-url-1').fill(`${receivers.failing.url}/gone`);
   await t('wh-save').click();
+  await s.use('wh-secret-copy', t('wh-secret-copy'));
+  await expect(t('wh-secret-copy')).toHaveText('Copied');
   await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.length).toBe(2);
   await s.use('wh-url-remove-0', t('wh-url-remove-0'));
   await t('wh-save').click();
@@ -302,6 +304,8 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('wh-sw-secret').fill('');
   await t('wh-save').click();
   await expect.poll(async () => Object.keys(await webhooksOf()).sort()).toEqual(['enabled', 'sharedSecret', 'urls']);
+  await s.use('wh-sw-copy', t('wh-sw-copy'));
+  await expect(t('wh-sw-copy')).toHaveText('Copied');
 
   await t('source-item').filter({ hasText: 'doomed' }).click();
   await expect(t('source-panel').locator('h2')).toHaveText('doomed');
@@ -460,6 +464,8 @@ test('inspector: every control', async ({ page, receivers }) => {
   await page.keyboard.insertText(edited);
   await s.use('edit-replay-send', t('edit-replay-send'));
   await expect(timelineOk).toHaveAttribute('data-attempts', '4');
+  await s.use('verify-secret-source', attempt.getByTestId('verify-secret-source'));
+  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
   const editedAttempt = timelineOk.locator('[data-testid="attempt"][data-edited="true"]');
   await expect(editedAttempt.getByTestId('attempt-body')).toHaveText(edited);
   await s.use('attempt-copy-edited', editedAttempt.getByTestId('attempt-copy-edited'));
@@ -524,6 +530,9 @@ test('inspector: every control', async ({ page, receivers }) => {
   await t('picks-draft').click();
   await t('picks-draft-name').fill('every-draft');
   await s.use('picks-draft-confirm', t('picks-draft-confirm'));
+  await pairAttempt.getByTestId('verify-sw-secret').fill('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+  await s.use('verify-sw-secret-source', pairAttempt.getByTestId('verify-sw-secret-source'));
+  await expect(pairAttempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
   await expect(t('toast-info').filter({ hasText: 'Made the tracking plan "every-draft" from 1 call' })).toBeVisible();
   const drafted = (await lab.api<{ id: string; name: string }[]>('GET', '/tracking-plans')).find((p) => p.name === 'every-draft');
   expect(drafted).toBeDefined();

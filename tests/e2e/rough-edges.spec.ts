@@ -97,3 +97,35 @@ test('a search that misses the fields offers bodies in one click, and the term i
   await page.getByTestId('filter-search').fill('u-edge');
   await expect(page.getByTestId('call-raw').getByTestId('search-hit')).toHaveText('u-edge');
 });
+
+test('secrets: Copy beside Show copies the hidden secret; the verify box checks with the source\'s secret in one click, its fields labelled Secret', async ({ page, context, receivers }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(lab.uiUrl).origin });
+  const sw = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const source = await lab.api<{ id: string }>('POST', '/sources', {
+    name: 'secret-edge',
+    webhooks: { enabled: true, sharedSecret: 'edge-shared-secret', standardWebhooksSecret: sw, urls: [{ url: `${receivers.ok.url}/secret-edge`, headers: {} }] },
+  });
+  await openApp(page, lab, 'destinations');
+  await page.locator('[data-testid="source-item"][data-name="secret-edge"]').click();
+  await expect(page.getByTestId('wh-secret')).toHaveAttribute('type', 'password');
+  await page.getByTestId('wh-secret-copy').click();
+  await expect(page.getByTestId('wh-secret-copy')).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('edge-shared-secret');
+  // Still hidden: copying does not show it.
+  await expect(page.getByTestId('wh-secret')).toHaveAttribute('type', 'password');
+  await page.getByTestId('wh-sw-copy').click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(sw);
+
+  const sent = await lab.api<{ call: { id: number } }>('POST', `/sources/${source.id}/test`);
+  await page.getByTestId('nav-inspector').click();
+  const callRow = page.locator(`[data-testid="call-row"][data-id="${sent.call.id}"]`);
+  await expect(callRow).toHaveAttribute('data-status', 'delivered');
+  await callRow.click();
+  const attempt = page.getByTestId('attempt').first();
+  await expect(attempt.getByTestId('verify-box').locator('.verify-field').first()).toContainText('Secret · checks X-Signature');
+  await attempt.getByTestId('verify-secret-source').click();
+  await expect(attempt.getByTestId('verify-secret')).toHaveValue('edge-shared-secret');
+  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
+  await attempt.getByTestId('verify-sw-secret-source').click();
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+});

@@ -1,3 +1,4 @@
+import { CopyButton } from '../../components/copy-button';
 import { useEffect, useState } from 'react';
 import { secretProblem, shortKeyWarning } from '../../../shared/standard-webhooks';
 import type { DestinationMode, Source } from '../../../shared/types';
@@ -143,7 +144,7 @@ export function WebhooksForm({ source }: { source: Source }) {
           value={draft.secret}
           onChange={(secret) => setDraft({ ...draft, secret })}
           generate={generateSharedSecret}
-          ids={{ input: 'wh-secret', toggle: 'wh-secret-toggle', generate: 'wh-secret-generate' }}
+          ids={{ input: 'wh-secret', toggle: 'wh-secret-toggle', generate: 'wh-secret-generate', copy: 'wh-secret-copy' }}
         />
       </Field>
       <Field
@@ -156,7 +157,7 @@ export function WebhooksForm({ source }: { source: Source }) {
           value={draft.swSecret}
           onChange={(swSecret) => setDraft({ ...draft, swSecret })}
           generate={generateSwSecret}
-          ids={{ input: 'wh-sw-secret', toggle: 'wh-sw-toggle', generate: 'wh-sw-generate' }}
+          ids={{ input: 'wh-sw-secret', toggle: 'wh-sw-toggle', generate: 'wh-sw-generate', copy: 'wh-sw-copy' }}
           placeholder="whsec_…"
           toggleLabel="Show or hide the Standard Webhooks secret"
         />
@@ -187,7 +188,7 @@ function SecretInput(p: {
   value: string;
   onChange(value: string): void;
   generate(): string;
-  ids: { input: string; toggle: string; generate: string };
+  ids: { input: string; toggle: string; generate: string; copy: string };
   placeholder?: string;
   toggleLabel?: string;
 }) {
@@ -207,6 +208,8 @@ function SecretInput(p: {
       <button type="button" className="small" data-testid={p.ids.toggle} aria-label={p.toggleLabel} onClick={() => setShown(!shown)}>
         {shown ? 'Hide' : 'Show'}
       </button>
+      {/* Copies without showing it (a screen being shared keeps it hidden). */}
+      {p.value ? <CopyButton text={p.value} testId={p.ids.copy} /> : null}
       <button
         type="button"
         className="small"

@@ -1,12 +1,28 @@
 import { useState } from 'react';
+import { useApp } from '../../store-context';
 import { verifySignature, type VerifyResult } from '../../../shared/preview/signature';
 import { hasStandardWebhooks, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
 
-/** A secret field with its check button; typing clears the last result, Enter checks. */
-function SecretInput(p: { what: string; placeholder: string; value: string; onChange(v: string): void; onCheck(): void; testId: string; buttonTestId: string }) {
+/**
+ * A secret field with its check button; typing clears the last result, Enter checks. `fromSource`:
+ * the call's source's secret as it is now, one click away (fills the field and checks).
+ */
+function SecretInput(p: {
+  what: string;
+  placeholder: string;
+  value: string;
+  onChange(v: string): void;
+  onCheck(secret?: string): void;
+  testId: string;
+  buttonTestId: string;
+  fromSource?: string;
+}) {
+  const { fromSource } = p;
   return (
     <label className="verify-field">
-      <span className="muted small-text">{p.what}</span>
+      <span className="muted small-text">
+        Secret <span className="muted">· checks {p.what}</span>
+      </span>
       <span className="row">
         <input
           type="text"
@@ -18,19 +34,33 @@ function SecretInput(p: { what: string; placeholder: string; value: string; onCh
           onChange={(e) => p.onChange(e.target.value)}
           onKeyDown={(e) => e.key === 'Enter' && p.onCheck()}
         />
-        <button type="button" className="small" data-testid={p.buttonTestId} onClick={p.onCheck} aria-label={`Verify ${p.what}`}>
+        <button type="button" className="small" data-testid={p.buttonTestId} onClick={() => p.onCheck()} aria-label={`Verify ${p.what}`}>
           Verify
         </button>
+        {fromSource ? (
+          <button
+            type="button"
+            className="small"
+            data-testid={`${p.testId}-source`}
+            title="Fill in the source's secret as it is now and verify (a secret changed since the request was sent will not match)"
+            onClick={() => {
+              p.onChange(fromSource);
+              p.onCheck(fromSource);
+            }}
+          >
+            Use the source&apos;s
+          </button>
+        ) : null}
       </span>
     </label>
   );
 }
 
 /** Paste a whsec_ secret, see whether the attempt's webhook-signature matches, and why not. */
-function StandardWebhooksVerify({ headers, body }: { headers: Record<string, string>; body: string }) {
+function StandardWebhooksVerify({ headers, body, fromSource }: { headers: Record<string, string>; body: string; fromSource?: string }) {
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<SwResult | null>(null);
-  const check = async () => setResult(await verifyStandardWebhooksAttempt({ headers, body, secret, nowMs: Date.now() }));
+  const check = async (s = secret) => setResult(await verifyStandardWebhooksAttempt({ headers, body, secret: s, nowMs: Date.now() }));
   return (
     <>
       <SecretInput
@@ -41,9 +71,10 @@ function StandardWebhooksVerify({ headers, body }: { headers: Record<string, str
           setSecret(v);
           setResult(null);
         }}
-        onCheck={() => void check()}
+        onCheck={(s) => void check(s)}
         testId="verify-sw-secret"
         buttonTestId="verify-sw-button"
+        fromSource={fromSource}
       />
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-sw-result" data-status={result.status}>
@@ -75,7 +106,11 @@ export function VerifyBox({
 }) {
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<VerifyResult | null>(null);
-  const check = async () => setResult(await verifySignature({ body: target.text, signature, secret }));
+  const check = async (s = secret) => setResult(await verifySignature({ body: target.text, signature, secret: s }));
+  // The open call's source, for its secrets (a source deleted since has none to offer).
+  const source = useApp((s) => s.sources.find((src) => src.id === s.detail?.call.sourceId));
+  const sharedSecret = source?.webhooks.sharedSecret || undefined;
+  const swSecret = source?.webhooks.standardWebhooksSecret || undefined;
   return (
     <div className="verify-box" data-testid="verify-box">
       {target.note && signature ? (
@@ -91,9 +126,10 @@ export function VerifyBox({
           setSecret(v);
           setResult(null);
         }}
-        onCheck={() => void check()}
+        onCheck={(s) => void check(s)}
         testId="verify-secret"
         buttonTestId="verify-button"
+        fromSource={sharedSecret}
       />
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-result" data-status={result.status}>
@@ -113,7 +149,7 @@ export function VerifyBox({
             webhook-signature covers the whole batch body, which is too large to check here.
           </div>
         ) : (
-          <StandardWebhooksVerify headers={headers} body={body} />
+          <StandardWebhooksVerify headers={headers} body={body} fromSource={swSecret} />
         )
       ) : null}
     </div>
