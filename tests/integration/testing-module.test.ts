@@ -254,6 +254,10 @@ const { startLab } = require('webhook-lab/testing');
   await res.text();
   await lab.waitForCall({ event: 'E' });
   await lab.waitForDelivery({ receiver: 'r' });
+  // ui: true serves the web UI from the package's out/renderer, and the control API with the token.
+  const ui = await fetch(lab.uiUrl);
+  const health = await fetch(lab.apiUrl + '/health', { headers: { authorization: 'Bearer ' + lab.token } });
+  console.log('ui ' + ui.status + ' ' + (await ui.text()).includes('<title>Webhook Lab</title>') + ', api ' + health.status);
   await lab.stop();
   // Closed handles are freed on the next turn of the loop; what is left then would keep the process up.
   setImmediate(() => console.log('stopped; open: ' + JSON.stringify(process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap'))));
@@ -273,7 +277,7 @@ const { startLab } = require('webhook-lab/testing');
         resolve(c);
       });
     });
-    expect({ code, out }).toEqual({ code: 0, out: 'stopped; open: []\n' });
+    expect({ code, out }).toEqual({ code: 0, out: 'ui 200 true, api 200\nstopped; open: []\n' });
   }, 60_000);
 });
 

@@ -126,8 +126,11 @@ export function createHandle(init: HandleInit): Lab {
     const at = epoch;
     const fresh: { id: number; receivedAt: string }[] = [];
     let before: number | undefined;
+    // A look while nothing new arrived costs one small page; a page of only new calls asks for more.
+    let limit = 20;
     for (;;) {
-      const page = await api('listMessages', { limit: 500, before, sourceId: init.sourceId });
+      const page = await api('listMessages', { limit, before, sourceId: init.sourceId });
+      limit = 500;
       for (const s of page.items) if (s.id > maxId) fresh.push({ id: s.id, receivedAt: s.receivedAt });
       const last = page.items.at(-1);
       if (page.next === null || !last || last.id <= maxId) break;
