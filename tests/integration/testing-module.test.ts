@@ -231,6 +231,15 @@ describe('startLab', () => {
     await b.waitForCall({ event: 'B2' });
   });
 
+  it('strict, timeScale and settings reach the lab as --strict and --time-scale do', async () => {
+    const l = await lab({ strict: true, timeScale: 60, settings: { payloadFormat: 'documented' }, ui: true });
+    expect(await send(l, '/v1/track', { userId: 'u', event: 'E' }, 'wk_unknown')).toBe(401);
+    expect(await send(l, '/v1/track', { userId: 'u', event: 'E' })).toBe(200);
+    const settings = await fetch(`${l.apiUrl}/settings`, { headers: { authorization: `Bearer ${l.token}` } }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    expect(settings).toMatchObject({ strict: true, timeScale: 60, payloadFormat: 'documented' });
+    await l.waitForCall({ event: 'E' });
+  });
+
   it('names the field of bad input', async () => {
     await expect(startLab({ sources: [{ name: '' }] })).rejects.toThrow(/^startLab: sources\[0\]\.name: /);
     await expect(startLab({ receivers: [{ name: 'r', path: 'no-slash' }] })).rejects.toThrow(/^startLab: receivers\[0\]\.path: must start with \//);
