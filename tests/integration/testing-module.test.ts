@@ -131,7 +131,8 @@ describe('startLab', () => {
     expect(counted).toMatch(/^waitForCalls: 2 of 3 calls matched within 100 ms/);
 
     const predicate = await l.waitForCall(function bigOrder(c) { return (c.properties as { total?: number } | undefined)?.total === 1000; }, { timeoutMs: 50 }).catch((e: Error) => e.message);
-    expect(predicate).toContain('match: predicate bigOrder');
+    expect(predicate).toContain('match: predicate bigOrder: function bigOrder(c) {');
+    expect(predicate).toContain('the newest 3 of 3 received:\n  1) identify (userId "u2")');
     expect(predicate).toContain('- expected predicate bigOrder to return true');
   });
 

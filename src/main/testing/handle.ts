@@ -184,7 +184,9 @@ export function createHandle(init: HandleInit): Lab {
       .map((v, i) => ({ v, i, diffs: differences(match, v) as Difference[] }))
       .sort((a, b) => distance(a.diffs) - distance(b.diffs) || b.i - a.i)
       .slice(0, 3);
-    lines.push(`  the closest ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
+    // A predicate says nothing of how near a value came: the newest are listed.
+    const which = typeof match === 'function' ? 'newest' : 'closest';
+    lines.push(`  the ${which} ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
     ranked.forEach(({ v, diffs }, n) => {
       lines.push(`  ${n + 1}) ${summarize(v)}`, formatDifferences(diffs, '       '));
     });

@@ -95,7 +95,9 @@ export function distance(diffs: Difference[]): number {
 
 /** A match as the error message shows it. */
 export function describeMatch(match: Matcher): string {
-  return typeof match === 'function' ? `${predicateName(match)} (${show(match)})` : show(match);
+  if (typeof match !== 'function') return show(match);
+  const source = String(match).replace(/\s+/g, ' ');
+  return `${predicateName(match)}: ${source.length > 120 ? `${source.slice(0, 119)}…` : source}`;
 }
 
 /** The differences as a runner's diff: the path, then `- expected` and `+ received`, indented. */
