@@ -44,7 +44,7 @@ const COVERED: Record<string, string[]> = {
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
     'rf-tls', 'rf-ending', 'rf-delay-mode', 'receiver-save', 'receiver-cancel', 'receiver-row-copy', 'attach-source', 'attach-button',
     'edit-receiver', 'copy-receiver-url', 'reset-receiver', 'reset-receiver-cancel', 'reset-receiver-confirm', 'delete-receiver',
-    'delete-receiver-cancel', 'delete-receiver-confirm', 'receiver-requests-reload', 'rf-headers-add', 'rf-headers-remove-0',
+    'delete-receiver-cancel', 'delete-receiver-confirm', 'delete-receiver-detach', 'receiver-requests-reload', 'rf-headers-add', 'rf-headers-remove-0',
     'rf-enforce-signature', 'rf-reject-duplicates',
   ],
   probe: ['probe-mode', 'probe-copy-ci', 'probe-run', 'summary:probe-check'],
@@ -645,10 +645,22 @@ test('audiences: every control', async ({ page }) => {
     headers: { Authorization: `Basic ${Buffer.from(`${keep.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ userId: 'every_pro', traits: { plan: 'pro' } }),
   });
+  // Attached to "keep": the confirm names it, and deleting removes the URL from it (issue 26).
+  const sinkUrl = (await t('receiver-url').textContent())!;
   expect(res.status).toBe(200);
+  await expect(t('delete-receiver-uses')).toContainText('Used by keep');
   await openApp(page, lab, 'compose');
   await page.getByTestId('nav-audiences').click();
   const s = new Screen(page, 'audiences');
+  await s.use('delete-receiver-detach', t('delete-receiver-detach'));
+  await expect(t('receiver-row')).toHaveCount(0);
+  expect(sinkUrl).toContain('/every-sink');
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).not.toContain(sinkUrl);
+  // One nobody sends to is deleted after a plain confirm.
+  await lab.api('POST', '/receivers', { name: 'every-spare', path: '/every-spare' });
+  await t('receiver-row').filter({ hasText: 'every-spare' }).click();
+  await t('delete-receiver').click();
+  await expect(t('delete-receiver-uses')).toHaveCount(0);
   const t = (id: string) => page.getByTestId(id);
 
   await s.use('new-audience', t('new-audience'));

@@ -119,7 +119,20 @@ for (const size of SIZES) {
         await page.getByTestId('call-row').first().click();
         await expect(page.getByTestId('call-detail')).toBeVisible();
       }
-      if (screen === 'receivers') await page.getByTestId('receiver-row').first().click();
+      if (screen === 'receivers') {
+        await page.getByTestId('receiver-row').first().click();
+        // The delete confirm of a receiver a source sends to (the demo's): it names the source (issue 26).
+        await page.getByTestId('delete-receiver').click();
+        await expect(page.getByTestId('delete-receiver-uses')).toBeVisible();
+      }
+      if (screen === 'settings') {
+        // An import's notes and warnings, where the import happens (issue 26).
+        const config = { sources: [{ name: 'layout-import', webhooks: { enabled: true, urls: [{ mockReceiver: 'Demo receiver' }, { url: 'http://127.0.0.1:1/a-receiver-of-another-lab' }] } }] };
+        await page.getByTestId('config-file').setInputFiles({ name: 'layout.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config)) });
+        await expect(page.getByTestId('config-import-warnings')).toBeVisible();
+        await expect(page.getByTestId('config-import-notes')).toBeVisible();
+        await page.getByTestId('config-import-warnings').scrollIntoViewIfNeeded();
+      }
       if (screen === 'destinations') await expect(page.getByTestId('source-panel')).toBeVisible();
       if (screen === 'audiences') await expect(page.getByTestId('audience-row')).toHaveCount(1);
       await page.evaluate(() => document.fonts.ready);

@@ -30,7 +30,8 @@ export interface ReceiversSlice {
   loadReceivers(): Promise<void>;
   selectReceiver(id: string | null): void;
   saveReceiver(input: MockReceiverInput, id?: string): Promise<MockReceiverView | null>;
-  deleteReceiver(id: string): Promise<void>;
+  /** `detach`: also remove its URL from the sources that send to it (the engine refuses otherwise). */
+  deleteReceiver(id: string, detach?: boolean): Promise<void>;
   resetReceiver(id: string): Promise<void>;
   attachReceiver(id: string, sourceId: string): Promise<boolean>;
   loadReceiverRequests(): Promise<void>;
@@ -96,11 +97,16 @@ export const createReceiversSlice =
           return null;
         }
       },
-      async deleteReceiver(id) {
+      async deleteReceiver(id, detach) {
         try {
-          await api.call('deleteReceiver', { id });
+          const name = get().receivers.find((r) => r.id === id)?.name ?? 'receiver';
+          const { detached } = await api.call('deleteReceiver', { id, detach });
           set({ receivers: get().receivers.filter((r) => r.id !== id) });
           if (get().selectedReceiverId === id) get().selectReceiver(null);
+          if (detached.length) {
+            get().notify(`Receiver "${name}" deleted; its URL was removed from ${detached.map((d) => d.sourceName).join(', ')}`);
+            void get().loadSources();
+          }
         } catch (err) {
           get().notify(errorText(err), 'error');
         }

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
+import type { ConfigWarning } from '../../shared/config.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 import { connectSimulationEvents } from './sim-events';
@@ -12,6 +13,8 @@ export interface SimToolsSlice {
   timeScaleError: string | null;
   exporting: boolean;
   configImportError: ApiError | null;
+  /** What the last import adjusted or doubts (mock receivers named, URLs at another port of this machine); [] when nothing. */
+  configImportWarnings: ConfigWarning[];
   /** Applies at once: retries already scheduled move to the new speed. */
   setTimeScale(scale: number): Promise<boolean>;
   /**
@@ -32,6 +35,7 @@ export const createSimToolsSlice =
     timeScaleError: null,
     exporting: false,
     configImportError: null,
+    configImportWarnings: [],
     async setTimeScale(timeScale) {
       try {
         const settings = await api.call('updateSettings', { timeScale });
@@ -86,13 +90,14 @@ export const createSimToolsSlice =
       try {
         config = JSON.parse(text);
       } catch (err) {
-        set({ configImportError: asApiError(new Error(`The file is not JSON: ${(err as Error).message}`)) });
+        set({ configImportError: asApiError(new Error(`The file is not JSON: ${(err as Error).message}`)), configImportWarnings: [] });
         return false;
       }
       try {
         const r = await api.call('importConfig', config as never);
-        set({ configImportError: null });
-        get().notify(`Config imported: ${r.sources} source(s), ${r.mockReceivers} mock receiver(s), ${r.audiences} audience(s)`);
+        set({ configImportError: null, configImportWarnings: r.warnings });
+        const doubts = r.warnings.filter((w) => w.code === 'loopback_port_not_owned').length;
+        get().notify(`Config imported: ${r.sources} source(s), ${r.mockReceivers} mock receiver(s), ${r.audiences} audience(s)${doubts ? `; ${doubts} URL(s) to check (listed under Config file)` : ''}`);
         const s = get();
         void s.loadSources();
         void s.loadSettings();
@@ -100,7 +105,7 @@ export const createSimToolsSlice =
         void s.loadAudiences();
         return true;
       } catch (err) {
-        set({ configImportError: asApiError(err) });
+        set({ configImportError: asApiError(err), configImportWarnings: [] });
         return false;
       }
     },

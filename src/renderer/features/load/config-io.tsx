@@ -6,6 +6,9 @@ import { downloadText } from './download';
 export function ConfigIo() {
   const store = useAppStore();
   const error = useApp((s) => s.configImportError);
+  const warnings = useApp((s) => s.configImportWarnings);
+  const notes = warnings.filter((w) => w.code === 'mock_receiver_resolved');
+  const doubts = warnings.filter((w) => w.code !== 'mock_receiver_resolved');
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   return (
@@ -13,7 +16,8 @@ export function ConfigIo() {
       <h3>Config file</h3>
       <p className="muted small-text">
         The same JSON as <code>--config</code>: sources with their Webhooks settings, settings, mock receivers and audiences. Importing adds
-        or updates by name; nothing is deleted.
+        or updates by name; nothing is deleted. A source's URL that is one of this lab's mock receivers is written as its name (
+        <code>{'{"mockReceiver": "flaky"}'}</code>), so the lab that imports the file sends to its own receiver of that name.
       </p>
       <div className="row">
         <button
@@ -45,6 +49,30 @@ export function ConfigIo() {
           }}
         />
       </div>
+      {doubts.length ? (
+        <div className="notice warn" role="status" data-testid="config-import-warnings">
+          Imported, but check {doubts.length === 1 ? 'this URL' : 'these URLs'}:
+          <ul>
+            {doubts.map((w) => (
+              <li key={`${w.path}:${w.message}`}>
+                <code>{w.path}</code>: {w.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {notes.length ? (
+        <div className="notice" data-testid="config-import-notes">
+          Mock receivers named in the file now send to this lab's:
+          <ul>
+            {notes.map((w) => (
+              <li key={`${w.path}:${w.message}`}>
+                <code>{w.path}</code>: {w.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {error ? (
         <div className="notice error" role="alert" data-testid="config-import-error">
           {error.fields.length ? (

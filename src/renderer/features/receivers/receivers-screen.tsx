@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { MockReceiverView } from '../../../shared/simulation.contract';
+import { receiverUses } from '../../../shared/receiver-uses';
 import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/field';
 import { formatTime } from '../../components/format';
@@ -51,6 +52,67 @@ function AttachToSource({ receiver }: { receiver: MockReceiverView }) {
 }
 
 function ReceiverPanel({ receiver }: { receiver: MockReceiverView }) {
+/**
+ * Delete, confirmed. A receiver sources send to is not deleted behind their back (their calls would
+ * then fail with 404): the confirm names them and says what removing its URL does to each; one that
+ * is an Actions mapping's URL cannot be deleted until the mapping has another URL (receiver-uses.ts).
+ */
+function DeleteReceiver({ receiver }: { receiver: MockReceiverView }) {
+  const store = useAppStore();
+  const sources = useApp((s) => s.sources);
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className="small" data-testid="delete-receiver" onClick={() => setAsking(true)}>
+        Delete
+      </button>
+    );
+  }
+  const uses = receiverUses(receiver.url, sources);
+  const inMappings = uses.filter((u) => u.mappings.length > 0);
+  const cancel = (
+    <button type="button" className="small" data-testid="delete-receiver-cancel" onClick={() => setAsking(false)}>
+      Cancel
+    </button>
+  );
+  const remove = (detach: boolean) => {
+    setAsking(false);
+    void store.getState().deleteReceiver(receiver.id, detach);
+  };
+  if (inMappings.length) {
+    return (
+      <span className="row wrap delete-receiver-ask">
+        <span className="small-text" role="alert" data-testid="delete-receiver-uses">
+          It is the URL of {inMappings.map((u) => `mapping ${u.mappings.map((m) => `"${m}"`).join(', ')} of ${u.sourceName}`).join('; ')}: give that
+          mapping another URL in <a href="#/destinations">Destinations</a> first.
+        </span>
+        {cancel}
+      </span>
+    );
+  }
+  return (
+    <span className="row wrap delete-receiver-ask">
+      {uses.length ? (
+        <span className="small-text" data-testid="delete-receiver-uses">
+          Used by{' '}
+          {uses.map((u, i) => (
+            <span key={u.sourceId}>
+              {i > 0 ? ', ' : ''}
+              <b>{u.sourceName}</b>
+              {u.effect === 'webhooks_off' ? ' (its only URL: its Webhooks will be turned off)' : u.effect === 'actions_only' ? ' (its only URL: it will send Actions only)' : ''}
+            </span>
+          ))}
+          . Its URL is removed from {uses.length === 1 ? 'it' : 'them'}.
+        </span>
+      ) : null}
+      <button type="button" className="small danger" data-testid={uses.length ? 'delete-receiver-detach' : 'delete-receiver-confirm'} onClick={() => remove(uses.length > 0)}>
+        {uses.length ? 'Delete and remove its URL' : 'Delete this receiver'}
+      </button>
+      {cancel}
+    </span>
+  );
+}
+
   const store = useAppStore();
   const [editing, setEditing] = useState(false);
   const s = store.getState();
@@ -63,7 +125,7 @@ function ReceiverPanel({ receiver }: { receiver: MockReceiverView }) {
           {editing ? 'Close editor' : 'Edit'}
         </button>
         <ConfirmButton label="Reset" confirm="Clear its requests and counters" testId="reset-receiver" onConfirm={() => void s.resetReceiver(receiver.id)} />
-        <ConfirmButton label="Delete" confirm="Delete this receiver" testId="delete-receiver" onConfirm={() => void s.deleteReceiver(receiver.id)} />
+        <DeleteReceiver receiver={receiver} />
       </header>
       <div className="row wrap small-text">
         <code data-testid="receiver-url">{receiver.url}</code>
