@@ -15,12 +15,13 @@ const LoadScreen = lazy(() => import('./features/load/load-screen').then((m) => 
 const ClientScreen = lazy(() => import('./features/client/client-screen').then((m) => ({ default: m.ClientScreen })));
 const SettingsScreen = lazy(() => import('./features/settings/settings-screen').then((m) => ({ default: m.SettingsScreen })));
 import { useApp, useAppStore } from './store-context';
-import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref, type Tab } from './screens';
-import { TimeWarpIndicator } from './features/receivers/time-warp';
+import { APP_NAME, CONNECTION_LABELS, SCREENS, tabHref, type Tab } from './screens';
+import { LeaveDialog } from './components/leave-dialog';
 import { FirstRun } from './features/demo/first-run';
 import { CommandPalette } from './features/palette/command-palette';
 import { HelpOverlay } from './features/help/help-overlay';
 import { isTyping } from './shortcuts';
+import { TimeWarpIndicator } from './features/receivers/time-warp';
 
 // What each screen of SCREENS (screens.ts: nav order, labels, routes) shows; a screen without a
 // view here does not compile.
@@ -46,6 +47,8 @@ function useGlobalKeys() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const s = store.getState();
+      // The unsaved-changes question is answered first (LeaveDialog).
+      if (s.leaving) return;
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         s.setOverlay(s.overlay === 'palette' ? null : 'palette');
@@ -110,7 +113,7 @@ export function App() {
   const store = useAppStore();
   const tab = useApp((s) => s.tab);
   useEffect(() => {
-    const sync = () => store.getState().setTab(tabFromHash(location.hash));
+    const sync = () => store.getState().followHash(location.hash);
     window.addEventListener('hashchange', sync);
     // A nav link of the shell first-page.ts painted may have been followed before this ran.
     sync();
@@ -162,6 +165,7 @@ export function App() {
         </ErrorBoundary>
       </main>
       <Overlays />
+      <LeaveDialog />
       <Toasts />
     </div>
   );

@@ -32,6 +32,18 @@ export function tabHref(tab: Tab): string {
   return `#/${tab}`;
 }
 
+/** One call's address (a permalink): `#/inspector/5006`. */
+export function callHref(id: number): string {
+  return `${tabHref('inspector')}/${id}`;
+}
+
+/** The call an address names (`#/inspector/5006`), or null: another screen, or no call (`#/inspector`). */
+export function callIdFromHash(hash: string): number | null {
+  const m = /^#\/?inspector\/(\d+)(?:[/?]|$)/.exec(hash);
+  const id = m ? Number(m[1]) : NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
 /** The screen an address names (`#/inspector`, `#inspector/…`, `#/inspector?…`); the default one otherwise. */
 export function tabFromHash(hash: string): Tab {
   const t = hash.replace(/^#\/?/, '').split(/[/?]/)[0];

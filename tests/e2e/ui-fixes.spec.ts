@@ -92,14 +92,11 @@ test('destinations: first URL enables Webhooks, Save warns when off, switching a
   await page.getByTestId('wh-headers-0-remove-0').click();
   await expect(page.getByTestId('wh-headers-0-name-0')).toHaveCount(0);
 
-  // Unsaved edits: switching source asks, and "no" keeps them.
-  const asked: string[] = [];
-  page.once('dialog', (d) => {
-    asked.push(d.message());
-    void d.dismiss();
-  });
+  // Unsaved edits: switching source asks (in the app's dialog), and Keep editing keeps them.
   await page.getByTestId('source-item').filter({ hasText: 'alpha' }).click();
-  await expect.poll(() => asked).toEqual([expect.stringContaining('unsaved')]);
+  await expect(page.getByTestId('leave-dialog')).toContainText('The Webhooks settings of beta has changes not saved yet');
+  await page.getByTestId('leave-keep').click();
+  await expect(page.getByTestId('leave-dialog')).toHaveCount(0);
   await expect(page.getByTestId('source-panel').locator('h2')).toHaveText('beta');
   await expect(page.getByTestId('wh-url-0')).toHaveValue(`${receivers.ok.url}/fixes`);
 
@@ -117,13 +114,14 @@ test('destinations: first URL enables Webhooks, Save warns when off, switching a
   await page.getByTestId('send-test-call').click();
   await expect(page.getByTestId('test-call-result').locator('.chip')).toHaveAttribute('data-status', 'delivered');
 
-  // Saved: switching does not ask (an unexpected dialog would be dismissed and keep "beta").
+  // Saved: switching does not ask.
   await page.getByTestId('source-item').filter({ hasText: 'alpha' }).click();
   await expect(page.getByTestId('source-panel').locator('h2')).toHaveText('alpha');
-  // Edited again: "yes" discards and switches.
+  await expect(page.getByTestId('leave-dialog')).toHaveCount(0);
+  // Edited again: Discard throws the edit away and switches.
   await page.getByTestId('wh-secret').fill('not-kept');
-  page.once('dialog', (d) => void d.accept());
   await page.getByTestId('source-item').filter({ hasText: 'beta' }).click();
+  await page.getByTestId('leave-discard').click();
   await expect(page.getByTestId('source-panel').locator('h2')).toHaveText('beta');
   await page.getByTestId('source-item').filter({ hasText: 'alpha' }).click();
   await expect(page.getByTestId('wh-secret')).toHaveValue('');

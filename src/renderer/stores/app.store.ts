@@ -17,6 +17,7 @@ import { createDemoSlice } from './demo.slice';
 import { createActionsSlice } from './actions.slice';
 import { createProbeSlice } from './probe.slice';
 import { createTrackingPlansSlice } from './tracking-plans.slice';
+import { createUnsavedSlice } from './unsaved.slice';
 import { createCallPicksSlice } from './call-picks.slice';
 
 export type { AppState } from './app.types';
@@ -40,6 +41,7 @@ export function createAppStore(api: ApiClient) {
     ...createActionsSlice(api)(...a),
     ...createProbeSlice(api)(...a),
     ...createTrackingPlansSlice(api)(...a),
+    ...createUnsavedSlice(...a),
     ...createCallPicksSlice(api)(...a),
   }));
 }

@@ -15,6 +15,7 @@ import type { DemoSlice } from './demo.slice';
 import type { ActionsSlice } from './actions.slice';
 import type { ProbeSlice } from './probe.slice';
 import type { TrackingPlansSlice } from './tracking-plans.slice';
+import type { UnsavedSlice } from './unsaved.slice';
 import type { CallPicksSlice } from './call-picks.slice';
 
 export type AppState = ComposeSlice &
@@ -33,7 +34,8 @@ export type AppState = ComposeSlice &
   ActionsSlice &
   ProbeSlice &
   TrackingPlansSlice &
-  CallPicksSlice;
+  CallPicksSlice &
+  UnsavedSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */
 export type SliceCreator<S> = StateCreator<AppState, [], [], S>;

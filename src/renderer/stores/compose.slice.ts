@@ -4,7 +4,8 @@ import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import type { CallType } from '../../shared/types';
 import type { SliceCreator } from './app.types';
 import { buildMessage, draftFromSample, emptyFields, emptyJson, type Draft, type JsonField, type TextField } from './compose-model';
-import { asApiError } from './errors';
+import { asApiError, errorText } from './errors';
+import { tabHref } from '../screens';
 
 export interface ComposeSlice {
   draft: Draft;
@@ -19,6 +20,12 @@ export interface ComposeSlice {
   setHistoricalTimestamp(value: string): void;
   applyTemplate(id: string): void;
   send(mode: 'queue' | 'now'): Promise<boolean>;
+  /**
+   * "see it in the Inspector": the call just sent, opened (found by its messageId). One still in the
+   * client's queue is not a call yet: the inspector opens searching for its messageId, where it
+   * appears once the client sends it.
+   */
+  openSentCall(): Promise<void>;
   /**
    * The source list changed: when the client has no source to send as (none existed, or its source
    * was deleted), read the client's settings again so the engine's choice (the first source) shows,
@@ -66,6 +73,23 @@ export const createComposeSlice =
       applyTemplate(id) {
         const sample = sampleCall(id);
         if (sample) set({ draft: draftFromSample(sample, get().draft), sendError: null });
+      },
+      async openSentCall() {
+        const messageId = get().lastSend?.messageId;
+        if (!messageId) return;
+        try {
+          const page = await api.call('listMessages', { q: messageId, limit: 10 });
+          const call = page.items.find((c) => c.messageId === messageId);
+          if (call) return get().openCallInInspector(call.id);
+          get().guardLeave(() => {
+            get().clearInspectorFilters();
+            get().setFilters({ q: messageId });
+            location.hash = tabHref('inspector');
+            get().notify('Not sent yet: it is in the client’s queue. The inspector shows it here once the client sends it.');
+          });
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        }
       },
       syncComposeSource() {
         const { sources, clientState, sendError } = get();

@@ -1,9 +1,12 @@
 import type { ApiClient, ReplayResult } from '../../shared/api.contract';
 import type { CallDetail, CallSummary } from '../../shared/types';
 import type { SliceCreator } from './app.types';
+import { ApiError } from '../../shared/api-error';
 import { errorText } from './errors';
 import { mergeCallEvents, matchesFilters, type InspectorFilters } from './inspector-merge';
 import { PAGE_SIZE } from '../features/inspector/call-list-model';
+import { callHref, tabHref } from '../screens';
+import { replaceHash } from './ui.slice';
 
 export interface InspectorSlice {
   calls: CallSummary[];
@@ -141,8 +144,16 @@ export const createInspectorSlice =
         if (r.undecided) void get().loadCalls();
       },
       selectCall(id) {
-        set({ selectedCallId: id, detail: null, detailError: null });
-        if (id !== null) void get().refreshDetail();
+        const show = () => {
+          set({ selectedCallId: id, detail: null, detailError: null });
+          // On the inspector the address names the open call (a permalink), replaced rather than
+          // pushed: moving through calls with ↓ does not fill Back's history (README, Decisions).
+          if (get().tab === 'inspector') replaceHash(id === null ? tabHref('inspector') : callHref(id));
+          if (id !== null) void get().refreshDetail();
+        };
+        // Another call (or none): an edit open on this one (Edit & replay) would be lost.
+        if (id === get().selectedCallId) show();
+        else get().guardLeave(show);
       },
       async refreshDetail() {
         const id = get().selectedCallId;
@@ -152,7 +163,10 @@ export const createInspectorSlice =
           const detail = await api.call('getMessage', { id });
           if (seq === detailSeq && get().selectedCallId === id) set({ detail, detailError: null });
         } catch (err) {
-          if (seq === detailSeq) set({ detailError: errorText(err) });
+          if (seq !== detailSeq) return;
+          // A permalink (#/inspector/<id>) to a call that is not there: say so, not just "404".
+          const gone = err instanceof ApiError && err.status === 404;
+          set({ detailError: gone ? `Call #${id} does not exist in this lab: it was deleted (retention, Clear calls, a purge), or the link is from another lab.` : errorText(err) });
         }
       },
       async replay(id, urlIndex, deliveryId) {

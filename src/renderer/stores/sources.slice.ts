@@ -13,9 +13,6 @@ export interface SourcesSlice {
   /** The last failed create/update, so forms can put `fields` messages on their inputs. */
   sourceFormError: ApiError | null;
   lastTestCall: CallDetail | null;
-  /** The open Webhooks form has edits not saved yet (switching source asks first). */
-  webhooksDirty: boolean;
-  setWebhooksDirty(dirty: boolean): void;
   loadSources(): Promise<void>;
   selectSource(id: string | null): void;
   createSource(input: { name: string; writeKey?: string }): Promise<Source | null>;
@@ -45,10 +42,6 @@ export const createSourcesSlice =
       selectedSourceId: null,
       sourceFormError: null,
       lastTestCall: null,
-      webhooksDirty: false,
-      setWebhooksDirty(webhooksDirty) {
-        if (get().webhooksDirty !== webhooksDirty) set({ webhooksDirty });
-      },
       async loadSources() {
         try {
           const sources = await api.call('listSources', {});

@@ -1,5 +1,5 @@
 import type { ConnectionStatus } from '../api/transport.types';
-import { DEFAULT_TAB, tabFromHash, tabHref, type Tab } from '../screens';
+import { callHref, callIdFromHash, DEFAULT_TAB, tabFromHash, tabHref, type Tab } from '../screens';
 import type { SliceCreator } from './app.types';
 
 export interface Toast {
@@ -20,12 +20,19 @@ export interface UiSlice {
   /** Every inspector filter off and the search emptied (the palette's "Clear inspector filters"). */
   clearInspectorFilters(): void;
   setTab(tab: Tab): void;
+  /**
+   * The address changed (a link, the sidebar, the palette, Back, a typed or reloaded permalink): show
+   * its screen, and on `#/inspector/<id>` open that call. Leaving unsaved edits asks first
+   * (unsaved.slice.ts); meanwhile the address shows where the app still is.
+   */
+  followHash(hash: string): void;
   setConnection(status: ConnectionStatus): void;
   notify(text: string, kind?: Toast['kind']): void;
   dismiss(id: number): void;
   /**
    * A link to one call from another screen: the inspector's filters are cleared (one left on by an
-   * earlier link, e.g. Audiences' "see in Inspector", would hide this call) and the call is opened.
+   * earlier link, e.g. Audiences' "see in Inspector", would hide this call) and the call is opened,
+   * at its address (`#/inspector/<id>`).
    */
   openCallInInspector(id: number): void;
 }
@@ -62,10 +69,41 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
   dismiss(id) {
     set({ toasts: get().toasts.filter((t) => t.id !== id) });
   },
-  openCallInInspector(id) {
+  followHash(hash) {
     const s = get();
-    s.clearInspectorFilters();
-    s.selectCall(id);
-    if (typeof location !== 'undefined') location.hash = tabHref('inspector');
+    const tab = tabFromHash(hash);
+    const callId = tab === 'inspector' ? callIdFromHash(hash) : null;
+    const go = () => {
+      replaceHash(hash);
+      get().setTab(tab);
+      if (callId !== null && callId !== get().selectedCallId) get().selectCall(callId);
+      else if (tab === 'inspector') replaceHash(currentHref(get()));
+    };
+    if (tab === s.tab && (callId === null || callId === s.selectedCallId)) return go();
+    if (Object.keys(s.unsaved).length === 0) return go();
+    // Back where the app still is while it asks; Discard goes on to the address (replacing this one).
+    replaceHash(currentHref(s));
+    s.guardLeave(go);
+  },
+  openCallInInspector(id) {
+    get().guardLeave(() => {
+      const s = get();
+      s.clearInspectorFilters();
+      s.selectCall(id);
+      // A new entry in the history (Back returns to the screen the link was on); followHash then
+      // finds the call already open.
+      if (typeof location !== 'undefined' && s.tab !== 'inspector') location.hash = callHref(id);
+    });
   },
 });
+
+/** Where the app is: the screen, and on the inspector the open call. */
+function currentHref(s: { tab: Tab; selectedCallId: number | null }): string {
+  return s.tab === 'inspector' && s.selectedCallId !== null ? callHref(s.selectedCallId) : tabHref(s.tab);
+}
+
+/** Sets the address without a new history entry (and without a hashchange event). */
+export function replaceHash(hash: string): void {
+  if (typeof location === 'undefined' || location.hash === hash) return;
+  history.replaceState(history.state, '', hash);
+}

@@ -101,7 +101,14 @@ export function ComposeScreen() {
         {lastSend ? (
           <div className="notice" data-testid="send-result">
             {lastSend.text} · messageId <code>{lastSend.messageId}</code> ·{' '}
-            <a href="#/inspector" data-testid="open-inspector">
+            <a
+              href="#/inspector"
+              data-testid="open-inspector"
+              onClick={(e) => {
+                e.preventDefault();
+                void store.getState().openSentCall();
+              }}
+            >
               see it in the Inspector
             </a>
           </div>

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { FormErrors } from '../../components/form-errors';
+import { CallLink } from '../../components/call-link';
 
 // Deletion requests (SPEC §6): one `delete` notification per source with Webhooks enabled.
 
@@ -88,7 +89,6 @@ function DeletionForm() {
 }
 
 function DeletionRow({ d }: { d: DeletionRequest }) {
-  const store = useAppStore();
   return (
     <tr data-testid="deletion-row" data-user={d.userId} data-status={d.status}>
       <td className="mono">{d.userId}</td>
@@ -110,9 +110,9 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
               <li key={`${n.sourceId}:${n.callId}`} className="row" data-testid="deletion-notification">
                 <span>{n.sourceName}</span>
                 <StatusChip call={{ status: 'accepted', dropReason: null, deliveryState: n.deliveryState, nextAttemptAt: null }} />
-                <a href="#/inspector" data-testid="deletion-open-call" onClick={() => store.getState().openCallInInspector(n.callId)}>
+                <CallLink id={n.callId} testId="deletion-open-call">
                   delete call #{n.callId}
-                </a>
+                </CallLink>
               </li>
             ))}
           </ul>

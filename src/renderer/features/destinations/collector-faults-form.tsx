@@ -5,6 +5,7 @@ import type { Source } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { FormErrors } from '../../components/form-errors';
 import { useApp, useAppStore } from '../../store-context';
+import { useUnsaved } from '../../components/leave-dialog';
 
 /** While a source has faults on, its counters are read again this often. */
 const COUNTS_POLL_MS = 2_000;
@@ -71,6 +72,7 @@ export function CollectorFaultsForm({ source }: { source: Source }) {
   const shown = ['rate', 'mode', 'status', 'retryAfterS', 'delayMs', 'seed'].map((k) => `collectorFaults.${k}`);
   const otherErrors = (error?.fields ?? []).filter((f) => !shown.includes(f.path));
   const dirty = JSON.stringify(fromDraft(draft)) !== JSON.stringify(source.collectorFaults);
+  useUnsaved('collector-faults', dirty ? `the collector faults of ${source.name}` : null);
   const refused = describeRefusals(counts);
   const delayed = counts?.delay ?? 0;
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });

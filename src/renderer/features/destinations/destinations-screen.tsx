@@ -8,6 +8,8 @@ import { useApp, useAppStore } from '../../store-context';
 import { SourceList } from './source-list';
 import { WebhooksForm } from './webhooks-form';
 import { CollectorFaultsForm } from './collector-faults-form';
+import { CallLink } from '../../components/call-link';
+import { LoadError } from '../../components/load-error';
 
 function SourcePanel({ source }: { source: Source }) {
   const store = useAppStore();
@@ -75,9 +77,9 @@ function SourcePanel({ source }: { source: Source }) {
                 nextAttemptAt: summary.deliveries[0]?.nextAttemptAt ?? null,
               }}
             />
-            <a href="#/inspector" data-testid="test-call-open" onClick={() => s.openCallInInspector(summary.call.id)}>
+            <CallLink id={summary.call.id} testId="test-call-open">
               open in Inspector
-            </a>
+            </CallLink>
           </span>
         ) : null}
       </div>

@@ -49,9 +49,8 @@ export function SourceList() {
               onClick={() => {
                 const st = store.getState();
                 if (s.id === selected) return;
-                // window.confirm: the app has no modal dialog component (ConfirmButton asks in place).
-                if (st.webhooksDirty && !window.confirm('Discard the unsaved Webhooks changes of this source?')) return;
-                st.selectSource(s.id);
+                // Another source's forms: unsaved edits of this one ask first (LeaveDialog).
+                st.guardLeave(() => st.selectSource(s.id));
               }}
             >
               <span className="grow ellipsis">{s.name}</span>

@@ -1,10 +1,11 @@
 import { CopyButton } from '../../components/copy-button';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { secretProblem, shortKeyWarning } from '../../../shared/standard-webhooks';
 import type { DestinationMode, Source } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
 import { useApp, useAppStore } from '../../store-context';
+import { useUnsaved } from '../../components/leave-dialog';
 import { HeaderEditor } from './header-editor';
 import { FormErrors } from '../../components/form-errors';
 import { ActionsMappings } from './actions-mappings';
@@ -31,10 +32,7 @@ export function WebhooksForm({ source }: { source: Source }) {
   const err = (path: string) => formError?.fieldMessage(`webhooks.${path}`);
   const setUrl = (i: number, patch: Partial<UrlDraft>) => setDraft({ ...draft, urls: draft.urls.map((u, j) => (j === i ? { ...u, ...patch } : u)) });
   const dirty = JSON.stringify(fromDraft(draft)) !== JSON.stringify(fromDraft(toDraft(source.webhooks)));
-  useEffect(() => {
-    store.getState().setWebhooksDirty(dirty);
-  }, [store, dirty]);
-  useEffect(() => () => store.getState().setWebhooksDirty(false), [store]);
+  useUnsaved('webhooks', dirty ? `the Webhooks settings of ${source.name}` : null);
   const classic = draft.mode !== 'actions';
   const actions = draft.mode !== 'classic';
   const off = (draft.urls.length > 0 || draft.mappings.length > 0) && !draft.enabled;

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
 import { prettyJson } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
+import { useUnsaved } from '../../components/leave-dialog';
 import { byteLength } from './attempt-view';
 
 const JsonEditor = lazy(() => import('../../components/json-editor').then((m) => ({ default: m.JsonEditor })));
@@ -13,8 +14,11 @@ const JsonEditor = lazy(() => import('../../components/json-editor').then((m) =>
 export function EditReplay({ callId, deliveryId, body, onClose }: { callId: number; deliveryId?: number; body: string; onClose(): void }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
-  const [text, setText] = useState(() => prettyJson(body));
+  const [original] = useState(() => prettyJson(body));
+  const [text, setText] = useState(original);
   const problem = jsonProblem(text);
+  // Another call (↓, a click), another screen or a reload would throw the edit away: asked first.
+  useUnsaved(`edit-replay:${callId}:${deliveryId ?? 'classic'}`, text !== original ? `the edited body of call #${callId}` : null);
   return (
     <section className="edit-replay" data-testid="edit-replay-panel" aria-label="Replay with an edited body">
       <div className="row wrap">

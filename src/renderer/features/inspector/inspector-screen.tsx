@@ -102,7 +102,11 @@ export function InspectorScreen() {
               ✕
             </button>
             <ErrorBoundary area="the call detail" key={selected}>
-              {detailError ? <div className="notice error">{detailError}</div> : null}
+              {detailError ? (
+                <div className="notice error" role="alert" data-testid="detail-error">
+                  {detailError}
+                </div>
+              ) : null}
               {detail ? <CallDetailView detail={detail} /> : detailError ? null : <div className="muted">Loading…</div>}
             </ErrorBoundary>
           </aside>

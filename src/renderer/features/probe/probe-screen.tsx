@@ -5,6 +5,7 @@ import { FormErrors } from '../../components/form-errors';
 import { CopyButton } from '../../components/copy-button';
 import { useAppShallow, useAppStore } from '../../store-context';
 import { ciCommand, reportSummary, VERDICT_CHIP } from './probe-model';
+import { CallLink } from '../../components/call-link';
 
 // Check a receiver (issue 25): the probe's form, its live checklist (pushed by probe.changed), each
 // check expandable to its requests, which open in the Inspector (source "probe").
@@ -12,7 +13,6 @@ import { ciCommand, reportSummary, VERDICT_CHIP } from './probe-model';
 const FIELDS = new Set(['url', 'secret', 'standardWebhooksSecret', 'mode', 'source', 'mapping']);
 
 function EvidenceRow({ e }: { e: ProbeEvidence }) {
-  const store = useAppStore();
   return (
     <tr data-testid="probe-evidence" data-ok={e.ok}>
       <td>{e.label}</td>
@@ -24,9 +24,9 @@ function EvidenceRow({ e }: { e: ProbeEvidence }) {
       <td className="small-text">{e.treatment}</td>
       <td>
         {e.callId !== null ? (
-          <a href="#/inspector" data-testid="probe-open-call" onClick={() => store.getState().openCallInInspector(e.callId!)}>
+          <CallLink id={e.callId} testId="probe-open-call">
             call #{e.callId}
-          </a>
+          </CallLink>
         ) : null}
       </td>
     </tr>
