@@ -55,6 +55,9 @@ describe('the npm package, installed from its tarball', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/webhook-lab.js', 'out/main/cli.js', 'out/main/client.js', 'out/main/testing.js', 'out/renderer/index.html', 'out/types/main/engine/client/index.d.ts', 'out/types/main/testing/index.d.ts']));
     expect(paths.filter((p) => /^(tests|src|scripts|bench|\.ci|\.github)\//.test(p))).toEqual([]);
+    // Declarations only of what is published (the two exports and the shared types they name), not the
+    // engine's, which tsc writes too as the testing module imports the engine.
+    expect(paths.filter((p) => p.startsWith('out/types/') && !/^out\/types\/(shared|main\/engine\/client|main\/testing)\//.test(p))).toEqual([]);
     expect(paths.filter((p) => /\.(ts|tsx|mts|cts)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
     // Images only as the web UI uses them (its icon); no screenshots, databases or tarballs.
     expect(paths.filter((p) => (/\.(png|jpg)$/.test(p) && !p.startsWith('out/renderer/')) || /\.(db|tgz)$/.test(p) || p.startsWith('docs/screenshots'))).toEqual([]);
