@@ -224,6 +224,8 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await expect(t('wh-secret')).toHaveAttribute('type', 'text');
   await s.use('wh-secret-toggle', t('wh-secret-toggle'));
   await expect(t('wh-secret')).toHaveAttribute('type', 'password');
+  await s.use('wh-secret-copy', t('wh-secret-copy'));
+  await expect(t('wh-secret-copy')).toHaveText('Copied');
   await s.use('wh-save', t('wh-save'));
   await expect(t('toast-info').filter({ hasText: 'Webhooks settings saved' }).first()).toBeVisible();
   await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.ok.url}/every`]);
@@ -242,8 +244,6 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('wh-add-url').click();
   await t('wh-url-1').fill(`${receivers.failing.url}/gone`);
   await t('wh-save').click();
-  await s.use('wh-secret-copy', t('wh-secret-copy'));
-  await expect(t('wh-secret-copy')).toHaveText('Copied');
   await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.length).toBe(2);
   await s.use('wh-url-remove-0', t('wh-url-remove-0'));
   await t('wh-save').click();
@@ -304,6 +304,8 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await expect(t('wh-sw-secret')).toHaveAttribute('type', 'text');
   await s.use('wh-sw-toggle', t('wh-sw-toggle'));
   await expect(t('wh-sw-secret')).toHaveAttribute('type', 'password');
+  await s.use('wh-sw-copy', t('wh-sw-copy'));
+  await expect(t('wh-sw-copy')).toHaveText('Copied');
   await t('wh-save').click();
   await expect
     .poll(async () => (await webhooksOf()).mappings)
@@ -322,8 +324,6 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await t('wh-sw-secret').fill('');
   await t('wh-save').click();
   await expect.poll(async () => Object.keys(await webhooksOf()).sort()).toEqual(['enabled', 'sharedSecret', 'urls']);
-  await s.use('wh-sw-copy', t('wh-sw-copy'));
-  await expect(t('wh-sw-copy')).toHaveText('Copied');
 
   await t('source-item').filter({ hasText: 'doomed' }).click();
   await expect(t('source-panel').locator('h2')).toHaveText('doomed');
@@ -408,6 +408,12 @@ test('inspector: every control', async ({ page, receivers }) => {
   await s.use('filter-search-bodies', t('filter-search-bodies'), (l) => l.check());
   await expect(row).toBeVisible();
   await t('filter-search-bodies').uncheck();
+  // The miss offers the same in one click.
+  await expect(t('search-bodies-offer')).toContainText('“google store”');
+  await s.use('search-bodies', t('search-bodies'));
+  await expect(row).toBeVisible();
+  await expect(t('filter-search-bodies')).toBeChecked();
+  await t('filter-search-bodies').uncheck();
   await t('filter-search').fill('');
   await expect(row).toBeVisible();
   // No source here has a tracking plan: no call has violations.
@@ -423,12 +429,6 @@ test('inspector: every control', async ({ page, receivers }) => {
   await t('pause-button').click();
   await expect(t('pause-button')).toHaveText('Pause');
 
-  // The miss offers the same in one click.
-  await expect(t('search-bodies-offer')).toContainText('“google store”');
-  await s.use('search-bodies', t('search-bodies'));
-  await expect(row).toBeVisible();
-  await expect(t('filter-search-bodies')).toBeChecked();
-  await t('filter-search-bodies').uncheck();
   for (const n of [10, 100, 1000, 1]) {
     await s.use(`inspector-time-warp-${n}`, t(`inspector-time-warp-${n}`));
     await expect(t('inspector-time-warp')).toHaveAttribute('data-scale', String(n));
@@ -464,6 +464,8 @@ test('inspector: every control', async ({ page, receivers }) => {
   await attempt.getByTestId('verify-secret').fill('wrong');
   await s.use('verify-button', attempt.getByTestId('verify-button'));
   await expect(attempt.getByTestId('verify-result')).toBeVisible();
+  await s.use('verify-secret-source', attempt.getByTestId('verify-secret-source'));
+  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
   await s.use('summary:attempt', attempt.locator('summary'));
   await expect(attempt).not.toHaveAttribute('open', '');
   await s.use('replay-url', timelineOk.getByTestId('replay-url'));
@@ -482,8 +484,6 @@ test('inspector: every control', async ({ page, receivers }) => {
   await page.keyboard.insertText(edited);
   await s.use('edit-replay-send', t('edit-replay-send'));
   await expect(timelineOk).toHaveAttribute('data-attempts', '4');
-  await s.use('verify-secret-source', attempt.getByTestId('verify-secret-source'));
-  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
   const editedAttempt = timelineOk.locator('[data-testid="attempt"][data-edited="true"]');
   await expect(editedAttempt.getByTestId('attempt-body')).toHaveText(edited);
   await s.use('attempt-copy-edited', editedAttempt.getByTestId('attempt-copy-edited'));
@@ -530,6 +530,9 @@ test('inspector: every control', async ({ page, receivers }) => {
   await pairAttempt.getByTestId('verify-sw-secret').fill(sw);
   await s.use('verify-sw-button', pairAttempt.getByTestId('verify-sw-button'));
   await expect(pairAttempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+  await pairAttempt.getByTestId('verify-sw-secret').fill('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+  await s.use('verify-sw-secret-source', pairAttempt.getByTestId('verify-sw-secret-source'));
+  await expect(pairAttempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
   await s.use('batch-member-link', pairDelivery.getByTestId('batch-member-link'));
   await expect(t('batch-membership')).toContainText('Item 2 of 2 in the Actions batch of pairs');
   await s.use('batch-delivery-link', t('batch-delivery-link'));
@@ -548,9 +551,6 @@ test('inspector: every control', async ({ page, receivers }) => {
   await t('picks-draft').click();
   await t('picks-draft-name').fill('every-draft');
   await s.use('picks-draft-confirm', t('picks-draft-confirm'));
-  await pairAttempt.getByTestId('verify-sw-secret').fill('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-  await s.use('verify-sw-secret-source', pairAttempt.getByTestId('verify-sw-secret-source'));
-  await expect(pairAttempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
   await expect(t('toast-info').filter({ hasText: 'Made the tracking plan "every-draft" from 1 call' })).toBeVisible();
   const drafted = (await lab.api<{ id: string; name: string }[]>('GET', '/tracking-plans')).find((p) => p.name === 'every-draft');
   expect(drafted).toBeDefined();
@@ -645,10 +645,22 @@ test('receivers: every control', async ({ page }) => {
   await expect(t('receiver-count')).toHaveText('0');
   await expect(t('requests-empty')).toBeVisible();
 
+  // Attached to "keep": the confirm names it, and deleting removes the URL from it (issue 26).
+  const sinkUrl = (await t('receiver-url').textContent())!;
   await s.use('delete-receiver', t('delete-receiver'));
+  await expect(t('delete-receiver-uses')).toContainText('Used by keep');
   await s.use('delete-receiver-cancel', t('delete-receiver-cancel'));
   await expect(t('receiver-row')).toHaveCount(1);
   await t('delete-receiver').click();
+  await s.use('delete-receiver-detach', t('delete-receiver-detach'));
+  await expect(t('receiver-row')).toHaveCount(0);
+  expect(sinkUrl).toContain('/every-sink');
+  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).not.toContain(sinkUrl);
+  // One nobody sends to is deleted after a plain confirm.
+  await lab.api('POST', '/receivers', { name: 'every-spare', path: '/every-spare' });
+  await t('receiver-row').filter({ hasText: 'every-spare' }).click();
+  await t('delete-receiver').click();
+  await expect(t('delete-receiver-uses')).toHaveCount(0);
   await s.use('delete-receiver-confirm', t('delete-receiver-confirm'));
   await expect(t('receiver-row')).toHaveCount(0);
   await expect(t('receivers-empty')).toBeVisible();
@@ -663,22 +675,10 @@ test('audiences: every control', async ({ page }) => {
     headers: { Authorization: `Basic ${Buffer.from(`${keep.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ userId: 'every_pro', traits: { plan: 'pro' } }),
   });
-  // Attached to "keep": the confirm names it, and deleting removes the URL from it (issue 26).
-  const sinkUrl = (await t('receiver-url').textContent())!;
   expect(res.status).toBe(200);
-  await expect(t('delete-receiver-uses')).toContainText('Used by keep');
   await openApp(page, lab, 'compose');
   await page.getByTestId('nav-audiences').click();
   const s = new Screen(page, 'audiences');
-  await s.use('delete-receiver-detach', t('delete-receiver-detach'));
-  await expect(t('receiver-row')).toHaveCount(0);
-  expect(sinkUrl).toContain('/every-sink');
-  await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).not.toContain(sinkUrl);
-  // One nobody sends to is deleted after a plain confirm.
-  await lab.api('POST', '/receivers', { name: 'every-spare', path: '/every-spare' });
-  await t('receiver-row').filter({ hasText: 'every-spare' }).click();
-  await t('delete-receiver').click();
-  await expect(t('delete-receiver-uses')).toHaveCount(0);
   const t = (id: string) => page.getByTestId(id);
 
   await s.use('new-audience', t('new-audience'));

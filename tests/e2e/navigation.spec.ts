@@ -209,3 +209,24 @@ test('compose: "see it in the Inspector" opens the call just sent', async ({ pag
   await expect(page.getByTestId('call-detail')).toHaveAttribute('data-call-id', String(call.id));
   await expect(page).toHaveURL(new RegExp(`#/inspector/${call.id}$`));
 });
+
+test('a wrong token: each screen shows the error and how to recover, never its empty state under it', async ({ page, consoleGuard }) => {
+  consoleGuard.allow(/status of 401/);
+  await page.goto(`${lab.apiBase}/?token=not-the-token#/inspector`);
+  await expect(page.getByTestId('calls-error')).toContainText('Not authorized');
+  await expect(page.getByTestId('calls-error')).toContainText('Reopen the "ui:" address');
+  await expect(page.getByTestId('inspector-empty')).toHaveCount(0);
+  await page.getByTestId('nav-destinations').click();
+  await expect(page.getByTestId('sources-error')).toContainText('Not authorized');
+  await expect(page.getByTestId('destinations-empty')).toHaveCount(0);
+  await expect(page.getByTestId('first-run')).toHaveCount(0);
+  await page.getByTestId('nav-compose').click();
+  await expect(page.getByTestId('compose-sources-error')).toContainText('Not authorized');
+  await expect(page.getByTestId('compose-empty')).toHaveCount(0);
+  await page.getByTestId('nav-receivers').click();
+  await expect(page.getByTestId('receivers-error')).toContainText('Not authorized');
+  await expect(page.getByTestId('receivers-empty')).toHaveCount(0);
+  await page.getByTestId('nav-plans').click();
+  await expect(page.getByTestId('plans-load-error')).toContainText('Not authorized');
+  await expect(page.getByTestId('plans-empty')).toHaveCount(0);
+});

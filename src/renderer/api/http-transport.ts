@@ -64,7 +64,8 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     return { status: res.status, body: await res.text() };
   }
 
-  const unreachable = (err: unknown) => new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}`);
+  const unreachable = (err: unknown) =>
+    new ApiError(0, `Cannot reach Webhook Lab at ${base || 'this page'}: ${(err as Error).message}. Is it still running? Start it again (webhook-lab serve), then retry.`);
 
   /** A non-2xx answer as ApiError: the engine's `{error, fields}` when the body is that, else its text. */
   function answerError(status: number, text: string, json: unknown): ApiError {

@@ -53,7 +53,8 @@ export const createSourcesSlice =
             selectedSourceId: selected && sources.some((s) => s.id === selected) ? selected : (sources[0]?.id ?? null),
           });
         } catch (err) {
-          set({ sourcesError: errorText(err), sourcesLoaded: true });
+          // Not "loaded": an empty list here would read as "no source yet" (first run, Compose).
+          set({ sourcesError: errorText(err) });
         }
       },
       selectSource(id) {

@@ -12,6 +12,8 @@ export interface TrackingPlansSlice {
   /** Per plan id: each rule's calls matched, passed and failed in the last hour, the worst first. */
   planStats: Record<string, RuleStats[]>;
   plansError: ApiError | null;
+  /** The plans could not be read: shown in place of "No tracking plan yet". */
+  plansLoadError: string | null;
   loadPlans(): Promise<void>;
   /** A plan file's text (Segment Public API rules, Typewriter v8 or v7 plan.json). */
   importPlanFile(text: string, replace: boolean): Promise<boolean>;
@@ -39,13 +41,14 @@ export const createTrackingPlansSlice =
       plans: [],
       planStats: {},
       plansError: null,
+      plansLoadError: null,
       async loadPlans() {
         try {
           const plans = await api.call('listTrackingPlans', {});
           const stats = await Promise.all(plans.map((p) => api.call('getTrackingPlanStats', { id: p.id })));
-          set({ plans, planStats: Object.fromEntries(plans.map((p, i) => [p.id, stats[i]!])) });
+          set({ plans, planStats: Object.fromEntries(plans.map((p, i) => [p.id, stats[i]!])), plansLoadError: null });
         } catch (err) {
-          get().notify(`Could not read the tracking plans: ${errorText(err)}`, 'error');
+          set({ plansLoadError: errorText(err) });
         }
       },
       async importPlanFile(text, replace) {

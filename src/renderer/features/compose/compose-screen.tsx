@@ -6,6 +6,7 @@ import { ComposeForm, TemplatePicker } from './compose-form';
 import { PreviewPanes } from './previews';
 import { usePreviews } from './use-previews';
 import { ComposePlanCheck } from '../tracking-plans/compose-plan-check';
+import { LoadError } from '../../components/load-error';
 
 function ClientSource() {
   const store = useAppStore();
@@ -36,7 +37,7 @@ export function ComposeScreen() {
   const sendError = useApp((s) => s.sendError);
   const sending = useApp((s) => s.sending);
   const lastSend = useApp((s) => s.lastSend);
-  const { sourcesLoaded, noSources } = useAppShallow((s) => ({ sourcesLoaded: s.sourcesLoaded, noSources: s.sources.length === 0 }));
+  const { sourcesLoaded, noSources, sourcesError } = useAppShallow((s) => ({ sourcesLoaded: s.sourcesLoaded, noSources: s.sources.length === 0, sourcesError: s.sourcesError }));
   const sources = useApp((s) => s.sources);
   const clientSourceId = useApp((s) => s.clientState?.settings.sourceId ?? null);
   // A source created (or deleted) while this screen is open: the client's source follows at once,
@@ -74,7 +75,9 @@ export function ComposeScreen() {
           <TemplatePicker />
           <ClientSource />
         </header>
-        {sourcesLoaded && noSources ? (
+        {sourcesError ? (
+          <LoadError what="sources" error={sourcesError} onRetry={() => void store.getState().loadSources()} testId="compose-sources-error" />
+        ) : sourcesLoaded && noSources ? (
           <EmptyState title="No source yet" testId="compose-empty">
             Calls are sent with a source's write key. Create one in <a href="#/destinations">Destinations</a>, add
             your receiver URL, then come back here.

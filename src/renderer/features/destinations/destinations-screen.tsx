@@ -89,6 +89,7 @@ function SourcePanel({ source }: { source: Source }) {
 }
 
 export function DestinationsScreen() {
+  const store = useAppStore();
   const sources = useApp((s) => s.sources);
   const loaded = useApp((s) => s.sourcesLoaded);
   const error = useApp((s) => s.sourcesError);
@@ -101,10 +102,10 @@ export function DestinationsScreen() {
         <SourceList />
       </aside>
       <section className="destinations-main">
-        {error ? <div className="notice error">Could not load sources: {error}</div> : null}
+        {error ? <LoadError what="sources" error={error} onRetry={() => void store.getState().loadSources()} testId="sources-error" /> : null}
         {selected ? (
           <SourcePanel source={selected} />
-        ) : loaded ? (
+        ) : loaded && !error ? (
           <EmptyState title="Create your first source" testId="destinations-empty">
             A source is where calls come from (an app, a website, a server). Give it a name on the left; it gets a
             write key for your SDKs. Then add up to five receiver URLs: every call is signed and POSTed to each of them.

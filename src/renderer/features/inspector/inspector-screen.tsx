@@ -11,6 +11,7 @@ import { TimeWarpControl } from '../receivers/time-warp';
 import { BulkActions } from './bulk-actions';
 import { useInspectorKeys } from './keyboard';
 import { SplitHandle, useDetailWidth } from './split-handle';
+import { LoadError } from '../../components/load-error';
 
 function NoCalls() {
   const { filtered, collector, hasSources } = useAppShallow((s) => ({
@@ -19,12 +20,11 @@ function NoCalls() {
     hasSources: s.sources.length > 0,
   }));
   const store = useAppStore();
-  if (filtered) {
   // A search of the calls' fields found nothing: the term may be inside a body (slower, so not by default).
   const fieldsMiss = useApp((s) => (s.filters.q?.trim() && !s.filters.body ? s.filters.q.trim() : null));
+  if (filtered) {
     return (
       <EmptyState title="No call matches these filters" testId="inspector-empty">
-        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '', violations: undefined })}>
         {fieldsMiss ? (
           <p data-testid="search-bodies-offer">
             No call&apos;s user, event or name, or ids match &ldquo;{fieldsMiss}&rdquo;.{' '}
@@ -33,6 +33,7 @@ function NoCalls() {
             </button>
           </p>
         ) : null}
+        <button type="button" onClick={() => store.getState().setFilters({ status: undefined, urlState: undefined, type: undefined, sourceId: undefined, q: '', violations: undefined })}>
           Clear filters
         </button>
       </EmptyState>
@@ -81,20 +82,14 @@ export function InspectorScreen() {
         <TimeWarpControl compact testId="inspector-time-warp" />
         <ExportMenu />
       </div>
-      {error ? (
-        <div className="notice error" role="alert">
-          Could not load calls: {error}{' '}
-          <button type="button" className="small" onClick={() => void store.getState().loadCalls()}>
-            Retry
-          </button>
-        </div>
-      ) : null}
+      {error ? <LoadError what="calls" error={error} onRetry={() => void store.getState().loadCalls()} testId="calls-error" /> : null}
       <div
         className={`inspector-split${withDetail ? ' with-detail' : ''}`}
         data-testid="inspector-split"
         style={withDetail ? { gridTemplateColumns: `minmax(0, ${1 - detailWidth}fr) 10px minmax(0, ${detailWidth}fr)` } : undefined}
       >
-        {count === 0 && !loading ? <NoCalls /> : <CallList cursor={cursor} onCursor={setCursor} footer={<BulkActions />} />}
+        {/* Under a failed load "No calls yet" would be untrue: the error above says what to do. */}
+        {count === 0 && !loading ? error ? <div /> : <NoCalls /> : <CallList cursor={cursor} onCursor={setCursor} footer={<BulkActions />} />}
         {withDetail ? <SplitHandle fraction={detailWidth} onChange={setDetailWidth} /> : null}
         {selected !== null ? (
           <aside className="detail-pane" data-testid="detail-pane">

@@ -10,6 +10,7 @@ import { ReceiverForm } from './receiver-form';
 import { ReceiverRequests } from './receiver-requests';
 import { behaviorSummary } from './receiver-model';
 import { TimeWarpControl } from './time-warp';
+import { LoadError } from '../../components/load-error';
 
 function AttachToSource({ receiver }: { receiver: MockReceiverView }) {
   const store = useAppStore();
@@ -51,7 +52,6 @@ function AttachToSource({ receiver }: { receiver: MockReceiverView }) {
   );
 }
 
-function ReceiverPanel({ receiver }: { receiver: MockReceiverView }) {
 /**
  * Delete, confirmed. A receiver sources send to is not deleted behind their back (their calls would
  * then fail with 404): the confirm names them and says what removing its URL does to each; one that
@@ -113,6 +113,7 @@ function DeleteReceiver({ receiver }: { receiver: MockReceiverView }) {
   );
 }
 
+function ReceiverPanel({ receiver }: { receiver: MockReceiverView }) {
   const store = useAppStore();
   const [editing, setEditing] = useState(false);
   const s = store.getState();
@@ -220,7 +221,7 @@ export function ReceiversScreen() {
           + New receiver
         </button>
       </header>
-      {error ? <div className="notice error">Could not load receivers: {error}</div> : null}
+      {error ? <LoadError what="mock receivers" error={error} onRetry={() => void store.getState().loadReceivers()} testId="receivers-error" /> : null}
       {creating ? (
         <ReceiverForm
           onDone={(saved) => {
@@ -231,7 +232,7 @@ export function ReceiversScreen() {
       ) : null}
       {receivers.length ? (
         <ReceiverTable />
-      ) : loaded && !creating ? (
+      ) : loaded && !creating && !error ? (
         <EmptyState title="No mock receivers yet" testId="receivers-empty">
           <p>
             A mock receiver is a webhook endpoint the app hosts on 127.0.0.1 that answers the way you choose: a status code, a delay or a

@@ -3,6 +3,7 @@ import type { RuleStats, TrackingPlan } from '../../../shared/tracking-plan.sche
 import { EmptyState } from '../../components/field';
 import { formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
+import { LoadError } from '../../components/load-error';
 
 // Tracking plans (issue 24, docs/tracking-plans.md): import a plan file, make a draft from a source's
 // calls, read each plan's rules and the sources checked against it, edit a rule's JSON Schema (the
@@ -188,7 +189,7 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
 
 export function PlansScreen() {
   const store = useAppStore();
-  const { plans, error } = useAppShallow((s) => ({ plans: s.plans, error: s.plansError }));
+  const { plans, error, loadError } = useAppShallow((s) => ({ plans: s.plans, error: s.plansError, loadError: s.plansLoadError }));
   const sources = useApp((s) => s.sources);
   const [replace, setReplace] = useState(false);
   const [draftSource, setDraftSource] = useState('');
@@ -235,7 +236,8 @@ export function PlansScreen() {
           {error.message}
         </div>
       ) : null}
-      {plans.length === 0 ? (
+      {loadError ? <LoadError what="tracking plans" error={loadError} onRetry={() => void store.getState().loadPlans()} testId="plans-load-error" /> : null}
+      {plans.length === 0 && loadError ? null : plans.length === 0 ? (
         <EmptyState title="No tracking plan yet" testId="plans-empty">
           Import a plan file (Segment's Public API rules, or Typewriter's plan.json), or draft one from a source's calls. See docs/tracking-plans.md.
         </EmptyState>
