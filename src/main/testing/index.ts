@@ -95,13 +95,16 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
     });
     keepCertificate(dataDir);
     const api = inProcessApi(engine.handlers);
-    const sources = (await api('listSources', {})).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
+    const stored = await api('listSources', {});
+    const sources = stored.map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
     // In the order given (the store lists by name or creation; the first given is the handle's).
     const order = config.sources.map((s) => s.name);
     sources.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
     const first = sources[0];
-    // A receiver's URL has a free port chosen now: attach each to the first source.
-    for (const r of await api('listReceivers', {})) await api('attachReceiver', { id: r.id, sourceId: first.id });
+    // A receiver's URL has a free port chosen now: attach each to the first source, unless a source
+    // already sends to it (a config naming the receiver).
+    const sentTo = new Set(stored.flatMap((s) => s.webhooks.urls.map((u) => u.url)));
+    for (const r of await api('listReceivers', {})) if (!sentTo.has(r.url)) await api('attachReceiver', { id: r.id, sourceId: first.id });
     let apiUrl: string | null = null;
     let token: string | null = null;
     let uiUrl: string | null = null;

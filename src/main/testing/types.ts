@@ -101,7 +101,7 @@ export interface Lab {
 export interface StartLabOptions {
   /** Sources as in the config file (docs: Config file); default one source named "Test". Its write key is generated unless given. */
   sources?: z.input<typeof configSourceSchema>[];
-  /** Mock receivers as in the config file's mockReceivers; each is attached to the first source (its URL added to the source's Webhooks URLs). */
+  /** Mock receivers as in the config file's mockReceivers; each no source sends to is attached to the first source (its URL added to the source's Webhooks URLs). */
   receivers?: MockReceiverInput[];
   /** Tracking plans as in the config file; connect one with a source's `trackingPlan: { name }`. */
   trackingPlans?: z.input<typeof trackingPlanInputSchema>[];
