@@ -7,9 +7,19 @@ const FAILED: ReadonlySet<UrlOutcome['state']> = new Set(['failed', 'expired']);
 
 /** "1 of 5 URLs failed" when some but not all of the URLs failed (or expired); otherwise null. */
 export function urlOutcomeNote(urls: readonly UrlOutcome[]): string | null {
+  const n = partlyFailed(urls);
+  return n ? `${n.failed} of ${n.total} URLs failed` : null;
+}
+
+/** The same, short, for a narrow list: "⚠1/5". */
+export function urlOutcomeNoteShort(urls: readonly UrlOutcome[]): string | null {
+  const n = partlyFailed(urls);
+  return n ? `⚠${n.failed}/${n.total}` : null;
+}
+
+function partlyFailed(urls: readonly UrlOutcome[]): { failed: number; total: number } | null {
   const failed = urls.filter((u) => FAILED.has(u.state)).length;
-  if (failed === 0 || failed === urls.length) return null;
-  return `${failed} of ${urls.length} URLs failed`;
+  return failed === 0 || failed === urls.length ? null : { failed, total: urls.length };
 }
 
 /** A call that counts as delivered although a URL failed, expired or is retrying: not plain green. */

@@ -129,3 +129,48 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await attempt.getByTestId('verify-sw-secret-source').click();
   await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
 });
+
+test('at 1024×700 with the detail open, the status word is never cut: the URL note turns into ⚠1/4 and the Actions tag into A×2', async ({ page, receivers }) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  const source = await lab.api<{ id: string }>('POST', '/sources', {
+    name: 'narrow-status',
+    webhooks: {
+      enabled: true,
+      mode: 'both',
+      // The second URL fails for good (TLS to a plain-HTTP port): delivered, 1 of 4 (with the Actions requests) failed.
+      urls: [
+        { url: `${receivers.ok.url}/narrow`, headers: {} },
+        { url: `https://127.0.0.1:${receivers.ok.port}/narrow-tls`, headers: {} },
+      ],
+      mappings: [
+        { name: 'one', url: `${receivers.ok.url}/narrow-a`, method: 'POST' },
+        { name: 'two', url: `${receivers.ok.url}/narrow-b`, method: 'POST' },
+      ],
+    },
+  });
+  const sent = await lab.api<{ call: { id: number } }>('POST', `/sources/${source.id}/test`);
+  await openApp(page, lab, 'inspector');
+  const callRow = page.locator(`[data-testid="call-row"][data-id="${sent.call.id}"]`);
+  await expect(callRow.getByTestId('actions-tag')).toHaveAttribute('data-state', 'delivered');
+  await expect(callRow.locator('.chip')).toHaveAttribute('data-status', 'delivered');
+  await expect(callRow.locator('.url-note')).toBeAttached();
+  await callRow.click();
+  await expect(page.getByTestId('detail-pane')).toBeVisible();
+  // Two Classic URLs and two Actions requests: one of the four failed. Its text (what a screen reader
+  // and a copy get) stays the long note; what shows is the short one.
+  const note = callRow.locator('.url-note');
+  await expect(note).toHaveText(' · 1 of 4 URLs failed');
+  await expect(note).toHaveAttribute('data-short', '⚠1/4');
+  expect(await note.evaluate((n) => [getComputedStyle(n).fontSize, getComputedStyle(n, '::after').content])).toEqual(['0px', '" ⚠1/4"']);
+  await expect(callRow.locator('.tag-short')).toHaveText('A×2');
+  const fit = await callRow.evaluate((row) => {
+    const word = row.querySelector('.chip-word')!.getBoundingClientRect();
+    const chip = row.querySelector('.chip')!.getBoundingClientRect();
+    const cell = row.querySelector('.status-cell')!.getBoundingClientRect();
+    const tag = row.querySelector('.actions-tag')!.getBoundingClientRect();
+    return { word: word.right, chip: chip.right, cell: cell.right, tagLeft: tag.left, tagRight: tag.right };
+  });
+  expect(fit.word, 'the word ends inside the chip').toBeLessThanOrEqual(fit.chip - 6);
+  expect(fit.chip).toBeLessThanOrEqual(fit.tagLeft);
+  expect(fit.tagRight, 'the tag ends inside the cell').toBeLessThanOrEqual(fit.cell + 0.5);
+});

@@ -3,12 +3,13 @@ import { INSPECTOR_SHORTCUTS, inspectorAction } from '../../src/renderer/feature
 
 describe('inspector shortcuts: the listed keys are the handled keys', () => {
   it('maps each listed key to its action', () => {
-    expect(['ArrowDown', 'j', 'ArrowUp', 'k', 'Enter', 'Escape', '/'].map((key) => inspectorAction({ key }))).toEqual([
-      'next', 'next', 'previous', 'previous', 'open', 'close', 'search',
+    expect(['ArrowDown', 'j', 'ArrowUp', 'k', 'Enter', 'Escape', '/', 'x'].map((key) => inspectorAction({ key }))).toEqual([
+      'next', 'next', 'previous', 'previous', 'open', 'close', 'search', 'pick',
     ]);
   });
   it('leaves other keys and any key with Ctrl, Cmd or Alt alone', () => {
-    expect(inspectorAction({ key: 'x' })).toBeNull();
+    expect(inspectorAction({ key: 'q' })).toBeNull();
+    expect(inspectorAction({ key: 'x', ctrlKey: true })).toBeNull();
     expect(inspectorAction({ key: 'k', ctrlKey: true })).toBeNull();
     expect(inspectorAction({ key: 'j', metaKey: true })).toBeNull();
     expect(inspectorAction({ key: '/', altKey: true })).toBeNull();

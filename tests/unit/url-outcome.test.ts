@@ -117,3 +117,18 @@ describe('URL states after a round (the dispatcher writes them with the delivery
     expect(urlOutcomes([{ url: 'a' }], null, inFlight.of(7))[0].state).toBe('pending');
   });
 });
+
+describe('the short URL note and the chip\'s least width (issue 26: the status word is never cut)', () => {
+  it('says ⚠failed/total only when some but not all failed, and the chip keeps room for its word', async () => {
+    const { urlOutcomeNoteShort } = await import('../../src/shared/url-outcome');
+    const { chipMinWidth, chipOf } = await import('../../src/renderer/components/status-chip-model');
+    const u = (state: 'delivered' | 'failed' | 'expired') => ({ url: `https://r.example/${state}`, state, attempts: 1, lastStatus: null }) as never;
+    expect(urlOutcomeNoteShort([u('delivered'), u('failed'), u('expired'), u('delivered')])).toBe('⚠2/4');
+    expect(urlOutcomeNoteShort([u('delivered')])).toBeNull();
+    expect(urlOutcomeNoteShort([u('failed')])).toBeNull();
+    const chip = chipOf({ status: 'accepted', dropReason: null, deliveryState: 'delivered', nextAttemptAt: null, urls: [u('delivered'), u('failed')] });
+    expect(chip).toMatchObject({ word: 'delivered', note: '1 of 2 URLs failed', noteShort: '⚠1/2' });
+    expect(chipMinWidth(chip)).toBe('calc(9ch + 16px)');
+    expect(chipOf({ status: 'dropped', dropReason: 'missing userId or anonymousId', deliveryState: null, nextAttemptAt: null }).word).toBe('dropped');
+  });
+});

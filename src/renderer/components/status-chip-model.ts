@@ -1,5 +1,5 @@
 import type { CallSummary, UrlOutcome } from '../../shared/types';
-import { deliveredWithFailures, inFlightSince, STATE_LABELS, urlOutcomeNote } from '../../shared/url-outcome';
+import { deliveredWithFailures, inFlightSince, STATE_LABELS, urlOutcomeNote, urlOutcomeNoteShort } from '../../shared/url-outcome';
 import { formatDuration } from './format';
 
 // What a call's status chip says, without React: StatusChip renders it (its times ticking), and so
@@ -12,6 +12,8 @@ export interface Chip {
   status: string;
   className: string;
   label: string;
+  /** The status word the label starts with ("dropped", "blocked", "delivered"…): never cut (chipWordStyle). */
+  word: string;
   title?: string;
   /** In flight: when the oldest attempt still out started (epoch ms), shown as its elapsed time. */
   since: number | null;
@@ -19,6 +21,17 @@ export interface Chip {
   retryAt: string | null;
   /** "1 of 5 URLs failed", when some but not all did. */
   note: string | null;
+  /** The same for a narrow list (the detail open at 1024 px): "⚠1/5". */
+  noteShort: string | null;
+}
+
+/**
+ * The chip's least width: its status word and padding (1ch, a digit's width, is at least a letter's in
+ * the UI fonts), so a narrow status column cuts what follows the word ("Actions ×2" beside it stays
+ * whole), never the word itself.
+ */
+export function chipMinWidth(chip: Pick<Chip, 'word'>): string {
+  return `calc(${chip.word.length}ch + 16px)`;
 }
 
 /** How an outcome is named in the URL states: its URL, or "Actions: <mapping>" for an Actions request. */
@@ -39,26 +52,28 @@ export const NOT_FORWARDED_TITLE = "Not forwarded: its source's Webhooks is off,
 export function chipOf(call: ChipCall): Chip {
   if (call.status === 'dropped') {
     const reason = call.dropReason ?? undefined;
-    return { status: 'dropped', className: 'chip chip-dropped', label: reason ? `dropped: ${reason}` : 'dropped', title: reason, since: null, retryAt: null, note: null };
+    return { status: 'dropped', className: 'chip chip-dropped', label: reason ? `dropped: ${reason}` : 'dropped', word: 'dropped', title: reason, since: null, retryAt: null, note: null, noteShort: null };
   }
   if (call.status === 'blocked') {
     // Blocked by the source's tracking plan: the plan working, not bad input (docs/tracking-plans.md).
     const reason = call.dropReason ?? 'blocked by tracking plan';
-    return { status: 'blocked', className: 'chip chip-blocked', label: reason, title: reason, since: null, retryAt: null, note: null };
+    return { status: 'blocked', className: 'chip chip-blocked', label: reason, word: 'blocked', title: reason, since: null, retryAt: null, note: null, noteShort: null };
   }
   const state = call.deliveryState;
-  if (!state) return { status: 'not_forwarded', className: 'chip chip-none', label: 'not forwarded', title: NOT_FORWARDED_TITLE, since: null, retryAt: null, note: null };
+  if (!state) return { status: 'not_forwarded', className: 'chip chip-none', label: 'not forwarded', word: 'not forwarded', title: NOT_FORWARDED_TITLE, since: null, retryAt: null, note: null, noteShort: null };
   const urls = call.urls ?? [];
   const warn = deliveredWithFailures({ deliveryState: state, urls });
   return {
     status: state,
     className: `chip chip-${state}${warn ? ' chip-warn' : ''}`,
     label: STATE_LABELS[state],
+    word: STATE_LABELS[state],
     // Each URL's part, Actions requests named by their mapping, when there is more than one to tell apart.
     title: urls.length > 1 || urls.some((u) => u.via) ? urls.map(outcomeLine).join('\n') : undefined,
     since: state === 'in_flight' ? inFlightSince(urls) : null,
     retryAt: state === 'retrying' ? call.nextAttemptAt : null,
     note: urlOutcomeNote(urls),
+    noteShort: urlOutcomeNoteShort(urls),
   };
 }
 

@@ -1,4 +1,4 @@
-import { actionsTagOf, chipOf, countdownText, elapsedText, noteText, type ChipCall } from './status-chip-model';
+import { actionsTagOf, chipMinWidth, chipOf, countdownText, elapsedText, noteText, type ChipCall } from './status-chip-model';
 import { useNow } from './use-now';
 
 function Countdown({ at }: { at: string }) {
@@ -20,11 +20,16 @@ export function Elapsed({ since }: { since: number }) {
 export function StatusChip({ call }: { call: ChipCall }) {
   const chip = chipOf(call);
   return (
-    <span className={chip.className} title={chip.title} data-status={chip.status}>
-      {chip.label}
+    <span className={chip.className} title={chip.title} data-status={chip.status} style={{ minWidth: chipMinWidth(chip) }}>
+      <span className="chip-word">{chip.label}</span>
       {chip.since !== null ? <Elapsed since={chip.since} /> : null}
       {chip.retryAt ? <Countdown at={chip.retryAt} /> : null}
-      {chip.note ? <span className="url-note">{noteText(chip.note)}</span> : null}
+      {chip.note ? (
+        // The text is the long note; a narrow list shows data-short instead (screens.css).
+        <span className="url-note" data-short={chip.noteShort ?? undefined}>
+          {noteText(chip.note)}
+        </span>
+      ) : null}
     </span>
   );
 }

@@ -21,7 +21,7 @@ import type { CallSummary } from '../../shared/types';
 import { toHttpRequest } from '../../shared/http-mapping';
 import type { EarlyRequest, FirstRows } from '../api/early-request';
 import { peekToken } from '../api/token';
-import { actionsTagOf, chipOf, countdownText, elapsedText, noteText } from '../components/status-chip-model';
+import { actionsTagOf, chipMinWidth, chipOf, countdownText, elapsedText, noteText } from '../components/status-chip-model';
 import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT, rowStatus } from '../features/inspector/call-list-model';
 import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref } from '../screens';
 
@@ -156,12 +156,18 @@ function row(call: CallSummary, now: number, cursor: boolean, firstRows: FirstRo
 /** StatusChip, its times as they read now (the app's tick them). */
 function chip(call: CallSummary, now: number): HTMLElement {
   const c = chipOf(call);
-  const node = el('span', c.className, c.label);
+  const node = el('span', c.className);
+  node.append(el('span', 'chip-word', c.label));
+  node.style.minWidth = chipMinWidth(c);
   if (c.title !== undefined) node.title = c.title;
   node.dataset.status = c.status;
   if (c.since !== null) node.append(el('span', 'elapsed', elapsedText(c.since, now)));
   if (c.retryAt) node.append(el('span', 'countdown', countdownText(c.retryAt, now)));
-  if (c.note) node.append(el('span', 'url-note', noteText(c.note)));
+  if (c.note) {
+    const note = el('span', 'url-note', noteText(c.note));
+    if (c.noteShort) note.dataset.short = c.noteShort;
+    node.append(note);
+  }
   return node;
 }
 
