@@ -196,6 +196,27 @@ describe('startLab', () => {
     expect(message).toContain('status\n         - expected 500\n         + received 200');
   });
 
+  it('a receiver a source names in the config is left to it; one no source names goes to the first source', async () => {
+    const l = await lab({
+      sources: [{ name: 'First' }, { name: 'Second', webhooks: { enabled: true, urls: [{ mockReceiver: 'named' }] } }],
+      receivers: [{ name: 'named', path: '/named' }, { name: 'spare', path: '/spare' }],
+      ui: true,
+    });
+    const [first, second] = l.sources;
+    const stored = await fetch(`${l.apiUrl}/sources`, { headers: { authorization: `Bearer ${l.token}` } }).then((r) => r.json() as Promise<{ name: string; webhooks: { urls: { url: string }[] } }[]>);
+    const paths = (name: string) => stored.find((s) => s.name === name)!.webhooks.urls.map((u) => new URL(u.url).pathname);
+    expect({ First: paths('First'), Second: paths('Second') }).toEqual({ First: ['/spare'], Second: ['/named'] });
+    await send(l, '/v1/track', { userId: 'u', event: 'From First' }, first.writeKey);
+    await send(l, '/v1/track', { userId: 'u', event: 'From Second' }, second.writeKey);
+    await l.waitForDelivery({ receiver: 'named', body: { event: 'From Second' } });
+    await l.waitForDelivery({ receiver: 'spare', body: { event: 'From First' } });
+    await l.waitForCalls({}, { count: 2 });
+    expect((await l.deliveries()).map((d) => [d.receiver, (d.body as { event: string }).event]).sort()).toEqual([
+      ['named', 'From Second'],
+      ['spare', 'From First'],
+    ]);
+  });
+
   it('violations(): the calls a tracking plan found violations in, and refuses when no plan is connected', async () => {
     const l = await lab({
       trackingPlans: [{ name: 'Shop', rules: [{ type: 'TRACK', key: 'Order Completed', jsonSchema: { type: 'object', properties: { properties: { type: 'object', required: ['total'], properties: { total: { type: 'number' } } } } } }] }],
