@@ -177,6 +177,11 @@ export interface CheckProblem {
   dropReason: string | null;
   /** Each request of the call: Classic URLs, then Actions ones (`mapping` set). */
   urls: { url: string; state: string; lastStatus: number | null; attempts: number; mapping?: string }[];
+  /**
+   * The call in the lab's web UI (the same server as --api): `http://127.0.0.1:8788/#/inspector/5006`.
+   * Without the token, which the page keeps per tab: open it in the lab's tab, or after the ui: address.
+   */
+  link: string;
 }
 
 /** What `--json` prints. */
@@ -199,7 +204,7 @@ export function failureCount(s: CallStats): number {
   return s.deliveries.failed + s.deliveries.expired + s.dropped;
 }
 
-function toProblem(c: CallSummary, state: CheckProblem['state']): CheckProblem {
+function toProblem(c: CallSummary, state: CheckProblem['state'], root: string): CheckProblem {
   return {
     id: c.id,
     receivedAt: c.receivedAt,
@@ -208,6 +213,7 @@ function toProblem(c: CallSummary, state: CheckProblem['state']): CheckProblem {
     state,
     dropReason: c.dropReason,
     urls: c.urls.map((u) => ({ url: u.url, state: u.state, lastStatus: u.lastStatus, attempts: u.attempts, ...(u.via ? { mapping: u.via.mapping } : {}) })),
+    link: `${maskUrlPassword(root)}/#/inspector/${c.id}`,
   };
 }
 
@@ -222,7 +228,7 @@ async function examples(args: CheckArgs, sourceId: string | undefined, stats: Ca
     if (state !== 'dropped') pages.push(await callOp(args.api, args.token, 'listMessages', { urlState: state, sourceId, limit: 100 }));
     const found = new Map<number, CallSummary>();
     for (const c of pages.flatMap((p) => p.items)) if (since === undefined || Date.parse(c.receivedAt) >= since) found.set(c.id, c);
-    out.push(...[...found.values()].sort((a, b) => b.id - a.id).slice(0, PROBLEM_EXAMPLES).map((c) => toProblem(c, state)));
+    out.push(...[...found.values()].sort((a, b) => b.id - a.id).slice(0, PROBLEM_EXAMPLES).map((c) => toProblem(c, state, args.api)));
   }
   return out;
 }
@@ -265,6 +271,7 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
       );
       lines.push(`  ${what}: ${p.state} — ${urls.join('; ')}`);
     }
+    lines.push(`    ${p.link}`);
   }
   // Tracking plan violations per event and kind, most frequent first (docs/tracking-plans.md).
   for (const i of r.violations?.items.slice(0, 10) ?? []) {

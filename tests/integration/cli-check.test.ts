@@ -90,6 +90,9 @@ describe('webhook-lab check', () => {
     expect(r.stdout).toMatch(/^ {2}delivered {6} {6}0$/m);
     expect(r.stdout).toContain('FAILED: 1 failed');
     expect(r.stdout).toMatch(new RegExp(`call \\d+ track "Broken": failed — ${receiver.url}/gone → 404, 1 attempt \\(failed\\)`));
+    // The call's permalink in the lab's web UI (#/inspector/<id>), on the line under it.
+    const id = /call (\d+) track "Broken"/.exec(r.stdout)![1];
+    expect(r.stdout).toContain(`\n    ${serve.api.replace(/\/api$/, '')}/#/inspector/${id}\n`);
   });
 
   it('exits 1 when a call was dropped, naming the reason', async () => {
@@ -143,7 +146,7 @@ describe('webhook-lab check', () => {
     const f = JSON.parse(failed.stdout) as CheckResult;
     expect(f.status).toBe('failures');
     expect(f.problems).toEqual([
-      { id: expect.any(Number), receivedAt: expect.any(String), type: 'track', label: 'Broken', state: 'failed', dropReason: null, urls: [{ url: `${receiver.url}/gone`, state: 'failed', lastStatus: 404, attempts: 1 }] },
+      { id: expect.any(Number), receivedAt: expect.any(String), type: 'track', label: 'Broken', state: 'failed', dropReason: null, urls: [{ url: `${receiver.url}/gone`, state: 'failed', lastStatus: 404, attempts: 1 }], link: expect.stringMatching(/\/#\/inspector\/\d+$/) },
     ]);
   });
 
