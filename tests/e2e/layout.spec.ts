@@ -141,5 +141,26 @@ for (const size of SIZES) {
       if (problems.length) found[screen] = problems;
     }
     expect(found).toEqual({});
+
+    // The unsaved-changes dialog (issue 26), over an edited source: inside the window, its text and
+    // buttons whole and apart (the page behind it is covered, so only the dialog is checked).
+    await page.getByTestId('nav-destinations').click();
+    await page.getByTestId('wh-secret').fill('layout: not saved');
+    await page.getByTestId('nav-compose').click();
+    const dialog = page.getByTestId('leave-dialog');
+    await expect(dialog).toBeVisible();
+    await page.screenshot({ path: join(dir, 'leave-dialog.png') });
+    const box = (await dialog.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(size.width);
+    expect(box.y + box.height).toBeLessThanOrEqual(size.height);
+    const parts = await dialog.evaluate((d) =>
+      [...d.querySelectorAll<HTMLElement>('h2, p, button')].map((el) => ({ cut: el.scrollWidth > el.clientWidth + 1, r: el.getBoundingClientRect().toJSON() as DOMRect })),
+    );
+    expect(parts.filter((p) => p.cut)).toEqual([]);
+    const [keep, discard] = parts.slice(-2).map((p) => p.r);
+    expect(keep.right <= discard.left || discard.right <= keep.left).toBe(true);
+    await page.getByTestId('leave-discard').click();
+    await expect(page.getByTestId('screen-compose')).toBeVisible();
   });
 }
