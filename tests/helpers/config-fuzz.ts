@@ -68,7 +68,13 @@ class Gen extends FuzzDraws {
           s.webhooks = {
             enabled: this.chance(0.6),
             sharedSecret: this.pick(['s3cret', '', undefined]),
-            urls: Array.from({ length: this.int(0, 6) }, () => ({ url: this.pick(['http://127.0.0.1:9/hook', 'ftp://x', 'not a url', `http://127.0.0.1:9/${'p'.repeat(this.int(0, 3000))}`]), headers: this.pick([{}, { 'X-Env': 'qa' }, { Expect: '100-continue' }, { 'Bad Name': 'v' }]) })),
+            urls: Array.from({ length: this.int(0, 6) }, () => ({
+              // Issue 26: a mock receiver by name (in the file, stored, missing, empty), now and then beside a url (refused).
+              ...(this.chance(0.25)
+                ? { mockReceiver: this.pick(['fz-recv-a', FUZZ_BASE.receiver.name, 'missing-recv', '']), ...(this.chance(0.1) ? { url: 'http://127.0.0.1:9/hook' } : {}) }
+                : { url: this.pick(['http://127.0.0.1:9/hook', 'ftp://x', 'not a url', `http://127.0.0.1:9/${'p'.repeat(this.int(0, 3000))}`]) }),
+              headers: this.pick([{}, { 'X-Env': 'qa' }, { Expect: '100-continue' }, { 'Bad Name': 'v' }]),
+            })),
           };
         }
         if (this.chance(0.2)) s.collectorFaults = this.pick([null, { rate: 0.5, mode: 'status' }, { rate: 2, mode: 'delay' }, { rate: 0.1, mode: 'delay', delayMs: 10 }]);
