@@ -36,7 +36,8 @@ export interface HarEntry {
     comment?: string;
   };
   cache: Record<string, never>;
-  timings: { send: number; wait: number; receive: number };
+  /** HAR's phases in ms; -1 where not measured (dns; connect and ssl on a reused connection). `connect` includes `ssl`. */
+  timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
   comment?: string;
   /** Custom fields must start with `_` (HAR 1.2 §"Custom fields"). */
   _webhookLab: {
@@ -75,16 +76,41 @@ function queryString(url: string): HarHeader[] {
   }
 }
 
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
+/**
+ * The attempt's recorded phases as HAR timings: connect (TCP, plus TLS, which ssl also reports) on a
+ * new connection, wait until the first response byte, receive until the end. An attempt with no
+ * recorded timing (from before timings were kept, or no socket) reports its whole time as wait.
+ */
+export function harTimings(a: Pick<Attempt, 'durationMs' | 'timing'>): HarEntry['timings'] {
+  const t = a.timing;
+  if (!t) return { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: Math.max(0, a.durationMs), receive: 0 };
+  const connect = t.connectMs === null ? -1 : round1(t.connectMs + (t.tlsMs ?? 0));
+  const before = connect === -1 ? 0 : connect;
+  const firstByte = t.ttfbMs ?? t.totalMs;
+  return {
+    blocked: -1,
+    dns: -1,
+    connect,
+    ssl: t.tlsMs ?? -1,
+    send: 0,
+    wait: round1(Math.max(0, firstByte - before)),
+    receive: round1(Math.max(0, t.totalMs - Math.max(firstByte, before))),
+  };
+}
+
 /** The HAR entry of one attempt of the call `call`. */
 export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt): HarEntry {
   const responseBody = a.responseBody ?? '';
   const bodyBytes = Buffer.byteLength(responseBody);
   const declared = Number(headerValue(a.responseHeaders, 'content-length'));
   const answered = a.responseStatus !== null;
-  const duration = Math.max(0, a.durationMs);
+  const timings = harTimings(a);
   return {
     startedDateTime: a.startedAt,
-    time: duration,
+    // HAR: the sum of the phases, ssl aside (connect includes it), -1s left out.
+    time: round1(timings.connect + timings.send + timings.wait + timings.receive + (timings.connect === -1 ? 1 : 0)),
     request: {
       method: a.method,
       url: a.url,
@@ -115,8 +141,7 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
       bodySize: answered ? (a.responseTruncated ? (Number.isFinite(declared) ? declared : -1) : bodyBytes) : -1,
     },
     cache: {},
-    // Only the whole exchange is measured: it is reported as waiting for the response.
-    timings: { send: 0, wait: duration, receive: 0 },
+    timings,
     ...(a.timedOut ? { comment: 'timed out' } : {}),
     _webhookLab: {
       callId: call.id,
