@@ -1,4 +1,4 @@
-import { BrowserWindow, shell, type WebContents } from 'electron';
+import { BrowserWindow, dialog, shell, type WebContents } from 'electron';
 import { OP_NAMES } from '../../shared/api.contract';
 import { opsArgument } from '../../shared/bridge';
 import type { RendererLocation } from '../ipc/ipc-core';
@@ -63,6 +63,21 @@ export function createMainWindow(opts: WindowOptions): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
+  // The page cancels unloading only while it holds unsaved edits (renderer, leave-dialog.tsx). A
+  // browser then asks; Electron asks nothing and keeps the window open, so it would not close or
+  // reload at all: ask here, and let it go on Discard.
+  win.webContents.on('will-prevent-unload', (event) => {
+    const choice = dialog.showMessageBoxSync(win, {
+      type: 'question',
+      title: opts.title,
+      message: 'Discard unsaved changes?',
+      detail: 'Edits not saved yet are lost if the window closes or reloads.',
+      buttons: ['Keep editing', 'Discard'],
+      defaultId: 0,
+      cancelId: 0,
+    });
+    if (choice === 1) event.preventDefault();
+  });
   const loaded = opts.renderer.devServerUrl ? win.loadURL(opts.renderer.devServerUrl) : win.loadFile(opts.renderer.indexFile);
   loaded.catch((err: unknown) => console.error(`Webhook Lab: the window's page did not load: ${String(err)}`));
   return win;
