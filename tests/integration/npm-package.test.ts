@@ -155,14 +155,17 @@ export = a;
 const lab: Lab = await startLab({ sources: [{ name: 'Web', writeKey: 'wk_web' }], receivers: [{ name: 'r', path: '/r' }], timeScale: 60 });
 const call: LabCall = await lab.waitForCall({ type: 'track', properties: { total: 42 } }, { timeoutMs: 1000 });
 const total: unknown = call.properties;
+const big: LabCall[] = await lab.calls({ properties: { total: (t) => t > 40 } });
 const d: LabDelivery = await lab.waitForDelivery({ status: 200, signature: 'valid' });
+// @ts-expect-error a misspelt key of a delivery
+await lab.deliveries({ reciever: 'r' });
 const status: number | null = d.status;
 // @ts-expect-error timeScale is a number: fails to compile if the types were missing (any)
 await startLab({ timeScale: 'fast' });
 // @ts-expect-error count is required by waitForCalls
 await lab.waitForCalls({ type: 'track' }, {});
 await connectLab({ apiUrl: 'http://127.0.0.1:8788/api', token: 't' });
-export { total, status, LabTimeoutError };
+export { total, status, big, LabTimeoutError };
 `,
     );
     writeFileSync(

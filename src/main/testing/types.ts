@@ -52,14 +52,22 @@ export interface LabViolation {
  * must match, others are ignored; arrays item by item; a RegExp tests a string; a function tests the
  * value there), or a predicate over the whole of it.
  */
-export type Match<T> = ((value: T) => boolean) | DeepPartialMatch<T>;
-export type DeepPartialMatch<T> = T extends string
-  ? string | RegExp | ((value: T) => boolean)
-  : T extends readonly unknown[]
-    ? readonly unknown[] | ((value: T) => boolean)
-    : T extends object
-      ? { [K in keyof T]?: DeepPartialMatch<T[K]> } & Record<string, unknown>
-      : T | ((value: T) => boolean);
+export type Match<T> = ((value: T) => boolean) | { [K in keyof T]?: MatchValue };
+
+/** A value inside a match. */
+export type MatchValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | RegExp
+  // `any`: an inline predicate (`total: (t) => t > 40`) takes its parameter's type from here, and a
+  // call's nested values have no type the compiler knows.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  | ((value: any) => boolean)
+  | readonly MatchValue[]
+  | { [key: string]: MatchValue };
 
 export interface WaitOptions {
   /** How long to wait (default 5000 ms). */
