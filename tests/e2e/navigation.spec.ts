@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, ownLab, ownReceivers, test } from './lab-fixture';
 import { openApp } from './ui-steps';
@@ -9,6 +11,10 @@ import { openApp } from './ui-steps';
 
 const lab = ownLab();
 const receivers = ownReceivers();
+
+// docs/ui.md's screenshots of these, refreshed only on request like the other specs'.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 
 interface Source {
   id: string;
@@ -61,9 +67,10 @@ test('destinations: the sidebar, the palette and an address change ask before un
   // The sidebar: asked in the app; the address stays; Keep editing keeps the edit.
   await page.getByTestId('nav-compose').click();
   const dialog = page.getByTestId('leave-dialog');
-  await expect(dialog).toContainText('The Webhooks settings of guarded has changes not saved yet');
+  await expect(dialog).toContainText('Changes not saved yet: the Webhooks settings of guarded.');
   await expect(page).toHaveURL(/#\/destinations$/);
   await expect(dialog.getByTestId('leave-keep')).toBeFocused();
+  await page.screenshot({ path: `${SHOTS}/unsaved-changes.png` });
   await page.getByTestId('leave-keep').click();
   await expect(dialog).toHaveCount(0);
   await expect(page.getByTestId('screen-destinations')).toBeVisible();
@@ -126,7 +133,7 @@ test('inspector: ↓ and a click on another call ask while an Edit & replay body
   await page.keyboard.insertText(' ');
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.keyboard.press('ArrowUp');
-  await expect(page.getByTestId('leave-dialog')).toContainText(`The edited body of call #${older} has changes`);
+  await expect(page.getByTestId('leave-dialog')).toContainText(`Changes not saved yet: the edited body of call #${older}.`);
   // The dialog has the keys: another ↑ does not move the inspector behind it.
   await page.keyboard.press('ArrowUp');
   await page.getByTestId('leave-keep').click();
@@ -216,6 +223,7 @@ test('a wrong token: each screen shows the error and how to recover, never its e
   await expect(page.getByTestId('calls-error')).toContainText('Not authorized');
   await expect(page.getByTestId('calls-error')).toContainText('Reopen the "ui:" address');
   await expect(page.getByTestId('inspector-empty')).toHaveCount(0);
+  await page.screenshot({ path: `${SHOTS}/load-error.png` });
   await page.getByTestId('nav-destinations').click();
   await expect(page.getByTestId('sources-error')).toContainText('Not authorized');
   await expect(page.getByTestId('destinations-empty')).toHaveCount(0);

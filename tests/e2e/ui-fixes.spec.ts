@@ -94,7 +94,7 @@ test('destinations: first URL enables Webhooks, Save warns when off, switching a
 
   // Unsaved edits: switching source asks (in the app's dialog), and Keep editing keeps them.
   await page.getByTestId('source-item').filter({ hasText: 'alpha' }).click();
-  await expect(page.getByTestId('leave-dialog')).toContainText('The Webhooks settings of beta has changes not saved yet');
+  await expect(page.getByTestId('leave-dialog')).toContainText('Changes not saved yet: the Webhooks settings of beta.');
   await page.getByTestId('leave-keep').click();
   await expect(page.getByTestId('leave-dialog')).toHaveCount(0);
   await expect(page.getByTestId('source-panel').locator('h2')).toHaveText('beta');

@@ -59,13 +59,7 @@ export function LeaveDialog() {
       >
         <h2 id="leave-title">Discard unsaved changes?</h2>
         <p id="leave-what">
-          {leaving.what.map((w, i) => (
-            <span key={w}>
-              {i > 0 ? ' and ' : ''}
-              {w[0].toUpperCase() + w.slice(1)}
-            </span>
-          ))}{' '}
-          {leaving.what.length > 1 ? 'have' : 'has'} changes not saved yet. Leaving now throws them away.
+          Changes not saved yet: {leaving.what.join(' and ')}. Leaving now throws them away.
         </p>
         <div className="row leave-actions">
           <button ref={keep} type="button" className="primary" data-testid="leave-keep" onClick={() => answer(false)}>
