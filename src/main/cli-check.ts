@@ -250,7 +250,7 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     pad('not forwarded', s.notForwarded),
     // Blocked by a tracking plan: the plan working, not a failure (docs/tracking-plans.md).
     ...(s.blocked ? [pad('blocked by plan', s.blocked)] : []),
-    ...(r.violations?.checked ? [pad('plan violations', r.violations.withViolations)] : []),
+    ...(r.violations?.checked ? [pad('with violations', r.violations.withViolations)] : []),
     `${pad('unfinished', s.unfinished)}${s.unfinished ? `   (pending ${s.deliveries.pending}, in flight ${s.deliveries.in_flight}, retrying ${s.deliveries.retrying})` : ''}`,
   ];
   const parts: string[] = [];
@@ -275,7 +275,9 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
   }
   // Tracking plan violations per event and kind, most frequent first (docs/tracking-plans.md).
   for (const i of r.violations?.items.slice(0, 10) ?? []) {
-    lines.push(`  ${i.sourceName ?? i.sourceId} ${i.type}${i.event ? ` "${i.event}"` : ''}: ${i.kind.replace(/_/g, ' ')} in ${i.count} call${i.count === 1 ? '' : 's'} (e.g. call ${i.exampleCallId})`);
+    // count is calls; a call can have several violations of a kind (one per property): said apart.
+    const many = i.violations > i.count ? `, ${i.violations} violations` : '';
+    lines.push(`  ${i.sourceName ?? i.sourceId} ${i.type}${i.event ? ` "${i.event}"` : ''}: ${i.kind.replace(/_/g, ' ')} in ${i.count} call${i.count === 1 ? '' : 's'}${many} (e.g. call ${i.exampleCallId})`);
   }
   return `${lines.join('\n')}\n`;
 }

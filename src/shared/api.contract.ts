@@ -40,7 +40,7 @@ export const listMessagesSchema = z.strictObject({
   q: z.string().max(200).optional(),
   /** With q: also match keys and string values inside the call's body as received. */
   body: flagParam.optional(),
-  /** Only calls their source's tracking plan found violations in (docs/tracking-plans.md). */
+  /** true: only calls their source's tracking plan found violations in; false: only calls it checked and found clean (docs/tracking-plans.md). */
   violations: flagParam.optional(),
   /** Cursor: only calls with an id below this. */
   before: intParam(1, Number.MAX_SAFE_INTEGER).optional(),

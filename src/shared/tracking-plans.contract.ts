@@ -24,8 +24,12 @@ export interface ViolationSummary {
   checked: number;
   withViolations: number;
   blocked: number;
-  /** Per source, call type, event and kind: how many calls, when last, the newest example call. */
-  items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; lastSeen: string; exampleCallId: number }[];
+  /**
+   * Per source, call type, event and kind: how many calls had it (`count`), how many violations of it
+   * those calls had (`violations`: one call can have several, one per property), when last, the
+   * newest example call. Dropped calls (duplicate messageIds) are not checked and count nowhere.
+   */
+  items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; violations: number; lastSeen: string; exampleCallId: number }[];
 }
 
 export interface ImportedTrackingPlan {
@@ -68,9 +72,9 @@ export const trackingPlanOps = {
   /**
    * Checks a call (as a client would send it) against a source's plan, or against given rules, without
    * storing anything: Compose's as-you-type check and the rule editor's validation (Ajv runs in the
-   * engine; the renderer's CSP forbids its generated code).
+   * engine; the renderer's CSP forbids its generated code). Null for a source without a plan.
    */
-  checkTrackingPlanCall: op<PlanVerdict>()(
+  checkTrackingPlanCall: op<PlanVerdict | null>()(
     'POST',
     '/tracking-plans/check',
     z.strictObject({ call: z.record(z.string(), z.unknown()), sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),

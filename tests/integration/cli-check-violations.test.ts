@@ -57,7 +57,7 @@ describe('webhook-lab check and tracking plans', () => {
     const r = await runCheck([...auth(), '--source', 'shop']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {2}blocked by plan +1$/m);
-    expect(r.stdout).toMatch(/^ {2}plan violations +3$/m);
+    expect(r.stdout).toMatch(/^ {2}with violations +3$/m);
     expect(r.stdout).toContain('OK: nothing failed, expired or was dropped');
     expect(r.stdout).toMatch(/^ {2}shop track "Order Completed": wrong type in 2 calls \(e\.g\. call \d+\)$/m);
     expect(r.stdout).toMatch(/^ {2}shop track "Unplanned": unplanned event in 1 call \(e\.g\. call \d+\)$/m);
@@ -81,6 +81,6 @@ describe('webhook-lab check and tracking plans', () => {
   it('a source whose calls are clean passes with --fail-on-violations', async () => {
     const r = await runCheck([...auth(), '--source', 'clean', '--fail-on-violations']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ {2}plan violations +0$/m);
+    expect(r.stdout).toMatch(/^ {2}with violations +0$/m);
   });
 });

@@ -1,6 +1,8 @@
 import type { Attempt, AttemptTrigger, NormalizedCall } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../errors';
+import { withoutOmitted } from '../../../shared/tracking-plan.schema';
+import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery } from './delivery-plan';
@@ -187,7 +189,10 @@ export class ManualRounds {
     const { store } = this.deps;
     const source = sourceId ? store.sources.get(sourceId) : undefined;
     if (!source) throw new HttpError(409, 'the source of this message no longer exists');
-    const plan = planDelivery(call, source.webhooks, store.settings.get());
+    // What ingest would have forwarded: the properties its tracking plan omitted are left out (the
+    // stored call keeps them). An edited replay sends what was typed (README, Decisions).
+    const omitted = trackingPlansOf(store).repo.ofCall(callId)?.omitted ?? [];
+    const plan = planDelivery(withoutOmitted(call, omitted), source.webhooks, store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
     const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan, 'failed'));
     return store.deliveries.active(id)!;

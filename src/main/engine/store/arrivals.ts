@@ -124,6 +124,9 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
   forget(t, a);
   const plan = source ? planner(source) : null;
   const requestId = t.requests.insert(receivedAt, a.info, a.body);
+  // Calls the plan's verdict stands for: a duplicate messageId is dropped before the plan is asked
+  // (as Segment de-duplicates before Protocols), so it counts in no violation, check or example.
+  const checked: ArrivingCall[] = [];
   for (const c of a.calls) {
     c.remembered = false;
     let dropReason = source ? c.dropReason : 'unknown write key';
@@ -134,8 +137,9 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
       else dropReason = 'duplicate messageId';
     }
     storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
+    if (dropReason === null) checked.push(c);
   }
-  if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, a.calls);
+  if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, checked);
 }
 
 function storeOne(
@@ -151,8 +155,10 @@ function storeOne(
 ): void {
   const h = p.head;
   const accepted = dropReason === null && h !== null && source !== undefined;
+  // A dropped call (a duplicate messageId) keeps no verdict: the plan never judged it.
+  const v = accepted ? p.verdict : undefined;
   // Blocked by its source's tracking plan: stored with the reason, never forwarded (not dropped: the plan worked).
-  const blocked = accepted && p.verdict?.blocked ? `blocked by tracking plan: ${p.verdict.blocked}` : null;
+  const blocked = v?.blocked ? `blocked by tracking plan: ${v.blocked}` : null;
   const status: CallStatus = blocked ? 'blocked' : accepted ? 'accepted' : 'dropped';
   const sourceId = source?.id ?? null;
   // Object literals spelled out, not spread: this runs per event, and spreading into a literal with
@@ -169,14 +175,13 @@ function storeOne(
     previousId: p.item ? idOf(p.item.previousId) : (p.normalized?.previousId ?? null),
     status,
     dropReason: blocked ?? dropReason,
-    violations: p.verdict ? p.verdict.violations.length : null,
+    violations: v ? v.violations.length : null,
     requestId,
     batchIndex: p.batchIndex,
     timestamp: accepted ? h.timestampMs : null,
     normalized: p.normalized,
   };
   const callId = t.calls.insert(row);
-  const v = p.verdict;
   if (v && recordVerdict && source && (v.violations.length > 0 || v.blocked !== null || v.omitted.length > 0)) recordVerdict(callId, source.id, p, receivedAt, row.label);
   let delivery: ActiveDelivery | null = null;
   let actions: ActionsPart[] | null = null;
@@ -184,7 +189,7 @@ function storeOne(
   if (accepted && plan && !blocked) {
     const whole = p.normalized ?? completeCall(p.item!, h, { envelope: p.envelope, receivedAt });
     // Properties the plan omits are left out of what is forwarded; the stored call keeps them.
-    const n = p.verdict?.omitted.length ? withoutOmitted(whole, p.verdict.omitted) : whole;
+    const n = v?.omitted.length ? withoutOmitted(whole, v.omitted) : whole;
     const planned = plan.classic && plan.classic(n);
     if (planned) {
       delivery = newActive(t.deliveries.insert(callId, source.id, n.type, planned), callId, source.id, n, planned);

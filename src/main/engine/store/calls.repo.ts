@@ -43,7 +43,7 @@ export interface CallFilter {
   /** Calls with at least one URL in this state. */
   urlState?: UrlState;
   userId?: string;
-  /** Only calls their source's tracking plan found violations in. */
+  /** true: only calls their source's tracking plan found violations in; false: only those it checked and found clean. */
   violations?: boolean;
   /** Search (src/shared/search-filter.ts): a substring of the call's ids and event/name, any case. */
   q?: string;
@@ -217,6 +217,12 @@ export class CallsRepo {
     const either = (clause: string, values: unknown[], alt: { sql: string; args: unknown[] } | null) =>
       alt ? add(`((${clause}) OR ${alt.sql})`, ...values, ...alt.args) : add(clause, ...values);
     if (f.violations) where.push('c.id IN (SELECT call_id FROM call_violations WHERE count > 0)');
+    // false: checked and found clean (its request was checked, and it has no violations; dropped calls are not checked).
+    else if (f.violations === false) {
+      where.push(
+        "c.status != 'dropped' AND c.request_id IN (SELECT request_id FROM checked_requests) AND c.id NOT IN (SELECT call_id FROM call_violations WHERE count > 0)",
+      );
+    }
     if (f.status === 'dropped') where.push("c.status = 'dropped'");
     else if (f.status === 'blocked') where.push("c.status = 'blocked'");
     else if (f.status === 'not_forwarded') where.push(`c.status = 'accepted' AND d.id IS NULL${actions ? ` AND ${NOT_IN_ACTIONS}` : ''}`);

@@ -63,7 +63,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       changed();
       return p;
     },
-    checkTrackingPlanCall: (input): PlanVerdict => {
+    checkTrackingPlanCall: (input): PlanVerdict | null => {
       if (input.rules) return checkCall(compileOrRefuse({ id: 'draft', name: 'draft', rules: input.rules }, 'rules'), ALLOW, input.call);
       if (input.planId) {
         const p = plans.get(input.planId);
@@ -72,8 +72,8 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       if (!input.sourceId) throw invalidInput('give sourceId, planId or rules');
       if (!store.sources.get(input.sourceId)) throw notFound(`source ${input.sourceId}`);
       const c = plans.forSource(input.sourceId);
-      // A source without a plan: nothing to check against (no violations, nothing blocked).
-      if (!c) return { planId: '', violations: [], blocked: null, omitted: [] };
+      // A source without a plan: nothing to check against.
+      if (!c) return null;
       return plans.check(c, input.call, {});
     },
     recheckTrackingPlanCalls: (input) =>
@@ -135,5 +135,6 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
 const ALLOW = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
 
 function invalidInputConflict(name: string): Error {
+        violations: r.violations,
   return conflict(`a tracking plan named "${name}" exists: import with replace: true to replace it`);
 }

@@ -31,7 +31,10 @@ export interface ViolationSummaryRow {
   type: string;
   event: string | null;
   kind: string;
+  /** Calls with at least one violation of this kind. */
   count: number;
+  /** Violations of this kind in those calls (a call can have several: one per property). */
+  violations: number;
   lastSeen: number;
   exampleCallId: number;
 }
@@ -154,11 +157,11 @@ export class TrackingPlansRepo {
     return out;
   }
 
-  /** Violations per source, call type, event and kind since a time: count, last seen, one example call (the newest). */
+  /** Violations per source, call type, event and kind since a time: calls, violations, last seen, one example call (the newest). */
   summary(since: number, sourceId: string | undefined): ViolationSummaryRow[] {
     return this.stmt(
       `SELECT v.source_id AS sourceId, v.type AS type, v.label AS event, json_extract(j.value, '$.kind') AS kind,
-              COUNT(*) AS count, MAX(v.received_at) AS lastSeen, MAX(v.call_id) AS exampleCallId
+              COUNT(DISTINCT v.call_id) AS count, COUNT(*) AS violations, MAX(v.received_at) AS lastSeen, MAX(v.call_id) AS exampleCallId
          FROM call_violations v, json_each(v.violations) j
         WHERE v.count > 0 AND v.received_at >= ? AND (? IS NULL OR v.source_id = ?)
         GROUP BY v.source_id, v.type, v.label, kind
