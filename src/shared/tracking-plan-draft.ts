@@ -59,11 +59,11 @@ export function draftRules(calls: unknown[]): TrackingPlanRule[] {
       }
       const inner: Record<string, unknown> = { type: 'object', properties };
       if (required.length) inner.required = required;
-      const rule: TrackingPlanRule = {
-        type: acc.type,
-        version: 1,
-        jsonSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { [acc.part]: inner } },
-      };
+      const jsonSchema: Record<string, unknown> = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { [acc.part]: inner } };
+      // A required property is required of the call too: without this a call leaving out the whole
+      // object would pass (JSON Schema checks `properties.x.required` only when x is there).
+      if (required.length) jsonSchema.required = [acc.part];
+      const rule: TrackingPlanRule = { type: acc.type, version: 1, jsonSchema };
       if (acc.key !== null) rule.key = acc.key;
       return rule;
     });

@@ -65,6 +65,9 @@ function v8Rule(r: Record<string, unknown>, i: number): Record<string, unknown> 
   if (typeof key !== 'string' || key === '') throw new Error(`rules[${i}]: a Typewriter rule without an event name`);
   const type = typeof meta?.type === 'string' && (RULE_TYPES as readonly string[]).includes(meta.type) ? (meta.type as RuleType) : 'TRACK';
   const jsonSchema: Record<string, unknown> = { type: 'object', properties: { properties: inner } };
+  // Required properties are required of the call too (Segment's own rules say so at the root);
+  // otherwise a call with no `properties` at all would pass them.
+  if (Array.isArray(inner.required) && inner.required.length > 0) jsonSchema.required = ['properties'];
   if ($schema !== undefined) jsonSchema.$schema = $schema;
   return { type, key, version: r.version ?? 1, jsonSchema };
 }

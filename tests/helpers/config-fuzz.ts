@@ -109,6 +109,10 @@ class Gen extends FuzzDraws {
     const props = (p: Record<string, unknown>) => ({ type: 'object', properties: { properties: { type: 'object', properties: p } } });
     let deep: Record<string, unknown> = { type: 'object' };
     for (let i = 0, n = this.int(60, 80); i < n; i++) deep = { properties: { x: deep } };
+    // 1.7 KB that would run 2^n subschemas on a call (each step refers to the one before twice).
+    const definitions: Record<string, unknown> = { d0: { type: 'string' } };
+    const steps = this.int(18, 24);
+    for (let k = 1; k <= steps; k++) definitions[`d${k}`] = { anyOf: [{ $ref: `#/definitions/d${k - 1}` }, { $ref: `#/definitions/d${k - 1}` }] };
     return this.pick([
       { type: 'TRACK', key: `E${this.int(0, 3)}`, version: this.int(1, 2), jsonSchema: props({ n: { type: 'number' } }) },
       { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object', properties: { traits: { type: 'object', required: ['email'] } } } },
@@ -116,6 +120,9 @@ class Gen extends FuzzDraws {
       { type: 'TRACK', key: 'Nested', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(a+)+$' } }) },
       { type: 'TRACK', key: 'Lookahead', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '^(?=a)a$' } }) },
       { type: 'TRACK', key: 'BadRegex', version: 1, jsonSchema: props({ s: { type: 'string', pattern: '(' } }) },
+      { type: 'TRACK', key: 'Explode', version: 1, jsonSchema: { definitions, ...props({ s: { $ref: `#/definitions/d${steps}` } }) } },
+      { type: 'TRACK', key: 'Recursive', version: 1, jsonSchema: props({ s: { $ref: '#' } }) },
+      { type: 'TRACK', key: 'Async', version: 1, jsonSchema: { $async: true, ...props({ s: { type: 'string' } }) } },
       { type: 'TRACK', key: 'Deep', version: 1, jsonSchema: deep },
       { type: 'TRACK', version: 1, jsonSchema: {} },
       { type: 'PAGE', key: 'Home', version: 0, jsonSchema: 'not a schema' },

@@ -170,6 +170,12 @@ describe('plans over the control API', () => {
     expect((await api<DraftTrackingPlan>('POST', '/api/tracking-plans/draft', { callIds: all })).body).toMatchObject({ name: 'observed (draft)', calls: 5 });
     const missing = await api<ApiErrorBody>('POST', '/api/tracking-plans/draft', { callIds: [99_999] });
     expect(missing.status).toBe(404);
+    // Calls sent to /v1/track and /v1/identify carry no type in their body: the path gave it.
+    await t.post('/v1/track', { userId: 'u', event: 'Pathed', properties: { p: 1 } }, { writeKey: 'wk_app' });
+    await t.post('/v1/identify', { userId: 'u', traits: { plan: 'pro' } }, { writeKey: 'wk_app' });
+    const pathed = (await api<{ items: { id: number }[] }>('GET', '/api/messages?limit=2')).body.items.map((c) => c.id);
+    const fromPaths = (await api<DraftTrackingPlan>('POST', '/api/tracking-plans/draft', { callIds: pathed })).body;
+    expect(fromPaths.rules.map((r) => `${r.type}:${r.key ?? ''}`)).toEqual(['IDENTIFY:', 'TRACK:Pathed']);
   });
 
   it('a config file connecting to a plan that does not exist, or with a rule that does not compile, is refused whole', async () => {

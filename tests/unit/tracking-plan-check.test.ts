@@ -171,6 +171,8 @@ describe('importing plan files', () => {
     const bad = checkCall(plan, ALLOW, { type: 'track', event: 'Custom Violation Handler', properties: { 'regex property': 'Rick' } });
     expect(bad.violations.map((v) => [v.kind, v.path])).toEqual([['schema', '/properties/regex property']]);
     expect(checkCall(plan, ALLOW, { type: 'track', event: 'Custom Violation Handler', properties: { 'regex property': 'Evil Morty' } }).violations).toEqual([]);
+    // Leaving out `properties` altogether does not pass a rule that requires some.
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Custom Violation Handler' }).violations.map((v) => [v.kind, v.path])).toEqual([['required_missing', '/properties']]);
     const missing = checkCall(plan, ALLOW, { type: 'track', event: 'Every Required Type', properties: {} }).violations;
     expect(missing.length).toBeGreaterThan(5);
     expect(missing.every((v) => v.kind === 'required_missing')).toBe(true);
@@ -215,11 +217,14 @@ describe('draft plan from calls', () => {
       $schema: 'http://json-schema.org/draft-07/schema#',
       type: 'object',
       properties: { properties: { type: 'object', properties: { coupon: { type: 'null' }, currency: { type: 'string' }, total: { type: 'number' } }, required: ['total'] } },
+      // Its required property is required of the call: a call with no properties at all does not pass.
+      required: ['properties'],
     });
     expect(rules[0]!.jsonSchema.properties).toEqual({ traits: { type: 'object', properties: { age: { type: 'integer' }, email: { type: 'string' } }, required: ['age', 'email'] } });
     // A draft checks the calls it came from without a violation.
     const plan = compilePlan('d', 'draft', trackingPlanRulesSchema.parse(rules));
     expect(checkCall(plan, ALLOW, { type: 'track', event: 'Order Completed', properties: { total: 10, currency: 'EUR' } }).violations).toEqual([]);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Order Completed' }).violations.map((v) => v.kind)).toEqual(['required_missing']);
   });
 });
 
@@ -290,5 +295,67 @@ describe('patterns that could stall the collector', () => {
       expect(new RegExp(p, 'u').test(yes)).toBe(true);
       expect(new RegExp(p, 'u').test(no)).toBe(false);
     }
+  });
+});
+
+describe('schemas that could stall or crash the collector (fresh-eyes review of issue 24)', () => {
+  const chain = (n: number) => {
+    const definitions: Record<string, unknown> = { d0: { type: 'string' } };
+    for (let k = 1; k <= n; k++) definitions[`d${k}`] = { anyOf: [{ $ref: `#/definitions/d${k - 1}` }, { $ref: `#/definitions/d${k - 1}` }] };
+    return track('A', 1, { definitions, ...props({ s: { $ref: `#/definitions/d${n}` } }) });
+  };
+
+  it('a $ref chain that doubles at each step (2^22 subschemas from 1.7 KB) is refused when it compiles; a short one is kept', () => {
+    expect(() => compileRule(chain(22))).toThrow(/runs more than 20,000 subschemas on a call once its \$refs are followed/);
+    // The same shape through $id anchors.
+    const definitions: Record<string, unknown> = { d0: { $id: '#d0', type: 'string' } };
+    for (let k = 1; k <= 22; k++) definitions[`d${k}`] = { $id: `#d${k}`, anyOf: [{ $ref: `#d${k - 1}` }, { $ref: `#d${k - 1}` }] };
+    expect(() => compileRule(track('A', 1, { definitions, ...props({ s: { $ref: '#d22' } }) }))).toThrow(/runs more than 20,000 subschemas/);
+    const small = compileRule(chain(5));
+    expect(small.validate({ type: 'track', event: 'A', properties: { s: 'x' } })).toBe(true);
+    expect(small.validate({ type: 'track', event: 'A', properties: { s: 5 } })).toBe(false);
+  });
+
+  it('a recursive $ref and $async are refused with a reason, not a stack overflow or a pass', () => {
+    expect(() => compileRule(track('A', 1, { type: 'object', properties: { nested: { $ref: '#' } } }))).toThrow(/the \$ref "#" leads back to a schema that contains it: recursive schemas are not supported/);
+    expect(() => compileRule(track('A', 1, { definitions: { a: { properties: { x: { $ref: '#/definitions/b' } } }, b: { $ref: '#/definitions/a' } }, $ref: '#/definitions/a' }))).toThrow(/recursive schemas are not supported/);
+    expect(() => compileRule(track('A', 1, { $async: true, ...props({ n: { type: 'string' } }, ['n']) }))).toThrow(/"\$async": true is not supported/);
+  });
+
+  it('uniqueItems over 3,000 objects is linear and names the pair Ajv would', () => {
+    const rule = compileRule(track('A', 1, props({ a: { type: 'array', uniqueItems: true } })));
+    const items = Array.from({ length: 3_000 }, (_, i) => ({ a: i, b: { c: [i] } }));
+    expect(rule.validate({ type: 'track', event: 'A', properties: { a: items } })).toBe(true);
+    // Equal as JSON values, whatever the key order; the last repeat and its nearest earlier twin.
+    const dup = [...items, { b: { c: [5] }, a: 5 }, 'x', 'x'.slice(0)];
+    expect(rule.validate({ type: 'track', event: 'A', properties: { a: dup } })).toBe(false);
+    expect(rule.validate.errors?.[0]).toMatchObject({ keyword: 'uniqueItems', params: { i: 3002, j: 3001 }, instancePath: '/properties/a' });
+    expect(describeErrors(rule.validate.errors ?? [], { properties: { a: dup } })[0]!.message).toBe('The value at /properties/a must be unique but elements 3001 and 3002 are the same.');
+    expect(rule.validate({ type: 'track', event: 'A', properties: { a: [1, '1', [1], { 1: 1 }] } })).toBe(true);
+  });
+
+  it('15,000 wrong items are found, and at most 50 violations are worded and kept', () => {
+    const plan = compilePlan('p', 'p', [track('A', 1, props({ a: { type: 'array', items: { type: 'string' } } }))]);
+    const verdict = checkCall(plan, ALLOW, { type: 'track', event: 'A', properties: { a: Array(15_000).fill(0) } });
+    expect(verdict.violations).toHaveLength(50);
+    expect(verdict.violations[0]).toMatchObject({ kind: 'wrong_type', path: '/properties/a/0' });
+  });
+
+  it('omit leaves out 2,500 unplanned keys in one pass, and keeps what patternProperties and the COMMON rule list', () => {
+    const plan = compilePlan('p', 'p', [
+      track('A', 1, { type: 'object', properties: { properties: { type: 'object', properties: { total: {} }, patternProperties: { '^x_': { type: 'number' } } } } }),
+      { type: 'COMMON', version: 1, jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties: { app_version: {} } } } } },
+    ]);
+    const omit = { ...ALLOW, unplannedProperties: 'omit' as const };
+    const properties: Record<string, unknown> = { total: 1, x_1: 2, app_version: '3' };
+    for (let i = 0; i < 2_500; i++) properties[`junk${i}`] = i;
+    const call = { type: 'track', event: 'A', properties };
+    const verdict = checkCall(plan, omit, call);
+    expect(verdict.omitted).toHaveLength(2_500);
+    expect(verdict.omitted).not.toContain('/properties/x_1');
+    expect(verdict.omitted).not.toContain('/properties/app_version');
+    expect(withoutOmitted(call, verdict.omitted).properties).toEqual({ total: 1, x_1: 2, app_version: '3' });
+    // The stored call keeps what arrived.
+    expect(Object.keys(call.properties)).toHaveLength(2_503);
   });
 });

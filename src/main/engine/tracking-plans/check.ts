@@ -9,6 +9,12 @@ import { compileRule, type CompiledRule, type ErrorObject } from './compile';
 /** A call keeps at most this many violations (a hostile call could otherwise store thousands). */
 export const MAX_VIOLATIONS_PER_CALL = 50;
 
+/**
+ * Ajv errors worded per rule: an array of 15,000 wrong items makes 15,000 errors, which Ajv finds in
+ * milliseconds but wording them all took 255 ms; more than a call keeps are never shown.
+ */
+const MAX_ERRORS_DESCRIBED = 4 * MAX_VIOLATIONS_PER_CALL;
+
 export interface CompiledPlan {
   id: string;
   name: string;
@@ -115,13 +121,19 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
   if (unplanned) add({ kind: 'unplanned_event', path: '/event', message: `Event "${String(call.event)}" is not in the tracking plan "${plan.name}".`, value: call.event, rule: null });
 
   const omitted: string[] = [];
+  // What the COMMON rule lists counts as planned for every call (Segment's common properties).
+  const common = rules.find((c) => c.rule.type === 'COMMON');
   for (const c of rules) {
     const ref = { type: c.rule.type, key: c.rule.key ?? null, version: c.rule.version };
     if (settings.unplannedProperties === 'omit' && c.planned && c.plannedIn) {
       const part = call[c.plannedIn];
+      const own = c.lists[c.plannedIn];
+      const shared = common?.lists[c.plannedIn];
+      const isPlanned = (k: string) =>
+        own.keys?.has(k) || own.patterns.some((p) => p.test(k)) || shared?.keys?.has(k) || shared?.patterns.some((p) => p.test(k));
       if (typeof part === 'object' && part !== null && !Array.isArray(part)) {
         for (const k of Object.keys(part)) {
-          if (c.planned.has(k)) continue;
+          if (isPlanned(k)) continue;
           const path = `/${c.plannedIn}/${escapePointer(k)}`;
           omitted.push(path);
           add({ kind: 'unplanned_property', path, message: `The property "${k}" is not in the plan: omitted from what is forwarded.`, value: (part as Record<string, unknown>)[k], rule: ref });
@@ -129,7 +141,7 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
       }
     }
     if (c.validate(call)) continue;
-    for (const v of describeErrors(c.validate.errors ?? [], call)) add({ ...v, rule: ref });
+    for (const v of describeErrors((c.validate.errors ?? []).slice(0, MAX_ERRORS_DESCRIBED), call)) add({ ...v, rule: ref });
   }
   let blocked: string | null = null;
   if (unplanned && settings.unplannedEvents === 'block') blocked = `unplanned event "${String(call.event)}"`;

@@ -13,6 +13,14 @@ import { compileOrRefuse, trackingPlansOf } from './service';
 
 type Handlers = Pick<ApiHandlers, keyof typeof trackingPlanOps>;
 
+/**
+ * A stored call as its client sent it, with its type: a call sent to /v1/track usually has no `type`
+ * in its body (the path gave it), and a draft keys its rules by type.
+ */
+function asReceived(c: { raw: unknown; type: string }): unknown {
+  return typeof c.raw === 'object' && c.raw !== null && !Array.isArray(c.raw) ? { ...(c.raw as Record<string, unknown>), type: c.type } : c.raw;
+}
+
 /** Calls read at most for a draft plan. */
 const DRAFT_MAX_CALLS = 5_000;
 const HOUR_MS = 3_600_000;
@@ -98,13 +106,16 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
           const c = store.calls.get(id);
           if (!c) throw notFound(`message ${id}`);
           pickedSources.add(c.sourceId);
-          raws.push(c.raw);
+          raws.push(asReceived(c));
         }
       } else {
         let before: number | undefined;
         while (raws.length < DRAFT_MAX_CALLS) {
           const page = store.calls.list({ sourceId: input.sourceId, before, limit: 500 });
-          for (const s of page.items) if (s.status !== 'dropped') raws.push(store.calls.get(s.id)?.raw);
+          for (const s of page.items) {
+            const c = s.status === 'dropped' ? undefined : store.calls.get(s.id);
+            if (c) raws.push(asReceived(c));
+          }
           if (page.next === null) break;
           before = page.next;
         }
