@@ -135,6 +135,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
         event: r.event,
         kind: r.kind as ViolationKind,
         count: r.count,
+        violations: r.violations,
         lastSeen: formatTimestamp(r.lastSeen),
         exampleCallId: r.exampleCallId,
       }));
@@ -146,6 +147,5 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
 const ALLOW = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
 
 function invalidInputConflict(name: string): Error {
-        violations: r.violations,
   return conflict(`a tracking plan named "${name}" exists: import with replace: true to replace it`);
 }
