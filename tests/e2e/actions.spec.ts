@@ -137,9 +137,10 @@ test('destinations: Both mode with a mapping, saved and kept across a reload; a 
   await fillEditor(page, 'am-data-1', '{"a": {"@nope": 1}}');
   await t('wh-save').click();
   await expect(t('error-webhooks.mappings[1].data')).toContainText('has an invalid directive: @nope');
-  // Switching sources with unsaved changes asks first (dismissed: the draft stays).
-  page.once('dialog', (d) => void d.dismiss());
+  // Switching sources with unsaved changes asks first (Keep editing: the draft stays).
   await t('source-item').filter({ hasText: 'other' }).click();
+  await expect(t('leave-dialog')).toContainText('the Webhooks settings of shop');
+  await t('leave-keep').click();
   await expect(t('source-panel').locator('h2')).toHaveText('shop');
   await expect(t('am-name-1')).toHaveValue('mapping 2');
   await t('am-remove-1').click();

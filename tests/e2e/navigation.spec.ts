@@ -86,6 +86,14 @@ test('destinations: the sidebar, the palette and an address change ask before un
   await expect(page.getByTestId('wh-url-0')).toHaveValue(edited);
   await expect(page).toHaveURL(/#\/destinations$/);
 
+  // A new source opens in place of this one: asked too; Keep editing creates nothing.
+  await page.getByTestId('new-source-name').fill('guarded-2');
+  await page.getByTestId('create-source').click();
+  await expect(dialog).toBeVisible();
+  await page.getByTestId('leave-keep').click();
+  await expect(page.getByTestId('wh-url-0')).toHaveValue(edited);
+  expect((await lab.api<Source[]>('GET', '/sources')).map((x) => x.name)).not.toContain('guarded-2');
+
   // Any address change (a typed one, Back): asked; Discard goes there and drops the edit.
   await page.evaluate(() => (location.hash = '#/load'));
   await expect(dialog).toBeVisible();

@@ -11,13 +11,16 @@ function CreateSourceForm() {
     <form
       className="create-source"
       data-testid="create-source-form"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const created = await store.getState().createSource({ name, ...(writeKey.trim() ? { writeKey: writeKey.trim() } : {}) });
-        if (created) {
-          setName('');
-          setWriteKey('');
-        }
+        // The new source opens in place of the selected one: its unsaved edits ask first.
+        store.getState().guardLeave(async () => {
+          const created = await store.getState().createSource({ name, ...(writeKey.trim() ? { writeKey: writeKey.trim() } : {}) });
+          if (created) {
+            setName('');
+            setWriteKey('');
+          }
+        });
       }}
     >
       <Field label="New source name" name="name" error={formError?.fieldMessage('name')}>
