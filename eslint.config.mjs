@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 // Layering (DESIGN.md lesson 1), enforced rather than hoped for:
 // - src/shared: no Node built-ins, no Electron, no React: it runs in the renderer and the engine.
 // - src/main/engine: never Electron or React: it runs under plain Node (headless, tests).
-// - src/renderer: never src/main or Node built-ins: it runs in a browser too.
+// - src/renderer: never src/main or Node built-ins: it runs in a browser too. Inside it, only app.tsx
+//   imports features/, and no feature imports another (shared widgets live in components/).
 // - the collector and the store never import the dispatcher: a call goes collector -> store ->
 //   dispatcher, and the dispatcher's planning rule reaches the store as a function (engine.ts).
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process', 'net', 'tls', 'stream', 'events', 'util', 'zlib', 'url', 'buffer'];
@@ -12,6 +13,11 @@ const ENGINE_PATTERNS = [
   { group: ['electron', 'electron/*'], message: 'The engine runs under plain Node: only src/main/index.ts and src/main/electron may import electron.' },
   { group: ['react', 'react-dom', '**/renderer/**'], message: 'The engine knows nothing of the UI.' },
 ];
+
+const RENDERER_PATTERNS = [
+  { group: ['**/main/**', 'electron', ...NODE_BUILTINS], message: 'The renderer runs in a browser: talk to the engine through the API client only.' },
+];
+const FEATURE_TO_FEATURE = 'A feature does not import another feature: move the shared widget or constant down to src/renderer/components (or a model to src/renderer/stores).';
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'bench/results/**'] },
@@ -68,9 +74,32 @@ export default tseslint.config(
   {
     files: ['src/renderer/**/*.{ts,tsx}'],
     rules: {
+      'no-restricted-imports': ['error', { patterns: RENDERER_PATTERNS }],
+    },
+  },
+  {
+    // Inside the renderer, imports run down only: app.tsx (the shell) imports the screens in
+    // features/; a store, a component, the API client, the first page or another root module never
+    // imports a feature, so a widget or constant two places need lives in components/ or stores/.
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    ignores: ['src/renderer/app.tsx', 'src/renderer/features/**'],
+    rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['**/main/**', 'electron', ...NODE_BUILTINS], message: 'The renderer runs in a browser: talk to the engine through the API client only.' },
+        ...RENDERER_PATTERNS,
+        { regex: '(^|/)features(/|$)', message: 'Only app.tsx imports a feature: move what a store or a component needs from features/ down to components/ (widgets) or stores/ (models).' },
       ] }],
     },
   },
+  // A feature never imports another feature's files (a shared widget moves to components/): from
+  // features/<name>/<depth…>/file, a relative path that climbs out of <name> and back into features/.
+  ...[1, 2, 3].map((depth) => ({
+    files: [`src/renderer/features/*/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        ...RENDERER_PATTERNS,
+        { regex: `^${'\\.\\./'.repeat(depth)}(?!\\.\\.(/|$))`, message: FEATURE_TO_FEATURE },
+        { regex: '(^|/)features(/|$)', message: FEATURE_TO_FEATURE },
+      ] }],
+    },
+  })),
 );

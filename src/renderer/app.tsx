@@ -21,7 +21,7 @@ import { FirstRun } from './features/demo/first-run';
 import { CommandPalette } from './features/palette/command-palette';
 import { HelpOverlay } from './features/help/help-overlay';
 import { isTyping } from './shortcuts';
-import { TimeWarpIndicator } from './features/receivers/time-warp';
+import { TimeWarpIndicator } from './components/time-warp';
 
 // What each screen of SCREENS (screens.ts: nav order, labels, routes) shows; a screen without a
 // view here does not compile.

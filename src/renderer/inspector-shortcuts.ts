@@ -1,8 +1,8 @@
-import type { ShortcutGroup } from '../../shortcuts';
+import type { ShortcutGroup } from './shortcuts';
 
 /**
- * The inspector's keyboard shortcuts: one list that both the key handler (keyboard.ts) and the help
- * overlay (src/renderer/shortcuts.ts, as INSPECTOR_SHORTCUT_GROUP) read, so what is listed is what
+ * The inspector's keyboard shortcuts: one list that both the key handler (features/inspector/keyboard.ts) and the help
+ * overlay (shortcuts.ts, as INSPECTOR_SHORTCUT_GROUP) read, so what is listed is what
  * works. `keys` are KeyboardEvent.key values; `label` is how to show them.
  */
 export type InspectorAction = 'next' | 'previous' | 'open' | 'close' | 'search' | 'pick';

@@ -1,7 +1,7 @@
-import { INSPECTOR_SHORTCUT_GROUP } from './features/inspector/shortcuts';
+import { INSPECTOR_SHORTCUT_GROUP } from './inspector-shortcuts';
 
 // Every keyboard shortcut of the app, for the help overlay (`?`) and docs/ui.md. A screen with its
-// own keys adds a group here, as the inspector does (features/inspector/shortcuts.ts).
+// own keys adds a group here, as the inspector does (inspector-shortcuts.ts).
 
 export interface Shortcut {
   /** Alternatives, each shown as one key chip: ['Ctrl+K', '⌘K']. */

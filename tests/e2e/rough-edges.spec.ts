@@ -1,4 +1,6 @@
 import type { Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
 
@@ -7,6 +9,10 @@ import { openApp, row } from './ui-steps';
 // fields offers to search inside bodies, then marks the term in the call's body. Its own server.
 
 test.describe.configure({ mode: 'serial' });
+
+// docs/ui.md's screenshots of these states, refreshed only on request like the other specs'.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 
 let lab: Lab;
 let stopLab: () => Promise<void>;
@@ -70,6 +76,7 @@ test('the sidebar says time-warp is on, with its factor, and links to the contro
   await page.reload();
   const indicator = page.getByTestId('time-warp-indicator');
   await expect(indicator).toHaveText('Time-warp ×60');
+  await page.screenshot({ path: `${SHOTS}/sidebar-time-warp.png`, clip: { x: 0, y: 0, width: 260, height: 700 } });
   await indicator.click();
   await expect(page.getByTestId('screen-receivers')).toBeVisible();
   await page.getByTestId('receivers-time-warp-1').click();
@@ -128,6 +135,7 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
   await attempt.getByTestId('verify-sw-secret-source').click();
   await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+  await attempt.getByTestId('verify-box').screenshot({ path: `${SHOTS}/verify-source-secret.png` });
 });
 
 test('at 1024×700 with the detail open, the status word is never cut: the URL note turns into ⚠1/4 and the Actions tag into A×2', async ({ page, receivers }) => {
@@ -173,4 +181,5 @@ test('at 1024×700 with the detail open, the status word is never cut: the URL n
   expect(fit.word, 'the word ends inside the chip').toBeLessThanOrEqual(fit.chip - 6);
   expect(fit.chip).toBeLessThanOrEqual(fit.tagLeft);
   expect(fit.tagRight, 'the tag ends inside the cell').toBeLessThanOrEqual(fit.cell + 0.5);
+  await page.screenshot({ path: `${SHOTS}/inspector-narrow-status.png` });
 });

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
 
@@ -7,6 +9,10 @@ import { openApp, row } from './ui-steps';
 // event shows blocked; the "violations" filter keeps only calls with some. Its own server.
 
 test.describe.configure({ mode: 'serial' });
+
+// docs/ui.md's screenshots, refreshed only on request (UPDATE_SCREENSHOTS=1) like the other specs'.
+const SHOTS = resolve(__dirname, process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots' : '../../test-results/screenshots');
+mkdirSync(SHOTS, { recursive: true });
 
 let lab: Lab;
 let stopLab: () => Promise<void>;
@@ -176,3 +182,4 @@ test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft 
   await expect(card.locator('[data-testid="plan-rule"][data-key="Cart Viewed"]')).toHaveCount(1);
   await expect(card.locator('[data-testid="plan-rule"][data-key="Left Out"]')).toHaveCount(0);
 });
+  await page.screenshot({ path: `${SHOTS}/inspector-picked.png` });

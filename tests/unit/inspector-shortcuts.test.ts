@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INSPECTOR_SHORTCUTS, inspectorAction } from '../../src/renderer/features/inspector/shortcuts';
+import { INSPECTOR_SHORTCUTS, inspectorAction } from '../../src/renderer/inspector-shortcuts';
 
 describe('inspector shortcuts: the listed keys are the handled keys', () => {
   it('maps each listed key to its action', () => {

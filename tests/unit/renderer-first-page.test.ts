@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { firstPageScript } from '../../electron.vite.config';
 import { TOKEN_KEY } from '../../src/renderer/api/token';
 import { NOT_FORWARDED_TITLE } from '../../src/renderer/components/status-chip-model';
-import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT } from '../../src/renderer/features/inspector/call-list-model';
+import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT } from '../../src/renderer/components/call-list-model';
 import { APP_NAME, CONNECTION_LABELS, SCREENS } from '../../src/renderer/screens';
 import { STATE_LABELS } from '../../src/shared/url-outcome';
 
@@ -59,7 +59,7 @@ describe('the first page script', () => {
       [APP_NAME, 'screens.ts'],
       ...Object.values(CONNECTION_LABELS).map((l): [string, string] => [l, 'screens.ts']),
       ...SCREENS.map((s): [string, string] => [s.label, 'screens.ts']),
-      ...CALL_COLUMNS.filter((c) => c.label.length > 6).map((c): [string, string] => [c.label, 'features/inspector/call-list-model.ts']),
+      ...CALL_COLUMNS.filter((c) => c.label.length > 6).map((c): [string, string] => [c.label, 'components/call-list-model.ts']),
       [NOT_FORWARDED_TITLE, 'components/status-chip-model.ts'],
       ['not forwarded', 'components/status-chip-model.ts'],
       [TOKEN_KEY, 'api/token.ts'],

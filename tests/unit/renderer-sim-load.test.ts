@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPOSE_TEMPLATE, defaultLoadDraft, linePath, loadInputOf, niceMax, progressOf, ratesOf, templateOf } from '../../src/renderer/features/load/load-model';
+import { COMPOSE_TEMPLATE, defaultLoadDraft, linePath, loadInputOf, niceMax, progressOf, ratesOf, templateOf } from '../../src/renderer/stores/load-model';
 import { createAppStore } from '../../src/renderer/stores/app.store';
 import { newerRun } from '../../src/renderer/stores/load.slice';
 import { loadInputSchema, type LoadRun, type LoadSample } from '../../src/shared/simulation.contract';

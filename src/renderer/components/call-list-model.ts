@@ -1,5 +1,5 @@
-import type { CallSummary } from '../../../shared/types';
-import { formatMs, formatTime } from '../../components/format';
+import type { CallSummary } from '../../shared/types';
+import { formatMs, formatTime } from './format';
 
 // What the inspector's call list shows, without React: how many calls a page holds, how tall a row
 // is, its columns and what each cell says. CallList renders it, and so does the shell painted before

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import type { PlanVerdict } from '../../../shared/tracking-plan.schema';
-import type { JsonObject } from '../../../shared/types';
-import { useAppStore } from '../../store-context';
+import type { PlanVerdict } from '../../shared/tracking-plan.schema';
+import type { JsonObject } from '../../shared/types';
+import { useAppStore } from '../store-context';
 
 // Compose's as-you-type check against the source's tracking plan (issue 24): the engine checks the
 // call being built (Ajv cannot run in this window: its CSP forbids generated code), a moment after

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { useApp, useAppStore } from '../../store-context';
+import { useApp, useAppStore } from '../store-context';
 import { downloadText } from './download';
 
 /** Export the current config as a file, or import one (sources, settings, mock receivers, audiences). */

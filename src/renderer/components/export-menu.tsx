@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import { useApp, useAppStore } from '../../store-context';
+import { useApp, useAppStore } from '../store-context';
 import { downloadBlob } from './download';
 
 /** Export of the deliveries matching the Inspector's current filters (SPEC §7). */

@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import type { Delivery } from '../../../shared/types';
-import { formatDuration } from '../../components/format';
-import { NextRetry } from '../../components/status-chip';
-import { useApp, useAppStore } from '../../store-context';
-import { TIME_SCALE_PRESETS } from '../../stores/sim-tools.slice';
-import { tabHref } from '../../screens';
+import type { Delivery } from '../../shared/types';
+import { formatDuration } from './format';
+import { NextRetry } from './status-chip';
+import { useApp, useAppStore } from '../store-context';
+import { TIME_SCALE_PRESETS } from '../stores/sim-tools.slice';
+import { tabHref } from '../screens';
 
 // Time-warp (SPEC §4): retry delays are divided by the factor, applied live to scheduled retries.
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import type { CallDetail } from '../../../shared/types';
-import type { PlanVerdict, Violation } from '../../../shared/tracking-plan.schema';
-import { useAppStore } from '../../store-context';
+import type { CallDetail } from '../../shared/types';
+import type { PlanVerdict, Violation } from '../../shared/tracking-plan.schema';
+import { useAppStore } from '../store-context';
 
 // What a call's source's tracking plan found when the call arrived (docs/tracking-plans.md): the
 // count on its row, and in its detail the verdict (blocked, omitted) and each violation.

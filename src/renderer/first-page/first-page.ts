@@ -22,7 +22,7 @@ import { toHttpRequest } from '../../shared/http-mapping';
 import type { EarlyRequest, FirstRows } from '../api/early-request';
 import { peekToken } from '../api/token';
 import { actionsTagOf, chipMinWidth, chipOf, countdownText, elapsedText, noteText } from '../components/status-chip-model';
-import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT, rowStatus } from '../features/inspector/call-list-model';
+import { CALL_COLUMNS, PAGE_SIZE, ROW_HEIGHT, rowStatus } from '../components/call-list-model';
 import { APP_NAME, CONNECTION_LABELS, SCREENS, tabFromHash, tabHref } from '../screens';
 
 const onInspector = () => tabFromHash(location.hash) === 'inspector';

@@ -4,7 +4,7 @@ import type { SliceCreator } from './app.types';
 import { ApiError } from '../../shared/api-error';
 import { errorText } from './errors';
 import { mergeCallEvents, matchesFilters, type InspectorFilters } from './inspector-merge';
-import { PAGE_SIZE } from '../features/inspector/call-list-model';
+import { PAGE_SIZE } from '../components/call-list-model';
 import { callHref, tabHref } from '../screens';
 import { replaceHash } from './ui.slice';
 

@@ -1,6 +1,6 @@
-import type { LoadInput, LoadRun, LoadSample } from '../../../shared/simulation.contract';
-import type { CallType, JsonObject } from '../../../shared/types';
-import { SAMPLE_CALLS } from '../../../shared/sample-calls';
+import type { LoadInput, LoadRun, LoadSample } from '../../shared/simulation.contract';
+import type { CallType, JsonObject } from '../../shared/types';
+import { SAMPLE_CALLS } from '../../shared/sample-calls';
 
 // The load form as text, its conversion to startLoad's input, and the per-second series the chart
 // draws from LoadRun.samples (whose counts are cumulative since the start of the run).

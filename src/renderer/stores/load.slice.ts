@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../shared/api.contract';
 import type { ApiError } from '../../shared/api-error';
 import type { LoadInput, LoadRun } from '../../shared/simulation.contract';
-import type { LoadDraft } from '../features/load/load-model';
+import type { LoadDraft } from './load-model';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 

@@ -5,7 +5,7 @@ import { buildMessage } from '../../stores/compose-model';
 import { ComposeForm, TemplatePicker } from './compose-form';
 import { PreviewPanes } from './previews';
 import { usePreviews } from './use-previews';
-import { ComposePlanCheck } from '../tracking-plans/compose-plan-check';
+import { ComposePlanCheck } from '../../components/compose-plan-check';
 import { LoadError } from '../../components/load-error';
 
 function ClientSource() {

@@ -3,7 +3,7 @@ import { CALL_TYPES, type ActionsMethod } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
 import { JsonEditor } from '../../components/json-editor';
-import { HeaderEditor } from './header-editor';
+import { HeaderEditor } from '../../components/header-editor';
 import { conditionsFql, FqlTrigger } from './trigger-editor';
 import { MAX_MAPPINGS, METHODS, errorUnder, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
 

@@ -6,7 +6,7 @@ import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
 import { useApp, useAppStore } from '../../store-context';
 import { useUnsaved } from '../../components/leave-dialog';
-import { HeaderEditor } from './header-editor';
+import { HeaderEditor } from '../../components/header-editor';
 import { FormErrors } from '../../components/form-errors';
 import { ActionsMappings } from './actions-mappings';
 import {

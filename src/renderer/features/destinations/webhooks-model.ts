@@ -4,7 +4,7 @@ import { webhookMappings, webhookMode } from '../../../shared/actions/mode';
 import { SECRET_PREFIX, toBase64 } from '../../../shared/standard-webhooks';
 import type { ActionsMapping, ActionsMethod, DestinationMode, Json, TriggerCondition, WebhookSettings } from '../../../shared/types';
 import { parseJsonText } from '../../stores/compose-model';
-import type { HeaderRow } from './header-editor';
+import type { HeaderRow } from '../../components/header-editor';
 
 // The Webhooks form's draft (what the inputs hold, as text) and its way to and from the settings the
 // engine stores. React-free so the round trip is unit-tested: a source saved before Actions existed

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { PlanCheckView } from '../tracking-plans/violations-view';
+import { PlanCheckView } from '../../components/violations-view';
 import type { Attempt, CallDetail, Delivery, UrlOutcome } from '../../../shared/types';
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { forwardingText } from '../../../shared/forwarding';
@@ -11,7 +11,7 @@ import { useApp, useAppStore } from '../../store-context';
 import { AttemptView, attemptCurl, byteLength } from './attempt-view';
 import { BodyView } from '../../components/lazy-json-view';
 import { EditReplay } from './edit-replay';
-import { RetryTimes } from '../receivers/time-warp';
+import { RetryTimes } from '../../components/time-warp';
 import { outcomeLine } from '../../components/status-chip-model';
 import { BatchMembers, BatchMembership } from './batch-members';
 import { BatchBodyPages } from './batch-body-pages';

@@ -2,9 +2,9 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CallSummary } from '../../../shared/types';
 import { ActionsTag, StatusChip } from '../../components/status-chip';
-import { ViolationsBadge } from '../tracking-plans/violations-view';
+import { ViolationsBadge } from '../../components/violations-view';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from './call-list-model';
+import { CALL_COLUMNS, ROW_HEIGHT, rowStatus } from '../../components/call-list-model';
 
 /** What a click on a row does: Ctrl/⌘ toggles its pick, Shift picks up to it, a plain click opens it. */
 function clickKind(e: MouseEvent): 'toggle' | 'range' | 'open' {

@@ -1,10 +1,10 @@
 import { useEffect } from 'react';
 import type { AppStore } from '../../stores/app.store';
 import { isTyping } from '../../shortcuts';
-import { inspectorAction } from './shortcuts';
+import { inspectorAction } from '../../inspector-shortcuts';
 
 /**
- * The inspector's keys (shortcuts.ts), while it is on screen: ↑/↓ or j/k move the cursor row (and the
+ * The inspector's keys (inspector-shortcuts.ts), while it is on screen: ↑/↓ or j/k move the cursor row (and the
  * open detail with it), Enter opens it, Esc closes the detail, / goes to the search box. Nothing
  * happens while a field has the focus or a dialog is open, or with Ctrl/Cmd/Alt held. x picks the
  * cursor row (call-picks.slice.ts).

@@ -1,5 +1,5 @@
 import type { LoadSample } from '../../../shared/simulation.contract';
-import { linePath, niceMax, ratesOf, type RatePoint } from './load-model';
+import { linePath, niceMax, ratesOf, type RatePoint } from '../../stores/load-model';
 
 // Two small inline-SVG charts (no chart library): outcomes per second, and delivery latency.
 

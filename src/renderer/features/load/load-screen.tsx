@@ -6,7 +6,7 @@ import { formatDuration } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { buildMessage } from '../../stores/compose-model';
 import { LoadCharts } from './load-chart';
-import { COMPOSE_TEMPLATE, defaultLoadDraft, loadInputOf, progressOf, templateOf, type LoadDraft } from './load-model';
+import { COMPOSE_TEMPLATE, defaultLoadDraft, loadInputOf, progressOf, templateOf, type LoadDraft } from '../../stores/load-model';
 import { FormErrors } from '../../components/form-errors';
 
 const KNOWN = /^(rate|durationS|total|users|sourceId|template.*)$/;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { MockReceiverView } from '../../../shared/simulation.contract';
 import { Field } from '../../components/field';
 import { useApp, useAppStore } from '../../store-context';
-import { HeaderEditor } from '../destinations/header-editor';
+import { HeaderEditor } from '../../components/header-editor';
 import { draftFromReceiver, draftToInput, emptyDraft, type ReceiverDraft } from './receiver-model';
 import { FormErrors } from '../../components/form-errors';
 

@@ -9,7 +9,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { ReceiverForm } from './receiver-form';
 import { ReceiverRequests } from './receiver-requests';
 import { behaviorSummary } from './receiver-model';
-import { TimeWarpControl } from './time-warp';
+import { TimeWarpControl } from '../../components/time-warp';
 import { LoadError } from '../../components/load-error';
 
 function AttachToSource({ receiver }: { receiver: MockReceiverView }) {

@@ -5,8 +5,8 @@ import { userAgentOf } from '../../../shared/webhook-request';
 import { Field } from '../../components/field';
 import { formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
-import { ConfigIo } from '../load/config-io';
-import { TimeWarpControl } from '../receivers/time-warp';
+import { ConfigIo } from '../../components/config-io';
+import { TimeWarpControl } from '../../components/time-warp';
 import { setThemeChoice, THEME_CHOICES, THEME_LABELS, useTheme, type ThemeChoice } from '../../theme';
 
 /** This window's theme: applied at once and remembered here (not an engine setting). */
