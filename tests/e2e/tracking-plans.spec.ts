@@ -166,6 +166,7 @@ test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft 
   // A name already taken is refused in the bar; a new one makes the plan from exactly the picked calls.
   await page.getByTestId('picks-draft').click();
   await expect(page.getByTestId('picks-draft-text')).toHaveText('Draft a tracking plan from 3 picked calls, named');
+  await page.screenshot({ path: `${SHOTS}/inspector-picked.png` });
   await page.getByTestId('picks-draft-name').fill('Shop plan');
   await page.getByTestId('picks-draft-confirm').click();
   await expect(page.getByTestId('picks-draft-error')).toContainText('Shop plan');
@@ -182,4 +183,3 @@ test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft 
   await expect(card.locator('[data-testid="plan-rule"][data-key="Cart Viewed"]')).toHaveCount(1);
   await expect(card.locator('[data-testid="plan-rule"][data-key="Left Out"]')).toHaveCount(0);
 });
-  await page.screenshot({ path: `${SHOTS}/inspector-picked.png` });
