@@ -3,6 +3,7 @@
 import type { CollectorFaults } from './collector-faults';
 import type { Violation } from './tracking-plan.schema';
 import type { Forwarding } from './forwarding';
+import type { TlsErrorKind } from './tls-codes';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -180,6 +181,7 @@ export interface RequestMeta {
 
 export type AttemptTrigger = 'scheduled' | 'manual' | 'replay';
 export type AttemptOutcome = 'success' | 'retryable' | 'failed';
+export type { TlsErrorKind } from './tls-codes';
 
 export interface Attempt {
   id: number;
@@ -203,6 +205,12 @@ export interface Attempt {
   errorCode: string | null;
   errorMessage: string | null;
   timedOut: boolean;
+  /** The time limit that was hit (ms), when the attempt timed out; null otherwise. */
+  timeoutMs: number | null;
+  /** A certificate or handshake failure: the code (errorCode) and its kind; null otherwise. */
+  tlsError: { code: string; kind: TlsErrorKind } | null;
+  /** No HTTP response because the connection failed or broke before one (ECONNREFUSED, ENOTFOUND, ECONNRESET…); null otherwise. */
+  connectError: { code: string } | null;
   outcome: AttemptOutcome;
   /** Where the time went; null when the request never had a connection, or for attempts made before v9. */
   timing: AttemptTiming | null;

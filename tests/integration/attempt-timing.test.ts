@@ -142,13 +142,13 @@ describe('migration to v9: timing columns on a database the previous version wro
       store.deliveries.insertAttempt({
         deliveryId: 1, round: 2, urlIndex: 0, url: 'http://x/', trigger: 'replay', startedAt: 2, durationMs: 4, requestHeaders: {}, body: null,
         signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
-        timedOut: false, outcome: 'success', timing,
+        timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing,
       });
       const reused = { ...timing, connectMs: null, tlsMs: null, reused: true };
       store.deliveries.insertAttempt({
         deliveryId: 1, round: 3, urlIndex: 0, url: 'http://x/', trigger: 'replay', startedAt: 3, durationMs: 4, requestHeaders: {}, body: null,
         signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
-        timedOut: false, outcome: 'success', timing: reused,
+        timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: reused,
       });
       const attempts = store.deliveries.forCall(1)[0].attempts;
       expect(attempts.map((a) => a.timing)).toEqual([null, timing, reused]);

@@ -169,6 +169,9 @@ describe('export as HAR', () => {
       errorCode: null,
       errorMessage: null,
       timedOut: false,
+      timeoutMs: null,
+      tlsError: null,
+      connectError: null,
     });
 
     expect(byCall(ids.gone).response).toMatchObject({ status: 410, statusText: 'Gone', content: { text: 'gone for good' } });
@@ -178,7 +181,7 @@ describe('export as HAR', () => {
     const down = byCall(ids.down);
     expect(down.response).toMatchObject({ status: 0, bodySize: -1 });
     expect(down.response.statusText).not.toBe('');
-    expect(down._webhookLab).toMatchObject({ outcome: 'retryable', errorCode: expect.stringMatching(/ECONNREFUSED/) });
+    expect(down._webhookLab).toMatchObject({ outcome: 'retryable', errorCode: 'ECONNREFUSED', connectError: { code: 'ECONNREFUSED' } });
   });
 
   it('follows the same filters', async () => {

@@ -44,7 +44,7 @@ describe('the timeout message says what happens next', () => {
   const timedOut: Attempt = {
     id: 1, deliveryId: 1, round: 1, urlIndex: 1, url: 'http://x/', method: 'POST', trigger: 'scheduled', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5000,
     requestHeaders: {}, requestBody: '{}', signature: null, responseStatus: null, responseHeaders: null, responseBody: null, responseTruncated: false,
-    errorCode: null, errorMessage: 'timed out after 5000 ms', timedOut: true, outcome: 'retryable', timing: null,
+    errorCode: 'TIMEOUT', errorMessage: 'timed out after 5000 ms', timedOut: true, timeoutMs: 5000, tlsError: null, connectError: null, outcome: 'retryable', timing: null,
   };
   it('retried on the schedule when no other URL delivered', () => {
     expect(explainAttempt(timedOut)).toContain('Retried on the schedule');
@@ -53,17 +53,17 @@ describe('the timeout message says what happens next', () => {
     const text = explainAttempt(timedOut, { deliveredByOther: true })!;
     expect(text).not.toContain('Retried on the schedule');
     expect(text).toContain('Not retried: another URL of this call answered 2xx in the same round');
-    expect(explainAttempt({ ...timedOut, timedOut: false, errorMessage: null, responseStatus: 500 }, { deliveredByOther: true })).toContain('Not retried');
-    expect(explainAttempt({ ...timedOut, timedOut: false, errorCode: 'ECONNREFUSED' }, { deliveredByOther: true })).toContain('Not retried');
+    expect(explainAttempt({ ...timedOut, timedOut: false, timeoutMs: null, errorCode: null, errorMessage: null, responseStatus: 500 }, { deliveredByOther: true })).toContain('Not retried');
+    expect(explainAttempt({ ...timedOut, timedOut: false, timeoutMs: null, errorCode: 'ECONNREFUSED', connectError: { code: 'ECONNREFUSED' } }, { deliveredByOther: true })).toContain('Not retried');
   });
   it('names the timeout the attempt had: 5 s Classic, 10 s Actions', () => {
     expect(explainAttempt(timedOut)).toMatch(/^No answer within 5 s: .* within 5 s of the request/);
-    const actions = { ...timedOut, errorMessage: 'timed out after 10000 ms' };
+    const actions = { ...timedOut, errorMessage: 'timed out after 10000 ms', timeoutMs: 10000 };
     expect(explainAttempt(actions)).toMatch(/^No answer within 10 s: .* within 10 s of the request/);
-    expect(attemptTimeout({ errorMessage: 'timed out after 300 ms' })).toBe('300 ms');
+    expect(attemptTimeout({ timeoutMs: 300 })).toBe('300 ms');
   });
   it("an Actions 501 says it is not retried, an Actions 423 that it is", () => {
-    const http = (status: number, outcome: Attempt['outcome']) => ({ ...timedOut, timedOut: false, errorMessage: null, responseStatus: status, outcome });
+    const http = (status: number, outcome: Attempt['outcome']) => ({ ...timedOut, timedOut: false, timeoutMs: null, errorCode: null, errorMessage: null, responseStatus: status, outcome });
     expect(explainAttempt(http(501, 'failed'))).toContain('not retried');
     expect(explainAttempt(http(501, 'retryable'))).toContain('server error. Retried on the schedule');
     expect(explainAttempt(http(423, 'retryable'))).toContain('Retried on the schedule');

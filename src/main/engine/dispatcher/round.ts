@@ -4,6 +4,7 @@ import { ACTIONS_TIMEOUT_MS, type RetryRule } from '../../../shared/actions/retr
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../../shared/webhook-request';
 import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from './request-headers';
 import { classify, type Classification } from './classify';
+import { failureFacts } from './send-errors';
 import type { HttpSender, SendResult } from './http-sender';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
@@ -59,7 +60,7 @@ export async function sendRound(
       const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
       if (onAnswer) {
         const c = classify(r, now(), rule);
-        onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c));
+        onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
       }
       return { i, target, headers, signature, r };
     }),
@@ -70,7 +71,7 @@ export async function sendRound(
   for (const { i, target, headers, signature, r } of results) {
     const c = classify(r, t, rule);
     classifications.push(c);
-    attempts.push(attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c));
+    attempts.push(attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
   }
   return { attempts, classifications };
 }
@@ -87,9 +88,10 @@ function attemptOfRound(
   signature: string | null,
   r: SendResult,
   c: Classification,
+  timeoutMs: number,
 ): NewAttempt {
   const sent = d.kind === 'actions' ? withClientHeaders(headers, url) : headers;
-  return toAttempt(d.id, round, urlIndex, url, trigger, sent, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c);
+  return toAttempt(d.id, round, urlIndex, url, trigger, sent, bodyOverride && !bodyOverride.equals(d.body) ? bodyOverride : null, signature, r, c, timeoutMs);
 }
 
 /**
@@ -142,6 +144,7 @@ function toAttempt(
   signature: string | null,
   r: SendResult,
   c: Classification,
+  timeoutMs: number,
 ): NewAttempt {
   return {
     deliveryId,
@@ -161,6 +164,7 @@ function toAttempt(
     errorCode: r.errorCode,
     errorMessage: r.errorMessage ?? (c.outcome === 'success' ? null : c.reason),
     timedOut: r.timedOut,
+    ...failureFacts(r, timeoutMs),
     outcome: c.outcome,
     timing: r.timing,
   };

@@ -1,3 +1,8 @@
+import type { Attempt } from '../../../shared/types';
+import { isConnectCode } from '../../../shared/connect-codes';
+import { tlsKind } from '../../../shared/tls-codes';
+import type { SendResult } from './http-sender';
+
 // What a failed send is called in an attempt record: a stable code and a sentence for people, with
 // certificate problems told apart (the inspector flags them as TLS errors, not as the receiver's).
 
@@ -13,6 +18,21 @@ export function errorCode(err: Error & { code?: unknown; cause?: unknown }): str
 
 // Which codes are TLS errors: the one table (src/shared/tls-codes.ts), shared with the inspector.
 export { isTlsCode } from '../../../shared/tls-codes';
+
+/**
+ * The facts an attempt records about how it failed (issue 27), so nothing reads them back out of its
+ * message: the limit it ran into, a TLS error's code and kind, a connection error's code. Which codes
+ * are which is the shared tables' word (src/shared/tls-codes.ts, src/shared/connect-codes.ts).
+ */
+export function failureFacts(
+  r: Pick<SendResult, 'status' | 'errorCode' | 'timedOut' | 'tlsError'>,
+  timeoutMs: number,
+): Pick<Attempt, 'timeoutMs' | 'tlsError' | 'connectError'> {
+  const code = r.errorCode;
+  const tls = r.tlsError && code !== null ? { code, kind: tlsKind(code) ?? 'other' } : null;
+  const connect = !r.timedOut && tls === null && r.status === null && isConnectCode(code) ? { code: code as string } : null;
+  return { timeoutMs: r.timedOut ? timeoutMs : null, tlsError: tls, connectError: connect };
+}
 
 const MESSAGES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

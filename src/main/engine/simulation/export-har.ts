@@ -53,6 +53,9 @@ export interface HarEntry {
     errorCode: string | null;
     errorMessage: string | null;
     timedOut: boolean;
+    timeoutMs: Attempt['timeoutMs'];
+    tlsError: Attempt['tlsError'];
+    connectError: Attempt['connectError'];
   };
 }
 
@@ -156,6 +159,9 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
       errorCode: a.errorCode,
       errorMessage: a.errorMessage,
       timedOut: a.timedOut,
+      timeoutMs: a.timeoutMs,
+      tlsError: a.tlsError,
+      connectError: a.connectError,
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ActionsMethod, Attempt, AttemptOutcome, AttemptTrigger } from '../../../shared/types';
+import type { ActionsMethod, Attempt, AttemptOutcome, AttemptTrigger, TlsErrorKind } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { NewAttempt } from './delivery.types';
@@ -9,8 +9,8 @@ import type { NewAttempt } from './delivery.types';
 
 export const INSERT_ATTEMPT_SQL = `INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
   request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
-  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused, timeout_ms, tls_kind, connect_error)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export interface AttemptRow {
   id: number;
@@ -37,6 +37,10 @@ export interface AttemptRow {
   ttfb_ms: number | null;
   total_ms: number | null;
   conn_reused: number | null;
+  /** Since v16 (migration 16 filled them in for older attempts): the facts of how it failed. */
+  timeout_ms: number | null;
+  tls_kind: TlsErrorKind | null;
+  connect_error: number | null;
 }
 
 /** INSERT_ATTEMPT_SQL's parameters, in its column order. */
@@ -65,6 +69,9 @@ export function attemptParams(a: NewAttempt): unknown[] {
     a.timing?.ttfbMs ?? null,
     a.timing?.totalMs ?? null,
     a.timing ? (a.timing.reused ? 1 : 0) : null,
+    a.timeoutMs,
+    a.tlsError?.kind ?? null,
+    a.connectError ? 1 : 0,
   ];
 }
 
@@ -88,6 +95,10 @@ export function attemptFromRow(a: AttemptRow): NewAttempt {
     errorCode: a.error_code,
     errorMessage: a.error_message,
     timedOut: a.timed_out === 1,
+    // The codes are the attempt's errorCode; the row says which fact it is.
+    timeoutMs: a.timed_out === 1 ? a.timeout_ms ?? null : null,
+    tlsError: a.tls_kind && a.error_code ? { code: a.error_code, kind: a.tls_kind } : null,
+    connectError: a.connect_error === 1 && a.error_code ? { code: a.error_code } : null,
     outcome: a.outcome,
     // Written with the attempt since v9 (total_ms set whenever the request had a connection).
     timing:
@@ -130,6 +141,9 @@ export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery):
     errorCode: a.errorCode,
     errorMessage: a.errorMessage,
     timedOut: a.timedOut,
+    timeoutMs: a.timeoutMs,
+    tlsError: a.tlsError,
+    connectError: a.connectError,
     outcome: a.outcome,
     timing: a.timing,
   };

@@ -4,6 +4,8 @@ import { createPrivateFile, DB_FILE } from './data-folder';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
 import { bodyMayMatch, searchText } from '../../../shared/search-filter';
+import { tlsKind } from '../../../shared/tls-codes';
+import { isConnectCode } from '../../../shared/connect-codes';
 
 export type Db = Database.Database;
 
@@ -55,13 +57,17 @@ export function openDatabase({ dataDir, nativeBinding }: OpenOptions): Db {
 /**
  * The shared search rule as SQL functions (src/shared/search-filter.ts), so the database applies the
  * rule itself rather than a copy of it: migration 8 fills calls.search with wl_search_text, and a
- * body search passes request bodies through wl_body_may_match.
+ * body search passes request bodies through wl_body_may_match. It also registers the attempt code
+ * tables (wl_tls_kind, wl_connect_code) migration 16 reads.
  */
 export function registerSearchFunctions(db: Db): void {
   db.function('wl_search_text', { deterministic: true }, (userId, anonymousId, messageId, label, groupId, previousId) =>
     searchText({ userId, anonymousId, messageId, label, groupId, previousId } as Record<string, string | null>),
   );
   db.function('wl_body_may_match', { deterministic: true }, (body, term) => (typeof body === 'string' && bodyMayMatch(body, String(term)) ? 1 : 0));
+  // Migration 16 gives older attempts their facts by the shared code tables (issue 27).
+  db.function('wl_tls_kind', { deterministic: true }, (code) => tlsKind(typeof code === 'string' ? code : null));
+  db.function('wl_connect_code', { deterministic: true }, (code) => (isConnectCode(typeof code === 'string' ? code : null) ? 1 : 0));
 }
 
 export function migrate(db: Db): void {

@@ -415,4 +415,19 @@ export const MIGRATIONS: string[] = [
      passed and failed per rule): a JSON object of rule (type, key, version) to count; NULL before. */ `
   ALTER TABLE checked_requests ADD COLUMN rules TEXT;
   `,
+  /* 16: facts on the attempt (issue 27), so nothing parses them back out of its message: timeout_ms,
+     the limit a timed-out attempt hit; tls_kind, a TLS error's kind (its code is error_code);
+     connect_error 1 when no response came because the connection failed or broke first. Attempts made
+     before get them from what they recorded, by the same shared tables the dispatcher now uses
+     (wl_tls_kind, wl_connect_code: database.ts) and the one message a timeout was written with. */ `
+  ALTER TABLE attempts ADD COLUMN timeout_ms INTEGER;
+  ALTER TABLE attempts ADD COLUMN tls_kind TEXT;
+  ALTER TABLE attempts ADD COLUMN connect_error INTEGER NOT NULL DEFAULT 0;
+  UPDATE attempts SET timeout_ms = CAST(substr(error_message, 17) AS INTEGER)
+    WHERE timed_out = 1 AND error_message LIKE 'timed out after % ms';
+  UPDATE attempts SET tls_kind = wl_tls_kind(error_code)
+    WHERE error_code IS NOT NULL AND timed_out = 0 AND response_status IS NULL;
+  UPDATE attempts SET connect_error = wl_connect_code(error_code)
+    WHERE error_code IS NOT NULL AND timed_out = 0 AND response_status IS NULL AND tls_kind IS NULL;
+  `,
 ];

@@ -1,19 +1,10 @@
 import type { Attempt } from '../../../shared/types';
-import { isTlsCode, tlsCodeText } from '../../../shared/tls-codes';
+import { tlsCodeText } from '../../../shared/tls-codes';
+import { connectCodeText } from '../../../shared/connect-codes';
 
-// Attempt failures in words. Codes are Node/undici/OpenSSL codes as the dispatcher records them; which
-// are TLS errors is the dispatcher's own table (src/shared/tls-codes.ts).
-const NET_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused: nothing is listening at that host and port',
-  ECONNRESET: 'the receiver closed the connection before answering',
-  UND_ERR_SOCKET: 'the connection broke before a full answer arrived',
-  ENOTFOUND: 'the host name does not resolve (DNS)',
-  EAI_AGAIN: 'DNS lookup failed temporarily',
-  EHOSTUNREACH: 'the host is unreachable',
-  ETIMEDOUT: 'the connection attempt timed out',
-};
-
-export const isTlsError = isTlsCode;
+// Attempt failures in words, from the facts the attempt recorded (timeoutMs, tlsError, connectError),
+// never from its message. Which codes are TLS or connection errors, and what each means, are the
+// dispatcher's own tables (src/shared/tls-codes.ts, src/shared/connect-codes.ts).
 
 /** What the attempt is seen beside. */
 export interface AttemptContext {
@@ -37,13 +28,13 @@ function retryNote(a: Attempt, ctx: AttemptContext): string {
 }
 
 /**
- * The attempt's timeout in words ("5 s", "10 s"), read from what the dispatcher recorded ("timed out
- * after 10000 ms"): Classic attempts have the retry schedule's (5 s unless the preset says otherwise),
- * Actions attempts 10 s.
+ * The attempt's timeout in words ("5 s", "10 s", "300 ms"), as it recorded it (timeoutMs): Classic
+ * attempts have the retry schedule's, Actions attempts 10 s. "the time limit" when it recorded none
+ * (a timeout whose limit an older attempt did not say).
  */
-export function attemptTimeout(a: Pick<Attempt, 'errorMessage'>): string {
-  const m = /timed out after (\d+) ms/.exec(a.errorMessage ?? '');
-  const ms = m ? Number(m[1]) : 5000;
+export function attemptTimeout(a: Pick<Attempt, 'timeoutMs'>): string {
+  const ms = a.timeoutMs;
+  if (ms === null) return 'the time limit';
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
@@ -53,11 +44,15 @@ export function explainAttempt(a: Attempt, ctx: AttemptContext = {}): string | n
     const t = attemptTimeout(a);
     return `No answer within ${t}: the receiver must send its response within ${t} of the request. ${retryNote(a, ctx)}`;
   }
-  const code = a.errorCode;
-  if (code && isTlsError(code)) {
+  if (a.tlsError) {
+    const { code } = a.tlsError;
     return `TLS error (${code}): ${tlsCodeText(code)}. No HTTP request was sent. TLS errors are not retried; use a certificate the system trusts, or http: for local testing.`;
   }
-  if (code && NET_CODES[code]) return `${NET_CODES[code]} (${code}). ${retryNote(a, ctx)}`;
+  if (a.connectError) {
+    const { code } = a.connectError;
+    return `${connectCodeText(code) ?? a.errorMessage ?? 'the connection failed'} (${code}). ${retryNote(a, ctx)}`;
+  }
+  const code = a.errorCode;
   if (code) return `${a.errorMessage ?? 'request failed'} (${code}).`;
   const s = a.responseStatus;
   if (s === null) return a.errorMessage;
