@@ -1,18 +1,53 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/main/engine/store/database';
+import { CORE_TABLE_SQL as CORE_SQL, CORE_TABLES } from '../../src/main/engine/store/feature-db';
 
 /**
  * The store owns the call record (DESIGN.md, issue 16): SQL over the core tables appears only in
  * src/main/engine/store/, and the store's database handle does not leave it. Only string and
  * template literals are read (through the TypeScript scanner), so a comment that says "split into
  * requests" is not SQL, while a query in a template literal is.
+ *
+ * The core tables are every table the migrations leave in a lab's database except the features'
+ * own (FEATURE_TABLES): read from a real migrated file, so a new table is either listed as a
+ * feature's or guarded as the store's (issue 27: the pattern had left out the two Actions tables).
  */
 const ROOT = join(__dirname, '..', '..');
 const SRC = join(ROOT, 'src');
 const STORE_DIR = join(SRC, 'main', 'engine', 'store') + sep;
-const CORE_SQL = /\b(?:FROM|JOIN|INTO|UPDATE|DELETE\s+FROM)\s+(?:calls|requests|deliveries|attempts|source_keys)\b/i;
+
+/** Tables a feature keeps beside it, through a repository opened by Store.featureRepo. */
+const FEATURE_TABLES: Record<string, string> = {
+  mock_receivers: 'simulation/receivers.repo.ts',
+  receiver_requests: 'simulation/receivers.repo.ts',
+  deletions: 'simulation/deletions.repo.ts',
+  audiences: 'simulation/audiences/audiences.repo.ts',
+  audience_members: 'simulation/audiences/audiences.repo.ts',
+  tracking_plans: 'tracking-plans/plans.repo.ts',
+  tracking_plan_connections: 'tracking-plans/plans.repo.ts',
+  call_violations: 'tracking-plans/plans.repo.ts',
+  checked_requests: 'tracking-plans/plans.repo.ts',
+};
+
+/** Every table of a freshly migrated lab database. */
+function migratedTables(): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'wl-ownership-'));
+  try {
+    const db = openDatabase({ dataDir: dir });
+    try {
+      return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -46,10 +81,13 @@ function coreSqlOutsideStore(): string[] {
     );
 }
 
-/** Members of class Store a caller outside it can read, that are, or are typed as, the database handle. */
-function publicDbMembers(): string[] {
-  const file = join(STORE_DIR, 'store.ts');
-  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+/**
+ * Members of class Store a caller outside it can read, that are, or are typed as, the database handle,
+ * or methods that hand it on: a parameter (a callback's included) or a result typed with Db or
+ * Database (issue 27: featureRepo lent the handle itself to a factory).
+ */
+function publicDbMembers(file = join(STORE_DIR, 'store.ts'), text = readFileSync(file, 'utf8')): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const cls = sf.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === 'Store');
   if (!cls) throw new Error('class Store not found in store.ts');
   const hidden = (m: ts.ClassElement) =>
@@ -57,6 +95,9 @@ function publicDbMembers(): string[] {
     (ts.canHaveModifiers(m) && (ts.getModifiers(m) ?? []).some((k) => k.kind === ts.SyntaxKind.PrivateKeyword || k.kind === ts.SyntaxKind.ProtectedKeyword));
   const typeText = (m: ts.ClassElement) =>
     ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m) || ts.isMethodDeclaration(m) ? (m.type?.getText(sf) ?? '') : '';
+  const handsOn = (m: ts.ClassElement) =>
+    (ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m)) &&
+    [typeText(m), ...(ts.isMethodDeclaration(m) ? m.parameters.map((p) => p.type?.getText(sf) ?? '') : [])].some((t) => /\b(?:Db|Database)\b/.test(t));
   // Constructor parameters with an accessibility modifier are members too.
   const ctorParams = cls.members
     .filter(ts.isConstructorDeclaration)
@@ -65,18 +106,32 @@ function publicDbMembers(): string[] {
     .map((p) => `constructor parameter ${p.name.getText(sf)}`);
   return cls.members
     .filter((m) => !hidden(m) && !ts.isConstructorDeclaration(m))
-    .filter((m) => m.name?.getText(sf) === 'db' || typeText(m) === 'Db')
+    .filter((m) => m.name?.getText(sf) === 'db' || typeText(m) === 'Db' || handsOn(m))
     .map((m) => m.name?.getText(sf) ?? '?')
     .concat(ctorParams);
 }
 
 describe('the store owns SQL over the core tables', () => {
-  it('no file outside src/main/engine/store/ holds SQL over calls, requests, deliveries, attempts or source_keys', () => {
+  it("the core tables are every table of a migrated database but the features' own, the Actions ledger's included", () => {
+    const tables = migratedTables();
+    expect(tables.filter((t) => !(t in FEATURE_TABLES)).sort()).toEqual([...CORE_TABLES].sort());
+    // A feature table that no longer exists is taken off the list.
+    expect(Object.keys(FEATURE_TABLES).filter((t) => !tables.includes(t))).toEqual([]);
+    for (const t of ['calls', 'requests', 'deliveries', 'attempts', 'source_keys', 'actions_batch_items', 'delivery_calls']) expect(CORE_TABLES).toContain(t);
+  });
+
+  it(`no file outside src/main/engine/store/ holds SQL over ${CORE_TABLES.join(', ')}`, () => {
     expect(coreSqlOutsideStore()).toEqual([]);
   });
 
-  it('Store does not expose its database handle', () => {
+  it('Store does not expose its database handle, nor lend it to a callback', () => {
     expect(publicDbMembers()).toEqual([]);
+    // The guard must be able to fail: the handle as a member, a getter, a result, or a callback's parameter.
+    const store = (body: string) => publicDbMembers('store.ts', `class Store {\n  private readonly db: Db;\n${body}\n}`);
+    expect(store('featureRepo<T>(make: (db: Db) => T): T { return make(this.db); }')).toEqual(['featureRepo']);
+    expect(store('get handle(): Db { return this.db; }')).toEqual(['handle']);
+    expect(store('readonly raw: Database.Database;')).toEqual(['raw']);
+    expect(store('private open(make: (db: Db) => void): void { make(this.db); }\n  featureRepo<T>(make: (db: FeatureDb) => T): T { return make(featureDb(this.db)); }')).toEqual([]);
   });
 
   // The guard must be able to fail: it sees SQL in each literal form, and skips comments.
@@ -86,6 +141,9 @@ describe('the store owns SQL over the core tables', () => {
     expect(probe('db.prepare(`SELECT d.state FROM deliveries d\n  JOIN calls c ON c.id = d.call_id WHERE c.id > ${x}`)')).toBe(1);
     expect(probe('db.prepare(`SELECT ${cols} FROM x JOIN source_keys k ON k.key = x.k`)')).toBe(1);
     expect(probe("db.prepare('delete from attempts where 1')")).toBe(1);
+    expect(probe("db.prepare('INSERT INTO actions_batch_items (delivery_id, call_id) VALUES (?, ?)')")).toBe(1);
+    expect(probe('db.prepare(`UPDATE delivery_calls SET x = 1`)')).toBe(1);
+    expect(probe("db.prepare('UPDATE sources SET enabled = 0')")).toBe(1);
     expect(probe("db.prepare('SELECT * FROM mock_receivers'); const s = 'calls_fts';")).toBe(0);
     expect(probe('// split into requests of at most 100 messages\nconst a = 1;')).toBe(0);
   });

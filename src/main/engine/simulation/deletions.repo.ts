@@ -1,4 +1,4 @@
-import type { Db } from '../store/database';
+import type { FeatureDb } from '../store/feature-db';
 
 /** One deletion request as stored (the feature's own table; its notices are calls in the store). */
 export interface DeletionRow {
@@ -16,7 +16,7 @@ export class DeletionsRepo {
   private readonly insert;
   private readonly all;
 
-  constructor(db: Db) {
+  constructor(db: FeatureDb) {
     this.insert = db.prepare('INSERT INTO deletions (id, user_id, created_at, purge, purged_calls, call_ids) VALUES (@id, @user_id, @created_at, @purge, @purged_calls, @call_ids)');
     this.all = db.prepare('SELECT * FROM deletions ORDER BY created_at DESC, rowid DESC');
   }

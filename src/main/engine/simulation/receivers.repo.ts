@@ -1,5 +1,5 @@
 import type { MockReceiver, MockRequestRecord } from '../../../shared/mock-receiver.schema';
-import type { Db } from '../store/database';
+import type { FeatureDb } from '../store/feature-db';
 
 /** Mock receiver definitions and the requests they received (the feature's own tables). */
 export class ReceiversRepo {
@@ -14,7 +14,7 @@ export class ReceiversRepo {
   private readonly deleteOlder;
   private readonly removeBoth;
 
-  constructor(db: Db) {
+  constructor(db: FeatureDb) {
     this.upsertDef = db.prepare(
       'INSERT INTO mock_receivers (id, name, definition, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, definition = excluded.definition',
     );

@@ -1,10 +1,9 @@
-import type Database from 'better-sqlite3';
-import type { Db } from './database';
+import type { FeatureDb, FeatureStatement } from './feature-db';
 
-export type Statement = Database.Statement<unknown[]>;
+export type Statement = FeatureStatement;
 
 /** Prepared once per SQL text and reused: the feature repositories' statements (audiences, tracking plans). */
-export function statementCache(db: Db): (sql: string) => Statement {
+export function statementCache(db: FeatureDb): (sql: string) => Statement {
   const stmts = new Map<string, Statement>();
   return (sql) => {
     let s = stmts.get(sql);

@@ -1,4 +1,5 @@
 import { openDatabase, type Db } from './database';
+import { featureDb, type FeatureDb } from './feature-db';
 import { WriteQueue } from './write-queue';
 import { SourcesRepo } from './sources.repo';
 import { SettingsRepo } from './settings.repo';
@@ -87,9 +88,14 @@ export class Store {
     this.activity = new UserActivity(this.db);
   }
 
-  /** A feature's repository over its own tables (receivers, deletions, audiences): the store can't import features (upward), so it lends its handle to a repo factory, never to callers at large. */
-  featureRepo<T>(make: (db: Db) => T): T {
-    return make(this.db);
+  /**
+   * A feature's repository over its own tables (receivers, deletions, audiences, tracking plans): the
+   * store can't import features (upward), so a repo factory gets a FeatureDb (feature-db.ts) made
+   * for it, never the handle itself: statements over the feature's tables and transactions, with
+   * SQL over the store's own tables refused.
+   */
+  featureRepo<T>(make: (db: FeatureDb) => T): T {
+    return make(featureDb(this.db));
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Db } from '../store/database';
+import type { FeatureDb } from '../store/feature-db';
 import { statementCache } from '../store/statement-cache';
 import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation } from '../../../shared/tracking-plan.schema';
 
@@ -50,7 +50,7 @@ interface PlanRow {
 export class TrackingPlansRepo {
   private readonly stmt;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: FeatureDb) {
     this.stmt = statementCache(db);
   }
 

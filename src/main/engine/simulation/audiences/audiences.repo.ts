@@ -1,6 +1,6 @@
 import type { Audience } from '../../../../shared/simulation.contract';
 import type { Json } from '../../../../shared/types';
-import type { Db } from '../../store/database';
+import type { FeatureDb } from '../../store/feature-db';
 import { statementCache } from '../../store/statement-cache';
 
 import type { Definition } from './rules';
@@ -36,7 +36,7 @@ export class AudiencesRepo {
   /** Prepared once per SQL text and reused. */
   private readonly stmt;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: FeatureDb) {
     this.stmt = statementCache(db);
   }
 
