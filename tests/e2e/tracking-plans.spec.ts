@@ -113,6 +113,59 @@ test('the plans screen shows, per rule, the calls matched, passed and failed in 
   await expect(rule.getByTestId('rule-passed')).toHaveText('1');
   await expect(rule.getByTestId('rule-failed')).toHaveText('1');
   await expect(page.getByTestId('plan-sources')).toContainText('plan-shop (unplanned events block');
+  // Each number sits under its own heading: the right edges of the heading's text and of the number's
+  // text, in each numeric column, within a pixel (they were a column apart: numbers right, headings left).
+  const table = page.locator('[data-testid="plan-card"][data-name="Shop plan"] table');
+  const edges = await table.evaluate((t) => {
+    const textRight = (cell: Element) => {
+      const r = document.createRange();
+      r.selectNodeContents(cell);
+      return r.getBoundingClientRect().right;
+    };
+    const heads = [...t.querySelectorAll('thead th')];
+    const cells = [...t.querySelectorAll('tbody tr[data-testid="plan-rule"]')[0]!.children];
+    return ['version', 'matched', 'passed', 'failed'].map((name) => {
+      const i = heads.findIndex((h) => h.textContent?.trim() === name);
+      return { name, head: textRight(heads[i]!), cell: textRight(cells[i]!), cellBox: cells[i]!.getBoundingClientRect() };
+    });
+  });
+  for (const e of edges) {
+    expect(Math.abs(e.head - e.cell), `${e.name}: heading and number right edges`).toBeLessThanOrEqual(1);
+    expect(e.cell).toBeLessThanOrEqual(e.cellBox.right);
+    expect(e.cell).toBeGreaterThan(e.cellBox.left);
+  }
+});
+
+test('a 1,000-rule plan lists its 50 worst offenders first, and all its rules on asking', async ({ page }) => {
+  const rules = Array.from({ length: 1000 }, (_, i) => ({ type: 'TRACK', key: `Event ${String(i).padStart(4, '0')}`, version: 1, jsonSchema: { type: 'object' } as Record<string, unknown> }));
+  rules[700] = { ...rules[700]!, jsonSchema: { type: 'object', properties: { properties: { type: 'object', required: ['must'] } } } };
+  const big = await lab.api<{ id: string }>('POST', '/tracking-plans', { name: 'Big plan', rules });
+  const src = await lab.api<{ id: string; writeKey: string }>('POST', '/sources', { name: 'big-app', webhooks: { enabled: false, sharedSecret: '', urls: [] } });
+  await lab.api('PUT', `/sources/${src.id}/tracking-plan`, { trackingPlan: { name: 'Big plan' } });
+  const res = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${src.writeKey}:`).toString('base64')}` },
+    body: JSON.stringify({ userId: 'b1', event: 'Event 0700', properties: {} }),
+  });
+  expect(res.status).toBe(200);
+  await openApp(page, lab, 'compose');
+  const started = Date.now();
+  await page.getByTestId('nav-plans').click();
+  const card = page.locator('[data-testid="plan-card"][data-name="Big plan"]');
+  await expect(card.getByTestId('plan-rule')).toHaveCount(50);
+  const opened = Date.now() - started;
+  // The worst offender first: the one rule that failed.
+  await expect(card.getByTestId('plan-rule').first()).toHaveAttribute('data-key', 'Event 0700');
+  await expect(card.getByTestId('plan-rule').first()).toHaveAttribute('data-failed', '1');
+  const toggle = card.getByTestId('plan-rules-toggle');
+  await expect(toggle).toHaveText('Show all 1,000 rules');
+  await toggle.click();
+  await expect(card.getByTestId('plan-rule')).toHaveCount(1000);
+  await expect(toggle).toHaveText('Show the first 50');
+  await toggle.click();
+  await expect(card.getByTestId('plan-rule')).toHaveCount(50);
+  console.log(`plans screen with a 1,000-rule plan: 50 rules listed ${opened} ms after the click`);
+  await lab.api('DELETE', `/tracking-plans/${big.id}`);
 });
 
 test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft plan; Check again says what their plan makes of them now', async ({ page, consoleGuard }) => {

@@ -116,21 +116,35 @@ function ConnectSource({ plan }: { plan: TrackingPlan }) {
 
 /** The rules in the order the engine ranks them (the worst offenders first), with their counts. */
 function ranked(plan: TrackingPlan, stats: RuleStats[] | undefined): { index: number; stats: RuleStats | undefined }[] {
-  const same = (r: TrackingPlan['rules'][number], s: RuleStats) => r.type === s.type && (r.key ?? null) === s.key && r.version === s.version;
   if (!stats) return plan.rules.map((_, index) => ({ index, stats: undefined }));
-  const out: { index: number; stats: RuleStats | undefined }[] = stats.map((s) => ({ index: plan.rules.findIndex((r) => same(r, s)), stats: s })).filter((o) => o.index >= 0);
+  // Keyed once: a plan may have 2,000 rules (a findIndex per rule was quadratic).
+  const name = (r: { type: string; key?: string | null; version: number }) => `${r.type}\u001f${r.key ?? ''}\u001f${r.version}`;
+  const indexOf = new Map(plan.rules.map((r, index) => [name(r), index]));
+  const placed = new Set<number>();
+  const out: { index: number; stats: RuleStats | undefined }[] = [];
+  for (const st of stats) {
+    const index = indexOf.get(name(st));
+    if (index === undefined || placed.has(index)) continue;
+    placed.add(index);
+    out.push({ index, stats: st });
+  }
   // A rule the counts do not name yet (just added): after the others.
   plan.rules.forEach((_, index) => {
-    if (!out.some((o) => o.index === index)) out.push({ index, stats: undefined });
+    if (!placed.has(index)) out.push({ index, stats: undefined });
   });
   return out;
 }
+
+/** Rules a plan card lists before "Show all": the worst offenders come first, so these are the ones to read. */
+const RULES_SHOWN = 50;
 
 function PlanCard({ plan }: { plan: TrackingPlan }) {
   const store = useAppStore();
   const [confirming, setConfirming] = useState(false);
   const stats = useApp((s) => s.planStats[plan.id]);
+  const [all, setAll] = useState(false);
   const order = ranked(plan, stats);
+  const shown = all ? order : order.slice(0, RULES_SHOWN);
   return (
     <section className="card" data-testid="plan-card" data-name={plan.name}>
       <header className="row">
@@ -164,25 +178,36 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
         ))}
       </div>
       <ConnectSource plan={plan} />
-      <table className="kv">
+      <table className="kv plan-rules" data-testid="plan-rules">
         <thead>
           <tr>
             <th>type</th>
             <th>key</th>
-            <th>version</th>
-            <th title="Calls checked against this rule in the last hour">matched</th>
-            <th>passed</th>
-            <th>failed</th>
+            {/* Numbers are right-aligned: so are their headings, each over its own column. */}
+            <th className="num">version</th>
+            <th className="num" title="Calls checked against this rule in the last hour">
+              matched
+            </th>
+            <th className="num">passed</th>
+            <th className="num">failed</th>
             <th />
           </tr>
         </thead>
         <tbody>
-          {order.map(({ index, stats: s }) => {
+          {shown.map(({ index, stats: s }) => {
             const r = plan.rules[index]!;
             return <RuleRow key={`${r.type}-${r.key ?? ''}-${r.version}`} plan={plan} index={index} stats={s} />;
           })}
         </tbody>
       </table>
+      {order.length > RULES_SHOWN ? (
+        <div className="row small-text muted">
+          {all ? `All ${order.length.toLocaleString('en-US')} rules.` : `The ${RULES_SHOWN} worst offenders of ${order.length.toLocaleString('en-US')} rules.`}
+          <button type="button" className="small" data-testid="plan-rules-toggle" onClick={() => setAll(!all)}>
+            {all ? `Show the first ${RULES_SHOWN}` : `Show all ${order.length.toLocaleString('en-US')} rules`}
+          </button>
+        </div>
+      ) : null}
     </section>
   );
 }
