@@ -77,6 +77,25 @@ describe('replay forwards what ingest would have', () => {
     const [, edited] = await receiver.waitForRequests(2);
     expect(JSON.parse(edited!.body.toString()).properties).toEqual({ total: 1, typed: 'yes' });
   });
+
+  it('an Actions request, and its replay, carry the call without the omitted properties', async () => {
+    const receiver = await lab.receiver();
+    const t = await start({
+      sources: [{
+        name: 'act', writeKey: 'wk_act', trackingPlan: { name: 'p', unplannedProperties: 'omit' },
+        webhooks: { enabled: true, mode: 'actions', mappings: [{ name: 'all', trigger: {}, url: `${receiver.url}/act`, method: 'POST', headers: {} }] },
+      }],
+      trackingPlans: [{ name: 'p', rules: [ONLY_TOTAL] }],
+    });
+    await t.post('/v1/track', { userId: 'u', event: 'A', properties: { total: 1, secret: 'LEAK' } }, { writeKey: 'wk_act' });
+    const [sent] = await receiver.waitForRequests(1);
+    expect(JSON.parse(sent!.body.toString()).properties).toEqual({ total: 1 });
+    const [c] = await list('limit=1');
+    expect((await api<ReplayResult>('POST', `/api/messages/${c!.id}/replay`, {})).status).toBe(200);
+    const [, replayed] = await receiver.waitForRequests(2);
+    expect(replayed!.body.toString()).not.toContain('LEAK');
+    expect(JSON.parse(replayed!.body.toString()).properties).toEqual({ total: 1 });
+  });
 });
 
 describe('duplicate messageIds', () => {
