@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { ErrorBoundary } from './components/error-boundary';
-import { InspectorScreen } from './features/inspector/inspector-screen';
+import { InspectorOrExport } from './features/inspector/opened-export-view';
 
 // The Inspector is in the first bundle; every other screen (Compose brings CodeMirror) loads when
 // first opened, so the inspector's first page is not waiting on code it does not use.
@@ -27,7 +27,7 @@ import { TimeWarpIndicator } from './components/time-warp';
 // view here does not compile.
 const VIEWS: Record<Tab, () => ReactNode> = {
   compose: () => <ComposeScreen />,
-  inspector: () => <InspectorScreen />,
+  inspector: () => <InspectorOrExport />,
   destinations: () => <DestinationsScreen />,
   receivers: () => <ReceiversScreen />,
   probe: () => <ProbeScreen />,

@@ -39,6 +39,7 @@ const COVERED: Record<string, string[]> = {
     'retry-matching', 'retry-matching-cancel', 'retry-matching-confirm', 'clear-calls', 'clear-calls-cancel', 'clear-calls-confirm',
     'copy:Copy', 'verify-sw-button', 'batch-member-link', 'batch-delivery-link',
     'picks-draft', 'picks-draft-cancel', 'picks-recheck', 'picks-draft-confirm', 'picks-clear', 'search-bodies', 'verify-secret-source', 'verify-sw-secret-source',
+    'open-export', 'export-view-back',
   ],
   receivers: [
     'receivers-time-warp-1', 'receivers-time-warp-10', 'receivers-time-warp-100', 'receivers-time-warp-1000', 'receivers-time-warp-apply', 'new-receiver',
@@ -445,6 +446,19 @@ test('inspector: every control', async ({ page, receivers }) => {
     await s.use(`export-${format}`, t(`export-${format}`));
     expect((await download).suggestedFilename()).toMatch(new RegExp(`\\.${format === 'har' ? 'har' : 'jsonl'}$`));
   }
+  // Open an export: the calls of a JSON Lines file, read-only in place of the live ones, until Back.
+  const exported = await fetch(`${lab.apiBase}/api/export/file?format=jsonl`, { headers: { Authorization: `Bearer ${lab.token}` } });
+  const exportFile = join(mkdtempSync(join(tmpdir(), 'wl-export-')), 'every.jsonl');
+  writeFileSync(exportFile, await exported.text());
+  await t('export-menu-toggle').click();
+  const chooser = page.waitForEvent('filechooser');
+  await s.use('open-export', t('open-export'));
+  await (await chooser).setFiles(exportFile);
+  await expect(t('export-banner-text')).toContainText('Viewing every.jsonl: ');
+  await expect(row).toBeVisible();
+  await s.use('export-view-back', t('export-view-back'));
+  await expect(t('export-banner')).toHaveCount(0);
+  await expect(t('filter-search')).toBeVisible();
 
   await row.click();
   await expect(t('call-detail')).toBeVisible();

@@ -142,6 +142,18 @@ for (const size of SIZES) {
     }
     expect(found).toEqual({});
 
+    // An opened export (issue 26): its banner, a line left out, the list and a call's detail, read-only.
+    await page.getByTestId('nav-inspector').click();
+    const jsonl = await (await fetch(`${lab.apiBase}/api/export/file?format=jsonl`, { headers: { Authorization: `Bearer ${lab.token}` } })).text();
+    await page.getByTestId('open-export-file').setInputFiles({ name: 'layout-export.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`not json\n${jsonl}`) });
+    await expect(page.getByTestId('export-problems')).toBeVisible();
+    await page.getByTestId('call-row').first().click();
+    await expect(page.getByTestId('call-detail')).toBeVisible();
+    await page.screenshot({ path: join(dir, 'inspector-opened-export.png') });
+    expect(await layoutProblems(page)).toEqual([]);
+    await page.getByTestId('export-view-back').click();
+    await expect(page.getByTestId('export-banner')).toHaveCount(0);
+
     // The unsaved-changes dialog (issue 26), over an edited source: inside the window, its text and
     // buttons whole and apart (the page behind it is covered, so only the dialog is checked).
     await page.getByTestId('nav-destinations').click();

@@ -19,6 +19,7 @@ import { createProbeSlice } from './probe.slice';
 import { createTrackingPlansSlice } from './tracking-plans.slice';
 import { createUnsavedSlice } from './unsaved.slice';
 import { createCallPicksSlice } from './call-picks.slice';
+import { createOpenedExportSlice } from './opened-export.slice';
 
 export type { AppState } from './app.types';
 
@@ -43,6 +44,7 @@ export function createAppStore(api: ApiClient) {
     ...createTrackingPlansSlice(api)(...a),
     ...createUnsavedSlice(...a),
     ...createCallPicksSlice(api)(...a),
+    ...createOpenedExportSlice(...a),
   }));
 }
 

@@ -17,6 +17,7 @@ import type { ProbeSlice } from './probe.slice';
 import type { TrackingPlansSlice } from './tracking-plans.slice';
 import type { UnsavedSlice } from './unsaved.slice';
 import type { CallPicksSlice } from './call-picks.slice';
+import type { OpenedExportSlice } from './opened-export.slice';
 
 export type AppState = ComposeSlice &
   InspectorSlice &
@@ -35,6 +36,7 @@ export type AppState = ComposeSlice &
   ProbeSlice &
   TrackingPlansSlice &
   CallPicksSlice &
+  OpenedExportSlice &
   UnsavedSlice;
 
 /** Every slice sees the whole state (slices pattern) but owns only its own keys. */

@@ -34,6 +34,8 @@ function UrlStateChip({ outcome }: { outcome: UrlOutcome }) {
 function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryWithAttempts; urlIndex: number; outcome?: UrlOutcome; raw: boolean }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
+  // An opened export (opened-export-view.tsx): nothing here reaches the engine.
+  const readOnly = useApp((s) => s.readOnly);
   const attempts = delivery.attempts.filter((a) => a.urlIndex === urlIndex).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
   const url = delivery.urls[urlIndex]?.url ?? attempts[0]?.url ?? '?';
   const last = attempts[attempts.length - 1];
@@ -49,7 +51,8 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
         <button
           type="button"
           className="small"
-          disabled={replaying}
+          disabled={replaying || readOnly !== null}
+          title={readOnly ?? undefined}
           data-testid="replay-url"
           // An Actions delivery is named (a batch's callId is its first call's, the same for every member).
           onClick={() => void store.getState().replay(delivery.callId, urlIndex, actions ? delivery.id : undefined)}
@@ -102,6 +105,7 @@ function attemptContext(delivery: DeliveryWithAttempts, a: Attempt, last: boolea
 function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempts; raw: boolean; setRaw(raw: boolean): void }) {
   const [editing, setEditing] = useState(false);
   const replaying = useApp((s) => s.replaying);
+  const readOnly = useApp((s) => s.readOnly);
   const searched = useApp((s) => s.filters.q);
   // A large Actions batch: only its first items came with the detail; the rest is paged.
   const cut = delivery.bodyTruncated;
@@ -116,14 +120,16 @@ function DeliveryBody({ delivery, raw, setRaw }: { delivery: DeliveryWithAttempt
           type="button"
           className="small"
           data-testid="edit-replay"
-          disabled={editing || replaying || cut !== undefined}
+          disabled={editing || replaying || cut !== undefined || readOnly !== null}
           onClick={() => setEditing(true)}
           title={
-            cut
-              ? 'This batch is too large to edit here; Replay this request sends it again as stored'
-              : delivery.kind === 'actions'
-                ? 'Edit the body and send it again as a replay of this Actions request'
-                : 'Edit the body and send it to every URL as a replay'
+            readOnly
+              ? readOnly
+              : cut
+                ? 'This batch is too large to edit here; Replay this request sends it again as stored'
+                : delivery.kind === 'actions'
+                  ? 'Edit the body and send it again as a replay of this Actions request'
+                  : 'Edit the body and send it to every URL as a replay'
           }
         >
           Edit &amp; replay
@@ -182,6 +188,7 @@ function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAtt
 export function CallDetailView({ detail }: { detail: CallDetail }) {
   const store = useAppStore();
   const replaying = useApp((s) => s.replaying);
+  const readOnly = useApp((s) => s.readOnly);
   // What the list was searched for: marked in the bodies below.
   const searched = useApp((s) => s.filters.q);
   const { call, deliveries } = detail;
@@ -206,9 +213,9 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           <button
             type="button"
             data-testid="replay-button"
-            disabled={!first || replaying}
+            disabled={!first || replaying || readOnly !== null}
             onClick={() => void store.getState().replay(call.id)}
-            title="Send the stored body again to every URL, re-signed with the current secret"
+            title={readOnly ?? 'Send the stored body again to every URL, re-signed with the current secret'}
           >
             {replaying ? 'Replaying…' : 'Replay'}
           </button>
