@@ -60,8 +60,8 @@ const COVERED: Record<string, string[]> = {
   plans: [
     'plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm',
     'plan-connect-source', 'plan-connect-events', 'plan-connect-properties', 'plan-connect-violations', 'plan-connect', 'plan-disconnect',
-  ],
     'plan-rules-toggle',
+  ],
   deletions: ['deletion-purge', 'deletion-submit', 'deletion-purge-cancel', 'deletion-purge-confirm'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
   client: ['client-flush', 'client-apply', 'sdk-copy-snippet-<source>', 'sdk-copy-cdnurl-<source>', 'sdk-metrics-refresh'],
@@ -899,6 +899,16 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   await s.use('plans-draft-source', t('plans-draft-source'), (l) => l.selectOption({ label: 'keep' }));
   await s.use('plans-draft', t('plans-draft'));
   await expect(page.locator('[data-testid="plan-card"][data-name="keep (draft)"]').getByTestId('plan-rule').first()).toBeVisible();
+  // A plan of more than 50 rules lists the first 50 until "Show all" is pressed.
+  const many = await lab.api<{ id: string }>('POST', '/tracking-plans', { name: 'Many rules', rules: Array.from({ length: 51 }, (_, i) => ({ type: 'TRACK', key: `R${i}`, version: 1, jsonSchema: {} })) });
+  // Made through the API: the screen reads the plans again when it is opened again.
+  await t('nav-compose').click();
+  await t('nav-plans').click();
+  const manyCard = page.locator('[data-testid="plan-card"][data-name="Many rules"]');
+  await expect(manyCard.getByTestId('plan-rule')).toHaveCount(50);
+  await s.use('plan-rules-toggle', manyCard.getByTestId('plan-rules-toggle'));
+  await expect(manyCard.getByTestId('plan-rule')).toHaveCount(51);
+  await lab.api('DELETE', `/tracking-plans/${many.id}`);
   // A schema that does not compile is refused by the engine, with the reason; a good one is saved.
   await s.use('rule-edit', card.getByTestId('rule-edit'));
   await card.getByTestId('rule-schema').fill('{"type": "object", "properties": {"properties": {"type": "nope"}}}');
@@ -913,16 +923,6 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   await s.use('plan-delete', card.getByTestId('plan-delete'));
   await s.use('plan-delete-cancel', card.getByTestId('plan-delete-cancel'));
   await card.getByTestId('plan-delete').click();
-  // A plan of more than 50 rules lists the first 50 until "Show all" is pressed.
-  const many = await lab.api<{ id: string }>('POST', '/tracking-plans', { name: 'Many rules', rules: Array.from({ length: 51 }, (_, i) => ({ type: 'TRACK', key: `R${i}`, version: 1, jsonSchema: {} })) });
-  // Made through the API: the screen reads the plans again when it is opened again.
-  await t('nav-compose').click();
-  await t('nav-plans').click();
-  const manyCard = page.locator('[data-testid="plan-card"][data-name="Many rules"]');
-  await expect(manyCard.getByTestId('plan-rule')).toHaveCount(50);
-  await s.use('plan-rules-toggle', manyCard.getByTestId('plan-rules-toggle'));
-  await expect(manyCard.getByTestId('plan-rule')).toHaveCount(51);
-  await lab.api('DELETE', `/tracking-plans/${many.id}`);
   await s.use('plan-delete-confirm', card.getByTestId('plan-delete-confirm'));
   await expect(card).toHaveCount(0);
   s.done();
