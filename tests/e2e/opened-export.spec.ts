@@ -89,6 +89,16 @@ test('an exported file opens read-only beside the live calls, with its bad line 
     await expect(page.getByTestId('replay-button')).toHaveCount(0);
     await row(page, 'Export Two').click();
     await expect(page.getByTestId('replay-button')).toBeEnabled();
+
+    // Open again: a link to one of the lab's calls (its permalink) leaves the file's view for it.
+    await page.getByTestId('detail-pane').getByRole('button', { name: 'Close detail' }).click();
+    await page.getByTestId('open-export-file').setInputFiles(file);
+    await expect(page.getByTestId('export-banner-text')).toHaveText('Viewing calls.jsonl: 3 calls, read-only');
+    const live = (await lab.api<{ items: { id: number; label: string }[] }>('GET', '/messages')).items.find((c) => c.label === 'Export Live')!;
+    await page.evaluate((id) => (location.hash = `#/inspector/${id}`), live.id);
+    await expect(page.getByTestId('export-banner')).toHaveCount(0);
+    await expect(page.getByTestId('call-detail')).toHaveAttribute('data-call-id', String(live.id));
+    await expect(page.getByTestId('replay-button')).toBeEnabled();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ApiClient } from '../../../shared/api.contract';
 import { ApiError } from '../../../shared/api-error';
 import { ErrorBoundary } from '../../components/error-boundary';
@@ -15,7 +15,16 @@ import { SplitHandle, useDetailWidth } from './split-handle';
 
 /** The Inspector: the live calls, or an opened export in their place (read-only) until Back to live calls. */
 export function InspectorOrExport() {
+  const app = useAppStore();
   const opened = useApp((s) => s.openedExport);
+  // A link to one of the lab's calls (a permalink, another screen's "see in Inspector") shows it: the
+  // file's view gives way to the live calls.
+  const liveSelected = useApp((s) => s.selectedCallId);
+  const seen = useRef(liveSelected);
+  useEffect(() => {
+    if (liveSelected !== seen.current && liveSelected !== null && app.getState().openedExport) app.getState().closeExport();
+    seen.current = liveSelected;
+  }, [liveSelected, app]);
   return opened ? <OpenedExportView opened={opened} /> : <InspectorScreen />;
 }
 
