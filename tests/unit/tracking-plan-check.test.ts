@@ -359,3 +359,12 @@ describe('schemas that could stall or crash the collector (fresh-eyes review of 
     expect(Object.keys(call.properties)).toHaveLength(2_503);
   });
 });
+
+describe('a track call without an event name', () => {
+  it('is unplanned, said without "undefined"', () => {
+    const plan = compilePlan('p', 'shop', [track('A')]);
+    const verdict = checkCall(plan, { ...ALLOW, unplannedEvents: 'block' }, { type: 'track', userId: 'u' });
+    expect(verdict.violations[0]!.message).toBe('A track call without an event name (a string) is not in the tracking plan "shop".');
+    expect(verdict.blocked).toBe('unplanned event (no event name)');
+  });
+});

@@ -118,7 +118,13 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
     seen.add(k);
     violations.push(v);
   };
-  if (unplanned) add({ kind: 'unplanned_event', path: '/event', message: `Event "${String(call.event)}" is not in the tracking plan "${plan.name}".`, value: call.event, rule: null });
+  if (unplanned) {
+    const message =
+      typeof call.event === 'string'
+        ? `Event "${call.event}" is not in the tracking plan "${plan.name}".`
+        : `A track call without an event name (a string) is not in the tracking plan "${plan.name}".`;
+    add({ kind: 'unplanned_event', path: '/event', message, value: call.event, rule: null });
+  }
 
   const omitted: string[] = [];
   // What the COMMON rule lists counts as planned for every call (Segment's common properties).
@@ -144,7 +150,7 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
     for (const v of describeErrors((c.validate.errors ?? []).slice(0, MAX_ERRORS_DESCRIBED), call)) add({ ...v, rule: ref });
   }
   let blocked: string | null = null;
-  if (unplanned && settings.unplannedEvents === 'block') blocked = `unplanned event "${String(call.event)}"`;
+  if (unplanned && settings.unplannedEvents === 'block') blocked = typeof call.event === 'string' ? `unplanned event "${call.event}"` : 'unplanned event (no event name)';
   else if (settings.violations === 'block') {
     const first = violations.find((v) => v.kind !== 'unplanned_event' && !(v.kind === 'unplanned_property' && omitted.includes(v.path)));
     if (first) blocked = first.message;
