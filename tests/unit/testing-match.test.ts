@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { differences, distance, formatDifferences, matches } from '../../src/main/testing/match';
 
@@ -22,6 +23,22 @@ describe('match', () => {
     expect(matches({ context: undefined }, call)).toBe(true);
     expect(matches({ properties: 'x' }, call)).toBe(false);
     expect(matches({ properties: { total: { value: 42 } } }, call)).toBe(false);
+  });
+
+  it('objects from another realm (Jest, Vitest vmThreads) compare by shape, as partial objects', () => {
+    const foreign = runInNewContext("({ type: 'track', properties: { total: 42, items: [{ sku: 'a' }] }, nothing: Object.create(null) })") as object;
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    expect(differences({ properties: { total: 42, items: [{ sku: 'a' }] } }, foreign)).toEqual([]);
+    expect(matches({ properties: { total: 43 } }, foreign)).toBe(false);
+    // And a match written in the other realm against this realm's call.
+    const foreignMatch = runInNewContext("({ properties: { total: 42 } })") as object;
+    expect(matches(foreignMatch, call)).toBe(true);
+    expect(matches({ nothing: {} }, foreign)).toBe(true);
+    // A class instance is still not a plain object: compared by identity.
+    class Money {
+      amount = 42;
+    }
+    expect(matches({ properties: new Money() }, { properties: { amount: 42 } })).toBe(false);
   });
 
   it('arrays: the same length, item by item (items partially)', () => {

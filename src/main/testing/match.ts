@@ -19,8 +19,11 @@ export interface Difference {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof RegExp) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
+  // By shape, not by identity with this realm's Object.prototype: under Jest or Vitest's vmThreads a
+  // test's objects (or the calls it is given) come from another realm, whose Object.prototype differs.
+  if (Object.prototype.toString.call(v) !== '[object Object]') return false;
+  const proto = Object.getPrototypeOf(v) as object | null;
+  return proto === null || Object.getPrototypeOf(proto) === null;
 };
 
 /** A value as a test runner prints it: one line, at most 120 characters. */
