@@ -151,6 +151,16 @@ export const api = {
   listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema),
   getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) })),
   /**
+   * Calls' details in arrival order, those with an id above `after`: how a reader keeps up with what
+   * arrives a page at a time (webhook-lab/testing) without one getMessage per call. `next`: pass it
+   * as `after` for the next page; null when this page reached the newest call.
+   */
+  listMessageDetails: op<{ items: CallDetail[]; next: number | null }>()(
+    'GET',
+    '/message-details',
+    z.strictObject({ after: intParam(0, Number.MAX_SAFE_INTEGER).default(0), sourceId: z.string().optional(), limit: intParam(1, 500).default(100) }),
+  ),
+  /**
    * Items of an Actions batch delivery, a page at a time, each the exact JSON text sent: what a call's
    * detail leaves out of a batch body over 64 KB (Delivery.bodyTruncated). A page stops at 1 MB.
    */

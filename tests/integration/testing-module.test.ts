@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectLab, LabTimeoutError, startLab, type Lab } from '../../src/main/testing';
 import { ensureBuilt, ROOT, startServe, stopServe, type Serve } from '../helpers/serve';
@@ -344,5 +345,105 @@ describe('connectLab', () => {
     await expect(connectLab({ apiUrl: serve.api, token: '' })).rejects.toThrow(/^connectLab: token: /);
     await expect(connectLab({ apiUrl: serve.api, token: 'wrong' })).rejects.toThrow(/check the token given to connectLab/);
     await expect(connectLab({ apiUrl: serve.api, token: serve.token, source: 'Nope' })).rejects.toThrow(/^connectLab: source: the lab has no source named "Nope"/);
+  });
+});
+
+describe('what a demanding user relies on', () => {
+  it('a match written in another realm (Jest, Vitest vmThreads) matches nested objects of a real call', async () => {
+    const l = await lab();
+    await send(l, '/v1/track', order(42));
+    const match = runInNewContext("({ type: 'track', properties: { total: 42, products: [{ sku: 'a' }, { qty: 2 }] } })") as { type: string };
+    expect(Object.getPrototypeOf(match)).not.toBe(Object.prototype);
+    expect((await l.waitForCall(match, { timeoutMs: 2_000 })).properties).toMatchObject({ total: 42 });
+  });
+
+  it('calls the lab dropped (unknown write key, repeated messageId) do not count unless includeDropped; a timeout names them and why', async () => {
+    const l = await lab();
+    expect(await send(l, '/v1/track', order(42), 'wk_typo')).toBe(200);
+    await send(l, '/v1/track', { userId: 'u1', event: 'Dup', messageId: 'm-1' });
+    await send(l, '/v1/track', { userId: 'u1', event: 'Dup', messageId: 'm-1' });
+    await l.waitForCalls({}, { count: 3, includeDropped: true, timeoutMs: 3_000 });
+    expect((await l.calls()).map((c) => c.event)).toEqual(['Dup']);
+    expect(await l.calls({ event: 'Dup' }, { includeDropped: true })).toHaveLength(2);
+    const message = await l.waitForCall({ event: 'Order Completed' }, { timeoutMs: 100 }).catch((e: Error) => e.message);
+    expect(message).toMatch(/^waitForCall: no calls matched within 100 ms/);
+    expect(message).toMatch(/a call matching was dropped by the lab \(not counted; \{ includeDropped: true \} counts them\):\n  1\) track "Order Completed" \(userId "u1"\), dropped: \S+/);
+    await expect(l.waitForCalls({ event: 'Dup' }, { count: 2, timeoutMs: 100 })).rejects.toThrow(/1 of 2 calls matched[\s\S]*dropped: /);
+    expect(await l.waitForCall({ event: 'Order Completed' }, { includeDropped: true })).toMatchObject({ properties: { total: 42 } });
+    await l.expectNoCall({ event: 'Order Completed' }, { forMs: 50 });
+    await expect(l.expectNoCall({ event: 'Order Completed' }, { forMs: 50, includeDropped: true })).rejects.toThrow(/a call matching was received/);
+    await expect(l.calls({}, { includeDropped: 'yes' as unknown as boolean })).rejects.toThrow(/^calls: includeDropped: expected true or false, got 'yes'/);
+  });
+
+  it('the default wait timeout is under the 5 s a runner gives a test, so its message is what fails the test', async () => {
+    const l = await lab();
+    const t0 = Date.now();
+    const message = await l.waitForCall({ event: 'never' }).catch((e: Error) => e.message);
+    expect(message).toMatch(/^waitForCall: no calls matched within 4000 ms/);
+    expect(Date.now() - t0).toBeLessThan(4_900);
+  }, 10_000);
+
+  it('timeoutMs holds on a lab holding 5,000 calls, over the control API; calls() reads them in pages', async () => {
+    const started = await lab({ ui: true });
+    for (let b = 0; b < 10; b++) {
+      const batch = Array.from({ length: 500 }, (_, i) => ({ type: 'track', userId: 'u1', event: 'Bulk', properties: { n: b * 500 + i } }));
+      expect(await send(started, '/v1/batch', { batch })).toBe(200);
+    }
+    const l = await connectLab({ apiUrl: started.apiUrl!, token: started.token! });
+    labs.push(l);
+    const t0 = performance.now();
+    await expect(l.waitForCall({ event: 'never' }, { timeoutMs: 500 })).rejects.toThrow(/^waitForCall: no calls matched within 500 ms/);
+    const waited = performance.now() - t0;
+    const t1 = performance.now();
+    const all = await l.calls();
+    const read = performance.now() - t1;
+    console.log(`5,000 calls over the control API: a 500 ms wait rejected after ${waited.toFixed(0)} ms; calls() then took ${read.toFixed(0)} ms`);
+    // One poll's slice (200 ms) and a page past timeoutMs; a busy machine gets room. Before: 6.4 s.
+    expect(waited).toBeLessThan(1_500);
+    expect(all).toHaveLength(5_000);
+    expect(all[4_999].properties).toEqual({ n: 4_999 });
+    // Later looks read only what is new.
+    await send(started, '/v1/track', order(1));
+    const t2 = performance.now();
+    await l.waitForCall({ event: 'Order Completed' }, { timeoutMs: 2_000 });
+    expect(performance.now() - t2).toBeLessThan(1_500);
+  }, 60_000);
+
+  it('a handle does not keep calls another handle cleared', async () => {
+    const started = await lab({ ui: true });
+    const other = await connectLab({ apiUrl: started.apiUrl!, token: started.token! });
+    labs.push(other);
+    await send(started, '/v1/track', order(1));
+    await started.waitForCall({ properties: { total: 1 } });
+    await other.waitForCall({ properties: { total: 1 } });
+    await other.reset();
+    expect(await started.calls()).toEqual([]);
+    await expect(started.expectNoCall({ properties: { total: 1 } }, { forMs: 50 })).resolves.toBeUndefined();
+    await send(started, '/v1/track', order(2));
+    expect(await other.waitForCall({ properties: { total: 2 } })).toMatchObject({ event: 'Order Completed' });
+    // Cleared through the control API (the UI's Clear) too.
+    await fetch(`${started.apiUrl}/messages`, { method: 'DELETE', headers: { authorization: `Bearer ${started.token}` } }).then((r) => r.arrayBuffer());
+    expect(await other.calls()).toEqual([]);
+    expect(await started.calls()).toEqual([]);
+  });
+
+  it('after stop(), its methods reject saying the lab was stopped, and a pending expectNoCall rejects', async () => {
+    const l = await startLab();
+    const quiet = l.expectNoCall({ event: 'x' }, { forMs: 10_000 }).catch((e: Error) => e.message);
+    await l.calls();
+    await l.stop();
+    expect(await quiet).toMatch(/^expectNoCall: the lab was stopped/);
+    await expect(l.calls()).rejects.toThrow(/^calls: the lab was stopped/);
+    await expect(l.reset()).rejects.toThrow(/^reset: the lab was stopped/);
+    await expect(l.waitForCall({})).rejects.toThrow(/^waitForCall: the lab was stopped/);
+
+    const served = await lab({ ui: true });
+    const c = await connectLab({ apiUrl: served.apiUrl!, token: served.token! });
+    const pending = c.expectNoCall({ event: 'x' }, { forMs: 10_000 }).then(
+      () => 'passed',
+      (e: Error) => e.message,
+    );
+    await c.stop();
+    expect(await pending).toMatch(/^expectNoCall: the lab was stopped before forMs/);
   });
 });

@@ -104,6 +104,12 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 
     listMessages: (input) => store.calls.list(input),
     getMessage: (input) => getDetail(store, input.id),
+    listMessageDetails: (input) => {
+      const ids = store.calls.idsAfter(input.after, input.limit, input.sourceId);
+      // One deleted meanwhile (a clear, retention) is left out.
+      const items = ids.flatMap((id) => (store.calls.get(id) ? [getDetail(store, id)] : []));
+      return { items, next: ids.length === input.limit ? ids[ids.length - 1] : null };
+    },
     getBatchItems: (input) => store.deliveries.batchItems(input.id, input.offset, input.limit) ?? notFoundBatch(input.id),
     getStats: (input) => store.stats({ since: input.since === undefined ? undefined : Date.parse(input.since), sourceId: input.sourceId }),
     replayMessage: (input) => d.dispatcher.replay(input.id, { urlIndex: input.urlIndex, body: input.body, deliveryId: input.deliveryId }),

@@ -1,18 +1,21 @@
 import type { CallDetail } from '../../shared/types';
 import type { MockRequestRecord } from '../../shared/mock-receiver.schema';
 import { describeMatch, differences, distance, formatDifferences, show, type Difference } from './match';
-import { LabApiError, type LabApi } from './transport';
-import type { Lab, LabCall, LabDelivery, LabViolation, Match, WaitOptions } from './types';
+import type { LabApi } from './transport';
+import type { CallsOptions, Lab, LabCall, LabDelivery, LabViolation, Match, WaitOptions } from './types';
 
 // The handle startLab and connectLab give: what the lab received, read through the API contract's
 // operations (listMessages and getMessage for calls, listReceiverRequests for deliveries), kept in
 // arrival order, and waited on by polling. Nothing is stored here that the lab does not store: this
 // only remembers what it already read (a call as received never changes).
 
-const DEFAULT_TIMEOUT_MS = 5_000;
+/** Below the 5 s a Vitest or Jest test may take by default, so a wait's own message (the closest calls) is what a failing test shows. */
+export const DEFAULT_TIMEOUT_MS = 4_000;
 const DEFAULT_QUIET_MS = 1_000;
-/** Details read at once when many calls arrived since the last look. */
-const DETAIL_CONCURRENCY = 16;
+/** Calls' details read in one request (listMessageDetails). */
+const DETAIL_PAGE = 200;
+/** How long one look may read pages before a wait checks its deadline again (a lab holding many calls). */
+const READ_SLICE_MS = 200;
 
 export interface HandleInit {
   api: LabApi;
@@ -30,11 +33,20 @@ export interface HandleInit {
   close?: () => Promise<void>;
 }
 
+/** What a wait looked at: the values, the dropped calls apart, and whether more are left to read. */
+interface Look<T> {
+  values: T[];
+  dropped: { value: T; reason: string }[];
+  more: boolean;
+}
+
 interface Seen {
   id: number;
   receivedAt: string;
   call: LabCall;
   detail: CallDetail;
+  /** Why the lab dropped it (unknown write key, repeated messageId, …); null when accepted or blocked. */
+  dropped: string | null;
 }
 
 /** A wait that ended without a match: the message lists the closest values seen and how each differs. */
@@ -104,6 +116,12 @@ function checkTimeout(what: string, value: unknown, fallback: number): number {
   return value;
 }
 
+function includeDropped(what: string, options: CallsOptions | undefined): boolean {
+  const value = options?.includeDropped;
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${what}: includeDropped: expected true or false, got ${show(value)}`);
+  return value === true;
+}
+
 function checkMatch(what: string, match: unknown): void {
   if (match === undefined || match === null || (typeof match !== 'object' && typeof match !== 'function') || Array.isArray(match)) {
     throw new TypeError(`${what}: match: expected a partial object (e.g. { type: 'track', event: 'Order Completed' }) or a predicate function, got ${show(match)}`);
@@ -118,43 +136,36 @@ export function createHandle(init: HandleInit): Lab {
   // Bumped by reset(): a read that began before it must not bring back what it cleared.
   let epoch = 0;
   let stopped = false;
-  let readingCalls: Promise<void> | undefined;
+  let readingCalls: Promise<boolean> | undefined;
 
+  /** Reads what arrived since the last look, oldest first, for at most READ_SLICE_MS; true when more is left to read. */
   const readCalls = () => (readingCalls ??= loadCalls().finally(() => (readingCalls = undefined)));
 
-  async function loadCalls(): Promise<void> {
+  async function loadCalls(): Promise<boolean> {
     const at = epoch;
-    const fresh: { id: number; receivedAt: string }[] = [];
-    let before: number | undefined;
-    // A look while nothing new arrived costs one small page; a page of only new calls asks for more.
-    let limit = 20;
-    for (;;) {
-      const page = await api('listMessages', { limit, before, sourceId: init.sourceId });
-      limit = 500;
-      for (const s of page.items) if (s.id > maxId) fresh.push({ id: s.id, receivedAt: s.receivedAt });
-      const last = page.items.at(-1);
-      if (page.next === null || !last || last.id <= maxId) break;
-      before = page.next;
-    }
-    fresh.sort((a, b) => a.id - b.id);
-    for (let i = 0; i < fresh.length; i += DETAIL_CONCURRENCY) {
-      const details = await Promise.all(
-        fresh.slice(i, i + DETAIL_CONCURRENCY).map((f) =>
-          api('getMessage', { id: f.id }).catch((err: unknown) => {
-            // Deleted meanwhile (reset, retention): it is gone from the lab too.
-            if (err instanceof LabApiError && err.status === 404) return null;
-            throw err;
-          }),
-        ),
-      );
-      if (at !== epoch) return;
-      for (const detail of details) {
-        if (!detail) continue;
-        const call = callOf(detail);
-        if (call) calls.set(detail.call.id, { id: detail.call.id, receivedAt: detail.call.receivedAt, call, detail });
+    // Cleared elsewhere (another handle's reset(), DELETE /api/messages, the UI's Clear, retention):
+    // what this handle read is gone from the lab, so it is forgotten and read again.
+    if (calls.size > 0) {
+      const newest = await api('listMessages', { limit: 1, sourceId: init.sourceId });
+      if (at !== epoch) return false;
+      if ((newest.items[0]?.id ?? 0) < maxId || newest.total < calls.size) {
+        calls.clear();
+        maxId = 0;
       }
     }
-    if (at === epoch && fresh.length) maxId = Math.max(maxId, fresh[fresh.length - 1].id);
+    const until = Date.now() + READ_SLICE_MS;
+    for (;;) {
+      const page = await api('listMessageDetails', { after: maxId, limit: DETAIL_PAGE, sourceId: init.sourceId });
+      if (at !== epoch) return false;
+      for (const detail of page.items) {
+        const call = callOf(detail);
+        const dropped = detail.call.status === 'dropped' ? (detail.call.dropReason ?? 'dropped') : null;
+        if (call) calls.set(detail.call.id, { id: detail.call.id, receivedAt: detail.call.receivedAt, call, detail, dropped });
+      }
+      maxId = Math.max(maxId, page.next ?? 0, page.items.at(-1)?.call.id ?? 0);
+      if (page.next === null) return false;
+      if (Date.now() >= until) return true;
+    }
   }
 
   async function readDeliveries(): Promise<void> {
@@ -165,7 +176,8 @@ export function createHandle(init: HandleInit): Lab {
     for (const r of lists.flat()) if (!deliveries.has(r.id)) deliveries.set(r.id, { ...deliveryOf(r), seq: r.seq });
   }
 
-  const seenCalls = () => [...calls.values()].sort((a, b) => a.id - b.id);
+  // A Map keeps insertion order, and calls are read oldest first.
+  const seenCalls = () => [...calls.values()];
   const seenDeliveries = (): LabDelivery[] =>
     [...deliveries.values()]
       .sort((a, b) => a.at.localeCompare(b.at) || a.seq - b.seq)
@@ -173,49 +185,77 @@ export function createHandle(init: HandleInit): Lab {
 
   const matching = <T>(values: T[], match: Match<T> | undefined) => (match === undefined ? values : values.filter((v) => differences(match, v).length === 0));
 
-  /** Why nothing matched: the closest values first (fewest differences, then the newest), each with its diff. */
-  function timeoutMessage<T>(head: string, match: Match<T>, values: T[], summarize: (v: T) => string, hint: string): string {
+  /** Why nothing matched: the closest values first (fewest differences, then the newest), each with its diff; then the dropped calls that would have matched. */
+  function timeoutMessage<T>(head: string, match: Match<T>, look: Look<T>, summarize: (v: T) => string, hint: string): string {
+    const { values } = look;
     const lines = [head, `  match: ${describeMatch(match)}`];
     if (values.length === 0) {
-      lines.push(`  nothing was received at all. ${hint}`);
-      return lines.join('\n');
+      lines.push(look.dropped.length ? '  nothing the lab accepted was received.' : `  nothing was received at all. ${hint}`);
+    } else {
+      const ranked = values
+        .map((v, i) => ({ v, i, diffs: differences(match, v) as Difference[] }))
+        .sort((a, b) => distance(a.diffs) - distance(b.diffs) || b.i - a.i)
+        .slice(0, 3);
+      // A predicate says nothing of how near a value came: the newest are listed.
+      const which = typeof match === 'function' ? 'newest' : 'closest';
+      lines.push(`  the ${which} ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
+      ranked.forEach(({ v, diffs }, n) => {
+        lines.push(`  ${n + 1}) ${summarize(v)}`, diffs.length ? formatDifferences(diffs, '       ') : '       (matches)');
+      });
     }
-    const ranked = values
-      .map((v, i) => ({ v, i, diffs: differences(match, v) as Difference[] }))
-      .sort((a, b) => distance(a.diffs) - distance(b.diffs) || b.i - a.i)
-      .slice(0, 3);
-    // A predicate says nothing of how near a value came: the newest are listed.
-    const which = typeof match === 'function' ? 'newest' : 'closest';
-    lines.push(`  the ${which} ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
-    ranked.forEach(({ v, diffs }, n) => {
-      lines.push(`  ${n + 1}) ${summarize(v)}`, formatDifferences(diffs, '       '));
-    });
+    const wouldHave = look.dropped.filter((d) => differences(match, d.value).length === 0);
+    if (wouldHave.length) {
+      lines.push(`  ${wouldHave.length === 1 ? 'a call' : `${wouldHave.length} calls`} matching ${wouldHave.length === 1 ? 'was' : 'were'} dropped by the lab (not counted; { includeDropped: true } counts them):`);
+      wouldHave.slice(-3).forEach((d, n) => lines.push(`  ${n + 1}) ${summarize(d.value)}, dropped: ${d.reason}`));
+    }
+    if (look.more) lines.push(`  (the lab holds more calls than could be read within the timeout: ${values.length + look.dropped.length} read so far)`);
     return lines.join('\n');
   }
 
-  async function waitFor<T>(what: string, read: () => Promise<T[]>, match: Match<T>, count: number, timeoutMs: number, summarize: (v: T) => string, hint: string): Promise<T[]> {
+  async function waitFor<T>(what: string, read: () => Promise<Look<T>>, match: Match<T>, count: number, timeoutMs: number, summarize: (v: T) => string, hint: string): Promise<T[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (stopped) throw new Error(`${what}: the lab was stopped while waiting`);
-      const all = await read();
-      const found = matching(all, match);
+      if (stopped) throw stoppedError(what);
+      const look = await read();
+      const found = matching(look.values, match);
       if (found.length >= count) return found;
       const left = deadline - Date.now();
       if (left <= 0) {
         const want = count === 1 ? 'no' : `${found.length} of ${count}`;
-        throw new LabTimeoutError(timeoutMessage(`${what}: ${want} ${what === 'waitForDelivery' ? 'deliveries' : 'calls'} matched within ${timeoutMs} ms`, match, all, summarize, hint), all.length);
+        throw new LabTimeoutError(timeoutMessage(`${what}: ${want} ${what === 'waitForDelivery' ? 'deliveries' : 'calls'} matched within ${timeoutMs} ms`, match, look, summarize, hint), look.values.length);
       }
-      await sleep(Math.min(init.pollMs, left));
+      // More calls are waiting to be read: read on at once.
+      if (!look.more) await sleep(Math.min(init.pollMs, left));
     }
   }
 
-  const callsNow = async () => {
-    await readCalls();
-    return seenCalls().map((s) => s.call);
+  const stoppedError = (what: string) => new Error(`${what}: the lab was stopped (stop() was called); start or connect another lab`);
+
+  /** Runs a method: refused once the lab is stopped, and what stop() cut short (a closed database) says so. */
+  async function guarded<T>(what: string, run: () => Promise<T>): Promise<T> {
+    if (stopped) throw stoppedError(what);
+    try {
+      return await run();
+    } catch (err) {
+      if (stopped && !(err instanceof Error && err.message.startsWith(`${what}: the lab was stopped`))) throw Object.assign(stoppedError(what), { cause: err });
+      throw err;
+    }
+  }
+
+  /** Calls as read so far (all of them when `all`); dropped ones apart unless included. */
+  const callsLook = async (includeDropped: boolean, all = false): Promise<Look<LabCall>> => {
+    let more = await readCalls();
+    while (all && more) more = await readCalls();
+    const seen = seenCalls();
+    return {
+      values: seen.filter((c) => includeDropped || c.dropped === null).map((c) => c.call),
+      dropped: includeDropped ? [] : seen.flatMap((c) => (c.dropped === null ? [] : [{ value: c.call, reason: c.dropped }])),
+      more,
+    };
   };
-  const deliveriesNow = async () => {
+  const deliveriesLook = async (): Promise<Look<LabDelivery>> => {
     await readDeliveries();
-    return seenDeliveries();
+    return { values: seenDeliveries(), dropped: [], more: false };
   };
   const noCallsHint = `Is the app sending to ${init.collectorUrl} with write key ${init.writeKey}?`;
   const noDeliveriesHint = 'Deliveries are what the lab\'s receivers got: give startLab `receivers` (they are attached to its first source), or check that the source sends to a receiver\'s URL.';
@@ -228,73 +268,85 @@ export function createHandle(init: HandleInit): Lab {
     token: init.token,
     uiUrl: init.uiUrl,
 
-    async calls(match) {
-      if (match !== undefined) checkMatch('calls', match);
-      return matching(await callsNow(), match);
+    calls(match, options?: CallsOptions) {
+      return guarded('calls', async () => {
+        if (match !== undefined) checkMatch('calls', match);
+        return matching((await callsLook(includeDropped('calls', options), true)).values, match);
+      });
     },
 
-    async waitForCall(match, options: WaitOptions = {}) {
-      checkMatch('waitForCall', match);
-      const timeoutMs = checkTimeout('waitForCall: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
-      return (await waitFor('waitForCall', callsNow, match, 1, timeoutMs, summarizeCall, noCallsHint))[0];
+    waitForCall(match, options: WaitOptions & CallsOptions = {}) {
+      return guarded('waitForCall', async () => {
+        checkMatch('waitForCall', match);
+        const timeoutMs = checkTimeout('waitForCall: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+        const withDropped = includeDropped('waitForCall', options);
+        return (await waitFor('waitForCall', () => callsLook(withDropped), match, 1, timeoutMs, summarizeCall, noCallsHint))[0];
+      });
     },
 
-    async waitForCalls(match, options) {
-      checkMatch('waitForCalls', match);
-      const count = options?.count;
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new TypeError(`waitForCalls: count: expected a whole number ≥ 1, got ${show(count)}`);
-      const timeoutMs = checkTimeout('waitForCalls: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
-      return waitFor('waitForCalls', callsNow, match, count, timeoutMs, summarizeCall, noCallsHint);
+    waitForCalls(match, options) {
+      return guarded('waitForCalls', async () => {
+        checkMatch('waitForCalls', match);
+        const count = options?.count;
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new TypeError(`waitForCalls: count: expected a whole number ≥ 1, got ${show(count)}`);
+        const timeoutMs = checkTimeout('waitForCalls: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+        const withDropped = includeDropped('waitForCalls', options);
+        return waitFor('waitForCalls', () => callsLook(withDropped), match, count, timeoutMs, summarizeCall, noCallsHint);
+      });
     },
 
-    async expectNoCall(match, options = {}) {
-      checkMatch('expectNoCall', match);
-      const forMs = checkTimeout('expectNoCall: forMs', options.forMs, DEFAULT_QUIET_MS);
-      const deadline = Date.now() + forMs;
-      for (;;) {
-        const found = matching(await callsNow(), match);
-        if (found.length > 0) {
-          const c = found[0];
-          throw new Error(`expectNoCall: a call matching was received: ${summarizeCall(c)}\n  match: ${describeMatch(match)}\n  call:  ${show(c)}`);
+    expectNoCall(match, options = {}) {
+      return guarded('expectNoCall', async () => {
+        checkMatch('expectNoCall', match);
+        const forMs = checkTimeout('expectNoCall: forMs', options.forMs, DEFAULT_QUIET_MS);
+        const withDropped = includeDropped('expectNoCall', options);
+        const deadline = Date.now() + forMs;
+        for (;;) {
+          const look = await callsLook(withDropped);
+          const found = matching(look.values, match);
+          if (found.length > 0) {
+            const c = found[0];
+            throw new Error(`expectNoCall: a call matching was received: ${summarizeCall(c)}\n  match: ${describeMatch(match)}\n  call:  ${show(c)}`);
+          }
+          if (stopped) throw new Error(`expectNoCall: the lab was stopped before forMs (${forMs} ms) had passed, so it cannot say no call came`);
+          const left = deadline - Date.now();
+          if (left <= 0 && !look.more) return;
+          if (!look.more) await sleep(Math.min(init.pollMs, left));
         }
-        const left = deadline - Date.now();
-        if (left <= 0 || stopped) return;
-        await sleep(Math.min(init.pollMs, left));
-      }
+      });
     },
 
-    async deliveries(match) {
-      if (match !== undefined) checkMatch('deliveries', match);
-      return matching(await deliveriesNow(), match);
+    deliveries(match) {
+      return guarded('deliveries', async () => {
+        if (match !== undefined) checkMatch('deliveries', match);
+        return matching((await deliveriesLook()).values, match);
+      });
     },
 
-    async waitForDelivery(match, options: WaitOptions = {}) {
-      checkMatch('waitForDelivery', match);
-      const timeoutMs = checkTimeout('waitForDelivery: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
-      return (await waitFor('waitForDelivery', deliveriesNow, match, 1, timeoutMs, summarizeDelivery, noDeliveriesHint))[0];
+    waitForDelivery(match, options: WaitOptions = {}) {
+      return guarded('waitForDelivery', async () => {
+        checkMatch('waitForDelivery', match);
+        const timeoutMs = checkTimeout('waitForDelivery: timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+        return (await waitFor('waitForDelivery', deliveriesLook, match, 1, timeoutMs, summarizeDelivery, noDeliveriesHint))[0];
+      });
     },
 
-    async violations(match) {
-      if (match !== undefined) checkMatch('violations', match);
-      const plans = await api('listTrackingPlans', {});
-      const connected = plans.some((p) => p.sources.some((s) => init.sourceId === undefined || s.sourceId === init.sourceId));
-      if (!connected) throw new Error('violations: no source of this lab is connected to a tracking plan; give startLab `trackingPlans` and a source\'s `trackingPlan: { name }` (docs/tracking-plans.md)');
-      await readCalls();
-      const found: LabViolation[] = seenCalls()
-        .filter((s) => (s.detail.violations?.length ?? 0) > 0 || s.detail.planCheck?.blocked)
-        .map((s) => ({ call: s.call, violations: s.detail.violations ?? [], blocked: s.detail.planCheck?.blocked ?? null, plan: s.detail.planCheck?.planName ?? null }));
-      return matching(found, match);
+    violations(match) {
+      return guarded('violations', async () => {
+        if (match !== undefined) checkMatch('violations', match);
+        const plans = await api('listTrackingPlans', {});
+        const connected = plans.some((p) => p.sources.some((s) => init.sourceId === undefined || s.sourceId === init.sourceId));
+        if (!connected) throw new Error('violations: no source of this lab is connected to a tracking plan; give startLab `trackingPlans` and a source\'s `trackingPlan: { name }` (docs/tracking-plans.md)');
+        await callsLook(false, true);
+        const found: LabViolation[] = seenCalls()
+          .filter((s) => (s.detail.violations?.length ?? 0) > 0 || s.detail.planCheck?.blocked)
+          .map((s) => ({ call: s.call, violations: s.detail.violations ?? [], blocked: s.detail.planCheck?.blocked ?? null, plan: s.detail.planCheck?.planName ?? null }));
+        return matching(found, match);
+      });
     },
 
-    async reset() {
-      epoch++;
-      await api('clearCalls', {});
-      const receivers = await api('listReceivers', {});
-      await Promise.all(receivers.map((r) => api('resetReceiver', { id: r.id })));
-      calls.clear();
-      deliveries.clear();
-      maxId = 0;
-      epoch++;
+    reset() {
+      return guarded('reset', () => resetLab());
     },
 
     async stop() {
@@ -303,4 +355,15 @@ export function createHandle(init: HandleInit): Lab {
       await init.close?.();
     },
   };
+
+  async function resetLab(): Promise<void> {
+    epoch++;
+    await api('clearCalls', {});
+    const receivers = await api('listReceivers', {});
+    await Promise.all(receivers.map((r) => api('resetReceiver', { id: r.id })));
+    calls.clear();
+    deliveries.clear();
+    maxId = 0;
+    epoch++;
+  }
 }

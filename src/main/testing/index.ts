@@ -19,7 +19,7 @@ import type { ConnectLabOptions, Lab, StartLabOptions } from './types';
 
 export { LabTimeoutError } from './handle';
 export { LabApiError } from './transport';
-export type { ConnectLabOptions, Lab, LabCall, LabDelivery, LabViolation, Match, MatchValue, StartLabOptions, WaitOptions } from './types';
+export type { CallsOptions, ConnectLabOptions, Lab, LabCall, LabDelivery, LabViolation, Match, MatchValue, StartLabOptions, WaitOptions } from './types';
 
 const optionsSchema = z.strictObject({
   sources: configSchema.shape.sources.optional(),

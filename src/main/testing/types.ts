@@ -69,8 +69,17 @@ export type MatchValue =
   | readonly MatchValue[]
   | { [key: string]: MatchValue };
 
+export interface CallsOptions {
+  /**
+   * Also the calls the lab dropped (unknown write key, no userId or anonymousId, a repeated
+   * messageId, …): the app sent them but the lab did not accept them. Default false: only calls the
+   * lab accepted, and those a tracking plan blocked.
+   */
+  includeDropped?: boolean;
+}
+
 export interface WaitOptions {
-  /** How long to wait (default 5000 ms). */
+  /** How long to wait (default 4000 ms, under the 5 s a Vitest or Jest test may take by default). */
   timeoutMs?: number;
 }
 
@@ -86,14 +95,14 @@ export interface Lab {
   readonly token: string | null;
   /** The web UI with its token, when started with `ui: true` (or the lab connected to serves one). */
   readonly uiUrl: string | null;
-  /** The calls received since the start or the last reset(), oldest first, newest last; those matching `match` when given. */
-  calls(match?: Match<LabCall>): Promise<LabCall[]>;
+  /** The calls the lab accepted (or a tracking plan blocked) since the start or the last reset(), oldest first, newest last; those matching `match` when given. */
+  calls(match?: Match<LabCall>, options?: CallsOptions): Promise<LabCall[]>;
   /** The first call matching, one already received or the next to come; rejects after `timeoutMs` with the closest calls seen and how each differs. */
-  waitForCall(match: Match<LabCall>, options?: WaitOptions): Promise<LabCall>;
+  waitForCall(match: Match<LabCall>, options?: WaitOptions & CallsOptions): Promise<LabCall>;
   /** Resolves once `count` calls match (with every call matching then, at least `count`, oldest first). */
-  waitForCalls(match: Match<LabCall>, options: WaitOptions & { count: number }): Promise<LabCall[]>;
+  waitForCalls(match: Match<LabCall>, options: WaitOptions & CallsOptions & { count: number }): Promise<LabCall[]>;
   /** Resolves after `forMs` (default 1000) if no call matching was received (before or during); rejects as soon as one is. */
-  expectNoCall(match: Match<LabCall>, options?: { forMs?: number }): Promise<void>;
+  expectNoCall(match: Match<LabCall>, options?: CallsOptions & { forMs?: number }): Promise<void>;
   /** What the lab's receivers got, oldest first; those matching when given. */
   deliveries(match?: Match<LabDelivery>): Promise<LabDelivery[]>;
   /** The first request a receiver got matching, received already or the next; rejects after `timeoutMs` as waitForCall does. */

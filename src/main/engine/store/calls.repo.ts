@@ -190,6 +190,13 @@ export class CallsRepo {
     return { items, total, next: rows.length === f.limit ? rows[rows.length - 1].id : null };
   }
 
+  /** The ids above `after`, oldest first, at most `limit` (of one source if given): listMessageDetails' page. */
+  idsAfter(after: number, limit: number, sourceId?: string): number[] {
+    const bySource = sourceId === undefined ? '' : ' AND source_key = ?';
+    const args: unknown[] = [after, ...(sourceId === undefined ? [] : [this.sourceKeys.find(sourceId) ?? -1]), limit];
+    return this.db.prepare(`SELECT id FROM calls WHERE id > ?${bySource} ORDER BY id LIMIT ?`).pluck().all(...args) as number[];
+  }
+
   /** The ids list() pages through (newest `limit` matching, newest first, below `before`), without building summaries. */
   ids(f: CallFilter): number[] {
     const { filter, args } = this.where(f);
