@@ -39,10 +39,20 @@ const POLL_HTTP_MS = 50;
 
 /**
  * The HTTPS mock receivers' certificate of the first lab this process started, kept (in a folder of
- * its own, removed at exit) and put into the next labs' folders, where the engine reuses a stored
- * certificate: generating its RSA key is most of a lab's start (100 to 300 ms, as the primes fall).
+ * its own, removed when the last running lab stops, or at exit) and put into the next labs' folders,
+ * where the engine reuses a stored certificate: generating its RSA key is most of a lab's start (100
+ * to 300 ms, as the primes fall). Test runners' workers end without an 'exit' event, so stop() is
+ * what removes it there.
  */
 let certificateDir: string | undefined;
+/** Labs started and not yet stopped. */
+let running = 0;
+
+function forgetCertificate(): void {
+  if (running > 0 || !certificateDir) return;
+  rmSync(certificateDir, { recursive: true, force: true });
+  certificateDir = undefined;
+}
 
 function keepCertificate(dataDir: string): void {
   if (certificateDir || !existsSync(join(dataDir, CERT_FILE)) || !existsSync(join(dataDir, KEY_FILE))) return;
@@ -77,10 +87,16 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
   reuseCertificate(dataDir);
   let engine: Engine | undefined;
   let server: Awaited<ReturnType<typeof startControlServer>> | undefined;
+  running++;
   const close = async () => {
-    await server?.app.close();
-    await engine?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      await server?.app.close();
+      await engine?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    } finally {
+      running--;
+      forgetCertificate();
+    }
   };
   try {
     engine = await startEngine({
