@@ -19,6 +19,8 @@ export function ComposePlanCheck({ sourceId, type, message }: { sourceId: string
     }
     let current = true;
     const t = setTimeout(async () => {
+      // A source deleted meanwhile (the list heard of it, the form not yet): nothing to check, and no 404.
+      if (!store.getState().sources.some((s) => s.id === sourceId)) return;
       const v = await store.getState().checkCallAgainstPlan(sourceId, { ...message, type });
       if (current) setVerdict(v);
     }, PAUSE_MS);
