@@ -409,6 +409,21 @@ describe('what a demanding user relies on', () => {
     expect(performance.now() - t2).toBeLessThan(1_500);
   }, 60_000);
 
+  it('reset() also forgets a delivery in flight when it ran (answered and recorded after it)', async () => {
+    const l = await lab({ ui: true, receivers: [{ name: 'slow', path: '/slow', behavior: { delayMs: 1_000 } }] });
+    await send(l, '/v1/track', order(1));
+    const inFlight = async () => {
+      const res = await fetch(`${l.apiUrl}/messages?status=in_flight`, { headers: { authorization: `Bearer ${l.token}` } });
+      return ((await res.json()) as { total: number }).total;
+    };
+    await expect.poll(inFlight, { timeout: 5_000, interval: 20 }).toBe(1);
+    await l.reset();
+    await expect(l.waitForDelivery({ receiver: 'slow' }, { timeoutMs: 2_000 })).rejects.toThrow(/^waitForDelivery: no deliveries matched within 2000 ms/);
+    await send(l, '/v1/track', order(2));
+    expect((await l.waitForDelivery({ receiver: 'slow' }, { timeoutMs: 3_000 })).body).toMatchObject({ properties: { total: 2 } });
+    expect(await l.deliveries()).toHaveLength(1);
+  });
+
   it('a handle does not keep calls another handle cleared', async () => {
     const started = await lab({ ui: true });
     const other = await connectLab({ apiUrl: started.apiUrl!, token: started.token! });

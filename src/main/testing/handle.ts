@@ -136,6 +136,11 @@ export function createHandle(init: HandleInit): Lab {
   // Bumped by reset(): a read that began before it must not bring back what it cleared.
   let epoch = 0;
   let stopped = false;
+  /**
+   * When the last reset() returned (ISO time): a receiver request that arrived before it (a delivery
+   * still in flight then, answered and recorded after) belongs to what was reset.
+   */
+  let resetAt = '';
   let readingCalls: Promise<boolean> | undefined;
 
   /** Reads what arrived since the last look, oldest first, for at most READ_SLICE_MS; true when more is left to read. */
@@ -173,7 +178,7 @@ export function createHandle(init: HandleInit): Lab {
     const receivers = await api('listReceivers', {});
     const lists = await Promise.all(receivers.map((r) => api('listReceiverRequests', { id: r.id, limit: 1000 })));
     if (at !== epoch) return;
-    for (const r of lists.flat()) if (!deliveries.has(r.id)) deliveries.set(r.id, { ...deliveryOf(r), seq: r.seq });
+    for (const r of lists.flat()) if (!deliveries.has(r.id) && r.at >= resetAt) deliveries.set(r.id, { ...deliveryOf(r), seq: r.seq });
   }
 
   // A Map keeps insertion order, and calls are read oldest first.
@@ -364,6 +369,7 @@ export function createHandle(init: HandleInit): Lab {
     calls.clear();
     deliveries.clear();
     maxId = 0;
+    resetAt = new Date().toISOString();
     epoch++;
   }
 }
