@@ -41,6 +41,16 @@ describe('match', () => {
     expect(matches({ properties: new Money() }, { properties: { amount: 42 } })).toBe(false);
   });
 
+  it('a predicate at a key is called when the key is absent too (with undefined); an async one never matches, and says why', () => {
+    expect(matches({ anonymousId: (v: unknown) => v === undefined }, call)).toBe(true);
+    expect(matches({ properties: { missing: (v: unknown) => v === undefined || v === 0 } }, call)).toBe(true);
+    expect(matches({ anonymousId: (v: unknown) => typeof v === 'string' }, call)).toBe(false);
+    const isAsync = async () => true;
+    expect(matches({ event: isAsync }, call)).toBe(false);
+    expect(matches(isAsync, call)).toBe(false);
+    expect(differences({ event: isAsync }, call)[0].received).toMatch(/^a Promise \(an async predicate cannot be waited on: make it synchronous\)/);
+  });
+
   it('arrays: the same length, item by item (items partially)', () => {
     expect(matches({ properties: { products: [{ sku: 'a' }, { qty: 2 }] } }, call)).toBe(true);
     expect(matches({ properties: { products: [{ sku: 'b' }, { sku: 'a' }] } }, call)).toBe(false);

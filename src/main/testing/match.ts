@@ -48,6 +48,10 @@ export function differences(match: Matcher, value: unknown, path = ''): Differen
     } catch (err) {
       return [{ path, expected: `${predicateName(match)} to return true`, received: `${show(value)} (the predicate threw: ${(err as Error)?.message ?? String(err)})` }];
     }
+    // A Promise is truthy: an async predicate would match everything.
+    if (typeof (ok as { then?: unknown } | null)?.then === 'function') {
+      return [{ path, expected: `${predicateName(match)} to return true or false`, received: `a Promise (an async predicate cannot be waited on: make it synchronous) for ${show(value)}` }];
+    }
     return ok ? [] : [{ path, expected: `${predicateName(match)} to return true`, received: show(value) }];
   }
   if (match instanceof RegExp) {
@@ -66,6 +70,9 @@ export function differences(match: Matcher, value: unknown, path = ''): Differen
       const present = Object.prototype.hasOwnProperty.call(value, key);
       if (m === undefined) {
         if (present && value[key] !== undefined) out.push({ path: at, expected: 'absent', received: show(value[key]) });
+      } else if (!present && typeof m === 'function') {
+        // A predicate decides about an absent key too (it gets undefined).
+        out.push(...differences(m, undefined, at));
       } else if (!present) {
         out.push({ path: at, expected: show(m), received: 'absent' });
       } else {
