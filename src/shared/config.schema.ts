@@ -51,8 +51,23 @@ export const configSourceSchema = z.strictObject({
   trackingPlan: trackingPlanConnectionSchema.nullable().optional(),
 });
 
+/**
+ * The config file's version (issue 27): export writes it; a file without one is version 1 (made
+ * before versions, e554b8f and earlier) and reads as it is, since version 2 only added shapes
+ * (`mockReceiver` references, tracking plans). A file of a newer version than this lab reads is
+ * refused by name rather than half understood. Raise it when a shape changes meaning, and convert
+ * older files to the new shape before this schema reads them.
+ */
+export const CONFIG_VERSION = 2;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
+  version: z
+    .number()
+    .int()
+    .min(1, { message: 'a config version is 1 or more' })
+    .max(CONFIG_VERSION, { message: `this file was made by a newer Webhook Lab: this one reads config versions 1 to ${CONFIG_VERSION}; update Webhook Lab, or export again from a lab of this version` })
+    .optional(),
   sources: z.array(configSourceSchema).default([]).superRefine((sources, ctx) => {
     const names = new Set<string>();
     const keys = new Set<string>();

@@ -157,3 +157,37 @@ describe('reading the file', () => {
     expect(() => loadConfigFile(config)).toThrow(ConfigError);
   });
 });
+
+describe('the config version (issue 27)', () => {
+  it('a file of a newer version is refused by name at start (exit 2); version 1 and none read as they are', async () => {
+    const newer = file('newer.json', JSON.stringify({ version: 3, sources: [{ name: 'from-the-future' }] }));
+    const r = await runServe(['--data-dir', tempDir(), '--config', newer]);
+    expectRefused(r, 'version: this file was made by a newer Webhook Lab: this one reads config versions 1 to 2');
+    for (const version of [1, undefined]) {
+      const dataDir = tempDir();
+      const older = file(`v${version ?? 'none'}.json`, JSON.stringify({ ...(version ? { version } : {}), sources: [{ name: 'old-file' }] }));
+      const t = await startTestEngine({ dataDir, config: loadConfigFile(older) });
+      try {
+        expect((await t.call('listSources', {})).map((s) => s.name)).toContain('old-file');
+        // Export writes the version it is.
+        expect((await t.call('getConfig', {})).version).toBe(2);
+      } finally {
+        await t.stop();
+      }
+    }
+  });
+
+  it('POST /api/config with a newer version is a 400 naming version, and changes nothing', async () => {
+    const t = await startTestEngine({ dataDir: tempDir() });
+    try {
+      await expect(t.call('importConfig', { version: 3, sources: [{ name: 'x' }] } as never)).rejects.toMatchObject({ status: 400, fields: [{ path: 'version' }] });
+      expect((await t.call('listSources', {})).map((s) => s.name)).not.toContain('x');
+      const exported = await t.call('getConfig', {});
+      expect(exported.version).toBe(2);
+      // What it exports, it imports.
+      expect((await t.call('importConfig', exported)).ok).toBe(true);
+    } finally {
+      await t.stop();
+    }
+  });
+});

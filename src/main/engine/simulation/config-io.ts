@@ -1,5 +1,5 @@
 import { trackingPlansOf } from '../tracking-plans/service';
-import type { Config, ConfigWarning } from '../../../shared/config.schema';
+import { CONFIG_VERSION, type Config, type ConfigWarning } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
 import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
@@ -58,6 +58,7 @@ export class ConfigIo implements Feature<Ops> {
     // A URL that is one of this lab's mock receivers is written as its name (config-receivers.ts).
     const receivers = this.receivers.definitions().map((r) => ({ name: r.name, url: this.receivers.urlFor(r) }));
     return {
+      version: CONFIG_VERSION,
       sources: sources.map((s) => {
         const plan = plans.connectionOf(s.id);
         const trackingPlan = plan && { name: plan.name, unplannedEvents: plan.unplannedEvents, unplannedProperties: plan.unplannedProperties, violations: plan.violations };
