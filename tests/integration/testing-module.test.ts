@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectLab, LabTimeoutError, startLab, type Lab } from '../../src/main/testing';
+import { connectLab, LabApiError, LabTimeoutError, startLab, type Lab } from '../../src/main/testing';
 import { ensureBuilt, ROOT, startServe, stopServe, type Serve } from '../helpers/serve';
 
 // `webhook-lab/testing` (docs/testing.md) from its sources: real labs on loopback ports with a real
@@ -327,6 +329,12 @@ describe('connectLab', () => {
     expect(l.collectorUrl).toBe(serve.collector);
     expect(l.writeKey).toBe(created.writeKey);
     expect(l.apiUrl).toBe(serve.api);
+    // serve serves the UI at the API's root: the handle gives its address with the token.
+    expect(l.uiUrl).toBe(`${serve.api.replace(/\/api$/, '')}/?token=${encodeURIComponent(serve.token)}`);
+    // The UI's address, ?token=… and all, is taken as the API's root too.
+    const viaUi = await connectLab({ apiUrl: l.uiUrl!, token: serve.token });
+    labs.push(viaUi);
+    expect(viaUi.apiUrl).toBe(serve.api);
     await send(l, '/v1/track', order(42));
     expect(await l.waitForCall({ event: 'Order Completed', properties: { total: 42 } })).toEqual({ type: 'track', ...order(42) });
     const message = await l.waitForCall({ properties: { total: 7 } }, { timeoutMs: 100 }).catch((e: Error) => e.message);
@@ -336,6 +344,19 @@ describe('connectLab', () => {
     await l.stop();
     // The lab keeps running: stop() of a connected handle ends only its waits.
     expect((await fetch(`${serve.api}/health`, { headers: { authorization: `Bearer ${serve.token}` } })).status).toBe(200);
+  });
+
+  it('a server that is not the lab rejects with a LabApiError naming its URL', async () => {
+    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/api`;
+      const err = (await connectLab({ apiUrl: url, token: 't' }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(LabApiError);
+      expect(err.message).toBe(`connectLab: ${url}/health did not answer as Webhook Lab's control API does; is apiUrl the "api:" line webhook-lab serve printed?`);
+    } finally {
+      other.close();
+    }
   });
 
   it('says what is wrong with apiUrl, token and source', async () => {

@@ -14,7 +14,9 @@ import { CERT_FILE, KEY_FILE } from '../engine/simulation/mock-receivers';
 import type { Engine } from '../engine/engine.types';
 import { startControlServer } from '../server/control-server';
 import { createHandle } from './handle';
-import { apiRoot, httpApi, inProcessApi } from './transport';
+import { apiRoot, httpApi, inProcessApi, LabApiError } from './transport';
+import { maskUrlPassword } from '../../shared/url-credentials';
+import type { Source } from '../../shared/types';
 import type { ConnectLabOptions, Lab, StartLabOptions } from './types';
 
 export { LabTimeoutError } from './handle';
@@ -140,6 +142,18 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
   }
 }
 
+/** The web UI with its token when the lab serves one at its root (serve does; a control API alone does not), else null. */
+async function uiOf(root: string, token: string): Promise<string | null> {
+  try {
+    const res = await fetch(`${root}/`, { signal: AbortSignal.timeout(2_000) });
+    const html = res.ok && (res.headers.get('content-type') ?? '').startsWith('text/html');
+    await res.arrayBuffer();
+    return html ? `${root}/?token=${encodeURIComponent(token)}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The same handle for a lab already running (`webhook-lab serve` in CI, the desktop app), over its
  * control API. `stop()` only ends the handle's waits: the lab keeps running.
@@ -150,7 +164,12 @@ export async function connectLab(options: ConnectLabOptions): Promise<Lab> {
   if (typeof options.token !== 'string' || options.token === '') throw new TypeError('connectLab: token: give the control API token (--token or WEBHOOK_LAB_TOKEN of webhook-lab serve)');
   const api = httpApi(root, options.token);
   const health = await api('health', {});
-  const sources = (await api('listSources', {})).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
+  const notTheLab = (what: string) =>
+    new LabApiError(`connectLab: ${maskUrlPassword(root)}/api/${what} did not answer as Webhook Lab's control API does; is apiUrl the "api:" line webhook-lab serve printed?`, 200, undefined);
+  if (typeof health !== 'object' || health === null || typeof health.collectorUrl !== 'string') throw notTheLab('health');
+  const listed: unknown = await api('listSources', {});
+  if (!Array.isArray(listed)) throw notTheLab('sources');
+  const sources = (listed as Source[]).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
   let source = sources[0];
   if (options.source !== undefined) {
     const named = sources.find((s) => s.name === options.source);
@@ -164,7 +183,7 @@ export async function connectLab(options: ConnectLabOptions): Promise<Lab> {
     sources,
     apiUrl: `${root}/api`,
     token: options.token,
-    uiUrl: null,
+    uiUrl: await uiOf(root, options.token),
     sourceId: options.source === undefined ? undefined : source.id,
     pollMs: POLL_HTTP_MS,
   });

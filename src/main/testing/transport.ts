@@ -44,7 +44,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** The control API's root (no /api) from what connectLab was given: the `api:` line serve prints, with or without /api. */
 export function apiRoot(apiUrl: unknown): string {
   if (typeof apiUrl !== 'string' || apiUrl === '') throw new TypeError('connectLab: apiUrl: give the control API URL (the "api:" line `webhook-lab serve` prints, e.g. http://127.0.0.1:8788/api)');
-  const root = apiUrl.replace(/\/+$/, '').replace(/\/api$/, '');
+  // The UI's address (with ?token=…) works too: its query and fragment are not part of the root.
+  const root = apiUrl.replace(/[?#].*$/s, '').replace(/\/+$/, '').replace(/\/api$/, '');
   if (!URL.canParse(root) || !/^https?:$/.test(new URL(root).protocol)) throw new TypeError(`connectLab: apiUrl: expected an http:// URL, got "${maskUrlPassword(apiUrl)}"`);
   if (hasUrlCredentials(root)) throw new TypeError(`connectLab: apiUrl: leave the user name and password out of the URL (give token): ${maskUrlPassword(apiUrl)}`);
   return root;
@@ -66,7 +67,14 @@ export function httpApi(root: string, token: string): LabApi {
       const why = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
       throw new LabApiError(`cannot reach the lab at ${maskUrlPassword(root)}/api (${why}); is webhook-lab serve running?`, 0, undefined);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      const e = err as Error;
+      const why = e.name === 'TimeoutError' ? `the answer did not finish within ${REQUEST_TIMEOUT_MS / 1000} s` : e.message;
+      throw new LabApiError(`${req.method} ${maskUrlPassword(root)}${req.url.split('?')[0]}: ${why}`, 0, undefined);
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
