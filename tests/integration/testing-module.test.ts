@@ -270,6 +270,12 @@ describe('startLab', () => {
     await expect(startLab({ receivers: [{ name: 'r', path: 'no-slash' }] })).rejects.toThrow(/^startLab: receivers\[0\]\.path: must start with \//);
     await expect(startLab({ timeScale: -1 } as never)).rejects.toThrow(/^startLab: timeScale: /);
     await expect(startLab({ colour: 'red' } as never)).rejects.toThrow(/^startLab: colour: unknown key/);
+    await expect(startLab(null as never)).rejects.toThrow(/^startLab: options: expected an object \(\{ sources, receivers, … \}\) or nothing, got null$/);
+    const six = Array.from({ length: 6 }, (_, i) => ({ name: `r${i}`, path: `/r${i}` }));
+    await expect(startLab({ receivers: six })).rejects.toThrow(/^startLab: receivers\[5\]: the first source \("Test"\) sends to at most 5 URLs/);
+    await expect(startLab({ receivers: [{ name: 'a', path: '/a', secret: 's1' }, { name: 'b', path: '/b' }, { name: 'c', path: '/c', secret: 's2' }] })).rejects.toThrow(
+      /^startLab: receivers\[2\]\.secret: differs from receivers\[0\]'s, and a source signs with one secret/,
+    );
     const l = await lab();
     await expect(l.waitForCall(undefined as never)).rejects.toThrow(/^waitForCall: match: expected a partial object/);
     await expect(l.waitForCall({}, { timeoutMs: -5 })).rejects.toThrow(/^waitForCall: timeoutMs: expected a number of milliseconds/);

@@ -37,6 +37,8 @@ const optionsSchema = z.strictObject({
 
 /** Polls of a lab in this process cost a query of its SQLite file; of one over HTTP, a request. */
 const POLL_IN_PROCESS_MS = 20;
+/** A source's Webhooks URLs at most (SPEC: up to five). */
+const MAX_WEBHOOK_URLS = 5;
 const POLL_HTTP_MS = 50;
 
 /**
@@ -75,6 +77,9 @@ function reuseCertificate(dataDir: string): void {
  * handle. `stop()` closes every port and removes the folder. Options are the config file's shapes.
  */
 export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`startLab: options: expected an object ({ sources, receivers, … }) or nothing, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+  }
   const checked = optionsSchema.safeParse(options ?? {});
   if (!checked.success) throw new TypeError(`startLab: ${describeErrors(fieldErrors(checked.error))}`);
   const o = checked.data;
@@ -122,7 +127,27 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
     // A receiver's URL has a free port chosen now: attach each to the first source, unless a source
     // already sends to it (a config naming the receiver).
     const sentTo = new Set(stored.flatMap((s) => s.webhooks.urls.map((u) => u.url)));
-    for (const r of await api('listReceivers', {})) if (!sentTo.has(r.url)) await api('attachReceiver', { id: r.id, sourceId: first.id });
+    const firstStored = stored.find((s) => s.id === first.id)!;
+    const where = (name: string) => `receivers[${(options.receivers ?? []).findIndex((r) => r.name === name)}]`;
+    const toAttach = (await api('listReceivers', {})).filter((r) => !sentTo.has(r.url));
+    let secret = firstStored.webhooks.sharedSecret || undefined;
+    let secretFrom = `the source ${JSON.stringify(first.name)}`;
+    toAttach.forEach((r, i) => {
+      if (firstStored.webhooks.urls.length + i + 1 > MAX_WEBHOOK_URLS) {
+        throw new TypeError(
+          `startLab: ${where(r.name)}: the first source (${JSON.stringify(first.name)}) sends to at most ${MAX_WEBHOOK_URLS} URLs, and every receiver no source names is attached to it: send another source's calls to this one (its webhooks.urls: [{ mockReceiver: ${JSON.stringify(r.name)} }])`,
+        );
+      }
+      if (r.secret === undefined) return;
+      if (secret !== undefined && secret !== r.secret) {
+        throw new TypeError(
+          `startLab: ${where(r.name)}.secret: differs from ${secretFrom}'s, and a source signs with one secret: its deliveries would all show signature invalid. Give the same secret, or send another source's calls to it (webhooks.urls: [{ mockReceiver: ${JSON.stringify(r.name)} }])`,
+        );
+      }
+      secret = r.secret;
+      secretFrom = where(r.name);
+    });
+    for (const r of toAttach) await api('attachReceiver', { id: r.id, sourceId: first.id });
     let apiUrl: string | null = null;
     let token: string | null = null;
     let uiUrl: string | null = null;
