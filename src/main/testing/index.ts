@@ -130,22 +130,12 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
     const firstStored = stored.find((s) => s.id === first.id)!;
     const where = (name: string) => `receivers[${(options.receivers ?? []).findIndex((r) => r.name === name)}]`;
     const toAttach = (await api('listReceivers', {})).filter((r) => !sentTo.has(r.url));
-    let secret = firstStored.webhooks.sharedSecret || undefined;
-    let secretFrom = `the source ${JSON.stringify(first.name)}`;
     toAttach.forEach((r, i) => {
       if (firstStored.webhooks.urls.length + i + 1 > MAX_WEBHOOK_URLS) {
         throw new TypeError(
           `startLab: ${where(r.name)}: the first source (${JSON.stringify(first.name)}) sends to at most ${MAX_WEBHOOK_URLS} URLs, and every receiver no source names is attached to it: send another source's calls to this one (its webhooks.urls: [{ mockReceiver: ${JSON.stringify(r.name)} }])`,
         );
       }
-      if (r.secret === undefined) return;
-      if (secret !== undefined && secret !== r.secret) {
-        throw new TypeError(
-          `startLab: ${where(r.name)}.secret: differs from ${secretFrom}'s, and a source signs with one secret: its deliveries would all show signature invalid. Give the same secret, or send another source's calls to it (webhooks.urls: [{ mockReceiver: ${JSON.stringify(r.name)} }])`,
-        );
-      }
-      secret = r.secret;
-      secretFrom = where(r.name);
     });
     for (const r of toAttach) await api('attachReceiver', { id: r.id, sourceId: first.id });
     let apiUrl: string | null = null;
