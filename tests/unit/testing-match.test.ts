@@ -90,6 +90,10 @@ describe('match', () => {
     const wrongTotal = distance(differences(match, { ...call, properties: { total: 41 } }));
     const wrongEvent = distance(differences(match, { ...call, event: 'Product Viewed' }));
     expect(wrongTotal).toBeLessThan(wrongEvent);
+    // A call with the property, of another value, is closer than one without it.
+    const noTotal = distance(differences(match, { ...call, properties: {} }));
+    expect(wrongTotal).toBeLessThan(noTotal);
+    expect(distance(differences({ event: 'Order Completed' }, { ...call, event: 'Other' }))).toBeLessThan(distance(differences({ event: 'Order Completed' }, { type: 'identify' })));
   });
 
   it('prints a diff the way a test runner does, at most 8 differences', () => {

@@ -197,15 +197,18 @@ export function createHandle(init: HandleInit): Lab {
     if (values.length === 0) {
       lines.push(look.dropped.length ? '  nothing the lab accepted was received.' : `  nothing was received at all. ${hint}`);
     } else {
+      // Those that matched (a waitForCalls short of its count) are counted in the head, not listed.
       const ranked = values
         .map((v, i) => ({ v, i, diffs: differences(match, v) as Difference[] }))
+        .filter((r) => r.diffs.length > 0)
         .sort((a, b) => distance(a.diffs) - distance(b.diffs) || b.i - a.i)
         .slice(0, 3);
       // A predicate says nothing of how near a value came: the newest are listed.
       const which = typeof match === 'function' ? 'newest' : 'closest';
-      lines.push(`  the ${which} ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
+      if (ranked.length === 0) lines.push(`  nothing else was received (${values.length} received, all matching).`);
+      else lines.push(`  the ${which} ${ranked.length === 1 ? 'one' : ranked.length} of ${values.length} received:`);
       ranked.forEach(({ v, diffs }, n) => {
-        lines.push(`  ${n + 1}) ${summarize(v)}`, diffs.length ? formatDifferences(diffs, '       ') : '       (matches)');
+        lines.push(`  ${n + 1}) ${summarize(v)}`, formatDifferences(diffs, '       '));
       });
     }
     const wouldHave = look.dropped.filter((d) => differences(match, d.value).length === 0);

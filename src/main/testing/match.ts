@@ -97,10 +97,11 @@ export function matches(match: Matcher | undefined, value: unknown): boolean {
 /**
  * How far a value is from a match, to list the closest first: a difference at the top (the call's
  * type or event) counts twice one deeper down (one property), so a call of the right event with a
- * wrong property comes before a call of another event.
+ * wrong property comes before a call of another event; and a key with a wrong value before one absent.
  */
 export function distance(diffs: Difference[]): number {
-  return diffs.reduce((sum, d) => sum + (/[.[]/.test(d.path) ? 1 : 2), 0);
+  // A key the call lacks is farther than one it has with another value (the call is of another kind).
+  return diffs.reduce((sum, d) => sum + (/[.[]/.test(d.path) ? 1 : 2) * (d.received === 'absent' ? 1.5 : 1), 0);
 }
 
 /** A match as the error message shows it. */
