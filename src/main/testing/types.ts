@@ -109,9 +109,9 @@ export interface Lab {
   waitForDelivery(match: Match<LabDelivery>, options?: WaitOptions): Promise<LabDelivery>;
   /** Calls a tracking plan found violations in (or blocked), oldest first; rejects when no source of the lab has a plan. */
   violations(match?: Match<LabViolation>): Promise<LabViolation[]>;
-  /** Forgets every call (deleted from the lab, unfinished deliveries canceled) and every request the receivers recorded. */
+  /** Forgets every call (deleted from the lab, unfinished deliveries canceled) and every request the receivers recorded, including one that arrived before it returned (a delivery in flight). */
   reset(): Promise<void>;
-  /** startLab: closes every port and removes the lab's folder. connectLab: stops waiting (the lab keeps running). */
+  /** startLab: closes every port and removes the lab's folder. connectLab: stops waiting (the lab keeps running). Afterwards the other methods reject ("the lab was stopped"). */
   stop(): Promise<void>;
 }
 
