@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DELIVERY_FILTERS, URL_STATE_FILTERS } from './delivery-filters';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
-import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageState } from './types';
+import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageState, DeliveryProgress } from './types';
 import { op, type OpDef } from './api-op';
 import { actionsOps } from './actions.contract';
 import { flagParam } from './query-flag';
@@ -270,7 +270,8 @@ export type EngineEvent =
   | { type: 'calls.updated'; calls: CallSummary[] }
   /** Calls were deleted (retention, a deletion request's purge): lists showing them must be read again. */
   | { type: 'calls.removed'; count: number }
-  | { type: 'attempt.recorded'; callId: number; attempt: Attempt }
+  /** An attempt as recorded, with its delivery's progress after the round (what the open detail patches in). */
+  | { type: 'attempt.recorded'; callId: number; attempt: Attempt; delivery: DeliveryProgress }
   | { type: 'sources.changed' }
   | { type: 'settings.changed'; settings: Settings }
   | { type: 'client.changed'; state: ClientState }

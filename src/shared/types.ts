@@ -270,6 +270,15 @@ export interface Delivery {
   swId: string | null;
 }
 
+/**
+ * A delivery's progress fields as a recorded round left them: sent with each `attempt.recorded` event,
+ * so the open detail is patched from the event (src/renderer/stores/detail-patch.ts), not read again.
+ */
+export type DeliveryProgress = Pick<
+  Delivery,
+  'state' | 'round' | 'attemptCount' | 'nextAttemptAt' | 'nextAttemptSimOffsetMs' | 'firstAttemptAt' | 'lastAttemptAt' | 'deliveredAt' | 'lastError'
+>;
+
 export type DeliveryKind = 'classic' | 'actions';
 
 /** A page of an Actions batch's items (getBatchItems): each item's exact JSON text in the body sent. */

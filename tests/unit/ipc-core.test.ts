@@ -184,7 +184,7 @@ describe('registerIpcHandlers', () => {
 });
 
 describe('createEventForwarder', () => {
-  const ev = (n: number): EngineEvent => ({ type: 'attempt.recorded', callId: n, attempt: {} as never });
+  const ev = (n: number): EngineEvent => ({ type: 'attempt.recorded', callId: n, attempt: {} as never, delivery: {} as never });
   // Fake time (Date.now and setTimeout): in real time a busy machine could pass the interval
   // between two pushes, and a wait proves nothing about what a timer will do later.
   beforeEach(() => void vi.useFakeTimers());

@@ -128,7 +128,7 @@ describe('HTTP transport: live events over SSE', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(': connected\r\n\r\n');
       if (connections === 1) {
-        const batch: EngineEvent[] = [{ type: 'sources.changed' }, { type: 'attempt.recorded', callId: 7, attempt: { id: 1 } as never }];
+        const batch: EngineEvent[] = [{ type: 'sources.changed' }, { type: 'attempt.recorded', callId: 7, attempt: { id: 1 } as never, delivery: {} as never }];
         const text = `data: ${JSON.stringify(batch)}\r\n\r\n`;
         // Split mid-line and mid-CRLF: the parser must reassemble.
         res.write(text.slice(0, 9));

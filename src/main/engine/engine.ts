@@ -67,8 +67,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       sender,
       now,
       random: () => clock.random(),
-      onAttempts: (callId, attempts) => {
-        for (const attempt of attempts) events.emit({ type: 'attempt.recorded', callId, attempt });
+      onAttempts: (callId, attempts, delivery) => {
+        if (delivery) for (const attempt of attempts) events.emit({ type: 'attempt.recorded', callId, attempt, delivery });
         events.touch(callId);
       },
       onInFlight: (callId, deliveryId) => inFlightNotices.add(callId, deliveryId),

@@ -32,6 +32,11 @@ export interface InspectorSlice {
   applyCallEvents(stored: CallSummary[], updated: CallSummary[]): void;
   selectCall(id: number | null): void;
   refreshDetail(): Promise<void>;
+  /**
+   * Changes the open detail in place (live events: detail-patch.ts). False, and nothing changed, when
+   * there is nothing to patch (no detail yet, or a read of it still under way): then read it instead.
+   */
+  patchDetail(patch: (detail: CallDetail) => CallDetail | null): boolean;
   /** deliveryId: one of the call's deliveries (an Actions one); the Classic delivery when omitted. */
   replay(id: number, urlIndex?: number, deliveryId?: number): Promise<ReplayResult | null>;
 }
@@ -56,6 +61,8 @@ export const createInspectorSlice =
     // Each load gets a number; a response to a superseded load (filters changed meanwhile) is ignored.
     let loadSeq = 0;
     let detailSeq = 0;
+    // Reads of the detail under way: a patch is not applied under one (the answer would replace it).
+    let detailReads = 0;
     // A page read before the live connection was open can miss calls stored before events flowed
     // (the first page may even be read by first-page.ts before the app runs).
     let loadedBeforeLive = false;
@@ -159,6 +166,7 @@ export const createInspectorSlice =
         const id = get().selectedCallId;
         if (id === null) return;
         const seq = ++detailSeq;
+        detailReads++;
         try {
           const detail = await api.call('getMessage', { id });
           if (seq === detailSeq && get().selectedCallId === id) set({ detail, detailError: null });
@@ -167,7 +175,17 @@ export const createInspectorSlice =
           // A permalink (#/inspector/<id>) to a call that is not there: say so, not just "404".
           const gone = err instanceof ApiError && err.status === 404;
           set({ detailError: gone ? `Call #${id} does not exist in this lab: it was deleted (retention, Clear calls, a purge), or the link is from another lab.` : errorText(err) });
+        } finally {
+          detailReads--;
         }
+      },
+      patchDetail(patch) {
+        const { detail, selectedCallId } = get();
+        if (detailReads > 0 || !detail || detail.call.id !== selectedCallId) return false;
+        const next = patch(detail);
+        if (!next) return false;
+        if (next !== detail) set({ detail: next });
+        return true;
       },
       async replay(id, urlIndex, deliveryId) {
         set({ replaying: true });

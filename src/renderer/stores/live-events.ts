@@ -1,11 +1,15 @@
 import type { EngineEvent } from '../../shared/api.contract';
 import type { ClientState } from '../../shared/api.contract';
-import type { CallSummary } from '../../shared/types';
+import type { CallDetail, CallSummary } from '../../shared/types';
 import type { Transport } from '../api/transport.types';
 import type { AppStore } from './app.store';
+import { patchAttempts, patchSummary, type AttemptRecorded } from './detail-patch';
 
 // Engine events → store, coalesced: whatever arrives within `intervalMs` is applied in one update,
-// so the inspector renders at most a few times a second however fast calls come in.
+// so the inspector renders at most a few times a second however fast calls come in. The open call's
+// detail is patched from the attempts pushed for it and its summary (detail-patch.ts); it is read
+// again (getMessage) only for what the events do not carry: a delivery it does not hold, a round
+// still out, a change without an attempt (a cancel), removed calls.
 
 export function connectLiveEvents(store: AppStore, transport: Transport, intervalMs = 250): () => void {
   let stored: CallSummary[] = [];
@@ -14,6 +18,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
   let sourcesChanged = false;
   let callsRemoved = false;
   let detailChanged = false;
+  let detailMustRead = false;
+  let pushed: AttemptRecorded[] = [];
+  let summaries: CallSummary[] = [];
   let testCallChanged = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -26,7 +33,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     else if (stored.length || updated.length) s.applyCallEvents(stored, updated);
     if (client) s.setClientState(client);
     if (sourcesChanged) void s.loadSources();
-    if (detailChanged) void s.refreshDetail();
+    if (detailChanged && (detailMustRead || (summaries.length > 0 && pushed.length === 0) || !patchOpenDetail(s, pushed, summaries))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
     stored = [];
     updated = [];
@@ -34,6 +41,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     sourcesChanged = false;
     callsRemoved = false;
     detailChanged = false;
+    detailMustRead = false;
+    pushed = [];
+    summaries = [];
     testCallChanged = false;
   };
 
@@ -48,15 +58,22 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
           break;
         case 'calls.updated':
           updated.push(...e.calls);
-          if (selected !== null && e.calls.some((c) => c.id === selected)) detailChanged = true;
+          for (const c of e.calls) {
+            if (c.id !== selected) continue;
+            detailChanged = true;
+            summaries.push(c);
+          }
           if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
           break;
         case 'calls.removed':
           callsRemoved = true;
-          if (selected !== null) detailChanged = true;
+          if (selected !== null) detailChanged = detailMustRead = true;
           break;
         case 'attempt.recorded':
-          if (e.callId === selected) detailChanged = true;
+          if (e.callId === selected) {
+            detailChanged = true;
+            pushed.push(e);
+          }
           if (e.callId === testCall) testCallChanged = true;
           break;
         case 'sources.changed':
@@ -105,4 +122,13 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     unStatus();
     if (timer) clearTimeout(timer);
   };
+}
+
+/** The open detail with the pushed attempts and then each summary applied; false when it must be read instead. */
+function patchOpenDetail(s: ReturnType<AppStore['getState']>, pushed: AttemptRecorded[], summaries: CallSummary[]): boolean {
+  return s.patchDetail((detail) => {
+    let next: CallDetail | null = patchAttempts(detail, pushed);
+    for (const c of summaries) next = next && patchSummary(next, c);
+    return next;
+  });
 }

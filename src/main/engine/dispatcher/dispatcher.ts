@@ -1,4 +1,4 @@
-import type { Attempt, Settings } from '../../../shared/types';
+import type { Attempt, DeliveryProgress, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
@@ -7,6 +7,7 @@ import { afterRound, sendRound } from './round';
 import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
+import { progressOf } from '../store/delivery-rows';
 import { canceledUrlStates, type InFlightRound } from '../store/url-states';
 import type { StoppedSide } from '../../../shared/actions/mode';
 import { LANE_QUEUE, LANE_REQUESTS, type LaneLimits } from './lanes';
@@ -20,8 +21,8 @@ export interface DispatcherDeps {
   sender: HttpSender;
   now: () => number;
   random: () => number;
-  /** Called after each committed round or replay with what changed. */
-  onAttempts: (callId: number, attempts: Attempt[]) => void;
+  /** Called after each committed round or replay with what changed: its attempts and the delivery's progress (none for a call that only shows the change). */
+  onAttempts: (callId: number, attempts: Attempt[], progress?: DeliveryProgress) => void;
   /**
    * A round went out, or one of its URLs answered while others are still out: what the inspector
    * shows as in flight changed (store.inFlight). Not called when a round's last URL answers (its
@@ -317,6 +318,7 @@ export class Dispatcher {
   /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
   private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
     const { store } = this.deps;
+    let written: DeliveryUpdate = update;
     const ids = await store.writes.run(() => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
       store.inFlight.end(d.id, out);
@@ -325,12 +327,13 @@ export class Dispatcher {
       // state afresh (manual-rounds.ts) and keeps canceled that way.
       const wasCanceled = scheduled && this.canceledWhileOut.delete(d.id);
       const final = wasCanceled && update.state !== 'delivered' ? canceled(update) : update;
+      written = final;
       return store.deliveries.update(final) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
     });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.
     const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d));
-    this.deps.onAttempts(d.callId, recorded);
+    this.deps.onAttempts(d.callId, recorded, progressOf(written));
     // The other members of a batch: their rows show the same outcome (attempts are listed once, under the first).
     if (d.itemCount > 1) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) if (id !== d.callId) this.deps.onAttempts(id, []);
     return recorded;

@@ -6,6 +6,7 @@ import type { EventHub } from '../event-hub';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, NewDelivery } from '../store/delivery.types';
 import { attemptOf } from '../store/attempt-rows';
+import { progressOf } from '../store/delivery-rows';
 import type { HttpSender, SendResult } from '../dispatcher/http-sender';
 import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
 import { buildActionsRequest } from '../actions/request';
@@ -177,7 +178,7 @@ export class ProbeSender {
       const id = insert();
       const fresh = store.deliveries.active(id)!;
       const after = { state: delivered ? ('delivered' as const) : ('failed' as const), pendingUrls: [] };
-      store.deliveries.update({
+      const update = {
         id,
         ...after,
         round: 1,
@@ -191,11 +192,12 @@ export class ProbeSender {
         deliveredAt: delivered ? now() : null,
         lastError: delivered ? null : `probe (one attempt, never retried): ${round.classifications[0].reason}`,
         urlStates: roundUrlStates(fresh.urlStates, round, after),
-      });
+      };
+      store.deliveries.update(update);
       const row = { ...a, deliveryId: id };
-      return attemptOf(store.deliveries.insertAttempt(row), row, { body, method });
+      return { attempt: attemptOf(store.deliveries.insertAttempt(row), row, { body, method }), delivery: progressOf(update) };
     });
-    events.emit({ type: 'attempt.recorded', callId, attempt: recorded });
+    events.emit({ type: 'attempt.recorded', callId, ...recorded });
     events.touch(callId);
   }
 }

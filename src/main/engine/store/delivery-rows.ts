@@ -1,7 +1,7 @@
-import type { ActionsMethod, Delivery, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
+import type { ActionsMethod, Delivery, DeliveryProgress, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword } from '../../../shared/url-credentials';
-import type { ActiveDelivery } from './delivery.types';
+import type { ActiveDelivery, DeliveryUpdate } from './delivery.types';
 import { decodeUrlStates } from './url-states';
 
 // A `deliveries` row and the two shapes read from it: what the dispatcher runs (ActiveDelivery) and
@@ -90,5 +90,20 @@ export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): De
     itemCount: r.item_count ?? 1,
     ...(callIds ? { callIds } : {}),
     swId: r.sw_id ?? null,
+  };
+}
+
+/** The progress fields of toDelivery, from the update a round wrote (as toDelivery would read them back). */
+export function progressOf(u: DeliveryUpdate): DeliveryProgress {
+  return {
+    state: u.state,
+    round: u.round,
+    attemptCount: u.attemptCount,
+    nextAttemptAt: u.state === 'retrying' ? formatOptionalTimestamp(u.nextAttemptAt) : null,
+    nextAttemptSimOffsetMs: u.state === 'retrying' ? u.nextSimOffsetMs : null,
+    firstAttemptAt: formatOptionalTimestamp(u.firstAttemptAt),
+    lastAttemptAt: formatOptionalTimestamp(u.lastAttemptAt),
+    deliveredAt: formatOptionalTimestamp(u.deliveredAt),
+    lastError: u.lastError,
   };
 }

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
+import { patchAttempts, patchSummary, type AttemptRecorded } from '../../src/renderer/stores/detail-patch';
+import { createAppStore } from '../../src/renderer/stores/app.store';
+import { connectLiveEvents } from '../../src/renderer/stores/live-events';
+import type { Transport } from '../../src/renderer/api/transport.types';
+import type { OpName } from '../../src/shared/api.contract';
+import type { CallDetail, CallSummary } from '../../src/shared/types';
+
+// Issue 27, "push, don't pull": the open detail is patched from the events a real engine pushes
+// (attempt.recorded with its delivery's progress, then calls.updated), and the patch must be exactly
+// the detail the engine answers afterwards. The last test runs the renderer's store on a real engine
+// and counts the detail reads.
+const KEY = 'wk_patch';
+const lab = testLab();
+
+/** A receiver whose answers the test gives: each request waits in `held` until answered. */
+async function heldReceiver() {
+  const held: ServerResponse[] = [];
+  const r = await lab.receiver((_req, res) => {
+    held.push(res);
+  });
+  const answer = async (status: number) => {
+    const res = await waitFor(() => held.shift(), 'a request held at the receiver');
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'no');
+  };
+  return { r, held, answer };
+}
+
+const summaryOf = (t: TestEngine, from: number, callId: number, ok: (c: CallSummary) => boolean) =>
+  t.events.slice(from).some((e) => e.type === 'calls.updated' && e.calls.some((c) => c.id === callId && ok(c)));
+
+/** The detail patched with what was pushed since `from`: every attempt, then the call's last summary. */
+function patched(t: TestEngine, from: number, before: CallDetail): CallDetail | null {
+  const events = t.events.slice(from);
+  const attempts = events.filter((e): e is AttemptRecorded => e.type === 'attempt.recorded');
+  const summaries = events.flatMap((e) => (e.type === 'calls.updated' ? e.calls.filter((c) => c.id === before.call.id) : []));
+  const withAttempts = patchAttempts(before, attempts);
+  return withAttempts && summaries.length ? patchSummary(withAttempts, summaries[summaries.length - 1]) : withAttempts;
+}
+
+async function firstCall(t: TestEngine): Promise<number> {
+  expect((await t.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: KEY })).status).toBe(200);
+  return waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0]?.id, 'the call stored');
+}
+
+describe('the open detail patched from pushed events equals the detail read afterwards', () => {
+  it('a failed attempt, then its scheduled retry that delivers', async () => {
+    const h = await heldReceiver();
+    const t = await lab.start({
+      config: { sources: [webhookSource('app', KEY, [`${h.r.url}/a`])], settings: { retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 60_000 } } },
+    });
+    const id = await firstCall(t);
+    await waitFor(() => h.held.length > 0, 'the first attempt out');
+    const from = t.events.length;
+    const before = await t.call('getMessage', { id });
+    expect(before.deliveries[0].attempts).toHaveLength(0);
+    await h.answer(500);
+    await h.answer(200);
+    await waitFor(() => summaryOf(t, from, id, (c) => c.deliveryState === 'delivered'), 'delivered pushed');
+    const after = await t.call('getMessage', { id });
+    expect(after.deliveries[0].attempts.map((a) => a.responseStatus)).toEqual([500, 200]);
+    expect(patched(t, from, before)).toEqual(after);
+  });
+
+  it('an attempt listed in flight (negative id) gives way to its recorded version', async () => {
+    const fast = await lab.receiver();
+    const h = await heldReceiver();
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${fast.url}/a`, `${h.r.url}/b`])] } });
+    const id = await firstCall(t);
+    await waitFor(() => h.held.length > 0, 'the slow URL out');
+    // The renderer reads the detail while a URL is in flight (its answered attempts are only there).
+    const before = await waitFor(async () => {
+      const d = await t.call('getMessage', { id });
+      return d.deliveries[0].attempts.some((a) => a.id < 0) ? d : undefined;
+    }, 'the fast URL answered in flight');
+    const from = t.events.length;
+    await h.answer(200);
+    await waitFor(() => summaryOf(t, from, id, (c) => c.deliveryState === 'delivered'), 'delivered pushed');
+    const after = await t.call('getMessage', { id });
+    expect(after.deliveries[0].attempts.map((a) => a.id > 0)).toEqual([true, true]);
+    expect(patched(t, from, before)).toEqual(after);
+  });
+
+  it('a replay of a delivered call adds its attempt to the same delivery', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${r.url}/a`])] } });
+    const id = await firstCall(t);
+    const before = await waitFor(async () => {
+      const d = await t.call('getMessage', { id });
+      return d.deliveries[0]?.state === 'delivered' ? d : undefined;
+    }, 'delivered');
+    await waitFor(() => summaryOf(t, 0, id, (c) => c.deliveryState === 'delivered'), 'delivered pushed');
+    const from = t.events.length;
+    await t.call('replayMessage', { id });
+    await waitFor(() => summaryOf(t, from, id, (c) => c.attemptCount === 2), 'the replay pushed');
+    const after = await t.call('getMessage', { id });
+    expect(after.deliveries[0].attempts.map((a) => a.trigger)).toEqual(['scheduled', 'replay']);
+    expect(patched(t, from, before)).toEqual(after);
+  });
+
+  it('an Actions batch delivery: the detail of its first call is patched, with the members listed', async () => {
+    const h = await heldReceiver();
+    const mapping = { name: 'b', trigger: {}, url: `${h.r.url}/batch`, method: 'POST', headers: {}, batchSize: 2 };
+    const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: KEY, webhooks: { enabled: true, mode: 'actions', sharedSecret: 's', mappings: [mapping] } }] } });
+    const batch = [{ type: 'track', userId: 'a', event: 'E', messageId: 'b1' }, { type: 'track', userId: 'b', event: 'E', messageId: 'b2' }];
+    expect((await t.post('/v1/batch', { batch }, { writeKey: KEY })).status).toBe(200);
+    await waitFor(() => h.held.length > 0, 'the batch out');
+    const page = await t.call('listMessages', { limit: 2 });
+    const first = Math.min(...page.items.map((c) => c.id));
+    const before = await t.call('getMessage', { id: first });
+    expect(before.deliveries[0].callIds).toHaveLength(2);
+    const from = t.events.length;
+    await h.answer(200);
+    await waitFor(() => summaryOf(t, from, first, (c) => c.urls.some((u) => u.state === 'delivered')), 'delivered pushed');
+    const after = await t.call('getMessage', { id: first });
+    expect(after.deliveries[0].state).toBe('delivered');
+    expect(patched(t, from, before)).toEqual(after);
+  });
+
+  it('an attempt of a delivery the detail does not hold is not patched in: the detail is read', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${r.url}/a`])] } });
+    const id = await firstCall(t);
+    await waitFor(() => summaryOf(t, 0, id, (c) => c.deliveryState === 'delivered'), 'delivered pushed');
+    const after = await t.call('getMessage', { id });
+    const pushed = t.events.filter((e): e is AttemptRecorded => e.type === 'attempt.recorded');
+    expect(pushed).toHaveLength(1);
+    expect(patchAttempts({ ...after, deliveries: [] }, pushed)).toBeNull();
+  });
+});
+
+describe('the renderer on a real engine', () => {
+  it('makes no detail request for an attempt it was pushed for the open call', async () => {
+    // The first request waits for the test (answered 500); later ones are answered 200 at once.
+    let first: ServerResponse | null = null;
+    const r = await lab.receiver((_req, res) => {
+      if (first === null) first = res;
+      else res.writeHead(200).end('ok');
+    });
+    const t = await lab.start({
+      config: { sources: [webhookSource('app', KEY, [`${r.url}/a`])], settings: { retrySchedule: { preset: 'custom', delaysMs: [60_000], jitter: 0, windowMs: 600_000 } } },
+    });
+    const asked: OpName[] = [];
+    const transport: Transport = {
+      kind: 'ipc',
+      call: async (name, input) => {
+        asked.push(name);
+        return t.call(name, input);
+      },
+      subscribe: (l) => t.engine.onEvents(l),
+      onStatus: () => () => {},
+    };
+    const reads = () => asked.filter((n) => n === 'getMessage').length;
+    const inFlight = (c: CallSummary) => c.urls.some((u) => u.state === 'in_flight');
+    const store = createAppStore(transport);
+    const stop = connectLiveEvents(store, transport, 20);
+    try {
+      const id = await firstCall(t);
+      // The round out is announced (a read: its answered attempts are only in the detail) before the call is opened.
+      await waitFor(() => summaryOf(t, 0, id, inFlight), 'the first round announced in flight');
+      store.getState().selectCall(id);
+      await waitFor(() => store.getState().detail?.call.id === id, 'the detail read');
+      expect(reads()).toBe(1);
+
+      first!.writeHead(500).end('no');
+      const retrying = await waitFor(() => (store.getState().detail?.deliveries[0].state === 'retrying' ? store.getState().detail : undefined), 'retrying shown');
+      expect(reads()).toBe(1);
+      expect(retrying!.deliveries[0].attempts.map((a) => a.responseStatus)).toEqual([500]);
+      expect(retrying).toEqual(await t.call('getMessage', { id }));
+      expect(store.getState().calls.find((c) => c.id === id)?.deliveryState).toBe('retrying');
+
+      // A replay from elsewhere (another window, the API): pushed, patched in, not read.
+      const from = t.events.length;
+      await t.call('replayMessage', { id });
+      const delivered = await waitFor(() => (store.getState().detail?.deliveries[0].attemptCount === 2 ? store.getState().detail : undefined), 'the replay shown');
+      // Only a round still out after 250 ms is announced in flight (then read); an answer at once is not.
+      expect(reads()).toBe(summaryOf(t, from, id, inFlight) ? 2 : 1);
+      expect(delivered).toEqual(await t.call('getMessage', { id }));
+    } finally {
+      stop();
+    }
+  });
+});
