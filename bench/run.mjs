@@ -18,6 +18,7 @@ import { compareReceivers, addReceiverFigures } from './lib/receivers-compare.mj
 import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
 import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 import { measurePlans, addPlanFigures } from './lib/plans.mjs';
+import { measureRestart } from './lib/restart.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -122,6 +123,7 @@ async function main() {
   if (process.argv[2] === 'batches') return batchesOnly();
   if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (process.argv[2] === 'plans') return plansOnly();
+  if (process.argv[2] === 'restart') return restartOnly(process.argv[3]);
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -413,6 +415,21 @@ async function batchesOnly() {
     if (engine) await engine.stop().catch(() => engine.kill());
     if (bare) bare.child.kill('SIGKILL');
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `node bench/run.mjs restart [dataDir]`: launch to the first answered page of 100 calls with 200,000
+ * stored (issue 27), five starts; a dataDir given is kept (and filled only if empty) for before/after runs.
+ */
+async function restartOnly(keep) {
+  log(`Webhook Lab benchmark, restart only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = keep ? undefined : mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const r = await measureRestart({ root: ROOT, dataDir: keep ?? join(tmp, 'data'), log });
+    log(`\nlaunch to first page of 100, ${fmt.int(SEARCH_CALLS)} calls stored: median ${fmt.ms(r.median)} of ${r.samples} starts, slowest ${fmt.ms(r.max)} (target < 1 s: ${r.median < 1000 ? 'PASS' : 'MISS'})`);
+  } finally {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
 }
 

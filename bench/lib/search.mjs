@@ -13,7 +13,7 @@ const BATCH = 500; // under the collector's 500 KB batch limit
 const WRITE_KEY = 'wk_search';
 
 /** A realistic track or identify call; ids and properties vary so searches hit some calls, not all. */
-function item(i) {
+export function searchItem(i) {
   const base = { userId: `User_${i % 20_000}`, anonymousId: `anon-${(i * 7919) % 1_000_000}`, messageId: `msg-${i}-${((i * 2654435761) % 4294967296).toString(16)}` };
   return i % 10 === 0
     ? { type: 'identify', ...base, traits: { email: `person${i % 50_000}@example.com`, plan: i % 3 ? 'free' : 'Pro' } }
@@ -36,7 +36,7 @@ export async function measureSearch({ root, tmp, rounds = 5, log }) {
       const res = await fetch(`${engine.collector}/v1/batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: basicAuth(WRITE_KEY) },
-        body: JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => item(start + k)) }),
+        body: JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => searchItem(start + k)) }),
       });
       if (res.status !== 200) throw new Error(`filling: collector answered ${res.status}`);
     }
