@@ -314,4 +314,33 @@ describe('de-duplication survives a restart', () => {
       await second.stop();
     }
   });
+
+  it('a messageId its tracking plan blocked before a restart is still a duplicate after it, a dropped one is not', async () => {
+    // Looked up in the stored calls (an index, not a window rebuilt at start): what counts as seen is
+    // the same before and after a restart, blocked calls included (the window rebuilt only accepted ones).
+    const config = {
+      sources: [{ name: 'app', writeKey: KEY, trackingPlan: { name: 'p', unplannedEvents: 'block' as const } }],
+      trackingPlans: [{ name: 'p', rules: [] }],
+    };
+    const first = await startTestEngine({ config });
+    await first.post('/v1/track', { userId: 'u', event: 'Nope', messageId: 'blocked-dup' }, { writeKey: KEY });
+    // Dropped (an item over 32 KB in a batch): not seen, so its id is still free after the restart.
+    const big = { type: 'track', userId: 'u', event: 'Nope', messageId: 'dropped-id', properties: { pad: 'x'.repeat(33_000) } };
+    expect((await first.post('/v1/batch', { batch: [big] }, { writeKey: KEY })).status).toBe(200);
+    await first.stop({ keepData: true });
+    const second = await startTestEngine({ config, dataDir: first.dataDir });
+    try {
+      await second.post('/v1/track', { userId: 'u', event: 'Nope', messageId: 'blocked-dup' }, { writeKey: KEY });
+      await second.post('/v1/track', { userId: 'u', event: 'Nope', messageId: 'dropped-id' }, { writeKey: KEY });
+      const page = await second.call('listMessages', { limit: 4 });
+      expect(page.items.map((c) => [c.messageId, c.status, c.dropReason?.replace(/ \(.*/, '') ?? null])).toEqual([
+        ['dropped-id', 'blocked', 'blocked by tracking plan: unplanned event "Nope"'],
+        ['blocked-dup', 'dropped', 'duplicate messageId'],
+        ['dropped-id', 'dropped', 'call is over 32 KB'],
+        ['blocked-dup', 'blocked', 'blocked by tracking plan: unplanned event "Nope"'],
+      ]);
+    } finally {
+      await second.stop();
+    }
+  });
 });

@@ -99,6 +99,8 @@ export interface LedgerTables {
  * delivery rows, and returns what the inspector and the dispatcher need, built from what was written.
  */
 export async function recordArrivals(t: LedgerTables, arrivals: Arrival[], planner: DeliveryPlanner): Promise<StoredResult> {
+  // Just after a start, the window may still be filling from the database (CallsRepo.dedupReady).
+  if (!t.calls.dedupLoaded) await t.calls.dedupReady();
   try {
     return await t.writes.run(() => {
       const result: StoredResult = { calls: [], deliveries: [], batched: [] };

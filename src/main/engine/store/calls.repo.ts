@@ -20,6 +20,8 @@ const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'c
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
 export const DEDUP_CAPACITY = 200_000;
+/** Rows read per slice while filling the window after a start (a few ms each). */
+const DEDUP_LOAD_SLICE = 5_000;
 
 /** A call row to write: what its summary shows (SummaryCall), and where its body is. */
 export interface NewCall extends SummaryCall {
@@ -65,6 +67,9 @@ export class CallsRepo {
   private readonly delItems;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
+  private dedupLoad: Promise<void> | null = null;
+  /** The window holds the calls the database kept (dedupReady): arrivals need not wait. */
+  dedupLoaded = false;
 
   constructor(
     private readonly db: Db,
@@ -79,13 +84,6 @@ export class CallsRepo {
     this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
-    const since = Date.now() - DEDUP_WINDOW_MS;
-    for (const r of db
-      .prepare("SELECT source_key, message_id, received_at FROM calls WHERE status = 'accepted' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id")
-      .iterate(since) as Iterable<{ source_key: number; message_id: string; received_at: number }>) {
-      const sourceId = sourceKeys.idOf(r.source_key);
-      if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
-    }
     this.delAttempts = db.prepare(
       'DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))',
     );
@@ -97,6 +95,39 @@ export class CallsRepo {
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
+  }
+
+  /**
+   * Settles once the de-duplication window holds the calls kept within 24 h (SPEC §3: duplicates are
+   * caught across restarts). Filled after the constructor returns, not in it: read before the engine
+   * answered, 200,000 calls were most of a full lab's start (issue 27). In slices of rows, yielding
+   * between them, so a page asked for meanwhile waits for one slice at most; arrivals wait for all
+   * of it (recordArrivals), so no id is admitted before the older ones are known.
+   */
+  dedupReady(): Promise<void> {
+    this.dedupLoad ??= this.loadDedupWindow();
+    return this.dedupLoad;
+  }
+
+  private async loadDedupWindow(): Promise<void> {
+    const since = Date.now() - DEDUP_WINDOW_MS;
+    // Accepted and blocked calls count (a blocked call's repeat is a duplicate while the engine runs:
+    // admitted before the plan is asked); a dropped one does not.
+    const slice = this.db.prepare(
+      "SELECT id, source_key, message_id, received_at FROM calls WHERE id > ? AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id LIMIT ?",
+    );
+    for (let after = 0; ; ) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!this.db.open) return;
+      const rows = slice.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
+      for (const r of rows) {
+        const sourceId = this.sourceKeys.idOf(r.source_key);
+        if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
+      }
+      if (rows.length < DEDUP_LOAD_SLICE) break;
+      after = rows[rows.length - 1]!.id;
+    }
+    this.dedupLoaded = true;
   }
 
   insert(c: NewCall): number {

@@ -27,12 +27,19 @@ import { DB_FILE } from './data-folder';
 import { MAX_BATCH_BYTES } from '../../../shared/limits';
 
 /**
+ * When the de-duplication window starts filling after a start (CallsRepo.dedupReady): after the first
+ * pages a full lab's inspector asks for, which it would otherwise hold up (issue 27).
+ */
+const DEDUP_LOAD_DELAY_MS = 1500;
+
+/**
  * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
  * requests, deliveries, attempts and source keys lives in this folder, behind named operations;
  * the handle itself stays private (tests/unit/core-sql-ownership.test.ts holds both).
  */
 export class Store {
   private readonly db: Db;
+  private readonly dedupTimer: NodeJS.Timeout;
   readonly writes: WriteQueue;
   readonly sources: SourcesRepo;
   readonly settings: SettingsRepo;
@@ -79,6 +86,10 @@ export class Store {
       ledger: this.actions,
       outcomes,
     });
+    // Filled once the start is over (the first pages answered), or at the first arrival if sooner;
+    // arrivals wait for it, and one that failed says so (recordArrivals).
+    this.dedupTimer = setTimeout(() => this.calls.dedupReady().catch(() => undefined), DEDUP_LOAD_DELAY_MS);
+    this.dedupTimer.unref();
     this.deliveries = new DeliveriesRepo(this.db, this.actions);
     this.clientQueue = new ClientQueueRepo(this.db);
     this.clearer = new CallsClearer(this.db, this.calls);
@@ -187,6 +198,7 @@ export class Store {
   }
 
   close(): void {
+    clearTimeout(this.dedupTimer);
     this.stopProbe();
     try {
       this.writes.close();
