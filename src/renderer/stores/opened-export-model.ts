@@ -1,4 +1,5 @@
 import type { CallDetail, CallSummary, DeliveryState } from '../../shared/types';
+import { combinedState } from '../../shared/url-outcome';
 
 // Re-opening a JSON Lines export (GET /api/export?format=jsonl, docs/simulation-load-export.md): each
 // line is what getMessage answered for one call. Read here, in the renderer, as a read-only view of
@@ -109,9 +110,6 @@ export function tooManyLines(name: string, lines: number): string | null {
   return `${name} has more than ${MAX_EXPORT_LINES.toLocaleString('en-US')} lines: the lab opens exports of up to ${MAX_EXPORT_LINES.toLocaleString('en-US')} calls. Export fewer calls (filter the inspector first, or pass limit to GET /api/export).`;
 }
 
-// In the order the engine combines a call's Actions requests into one state (store/call-summary.ts).
-const COMBINED_ORDER: DeliveryState[] = ['in_flight', 'retrying', 'pending', 'failed', 'expired', 'canceled', 'delivered'];
-
 /**
  * A list row for an exported call, from its detail: the detail carries the summary's per-URL outcomes
  * (`urls`) and every delivery, so the row reads as it did in the lab when the export was made.
@@ -122,7 +120,7 @@ export function summaryOfDetail(detail: CallDetail): CallSummary {
   const actions = classic ? [] : deliveries.filter((d) => d.kind === 'actions');
   let state: DeliveryState | null = classic?.state ?? null;
   if (!classic && actions.length && call.status === 'accepted') {
-    state = COMBINED_ORDER[Math.min(...actions.map((d) => (COMBINED_ORDER.includes(d.state) ? COMBINED_ORDER.indexOf(d.state) : COMBINED_ORDER.length - 1)))];
+    state = combinedState(actions);
   }
   const counted = classic ? [classic] : actions;
   const last = counted.flatMap((d) => d.attempts).at(-1);

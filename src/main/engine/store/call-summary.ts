@@ -1,5 +1,6 @@
 import type { CallStatus, CallSummary, DeliveryState, UrlOutcome, WebhookUrl } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { combinedState } from '../../../shared/url-outcome';
 import { answeredCount, hasUrlOut, urlOutcomes, type InFlightRound, type StoredUrlState } from './url-states';
 
 // The one builder of a call's summary (the inspector's list row, the calls.stored event): used for a
@@ -145,21 +146,6 @@ export interface ActionsPart {
   nextAttemptAt: number | null;
   /** Its `urls` entry, with `via`. */
   outcome: UrlOutcome;
-}
-
-// Worst first: the state an Actions-only call shows is the first of these any of its parts has
-// (notes/actions-design.md: any in flight > retrying > pending; then failed, expired, canceled as the
-// worst; delivered only when all are).
-const COMBINED_ORDER: DeliveryState[] = ['in_flight', 'retrying', 'pending', 'failed', 'expired', 'canceled', 'delivered'];
-
-/** The combined state of a call's Actions parts. */
-export function combinedState(parts: readonly ActionsPart[]): DeliveryState {
-  let best = COMBINED_ORDER.length - 1;
-  for (const p of parts) {
-    const k = COMBINED_ORDER.indexOf(p.state);
-    if (k >= 0 && k < best) best = k;
-  }
-  return COMBINED_ORDER[best];
 }
 
 /**
