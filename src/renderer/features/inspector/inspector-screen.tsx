@@ -1,16 +1,12 @@
-import { useState } from 'react';
 import { EmptyState } from '../../components/field';
 import { CopyButton } from '../../components/copy-button';
-import { ErrorBoundary } from '../../components/error-boundary';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-import { CallDetailView } from './call-detail';
 import { CallList } from './call-list';
+import { InspectorSplit } from './inspector-split';
 import { FiltersBar } from './filters-bar';
 import { ExportMenu } from '../../components/export-menu';
 import { TimeWarpControl } from '../../components/time-warp';
 import { BulkActions } from './bulk-actions';
-import { useInspectorKeys } from './keyboard';
-import { SplitHandle, useDetailWidth } from './split-handle';
 import { LoadError } from '../../components/load-error';
 
 function NoCalls() {
@@ -68,13 +64,6 @@ function NoCalls() {
 export function InspectorScreen() {
   const store = useAppStore();
   const { count, loading, error } = useAppShallow((s) => ({ count: s.calls.length, loading: s.callsLoading, error: s.callsError }));
-  const selected = useApp((s) => s.selectedCallId);
-  const detail = useApp((s) => s.detail);
-  const detailError = useApp((s) => s.detailError);
-  const [cursor, setCursor] = useState<number | null>(null);
-  useInspectorKeys(store, cursor, setCursor);
-  const [detailWidth, setDetailWidth] = useDetailWidth();
-  const withDetail = selected !== null;
   return (
     <div className="screen inspector-screen" data-testid="screen-inspector">
       <div className="inspector-head">
@@ -83,30 +72,12 @@ export function InspectorScreen() {
         <ExportMenu />
       </div>
       {error ? <LoadError what="calls" error={error} onRetry={() => void store.getState().loadCalls()} testId="calls-error" /> : null}
-      <div
-        className={`inspector-split${withDetail ? ' with-detail' : ''}`}
-        data-testid="inspector-split"
-        style={withDetail ? { gridTemplateColumns: `minmax(0, ${1 - detailWidth}fr) 10px minmax(0, ${detailWidth}fr)` } : undefined}
-      >
-        {/* Under a failed load "No calls yet" would be untrue: the error above says what to do. */}
-        {count === 0 && !loading ? error ? <div /> : <NoCalls /> : <CallList cursor={cursor} onCursor={setCursor} footer={<BulkActions />} />}
-        {withDetail ? <SplitHandle fraction={detailWidth} onChange={setDetailWidth} /> : null}
-        {selected !== null ? (
-          <aside className="detail-pane" data-testid="detail-pane">
-            <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">
-              ✕
-            </button>
-            <ErrorBoundary area="the call detail" key={selected}>
-              {detailError ? (
-                <div className="notice error" role="alert" data-testid="detail-error">
-                  {detailError}
-                </div>
-              ) : null}
-              {detail ? <CallDetailView detail={detail} /> : detailError ? null : <div className="muted">Loading…</div>}
-            </ErrorBoundary>
-          </aside>
-        ) : null}
-      </div>
+      <InspectorSplit
+        list={(cursor, setCursor) =>
+          // Under a failed load "No calls yet" would be untrue: the error above says what to do.
+          count === 0 && !loading ? error ? <div /> : <NoCalls /> : <CallList cursor={cursor} onCursor={setCursor} footer={<BulkActions />} />
+        }
+      />
     </div>
   );
 }

@@ -1,17 +1,14 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { ApiClient } from '../../../shared/api.contract';
 import { ApiError } from '../../../shared/api-error';
-import { ErrorBoundary } from '../../components/error-boundary';
 import { StoreContext, useApp, useAppStore } from '../../store-context';
 import { createAppStore, type AppStore } from '../../stores/app.store';
 import { summaryOfDetail } from '../../stores/opened-export-model';
 import { READ_ONLY_REASON, type OpenedExport } from '../../stores/opened-export.slice';
-import { CallDetailView } from './call-detail';
 import { CallList } from './call-list';
+import { InspectorSplit } from './inspector-split';
 import { ExportBanner } from './export-banner';
 import { InspectorScreen } from './inspector-screen';
-import { useInspectorKeys } from './keyboard';
-import { SplitHandle, useDetailWidth } from './split-handle';
 
 /** The Inspector: the live calls, or an opened export in their place (read-only) until Back to live calls. */
 export function InspectorOrExport() {
@@ -86,49 +83,23 @@ function OpenedExportView({ opened }: { opened: OpenedExport }) {
 
 /** The same split as the live inspector's, over the view's own store. */
 function ExportCalls({ fileName }: { fileName: string }) {
-  const store = useAppStore();
   const count = useApp((s) => s.calls.length);
-  const selected = useApp((s) => s.selectedCallId);
-  const detail = useApp((s) => s.detail);
-  const detailError = useApp((s) => s.detailError);
-  const [cursor, setCursor] = useState<number | null>(null);
-  useInspectorKeys(store, cursor, setCursor);
-  const [detailWidth, setDetailWidth] = useDetailWidth();
-  const withDetail = selected !== null;
   const foot = (
     <span className="muted small-text grow" data-testid="export-view-total" title={READ_ONLY_REASON}>
       {count} call{count === 1 ? '' : 's'} from {fileName} · read-only: replay, retry, clear and drafting need the live calls
     </span>
   );
   return (
-    <div
-      className={`inspector-split${withDetail ? ' with-detail' : ''}`}
-      data-testid="inspector-split"
-      style={withDetail ? { gridTemplateColumns: `minmax(0, ${1 - detailWidth}fr) 10px minmax(0, ${detailWidth}fr)` } : undefined}
-    >
-      {count === 0 ? (
-        <div className="notice" data-testid="export-view-empty">
-          No line of {fileName} is a call: see the lines left out above.
-        </div>
-      ) : (
-        <CallList cursor={cursor} onCursor={setCursor} footer={foot} />
-      )}
-      {withDetail ? <SplitHandle fraction={detailWidth} onChange={setDetailWidth} /> : null}
-      {selected !== null ? (
-        <aside className="detail-pane" data-testid="detail-pane">
-          <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">
-            ✕
-          </button>
-          <ErrorBoundary area="the call detail" key={selected}>
-            {detailError ? (
-              <div className="notice error" role="alert" data-testid="detail-error">
-                {detailError}
-              </div>
-            ) : null}
-            {detail ? <CallDetailView detail={detail} /> : null}
-          </ErrorBoundary>
-        </aside>
-      ) : null}
-    </div>
+    <InspectorSplit
+      list={(cursor, setCursor) =>
+        count === 0 ? (
+          <div className="notice" data-testid="export-view-empty">
+            No line of {fileName} is a call: see the lines left out above.
+          </div>
+        ) : (
+          <CallList cursor={cursor} onCursor={setCursor} footer={foot} />
+        )
+      }
+    />
   );
 }

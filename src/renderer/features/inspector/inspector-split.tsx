@@ -1,0 +1,47 @@
+import { useState, type ReactNode } from 'react';
+import { ErrorBoundary } from '../../components/error-boundary';
+import { useApp, useAppStore } from '../../store-context';
+import { CallDetailView } from './call-detail';
+import { useInspectorKeys } from './keyboard';
+import { SplitHandle, useDetailWidth } from './split-handle';
+
+/**
+ * The inspector's body: the list beside the open call's detail, split by a handle, with the keys.
+ * Both the live calls and an opened export (its own store, store-context) show their calls in it.
+ * `list` is given the keyboard cursor the keys move.
+ */
+export function InspectorSplit({ list }: { list(cursor: number | null, setCursor: (id: number) => void): ReactNode }) {
+  const store = useAppStore();
+  const selected = useApp((s) => s.selectedCallId);
+  const detail = useApp((s) => s.detail);
+  const detailError = useApp((s) => s.detailError);
+  const [cursor, setCursor] = useState<number | null>(null);
+  useInspectorKeys(store, cursor, setCursor);
+  const [detailWidth, setDetailWidth] = useDetailWidth();
+  const withDetail = selected !== null;
+  return (
+    <div
+      className={`inspector-split${withDetail ? ' with-detail' : ''}`}
+      data-testid="inspector-split"
+      style={withDetail ? { gridTemplateColumns: `minmax(0, ${1 - detailWidth}fr) 10px minmax(0, ${detailWidth}fr)` } : undefined}
+    >
+      {list(cursor, setCursor)}
+      {withDetail ? <SplitHandle fraction={detailWidth} onChange={setDetailWidth} /> : null}
+      {selected !== null ? (
+        <aside className="detail-pane" data-testid="detail-pane">
+          <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">
+            ✕
+          </button>
+          <ErrorBoundary area="the call detail" key={selected}>
+            {detailError ? (
+              <div className="notice error" role="alert" data-testid="detail-error">
+                {detailError}
+              </div>
+            ) : null}
+            {detail ? <CallDetailView detail={detail} /> : detailError ? null : <div className="muted">Loading…</div>}
+          </ErrorBoundary>
+        </aside>
+      ) : null}
+    </div>
+  );
+}
