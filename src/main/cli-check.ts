@@ -1,7 +1,7 @@
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
-import { api, type ApiErrorBody, type OpInput, type OpName, type OpOutput } from '../shared/api.contract';
+import type { OpInput, OpName, OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
-import { toHttpRequest } from '../shared/http-mapping';
+import { OpTransportError, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
 import type { CallSummary } from '../shared/types';
 import type { ViolationSummary } from '../shared/tracking-plans.contract';
 import { formatTimestamp } from '../shared/timestamp';
@@ -91,43 +91,24 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
   return { api: root, token, since, source: values.source, timeoutMs: Math.round(timeoutS * 1000), json: values.json ?? false, failOnViolations: values['fail-on-violations'] === true };
 }
 
-/** How long one request to the API may take, answer and body included. */
-const REQUEST_TIMEOUT_MS = 10_000;
-
 /**
  * One operation of the contract over HTTP (same mapping as the server's routes). Whatever answers
  * at --api, the outcome is the operation's result or an ApiFailure naming the URL and what came
  * back: an HTML page, JSON of another shape or a body that stalls is not taken for the lab's answer.
  */
 export async function callOp<K extends OpName>(root: string, token: string, name: K, input: OpInput<K>): Promise<OpOutput<K>> {
-  const req = toHttpRequest(api[name], input as Record<string, unknown>);
-  let where = maskUrlPassword(root + req.url.split('?')[0]);
-  let res: Response;
+  let answer: OpHttpAnswer;
   try {
-    res = await fetch(root + req.url, {
-      method: req.method,
-      headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: req.body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    answer = await sendOp(root, token, name, input);
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message);
-    throw new ApiFailure(`cannot reach ${maskUrlPassword(root)}/api (${maskUrlPasswordsIn(why)}); is webhook-lab serve running?`);
+    if (!(err instanceof OpTransportError)) throw err;
+    if (err.stage === 'connect' || !err.res) throw new ApiFailure(`cannot reach ${maskUrlPassword(root)}/api (${maskUrlPasswordsIn(err.why)}); is webhook-lab serve running?`);
+    const { where, type } = answered(root, err.url, err.res);
+    throw new ApiFailure(`${where} answered ${err.res.status} (${type}) but its body did not arrive within ${REQUEST_TIMEOUT_MS / 1000} s; is --api the "api:" line webhook-lab serve printed?`);
   }
-  const type = res.headers.get('content-type')?.split(';')[0].trim() || 'no content type';
-  // fetch follows redirects: name where the answer came from when it is not where we asked.
-  if (res.redirected) where += ` (redirected to ${maskUrlPassword(res.url.split('?')[0])})`;
-  let text: string;
-  try {
-    text = await res.text();
-  } catch {
-    throw new ApiFailure(`${where} answered ${res.status} (${type}) but its body did not arrive within ${REQUEST_TIMEOUT_MS / 1000} s; is --api the "api:" line webhook-lab serve printed?`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
+  const { res, text, json } = answer;
+  const { where, type } = answered(root, answer.url, res);
+  if (json === undefined) {
     const hint = res.status === 401 ? ' (check --token / WEBHOOK_LAB_TOKEN)' : '';
     throw new ApiFailure(`${where} answered ${res.status} (${type}), not the control API's JSON${hint}; is --api the "api:" line webhook-lab serve printed?`);
   }
@@ -136,10 +117,16 @@ export async function callOp<K extends OpName>(root: string, token: string, name
     if (problem) throw new ApiFailure(`${where} answered ${res.status} with JSON that is not the control API's answer (${problem}); is --api the "api:" line webhook-lab serve printed?`);
     return json as OpOutput<K>;
   }
-  const e = json as Partial<ApiErrorBody> | null;
-  let message = e?.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : typeof e?.error === 'string' ? e.error : `${type} ${oneLine(text)}`;
+  let message = refusalMessage(json, `${type} ${oneLine(text)}`);
   if (res.status === 401) message = `${message} (check --token / WEBHOOK_LAB_TOKEN)`;
-  throw new ApiFailure(`${req.method} ${req.url} → ${res.status}: ${oneLine(maskUrlPasswordsIn(message))}`);
+  throw new ApiFailure(`${answer.method} ${answer.url} → ${res.status}: ${oneLine(maskUrlPasswordsIn(message))}`);
+}
+
+/** Where an answer came from (fetch follows redirects: named when it is not where we asked) and its content type. */
+function answered(root: string, url: string, res: Response): { where: string; type: string } {
+  let where = maskUrlPassword(root + url.split('?')[0]);
+  if (res.redirected) where += ` (redirected to ${maskUrlPassword(res.url.split('?')[0])})`;
+  return { where, type: res.headers.get('content-type')?.split(';')[0].trim() || 'no content type' };
 }
 
 /** Text on one line, at most 200 characters: an answer quoted in the one line check prints. */

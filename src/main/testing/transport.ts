@@ -1,8 +1,8 @@
 import { api, type ApiErrorBody, type ApiHandlers, type OpInput, type OpName, type OpOutput } from '../../shared/api.contract';
-import { toHttpRequest } from '../../shared/http-mapping';
 import { ValidationError, parseOrThrow } from '../../shared/validation-error';
 import { errorAnswer } from '../engine/errors';
 import { hasUrlCredentials, maskUrlPassword } from '../../shared/url-credentials';
+import { OpTransportError, refusalMessage, sendOp, type OpHttpAnswer } from '../http-op';
 
 // The operations of the API contract the testing handle uses, in two ways: in the same process
 // (startLab: the engine's handlers, input parsed with the op's schema as the control API does) or
@@ -38,9 +38,6 @@ export function inProcessApi(handlers: ApiHandlers): LabApi {
   };
 }
 
-/** How long one request to a lab's control API may take. */
-const REQUEST_TIMEOUT_MS = 10_000;
-
 /** The control API's root (no /api) from what connectLab was given: the `api:` line serve prints, with or without /api. */
 export function apiRoot(apiUrl: unknown): string {
   if (typeof apiUrl !== 'string' || apiUrl === '') throw new TypeError('connectLab: apiUrl: give the control API URL (the "api:" line `webhook-lab serve` prints, e.g. http://127.0.0.1:8788/api)');
@@ -53,38 +50,20 @@ export function apiRoot(apiUrl: unknown): string {
 
 export function httpApi(root: string, token: string): LabApi {
   return async (name, input) => {
-    const req = toHttpRequest(api[name], (input ?? {}) as Record<string, unknown>);
-    let res: Response;
+    let answer: OpHttpAnswer;
     try {
-      res = await fetch(root + req.url, {
-        method: req.method,
-        headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: req.body,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
+      answer = await sendOp(root, token, name, input);
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      const why = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
-      throw new LabApiError(`cannot reach the lab at ${maskUrlPassword(root)}/api (${why}); is webhook-lab serve running?`, 0, undefined);
+      if (!(err instanceof OpTransportError)) throw err;
+      if (err.stage === 'connect') throw new LabApiError(`cannot reach the lab at ${maskUrlPassword(root)}/api (${err.why}); is webhook-lab serve running?`, 0, undefined);
+      throw new LabApiError(`${err.method} ${maskUrlPassword(root)}${err.url.split('?')[0]}: ${err.why}`, 0, undefined);
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      const e = err as Error;
-      const why = e.name === 'TimeoutError' ? `the answer did not finish within ${REQUEST_TIMEOUT_MS / 1000} s` : e.message;
-      throw new LabApiError(`${req.method} ${maskUrlPassword(root)}${req.url.split('?')[0]}: ${why}`, 0, undefined);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new LabApiError(`${req.method} ${maskUrlPassword(root)}${req.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is apiUrl the "api:" line webhook-lab serve printed?`, res.status, undefined);
+    const { res, text, json } = answer;
+    if (json === undefined) {
+      throw new LabApiError(`${answer.method} ${maskUrlPassword(root)}${answer.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is apiUrl the "api:" line webhook-lab serve printed?`, res.status, undefined);
     }
     if (res.ok) return json as OpOutput<typeof name>;
-    const e = json as Partial<ApiErrorBody> | null;
-    const message = e?.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : typeof e?.error === 'string' ? e.error : text.slice(0, 200);
     const hint = res.status === 401 ? ' (check the token given to connectLab)' : '';
-    throw new LabApiError(`${name}: ${message}${hint}`, res.status, e?.code);
+    throw new LabApiError(`${name}: ${refusalMessage(json, text.slice(0, 200))}${hint}`, res.status, (json as Partial<ApiErrorBody> | null)?.code);
   };
 }
