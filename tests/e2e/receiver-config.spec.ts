@@ -27,7 +27,10 @@ test('Settings, Import config: a named mock receiver gets this lab\'s URL, and a
     sources: [{ name: 'imported', webhooks: { enabled: true, urls: [{ mockReceiver: 'hook' }, { url: 'http://127.0.0.1:1/elsewhere' }] } }],
   };
   await page.getByTestId('config-file').setInputFiles({ name: 'from-lab-a.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config)) });
+  // The import is done once its notes show; only then does the lab have the receiver to read.
+  await expect(page.getByTestId('config-import-notes')).toBeVisible();
   const hook = (await lab.api<ReceiverView[]>('GET', '/receivers')).find((r) => r.name === 'hook');
+  expect(hook, 'the imported mock receiver "hook"').toBeDefined();
   await expect(page.getByTestId('config-import-notes')).toContainText(`sources[0].webhooks.urls[0].mockReceiver: mock receiver "hook" is ${hook!.url} in this lab`);
   const warnings = page.getByTestId('config-import-warnings');
   await expect(warnings).toContainText('sources[0].webhooks.urls[1].url');
