@@ -37,6 +37,9 @@ test('a receiver URL with user:password@ shows **** for the password, and is sav
   await expect(r).toBeVisible();
   await r.click();
   await expect(page.getByTestId('call-detail')).toContainText(masked);
+  // The row and its URL show once the call is stored, before it is sent: the receiver is read only
+  // once the detail says the URL answered (else it can be read while the delivery is still out).
+  await expect(page.getByTestId('call-detail').getByTestId('url-state').first()).toHaveAttribute('data-state', 'delivered');
   expect(await page.content()).not.toContain(PASSWORD);
   const got = receivers.ok.requests.find((q) => q.url === '/with-creds');
   expect(got?.headers.authorization).toBe(`Basic ${Buffer.from(`bob:${PASSWORD}`).toString('base64')}`);
