@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import { startReceiver } from '../helpers/receiver';
 import { expect, ownLab, test } from './lab-fixture';
 import { openApp, row, timeline, useSourceInCompose } from './ui-steps';
 
@@ -47,32 +49,45 @@ test('a call no Actions mapping matched: the inspector and Compose say so, namin
 });
 
 test('in flight: the fast URL shows its attempt and the count while the slow one is still out', async ({ page }) => {
-  // A timeout longer than the slow receiver's delay: the round stays out until it answers.
+  // A timeout longer than the test: the round stays out until the slow receiver is let answer.
   await lab.api('PATCH', '/settings', { retrySchedule: { preset: 'custom', delaysMs: [60_000], jitter: 0, windowMs: 3_600_000, timeoutMs: 60_000 } });
   const fast = await lab.api<{ url: string }>('POST', '/receivers', { name: 'fast', path: '/fast' });
-  const slow = await lab.api<{ url: string }>('POST', '/receivers', { name: 'slow', path: '/slow', behavior: { delayMs: 20_000 } });
-  const source = await lab.api<{ writeKey: string }>('POST', '/sources', {
-    name: 'fwd-two',
-    webhooks: { enabled: true, urls: [{ url: fast.url, headers: {} }, { url: slow.url, headers: {} }] },
-  });
-  await openApp(page, lab, 'inspector');
-  await track(source.writeKey, { userId: 'u1', event: 'Fast and slow' });
-  await row(page, 'Fast and slow').click();
+  // The slow URL holds its request until the test lets it go (not a fixed delay, which a busy machine
+  // could outrun before the in-flight checks below are done).
+  const held: ServerResponse[] = [];
+  const slowReceiver = await startReceiver((_req, res) => void held.push(res));
+  const slow = { url: `${slowReceiver.url}/slow` };
+  try {
+    const source = await lab.api<{ writeKey: string }>('POST', '/sources', {
+      name: 'fwd-two',
+      webhooks: { enabled: true, urls: [{ url: fast.url, headers: {} }, { url: slow.url, headers: {} }] },
+    });
+    await openApp(page, lab, 'inspector');
+    await track(source.writeKey, { userId: 'u1', event: 'Fast and slow' });
+    await row(page, 'Fast and slow').click();
 
-  const fastLine = timeline(page, fast.url);
-  const slowLine = timeline(page, slow.url);
-  await expect(slowLine.getByTestId('url-state')).toHaveAttribute('data-state', 'in_flight');
-  await expect(fastLine.getByTestId('url-state')).toHaveAttribute('data-state', 'delivered');
-  await expect(fastLine).toHaveAttribute('data-attempts', '1');
-  await expect(fastLine).toContainText('1 attempt');
-  await expect(fastLine).not.toContainText('No attempt yet');
-  await expect(page.getByTestId('delivery-attempts')).toHaveAttribute('data-count', '1');
-  // Still out while all that shows (the slow receiver answers after 20 s).
-  await expect(slowLine.getByTestId('url-state')).toHaveAttribute('data-state', 'in_flight');
-  await expect(slowLine).toHaveAttribute('data-attempts', '0');
+    const fastLine = timeline(page, fast.url);
+    const slowLine = timeline(page, slow.url);
+    await expect(slowLine.getByTestId('url-state')).toHaveAttribute('data-state', 'in_flight');
+    await expect(fastLine.getByTestId('url-state')).toHaveAttribute('data-state', 'delivered');
+    await expect(fastLine).toHaveAttribute('data-attempts', '1');
+    await expect(fastLine).toContainText('1 attempt');
+    await expect(fastLine).not.toContainText('No attempt yet');
+    await expect(page.getByTestId('delivery-attempts')).toHaveAttribute('data-count', '1');
+    // Still out while all that shows: the slow receiver has the request and has not answered.
+    await slowReceiver.waitForRequests(1);
+    expect(held).toHaveLength(1);
+    await expect(slowLine.getByTestId('url-state')).toHaveAttribute('data-state', 'in_flight');
+    await expect(slowLine).toHaveAttribute('data-attempts', '0');
 
-  // When the round ends it is recorded: two attempts, counted once each.
-  await expect(page.getByTestId('delivery-attempts')).toHaveAttribute('data-count', '2', { timeout: 45_000 });
-  await expect(fastLine).toHaveAttribute('data-attempts', '1');
-  await expect(slowLine).toHaveAttribute('data-attempts', '1');
+    // When the round ends it is recorded: two attempts, counted once each.
+    for (const res of held.splice(0)) res.writeHead(200).end('late');
+    await expect(page.getByTestId('delivery-attempts')).toHaveAttribute('data-count', '2');
+    await expect(fastLine).toHaveAttribute('data-attempts', '1');
+    await expect(slowLine).toHaveAttribute('data-attempts', '1');
+    await expect(slowLine.getByTestId('url-state')).toHaveAttribute('data-state', 'delivered');
+  } finally {
+    for (const res of held) res.destroy();
+    await slowReceiver.close();
+  }
 });
