@@ -48,7 +48,8 @@ function findChromium() {
 }
 
 let failedSteps = [];
-if (!run('build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'])) failedSteps.push('build');
+const built = run('build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
+if (!built) failedSteps.push('build');
 // The published client's declarations (out/types), which the npm package test installs and compiles against.
 if (!run('build:types', bin('tsc'), ['-p', 'tsconfig.types.json'])) failedSteps.push('build:types');
 if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failedSteps.push('typecheck');
@@ -62,7 +63,10 @@ const chromium = findChromium();
 let e2eMissing = false;
 let playwrightOk = false;
 if (chromium) {
-  playwrightOk = run('end-to-end (playwright, ' + chromium + ')', bin('playwright'), ['test', '--reporter=list,json'], { CHROMIUM_PATH: chromium, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  // The build above is what the end-to-end tests run: Playwright's global setup need not build it again
+  // (~20 s); after a failed build it tries, and says why.
+  const skipBuild = built ? { E2E_SKIP_BUILD: '1' } : {};
+  playwrightOk = run('end-to-end (playwright, ' + chromium + ')', bin('playwright'), ['test', '--reporter=list,json'], { CHROMIUM_PATH: chromium, PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, ...skipBuild });
 } else {
   e2eMissing = true;
   process.stdout.write(
