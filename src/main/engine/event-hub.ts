@@ -1,5 +1,10 @@
 import type { EngineEvent } from '../../shared/api.contract';
+import { coalesce, type Coalescer } from '../../shared/coalesce';
 import type { CallSummary } from '../../shared/types';
+import { nodeScheduler } from './node-scheduler';
+
+/** An event, or a call id to announce in the turn's `calls.updated` (once however often touched). */
+type HubItem = EngineEvent | number;
 
 /**
  * Coalesces engine events per event-loop turn: listeners get arrays, and "this call changed"
@@ -7,11 +12,16 @@ import type { CallSummary } from '../../shared/types';
  */
 export class EventHub {
   private listeners = new Set<(events: EngineEvent[]) => void>();
-  private queue: EngineEvent[] = [];
-  private touched = new Set<number>();
-  private scheduled = false;
+  private readonly pending: Coalescer<HubItem>;
 
-  constructor(private readonly summaries: (ids: number[]) => CallSummary[]) {}
+  constructor(private readonly summaries: (ids: number[]) => CallSummary[]) {
+    this.pending = coalesce<HubItem>({
+      maxWaitMs: 0,
+      key: (item) => (typeof item === 'number' ? item : undefined),
+      flush: (items) => this.flush(items),
+      scheduler: nodeScheduler,
+    });
+  }
 
   on(listener: (events: EngineEvent[]) => void): () => void {
     this.listeners.add(listener);
@@ -20,33 +30,27 @@ export class EventHub {
 
   emit(event: EngineEvent): void {
     if (this.listeners.size === 0) return;
-    this.queue.push(event);
-    this.schedule();
+    this.pending.push(event);
   }
 
   touch(callId: number): void {
     if (this.listeners.size === 0) return;
-    this.touched.add(callId);
-    this.schedule();
+    this.pending.push(callId);
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const events = this.queue;
-    this.queue = [];
-    if (this.touched.size > 0) {
+  private flush(items: HubItem[]): void {
+    const events: EngineEvent[] = [];
+    const touched: number[] = [];
+    for (const item of items) {
+      if (typeof item === 'number') touched.push(item);
+      else events.push(item);
+    }
+    if (touched.length > 0) {
       try {
-        events.push({ type: 'calls.updated', calls: this.summaries([...this.touched]) });
+        events.push({ type: 'calls.updated', calls: this.summaries(touched) });
       } catch {
         // The database closed under us at shutdown; nobody is listening for these any more.
       }
-      this.touched.clear();
     }
     if (events.length === 0) return;
     for (const l of this.listeners) {

@@ -1,4 +1,6 @@
+import { coalesce, type Coalescer } from '../../shared/coalesce';
 import type { EventHub } from './event-hub';
+import { nodeScheduler } from './node-scheduler';
 import type { Store } from './store/store';
 import { hasUrlOut } from './store/url-states';
 
@@ -12,33 +14,32 @@ export const IN_FLIGHT_NOTICE_MS = 250;
  * milliseconds, this adds next to nothing to the event stream.
  */
 export class InFlightNotices {
-  private readonly pending = new Map<number, number>();
-  private timer: NodeJS.Timeout | null = null;
+  /** [callId, deliveryId], one per call (its latest delivery started). */
+  private readonly pending: Coalescer<[number, number]>;
 
   constructor(
     private readonly store: Store,
     private readonly events: EventHub,
-  ) {}
+  ) {
+    this.pending = coalesce<[number, number]>({
+      maxWaitMs: IN_FLIGHT_NOTICE_MS,
+      key: ([callId]) => callId,
+      flush: (rounds) => this.flush(rounds),
+      scheduler: nodeScheduler,
+    });
+  }
 
   add(callId: number, deliveryId: number): void {
-    this.pending.set(callId, deliveryId);
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), IN_FLIGHT_NOTICE_MS);
-      this.timer.unref();
-    }
+    this.pending.push([callId, deliveryId]);
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.pending.clear();
+    this.pending.dispose();
   }
 
-  private flush(): void {
-    this.timer = null;
-    for (const [callId, deliveryId] of this.pending) {
+  private flush(rounds: [number, number][]): void {
+    for (const [callId, deliveryId] of rounds) {
       if (hasUrlOut(this.store.inFlight.of(deliveryId))) this.events.touch(callId);
     }
-    this.pending.clear();
   }
 }

@@ -7,6 +7,7 @@ import { describeErrors, fieldErrors, type FieldError } from '../../shared/valid
 import { codeOfStatus, type ErrorCode } from '../../shared/error-codes';
 import { errorAnswer } from '../engine/errors';
 import { inputTooDeep } from '../../shared/input-depth';
+import { coalesce } from '../../shared/coalesce';
 
 // The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
 // validated and how any outcome becomes an `IpcResult`. Electron-specific wiring is in ipc-register.ts.
@@ -95,33 +96,10 @@ export async function invokeOp(handlers: ApiHandlers, name: unknown, payload: un
  * load (DESIGN: batched, throttled updates), while a quiet engine's first batch goes out at once.
  */
 export function createEventForwarder(send: (batch: EngineEvent[]) => void, intervalMs = 50) {
-  let pending: EngineEvent[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastSent = -Infinity;
-
-  const flush = () => {
-    timer = undefined;
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    lastSent = Date.now();
-    send(batch);
-  };
-
+  const pending = coalesce<EngineEvent>({ maxWaitMs: intervalMs, leading: true, flush: send });
   return {
-    push(events: EngineEvent[]) {
-      if (events.length === 0) return;
-      for (const e of events) pending.push(e);
-      if (timer) return;
-      const wait = lastSent + intervalMs - Date.now();
-      if (wait <= 0) flush();
-      else timer = setTimeout(flush, wait);
-    },
+    push: (events: EngineEvent[]) => pending.pushAll(events),
     /** Drops anything pending (the window is closing). */
-    dispose() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      pending = [];
-    },
+    dispose: () => pending.dispose(),
   };
 }

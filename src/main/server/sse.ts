@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EngineEvent } from '../../shared/api.contract';
+import { coalesce } from '../../shared/coalesce';
 import type { Engine } from '../engine/engine.types';
 
 const FLUSH_MS = 100;
@@ -19,24 +20,13 @@ export function streamEvents(engine: Engine, req: FastifyRequest, reply: Fastify
     'x-accel-buffering': 'no',
   });
   res.write(': connected\n\n');
-  let buffer: EngineEvent[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    timer = null;
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
-    res.write(`data: ${JSON.stringify(batch)}\n\n`);
-  };
-  const unsubscribe = engine.onEvents((events) => {
-    buffer.push(...events);
-    timer ??= setTimeout(flush, FLUSH_MS);
-  });
+  const pending = coalesce<EngineEvent>({ maxWaitMs: FLUSH_MS, flush: (batch) => res.write(`data: ${JSON.stringify(batch)}\n\n`) });
+  const unsubscribe = engine.onEvents((events) => pending.pushAll(events));
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
   const close = () => {
     unsubscribe();
     clearInterval(heartbeat);
-    if (timer) clearTimeout(timer);
+    pending.dispose();
   };
   req.raw.on('close', close);
   res.on('error', close);

@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/api.contract';
 import type { ClientState } from '../../shared/api.contract';
 import type { CallDetail, CallSummary } from '../../shared/types';
+import { coalesce } from '../../shared/coalesce';
 import type { Transport } from '../api/transport.types';
 import type { AppStore } from './app.store';
 import { patchAttempts, patchSummary, type AttemptRecorded } from './detail-patch';
@@ -11,21 +12,60 @@ import { patchAttempts, patchSummary, type AttemptRecorded } from './detail-patc
 // again (getMessage) only for what the events do not carry: a delivery it does not hold, a round
 // still out, a change without an attempt (a cancel), removed calls.
 
-export function connectLiveEvents(store: AppStore, transport: Transport, intervalMs = 250): () => void {
-  let stored: CallSummary[] = [];
-  let updated: CallSummary[] = [];
-  let client: ClientState | null = null;
-  let sourcesChanged = false;
-  let callsRemoved = false;
-  let detailChanged = false;
-  let detailMustRead = false;
-  let pushed: AttemptRecorded[] = [];
-  let summaries: CallSummary[] = [];
-  let testCallChanged = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
+/** A batch of events as it arrived, with what was open then (the call whose detail shows, the test call). */
+interface Arrival {
+  events: EngineEvent[];
+  selected: number | null;
+  testCall: number | null;
+}
 
-  const flush = () => {
-    timer = null;
+export function connectLiveEvents(store: AppStore, transport: Transport, intervalMs = 250): () => void {
+  const flush = (arrivals: Arrival[]) => {
+    const stored: CallSummary[] = [];
+    const updated: CallSummary[] = [];
+    let client: ClientState | null = null;
+    let sourcesChanged = false;
+    let callsRemoved = false;
+    let detailChanged = false;
+    let detailMustRead = false;
+    const pushed: AttemptRecorded[] = [];
+    const summaries: CallSummary[] = [];
+    let testCallChanged = false;
+    for (const { events, selected, testCall } of arrivals) {
+      for (const e of events) {
+        switch (e.type) {
+          case 'calls.stored':
+            stored.push(...e.calls);
+            break;
+          case 'calls.updated':
+            updated.push(...e.calls);
+            for (const c of e.calls) {
+              if (c.id !== selected) continue;
+              detailChanged = true;
+              summaries.push(c);
+            }
+            if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
+            break;
+          case 'calls.removed':
+            callsRemoved = true;
+            if (selected !== null) detailChanged = detailMustRead = true;
+            break;
+          case 'attempt.recorded':
+            if (e.callId === selected) {
+              detailChanged = true;
+              pushed.push(e);
+            }
+            if (e.callId === testCall) testCallChanged = true;
+            break;
+          case 'sources.changed':
+            sourcesChanged = true;
+            break;
+          case 'client.changed':
+            client = e.state;
+            break;
+        }
+      }
+    }
     const s = store.getState();
     // Deleted calls cannot be patched out of a paged list: read its first page again (a paused list
     // stays as it is; resuming reads it anyway).
@@ -35,62 +75,18 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     if (sourcesChanged) void s.loadSources();
     if (detailChanged && (detailMustRead || (summaries.length > 0 && pushed.length === 0) || !patchOpenDetail(s, pushed, summaries))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
-    stored = [];
-    updated = [];
-    client = null;
-    sourcesChanged = false;
-    callsRemoved = false;
-    detailChanged = false;
-    detailMustRead = false;
-    pushed = [];
-    summaries = [];
-    testCallChanged = false;
   };
+  const pending = coalesce<Arrival>({ maxWaitMs: intervalMs, flush });
 
   const onEvents = (events: EngineEvent[]) => {
-    const selected = store.getState().selectedCallId;
-    // Destinations' "Send a test call" chip follows its call too.
-    const testCall = store.getState().lastTestCall?.call.id ?? null;
+    const s = store.getState();
+    // Settings and storage are applied as they come; the rest waits for the batch, with the call
+    // that was open when it arrived. Destinations' "Send a test call" chip follows its call too.
     for (const e of events) {
-      switch (e.type) {
-        case 'calls.stored':
-          stored.push(...e.calls);
-          break;
-        case 'calls.updated':
-          updated.push(...e.calls);
-          for (const c of e.calls) {
-            if (c.id !== selected) continue;
-            detailChanged = true;
-            summaries.push(c);
-          }
-          if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
-          break;
-        case 'calls.removed':
-          callsRemoved = true;
-          if (selected !== null) detailChanged = detailMustRead = true;
-          break;
-        case 'attempt.recorded':
-          if (e.callId === selected) {
-            detailChanged = true;
-            pushed.push(e);
-          }
-          if (e.callId === testCall) testCallChanged = true;
-          break;
-        case 'sources.changed':
-          sourcesChanged = true;
-          break;
-        case 'settings.changed':
-          store.getState().setSettings(e.settings);
-          break;
-        case 'client.changed':
-          client = e.state;
-          break;
-        case 'storage.changed':
-          store.getState().setStorage(e.storage);
-          break;
-      }
+      if (e.type === 'settings.changed') s.setSettings(e.settings);
+      else if (e.type === 'storage.changed') s.setStorage(e.storage);
     }
-    timer ??= setTimeout(flush, intervalMs);
+    pending.push({ events, selected: s.selectedCallId, testCall: s.lastTestCall?.call.id ?? null });
   };
 
   const unsubscribe = transport.subscribe(onEvents);
@@ -120,7 +116,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
   return () => {
     unsubscribe();
     unStatus();
-    if (timer) clearTimeout(timer);
+    pending.dispose();
   };
 }
 
