@@ -37,7 +37,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   // Owner-only folder and files before anything is written there; one log line when it changed something.
   const folderNotice = prepareDataFolder(opts.dataDir, { owned: opts.ownedDataDir });
   if (folderNotice) opts.log?.(folderNotice);
-  const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding, now });
+  const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding, now, log: opts.log });
   opts.onStore?.(store);
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
@@ -144,6 +144,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       } catch (err) {
         opts.log?.(`retention failed: ${(err as Error).message}`);
       }
+      // What retention freed (now or before a restart) goes back to the file system, in small steps.
+      store.giveSpaceBack();
     };
     const retentionTimer = setInterval(prune, RETENTION_EVERY_MS);
     retentionTimer.unref();

@@ -25,6 +25,8 @@ import { statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DB_FILE } from './data-folder';
 import { MAX_BATCH_BYTES } from '../../../shared/limits';
+import type { RewriteOptions } from './auto-vacuum';
+import { SpaceReclaimer } from './space-reclaim';
 
 /**
  * When the de-duplication window starts filling after a start (CallsRepo.dedupReady): after the first
@@ -65,10 +67,13 @@ export class Store {
   /** Whether writes succeed now; while they fail, a probe write is tried every PROBE_EVERY_MS. */
   readonly health: StorageHealth;
   private probeTimer: NodeJS.Timeout | null = null;
+  /** Gives the pages retention freed back to the file system, in small steps (giveSpaceBack). */
+  private readonly space: SpaceReclaimer;
 
-  constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number }) {
+  constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number; log?: (line: string) => void; rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'> }) {
     this.db = openDatabase(opts);
     this.health = new StorageHealth(opts.now ?? Date.now);
+    this.space = new SpaceReclaimer(this.db, this.health, opts.log);
     this.health.onChange((s) => (s.ok ? this.stopProbe() : this.startProbe()));
     const file = join(opts.dataDir, DB_FILE);
     const opened = statSync(file);
@@ -148,6 +153,19 @@ export class Store {
     }
   }
 
+  /**
+   * Gives the file's free pages back to the file system in small steps off the hot path (after
+   * retention: space-reclaim.ts); `done` is told the pages given back once none are left.
+   */
+  giveSpaceBack(done?: (pages: number) => void): void {
+    this.space.start(done);
+  }
+
+  /** Pages the file holds free (PRAGMA freelist_count), and whether they are being given back. */
+  freeSpace(): { pages: number; reclaiming: boolean } {
+    return { pages: this.space.freePages(), reclaiming: this.space.running };
+  }
+
   /** What the repositories keep in memory about their tables may now count rows that never landed. */
   private afterRollback(): void {
     this.calls.forgetCount();
@@ -199,6 +217,7 @@ export class Store {
 
   close(): void {
     clearTimeout(this.dedupTimer);
+    this.space.close();
     this.stopProbe();
     try {
       this.writes.close();
