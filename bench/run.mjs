@@ -19,6 +19,7 @@ import { measureSearch, SEARCH_CALLS, FIELD_QUERIES, BODY_QUERIES } from './lib/
 import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 import { measurePlans, addPlanFigures } from './lib/plans.mjs';
 import { measureRestart } from './lib/restart.mjs';
+import { measureSpace } from './lib/space.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -124,6 +125,7 @@ async function main() {
   if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (process.argv[2] === 'plans') return plansOnly();
   if (process.argv[2] === 'restart') return restartOnly(process.argv[3]);
+  if (process.argv[2] === 'space') return spaceOnly();
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -428,8 +430,29 @@ async function restartOnly(keep) {
   try {
     const r = await measureRestart({ root: ROOT, dataDir: keep ?? join(tmp, 'data'), log });
     log(`\nlaunch to first page of 100, ${fmt.int(SEARCH_CALLS)} calls stored: median ${fmt.ms(r.median)} of ${r.samples} starts, slowest ${fmt.ms(r.max)} (target < 1 s: ${r.median < 1000 ? 'PASS' : 'MISS'})`);
+    const k = r.killed;
+    log(`after kill -9 mid-ingest (-wal ${(k.walMedian / 1024 / 1024).toFixed(1)} MB, median): median ${fmt.ms(k.median)} of ${k.samples} starts, slowest ${fmt.ms(k.max)}, ${(k.median / r.median).toFixed(2)}× a clean stop's (target < 1 s: ${k.median < 1000 ? 'PASS' : 'MISS'})`);
   } finally {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `node bench/run.mjs space`: BENCH_SPACE_THROUGH calls (1,000,000) through a lab keeping 200,000:
+ * the file at its largest, when retention caught up, once its free pages were given back, and bytes
+ * per retained call (issue 27).
+ */
+async function spaceOnly() {
+  log(`Webhook Lab benchmark, space only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const r = await measureSpace({ root: ROOT, tmp, through: num('BENCH_SPACE_THROUGH', 1_000_000), log });
+    const mb = (b) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+    log(`\n${fmt.int(r.through)} calls through, ${fmt.int(r.retained)} kept (auto_vacuum ${['none', 'full', 'incremental'][r.autoVacuum]}):`);
+    log(`  file + WAL at its largest ${mb(r.peak)}; when retention caught up ${mb(r.atRetention)} (${mb(r.freeAtRetention)} of it free pages); after giving them back ${mb(r.after)} (${(r.givenBackMs / 1000).toFixed(1)} s), ${(r.after / r.peak).toFixed(2)}× the largest; live data ${mb(r.live)}`);
+    log(`  bytes per retained call: ${fmt.int(Math.round(r.perCall))} (file + WAL / calls kept)`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 

@@ -41,6 +41,7 @@ export async function startEngine({ root, dataDir, config, nodeFlags = [] }) {
       const code = await exited(child, 30_000);
       if (code !== 0) throw new Error(`engine exited with ${code}\n${stderr()}`);
     },
-    kill: () => child.kill('SIGKILL'),
+    /** SIGKILL: no checkpoint, no cleanup; resolves once the process is gone. */
+    kill: () => (child.kill('SIGKILL'), exited(child, 15_000)),
   };
 }

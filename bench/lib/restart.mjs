@@ -2,7 +2,10 @@
 // received within the last 24 h, so each one is inside the duplicate window) to the first answered
 // page of 100 calls, as the inspector asks for it. `node bench/run.mjs restart [dataDir]` runs it
 // alone; with a dataDir it keeps the filled folder there (filled only if empty), for before/after runs.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+// Then the same after `kill -9` mid-ingest: the engine killed while batches stream in, its -wal left
+// full of frames SQLite must read back (recovery) before the first page.
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { basicAuth } from './bodies.mjs';
 import { startEngine } from './engine.mjs';
 import { percentile } from './load.mjs';
@@ -41,5 +44,46 @@ export async function measureRestart({ root, dataDir, rounds = 5, log }) {
       await engine.stop();
     }
   }
-  return { median: percentile(times, 50), max: Math.max(...times), samples: times.length };
+  const killed = await measureKilledRestart({ root, dataDir, config, rounds, log });
+  return { median: percentile(times, 50), max: Math.max(...times), samples: times.length, killed };
+}
+
+const walSize = (dataDir) => statSync(join(dataDir, 'webhook-lab.db-wal'), { throwIfNoEntry: false })?.size ?? 0;
+
+/**
+ * `rounds` times: start the engine, stream batches into it until its -wal holds at least 2 MB, then
+ * SIGKILL it mid-ingest (no checkpoint, no cleanup) and time the next launch to its first page of 100.
+ */
+async function measureKilledRestart({ root, dataDir, config, rounds, log }) {
+  const times = [];
+  const wals = [];
+  let next = SEARCH_CALLS;
+  for (let r = 0; r < rounds; r++) {
+    const engine = await startEngine({ root, dataDir, config });
+    let streaming = true;
+    const stream = (async () => {
+      while (streaming) {
+        const body = JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => searchItem(next + k)) });
+        next += BATCH;
+        await fetch(`${engine.collector}/v1/batch`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basicAuth(WRITE_KEY) }, body }).catch(() => undefined);
+      }
+    })();
+    const until = Date.now() + 30_000;
+    while (walSize(dataDir) < 2 * 1024 * 1024 && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
+    await engine.kill();
+    streaming = false;
+    await stream;
+    wals.push(walSize(dataDir));
+    const t = performance.now();
+    const again = await startEngine({ root, dataDir, config });
+    try {
+      const page = await again.api('/messages?limit=100');
+      if (page.items.length !== 100) throw new Error(`first page held ${page.items.length} calls`);
+      times.push(performance.now() - t);
+      log(`  after kill -9 ${r + 1} (-wal ${(wals.at(-1) / 1024 / 1024).toFixed(1)} MB): first page of 100 (of ${page.total.toLocaleString('en-US')}) after ${times.at(-1).toFixed(0)} ms`);
+    } finally {
+      await again.stop();
+    }
+  }
+  return { median: percentile(times, 50), max: Math.max(...times), samples: times.length, walMedian: percentile(wals, 50) };
 }

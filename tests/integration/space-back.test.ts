@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,6 +128,25 @@ describe('space back (auto_vacuum incremental)', () => {
     expect(readdirSync(dataDir).filter((f) => f.includes('.rewrite'))).toEqual([]);
   });
 
+  it('on a real disk with too little room (a tmpfs, where this machine lets us mount one): no rewrite', async (ctx) => {
+    const disk = smallDisk('80m');
+    if (!disk) return ctx.skip();
+    try {
+      // About 25 MB of data on an 80 MB disk: the copy needs about 25 × 1.1 + 64 MB.
+      const made = await oldStyleLab(3000, 8000);
+      const dataDir = join(disk.dir, 'data');
+      cpSync(made, dataDir, { recursive: true });
+      const before = dump(dataDir);
+      const lines: string[] = [];
+      new Store({ dataDir, log: (l) => lines.push(l) }).close();
+      expect(autoVacuum(dataDir)).toBe(0);
+      expect(dump(dataDir)).toEqual(before);
+      expect(lines.join('\n')).toMatch(/was not rewritten .*it needs about \d+ MB free in .*, \d+ MB are/);
+    } finally {
+      disk.unmount();
+    }
+  });
+
   it('after retention deletes calls, the free pages go back to the file system while the collector keeps answering', async () => {
     // 1,500 calls of ~8 KB (about 12 MB), then a restart keeping 100: retention frees most pages.
     const dataDir = lab.dataDir();
@@ -159,8 +178,9 @@ describe('space back (auto_vacuum incremental)', () => {
       slowest = Math.max(slowest, performance.now() - t0);
     }
     expect(store.freeSpace().pages).toBe(0);
-    expect(sent).toBeGreaterThan(1);
-    expect(slowest).toBeLessThan(1000);
+    // In steps: calls were answered between them (one step for everything would end before the second).
+    expect(sent).toBeGreaterThanOrEqual(3);
+    expect(slowest).toBeLessThan(2000);
     // The file itself is cut back; the WAL stays within its 4 MB limit (database.ts).
     expect(dbFile()).toBeLessThan(full / 3);
     expect(fileSize(dataDir) - dbFile()).toBeLessThanOrEqual(4 * 1024 * 1024 + 65536);
@@ -168,6 +188,25 @@ describe('space back (auto_vacuum incremental)', () => {
     expect((await t.call('listMessages', { limit: 1 })).total).toBeGreaterThanOrEqual(100);
   });
 });
+
+/** Mounts a tmpfs of `size` at a new folder; null where this machine cannot (not Linux, not allowed). */
+function smallDisk(size: string): { dir: string; unmount: () => void } | null {
+  if (process.platform !== 'linux') return null;
+  const dir = mkdtempSync(join(tmpdir(), 'wl-smalldisk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+  return {
+    dir,
+    unmount: () => {
+      execFileSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Runs openDatabase in a child process that SIGKILLs itself at `step` (or is killed from here mid-copy). */
 function crashDuring(dataDir: string, step: RewriteStep | 'mid-copy'): Promise<{ killed: boolean; copySeen: boolean }> {
