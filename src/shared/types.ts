@@ -195,8 +195,12 @@ export interface Attempt {
   startedAt: string;
   durationMs: number;
   requestHeaders: Record<string, string>;
-  /** Exact body bytes sent, as UTF-8 text (bodies are JSON). */
-  requestBody: string;
+  /**
+   * Present only when the attempt sent other bytes than its delivery's `body` (a replay with an
+   * edited body, a probe's tampered request): those exact bytes, as UTF-8 text. Otherwise it sent
+   * its delivery's body, which a call's detail carries once (shared/attempt-body.ts `sentBody`).
+   */
+  requestBody?: string;
   signature: string | null;
   responseStatus: number | null;
   responseHeaders: Record<string, string> | null;
@@ -248,7 +252,7 @@ export interface Delivery {
   lastAttemptAt: string | null;
   deliveredAt: string | null;
   lastError: string | null;
-  /** Serialized once; every retry sends these bytes. */
+  /** Serialized once; every retry (and replay, unless edited) sends these bytes: its attempts do not repeat them. */
   body: string;
   /** Which request it is: the Classic destination's, or one Webhooks (Actions) mapping's. */
   kind: DeliveryKind;
@@ -262,8 +266,8 @@ export interface Delivery {
   callIds?: number[];
   /**
    * Present when `body` is cut (an Actions batch over 64 KB, in a call's detail): `body` is then a JSON
-   * array of the batch's first `shownItems` items, and so is the request body of each attempt that sent
-   * it unedited. Page through every item with getBatchItems.
+   * array of the batch's first `shownItems` items (what each attempt that sent it unedited is shown
+   * with). Page through every item with getBatchItems.
    */
   bodyTruncated?: { bytes: number; items: number; shownItems: number };
   /** Standard Webhooks `webhook-id`, fixed at creation; null when the source had no standardWebhooksSecret. */

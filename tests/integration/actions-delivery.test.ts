@@ -4,6 +4,7 @@ import { waitFor, type TestEngine } from '../helpers/engine';
 import type { TestReceiver } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
 import type { CallSummary } from '../../src/shared/types';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // Webhooks (Actions) beside Classic, end to end: collector → SQLite (calls, deliveries, batch items
 // in one write job) → dispatcher/batcher → real local receivers; and what the inspector reads back.
@@ -97,7 +98,7 @@ describe('Webhooks (Actions) beside Classic', () => {
     const b = detail.deliveries[2];
     expect(b.id).toBe(batchId);
     expect(b.callIds).toEqual(['msg-1', 'msg-2', 'msg-3'].map((m) => byMessage.get(m)!.id));
-    expect(b.attempts[0].requestBody).toBe(batch.body.toString());
+    expect(sentBody(b, b.attempts[0])).toBe(batch.body.toString());
     expect(b.attempts[0].signature).toBe(batch.headers['x-signature']);
     expect(b).not.toHaveProperty('swSecret');
 

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { TestReceiver } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // Deletion requests end to end (SPEC §6): collector → notices through ingest.inject → signed POSTs.
 const SECRET = 'del-s3cret';
@@ -93,7 +94,7 @@ describe('deletion requests', () => {
     expect(left.items.map((c) => c.id).sort()).toEqual(del.notifications.map((n) => n.callId).sort());
     const notice = await t.call('getMessage', { id: del.notifications[0].callId });
     expect(notice.call.request.path).toBe('/internal/deletion');
-    expect(notice.deliveries[0].attempts[0].requestBody).toBe((notice.call.sourceName === 'web' ? ra.requests[3] : rb.requests[1]).body.toString());
+    expect(sentBody(notice.deliveries[0], notice.deliveries[0].attempts[0])).toBe((notice.call.sourceName === 'web' ? ra.requests[3] : rb.requests[1]).body.toString());
     expect((await t.call('listMessages', { userId: 'u-keep', limit: 50 })).total).toBe(2);
     expect(t.events.some((e) => e.type === 'deletions.changed')).toBe(true);
     // Open inspectors are told to read their list again.

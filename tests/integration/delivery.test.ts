@@ -4,6 +4,7 @@ import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { ReceiverHandler } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
 import { selfSignedCert } from '../helpers/tls';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // The dispatcher end to end: collector → SQLite → signed POST to real local receivers.
 const KEY = 'wk_delivery';
@@ -55,7 +56,7 @@ describe('each call type reaches the receiver signed, with the SPEC §4 body', (
     expect(body.timestamp).toMatch(/Z$/);
     const d = await deliveryOf(t, 'delivered');
     // What the inspector shows is exactly what was sent.
-    expect(d.deliveries[0].attempts[0].requestBody).toBe(req.body.toString());
+    expect(sentBody(d.deliveries[0], d.deliveries[0].attempts[0])).toBe(req.body.toString());
     expect(d.deliveries[0].attempts[0].signature).toBe(req.headers['x-signature']);
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
 import { waitFor } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // The first-run demo (issue 14): one operation from an empty lab to a delivered, signed call the
 // mock receiver verified; idempotent; removable without touching anything the user made.
@@ -28,14 +29,14 @@ describe('demo', () => {
     }, 'the demo call delivered');
     const attempt = detail.deliveries[0].attempts[0];
     expect(attempt.responseStatus).toBe(200);
-    expect(attempt.signature).toBe(signBody(receiver.secret!, Buffer.from(attempt.requestBody)));
+    expect(attempt.signature).toBe(signBody(receiver.secret!, Buffer.from(sentBody(detail.deliveries[0], attempt))));
     const requests = await waitFor(async () => {
       const r = await t.call('listReceiverRequests', { id: receiver.id });
       return r.length > 0 ? r : null;
     }, 'the receiver to record it');
     expect(requests).toHaveLength(1);
     expect(requests[0].signature.state).toBe('valid');
-    expect(requests[0].signature.received).toBe(signBody(receiver.secret!, Buffer.from(attempt.requestBody)));
+    expect(requests[0].signature.received).toBe(signBody(receiver.secret!, Buffer.from(sentBody(detail.deliveries[0], attempt))));
   });
 
   it('a second create returns the same demo; remove deletes only what the demo created', async () => {

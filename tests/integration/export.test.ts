@@ -6,6 +6,7 @@ import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../hel
 import { closedPort, startReceiver, type TestReceiver } from '../helpers/receiver';
 import { startControlServer } from '../../src/main/server/control-server';
 import { exportInputSchema } from '../../src/shared/simulation.contract';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // har-validator checks a document against the HAR 1.2 JSON schema (har-schema); it has no types.
 const harValidator = createRequire(__filename)('har-validator') as { har(doc: unknown): Promise<boolean> };
@@ -81,7 +82,10 @@ describe('export as JSON Lines', () => {
     expect(ok.call.raw).toMatchObject({ type: 'track', event: 'Order Completed', messageId: 'm-ok' });
     expect(ok.call.normalized).toMatchObject({ event: 'Order Completed', properties: { total: 12.5 } });
     expect(ok.deliveries[0]).toMatchObject({ state: 'delivered', attemptCount: 1 });
-    expect(ok.deliveries[0].attempts[0]).toMatchObject({ responseStatus: 200, outcome: 'success', requestBody: ok.deliveries[0].body });
+    expect(ok.deliveries[0].attempts[0]).toMatchObject({ responseStatus: 200, outcome: 'success' });
+    // The body is on the delivery, once: the attempt sent it unedited.
+    expect(ok.deliveries[0].attempts[0]).not.toHaveProperty('requestBody');
+    expect(sentBody(ok.deliveries[0], ok.deliveries[0].attempts[0])).toBe(ok.deliveries[0].body);
     expect(rows.find((r) => r.call.id === ids.dropped)).toMatchObject({ call: { status: 'dropped' }, deliveries: [] });
     expect(rows.find((r) => r.call.id === ids.quiet)!.deliveries).toEqual([]);
   });

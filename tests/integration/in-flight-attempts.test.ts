@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, webhookSource } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // Issue 26: in flight, a URL that already answered showed "delivered · HTTP 200" beside "0 attempts /
 // No attempt yet": its attempt was recorded only when the whole round ended. The detail now carries
@@ -34,7 +35,7 @@ describe('a round with a fast and a slow URL', () => {
       expect(delivery.attempts[0]).toMatchObject({ urlIndex: 0, responseStatus: 200, outcome: 'success', round: 1 });
       expect(delivery.attempts[0].url).toBe(`${fast.url}/fast`);
       expect(delivery.attempts[0].requestHeaders['x-signature']).toBeUndefined();
-      expect(JSON.parse(delivery.attempts[0].requestBody)).toMatchObject({ event: 'Two URLs' });
+      expect(JSON.parse(sentBody(delivery, delivery.attempts[0]))).toMatchObject({ event: 'Two URLs' });
     } finally {
       release();
     }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallDetail, CallSummary, Source } from '../../src/shared/types';
 import { startTestEngine, waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { startReceiver, type ReceivedRequest, type TestReceiver } from '../helpers/receiver';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // The official server-side clients, unmodified, pointed at the collector: every call type goes
 // client → collector → store → dispatcher → a real loopback receiver, and the receiver gets the
@@ -126,7 +127,7 @@ function checkStored(calls: CallDetail[], got: Map<string, { body: Record<string
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0].state).toBe('delivered');
     // The bytes the inspector shows are the bytes the receiver got.
-    expect(deliveries[0].attempts[0].requestBody).toBe(req.body.toString('utf8'));
+    expect(sentBody(deliveries[0], deliveries[0].attempts[0])).toBe(req.body.toString('utf8'));
   }
 }
 

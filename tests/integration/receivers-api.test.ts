@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
+import { sentBody } from '../../src/shared/attempt-body';
 
 // Mock receivers through the engine's operations: one click to use one, what it saw vs what was sent.
 const lab = testLab();
@@ -36,7 +37,7 @@ describe('mock receivers via the API', () => {
     expect(requests.map((q) => q.response.status).reverse()).toEqual([500, 500, 200]);
     expect(requests.every((q) => q.signature.state === 'valid')).toBe(true);
     // What the receiver got is byte for byte what the dispatcher recorded.
-    expect(requests[0].body).toBe(d.deliveries[0].attempts[2].requestBody);
+    expect(requests[0].body).toBe(sentBody(d.deliveries[0], d.deliveries[0].attempts[2]));
     expect((await t.call('listReceivers', {}))[0].requestCount).toBe(3);
   });
 

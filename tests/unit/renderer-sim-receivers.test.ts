@@ -186,18 +186,21 @@ describe('receivers slice', () => {
 
 describe('matching a received request to its attempt', () => {
   const attempt = (id: number, url: string, startedAt: string, urlIndex = 0): Attempt =>
-    ({ id, deliveryId: 1, urlIndex, url, startedAt, requestBody: 'B' }) as Attempt;
-  it('picks the attempt to the same path with the same body nearest in time', () => {
+    ({ id, deliveryId: 1, urlIndex, url, startedAt }) as Attempt;
+  it('picks the attempt to the same path with the same body nearest in time (the body on its delivery, or its own when edited)', () => {
     const attempts = [
       attempt(1, 'http://127.0.0.1:4000/r1', '2025-01-01T00:00:00.000Z'),
       attempt(2, 'http://127.0.0.1:4000/r1', '2025-01-01T00:00:05.000Z'),
       attempt(3, 'http://127.0.0.1:4000/other', '2025-01-01T00:00:05.010Z', 1),
       attempt(4, 'http://127.0.0.1:4000/r1', '2025-01-01T00:00:15.000Z'),
     ];
-    const detail = { call: {}, deliveries: [{ attempts }] } as unknown as CallDetail;
+    const detail = { call: {}, deliveries: [{ body: 'B', attempts }] } as unknown as CallDetail;
     const m = matchAttempt(detail, record('q', 'r1', 'B', '2025-01-01T00:00:05.020Z'));
     expect(m).toMatchObject({ index: 2, of: 3 });
     expect(m?.attempt.id).toBe(2);
     expect(matchAttempt(detail, record('q', 'r1', 'edited', '2025-01-01T00:00:05.020Z'))).toBeNull();
+    // A replay with an edited body carries its own bytes.
+    attempts.push({ ...attempt(5, 'http://127.0.0.1:4000/r1', '2025-01-01T00:00:20.000Z'), requestBody: 'edited' });
+    expect(matchAttempt(detail, record('q', 'r1', 'edited', '2025-01-01T00:00:20.010Z'))?.attempt.id).toBe(5);
   });
 });

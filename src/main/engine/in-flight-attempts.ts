@@ -14,7 +14,7 @@ export function withAnsweredAttempts<D extends Delivery & { attempts: Attempt[] 
   return deliveries.map((d) => {
     const answered = answeredInFlight(store.inFlight.of(d.id));
     if (answered.length === 0) return d;
-    const attempts = answered.map((a) => attemptOf(--provisional, a, { body: d.body, method: d.method }));
+    const attempts = answered.map((a) => attemptOf(--provisional, a, { method: d.method }));
     return { ...d, attemptCount: d.attemptCount + attempts.length, attempts: [...d.attempts, ...attempts] };
   });
 }

@@ -148,7 +148,7 @@ export class ProbeSender {
     const attempt = round.attempts[0];
     const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
     const callId = insert === null ? null : d.callId;
-    if (insert !== null) await this.record(d.callId, d.body, round, d.method, insert);
+    if (insert !== null) await this.record(d.callId, round, d.method, insert);
     return {
       evidence: {
         label: req.label,
@@ -169,7 +169,7 @@ export class ProbeSender {
   }
 
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
-  private async record(callId: number, body: Buffer, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => number): Promise<void> {
+  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => number): Promise<void> {
     const { store, events, now } = this.deps;
     const delivered = round.classifications[0].outcome === 'success';
     const a = round.attempts[0];
@@ -195,7 +195,7 @@ export class ProbeSender {
       };
       store.deliveries.update(update);
       const row = { ...a, deliveryId: id };
-      return { attempt: attemptOf(store.deliveries.insertAttempt(row), row, { body, method }), delivery: progressOf(update) };
+      return { attempt: attemptOf(store.deliveries.insertAttempt(row), row, { method }), delivery: progressOf(update) };
     });
     events.emit({ type: 'attempt.recorded', callId, ...recorded });
     events.touch(callId);

@@ -103,8 +103,8 @@ export function harTimings(a: Pick<Attempt, 'durationMs' | 'timing'>): HarEntry[
   };
 }
 
-/** The HAR entry of one attempt of the call `call`. */
-export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt): HarEntry {
+/** The HAR entry of one attempt of the call `call`, which sent `sentBody` (shared/attempt-body.ts: HAR wants it on each entry). */
+export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt, sentBody: string): HarEntry {
   const responseBody = a.responseBody ?? '';
   const bodyBytes = Buffer.byteLength(responseBody);
   const declared = Number(headerValue(a.responseHeaders, 'content-length'));
@@ -121,9 +121,9 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
       cookies: [],
       headers: headerList(a.requestHeaders),
       queryString: queryString(a.url),
-      postData: { mimeType: headerValue(a.requestHeaders, 'content-type') ?? 'application/json', text: a.requestBody },
+      postData: { mimeType: headerValue(a.requestHeaders, 'content-type') ?? 'application/json', text: sentBody },
       headersSize: -1,
-      bodySize: Buffer.byteLength(a.requestBody),
+      bodySize: Buffer.byteLength(sentBody),
     },
     response: {
       // HAR has no "no response": status 0 with the error as statusText, as browsers export failed requests.

@@ -109,7 +109,7 @@ async function* harText(store: Store, callIds: number[]): AsyncGenerator<string>
     for (const id of page) {
       const a = found.get(id);
       if (!a) continue;
-      text += (first ? '' : ',') + JSON.stringify(harEntry({ id: a.callId, messageId: a.messageId }, a.attempt));
+      text += (first ? '' : ',') + JSON.stringify(harEntry({ id: a.callId, messageId: a.messageId }, a.attempt, a.sentBody));
       first = false;
     }
     if (text) yield text;

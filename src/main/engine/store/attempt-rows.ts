@@ -108,19 +108,18 @@ export function attemptFromRow(a: AttemptRow): NewAttempt {
   };
 }
 
-/** What an attempt takes from its delivery: the body (unless it sent its own) and the method. */
+/** What an attempt takes from its delivery: the method. */
 export interface AttemptDelivery {
-  body: Buffer | string;
   method: ActionsMethod;
 }
 
 /**
- * The API shape of an attempt. Its request body is its own when it sent other bytes than its
- * delivery's (a replay with an edited body), else the delivery's; its method is always the
+ * The API shape of an attempt. It carries a request body only when it sent other bytes than its
+ * delivery's (a replay with an edited body: the row's body is NULL otherwise, round.ts); the
+ * delivery's body is sent once, on the delivery (shared/attempt-body.ts). Its method is always the
  * delivery's (every attempt of a delivery, replays too, goes out with it: round.ts).
  */
 export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery): Attempt {
-  const deliveryBody = delivery.body;
   return {
     id,
     deliveryId: a.deliveryId,
@@ -132,7 +131,7 @@ export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery):
     startedAt: formatTimestamp(a.startedAt),
     durationMs: a.durationMs,
     requestHeaders: a.requestHeaders,
-    requestBody: a.body ? a.body.toString('utf8') : typeof deliveryBody === 'string' ? deliveryBody : deliveryBody.toString('utf8'),
+    ...(a.body ? { requestBody: a.body.toString('utf8') } : {}),
     signature: a.signature,
     responseStatus: a.responseStatus,
     responseHeaders: a.responseHeaders,
@@ -149,7 +148,7 @@ export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery):
   };
 }
 
-/** An attempt read back from its row, with its delivery's body and method (rows made before Actions: POST). */
-export function attemptOfRow(r: AttemptRow, delivery: { body: string; method: ActionsMethod | undefined }): Attempt {
-  return attemptOf(r.id, attemptFromRow(r), { body: delivery.body, method: delivery.method ?? 'POST' });
+/** An attempt read back from its row, with its delivery's method (rows made before Actions: POST). */
+export function attemptOfRow(r: AttemptRow, delivery: { method: ActionsMethod | undefined }): Attempt {
+  return attemptOf(r.id, attemptFromRow(r), { method: delivery.method ?? 'POST' });
 }

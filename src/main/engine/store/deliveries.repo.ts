@@ -6,6 +6,7 @@ import type { ActionsLedger } from './actions-ledger';
 import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
 import { INSERT_ATTEMPT_SQL, attemptOfRow, attemptParams, type AttemptRow } from './attempt-rows';
 import { batchBodyPreview, batchItemsPage, DETAIL_BATCH_BODY_BYTES } from './batch-items';
+import { sentBody } from '../../../shared/attempt-body';
 
 export class DeliveriesRepo {
   private readonly insertStmt;
@@ -236,13 +237,14 @@ export class DeliveriesRepo {
   }
 
   /**
-   * Attempts by id, each with its delivery's call id (an Actions batch's first call) and messageId;
-   * an attempt deleted meanwhile is absent.
+   * Attempts by id, each with the body it sent (its delivery's, or its own when edited), its
+   * delivery's call id (an Actions batch's first call) and messageId; an attempt deleted meanwhile is absent.
    */
-  attemptsById(ids: number[]): Map<number, { attempt: Attempt; callId: number; messageId: string | null }> {
-    const out = new Map<number, { attempt: Attempt; callId: number; messageId: string | null }>();
+  attemptsById(ids: number[]): Map<number, { attempt: Attempt; sentBody: string; callId: number; messageId: string | null }> {
+    const out = new Map<number, { attempt: Attempt; sentBody: string; callId: number; messageId: string | null }>();
     for (const r of this.attemptsByIdStmt.all(JSON.stringify(ids)) as (AttemptRow & { d_body: Buffer; call_id: number; d_method: ActionsMethod; message_id: string | null })[]) {
-      out.set(r.id, { attempt: attemptOfRow(r, { body: r.d_body.toString('utf8'), method: r.d_method }), callId: r.call_id, messageId: r.message_id });
+      const attempt = attemptOfRow(r, { method: r.d_method });
+      out.set(r.id, { attempt, sentBody: sentBody({ body: r.d_body.toString('utf8') }, attempt), callId: r.call_id, messageId: r.message_id });
     }
     return out;
   }
@@ -284,7 +286,7 @@ export class DeliveriesRepo {
             ? batchBodyPreview(row.body, members.length)
             : null;
       const body = cut ? cut.body : row.body.toString('utf8');
-      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { body, method: row.method }));
+      const attempts = (this.attemptsStmt.all(row.id) as AttemptRow[]).map((a) => attemptOfRow(a, { method: row.method }));
       return { ...toDelivery(row, body, members), ...(cut ? { bodyTruncated: cut.marker } : {}), attempts };
     });
   }

@@ -1,4 +1,5 @@
 import type { Attempt, Delivery } from '../../../shared/types';
+import { sentBody, sentOwnBody } from '../../../shared/attempt-body';
 import { curlCommand } from '../../../shared/preview/curl';
 import { CopyButton } from '../../components/copy-button';
 import { formatDateTime, formatMs } from '../../components/format';
@@ -9,9 +10,9 @@ import { signatureTarget } from './verify-model';
 import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
 
-/** The attempt as a curl command, with its delivery's method (Actions: POST, PUT or PATCH). */
-export function attemptCurl(a: Attempt, method: string = a.method): string {
-  return curlCommand({ method, url: a.url, headers: a.requestHeaders, body: a.requestBody });
+/** The attempt as a curl command: the body it sent, with its delivery's method (Actions: POST, PUT or PATCH). */
+export function attemptCurl(a: Attempt, delivery: Pick<Delivery, 'body' | 'method'>): string {
+  return curlCommand({ method: delivery.method, url: a.url, headers: a.requestHeaders, body: sentBody(delivery, a) });
 }
 
 export const byteLength = (text: string) => new TextEncoder().encode(text).length;
@@ -26,21 +27,20 @@ export function AttemptView({
   index,
   defaultOpen,
   context,
-  deliveryBody,
   delivery,
   raw,
 }: {
   attempt: Attempt;
-  /** Which request it is: an Actions batch's X-Signature covers only its first event's data. */
-  delivery: Pick<Delivery, 'kind' | 'callIds' | 'method' | 'bodyTruncated'>;
+  /** The body it sent unless edited; which request it is (an Actions batch's X-Signature covers only its first event's data). */
+  delivery: Pick<Delivery, 'body' | 'kind' | 'callIds' | 'method' | 'bodyTruncated'>;
   index: number;
   defaultOpen: boolean;
   context?: AttemptContext;
-  deliveryBody: string;
   raw: boolean;
 }) {
   const why = explainAttempt(a, context);
-  const edited = a.requestBody !== deliveryBody;
+  const body = sentBody(delivery, a);
+  const edited = sentOwnBody(delivery, a);
   // Unedited, a large batch's attempt carries only the batch's first items (as its delivery does).
   const bodyCut = !edited && delivery.bodyTruncated !== undefined;
   return (
@@ -67,23 +67,23 @@ export function AttemptView({
           <section>
             <div className="row">
               <h4 className="grow">Request</h4>
-              {bodyCut ? null : <CopyButton text={() => attemptCurl(a, delivery.method)} label="Copy as cURL" />}
+              {bodyCut ? null : <CopyButton text={() => attemptCurl(a, delivery)} label="Copy as cURL" />}
             </div>
             <Headers headers={a.requestHeaders} />
             {edited ? (
               <>
                 <div className="row">
-                  <h4 className="grow">Edited body ({byteLength(a.requestBody)} B)</h4>
-                  <CopyButton text={a.requestBody} label="Copy edited body" testId="attempt-copy-edited" />
+                  <h4 className="grow">Edited body ({byteLength(body)} B)</h4>
+                  <CopyButton text={body} label="Copy edited body" testId="attempt-copy-edited" />
                 </div>
-                <BodyView text={a.requestBody} raw={raw} label={`attempt ${index + 1} body`} testId="attempt-body" />
+                <BodyView text={body} raw={raw} label={`attempt ${index + 1} body`} testId="attempt-body" />
               </>
             ) : null}
             <h4>Signature</h4>
             <div className="mono" data-testid="attempt-signature">
               {a.signature ?? 'none (no shared secret)'}
             </div>
-            <VerifyBox body={a.requestBody} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, a.requestBody)} bodyCut={bodyCut} />
+            <VerifyBox body={body} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, body)} bodyCut={bodyCut} />
           </section>
           <section>
             <h4>Response</h4>

@@ -79,7 +79,6 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
           index={i}
           defaultOpen={a === last}
           context={attemptContext(delivery, a, a === last)}
-          deliveryBody={delivery.body}
           delivery={delivery}
           raw={raw}
         />
@@ -220,7 +219,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
             {replaying ? 'Replaying…' : 'Replay'}
           </button>
           {first && !first.bodyTruncated ? <CopyButton text={first.body} label="Copy body" testId="copy-body" className="" /> : null}
-          {firstAttempt && !first.bodyTruncated ? <CopyButton text={() => attemptCurl(firstAttempt, first.method)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
+          {firstAttempt && !first.bodyTruncated ? <CopyButton text={() => attemptCurl(firstAttempt, first)} label="Copy as cURL" testId="copy-curl" className="" /> : null}
         </div>
       </header>
       {call.status === 'dropped' ? (

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { MockRequestRecord, SignatureState } from '../../../shared/mock-receiver.schema';
 import type { Attempt, CallDetail } from '../../../shared/types';
+import { sentBody } from '../../../shared/attempt-body';
 import { EmptyState } from '../../components/field';
 import { formatMs, formatTime, prettyJson } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
@@ -35,7 +36,7 @@ export function matchAttempt(detail: CallDetail, record: MockRequestRecord): { a
       } catch {
         continue;
       }
-      if (aPath !== path || a.requestBody !== record.body) continue;
+      if (aPath !== path || sentBody(d, a) !== record.body) continue;
       const gap = Math.abs(new Date(a.startedAt).getTime() - new Date(record.at).getTime());
       if (!best || gap < best.gap) {
         const same = d.attempts.filter((x) => x.urlIndex === a.urlIndex).sort((x, y) => x.startedAt.localeCompare(y.startedAt) || x.id - y.id);
