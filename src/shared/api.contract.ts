@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_FILTERS, URL_STATE_FILTERS } from './delivery-filters';
-import { createSourceSchema, webhookSettingsSchema, sourceNameSchema } from './source.schema';
+import { createSourceSchema, webhookSettingsSchema, sourceNameSchema, rotateSecretSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
 import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageState, DeliveryProgress } from './types';
 import { op, type OpDef } from './api-op';
@@ -144,6 +144,12 @@ export const api = {
   /** Faults the collector injected per source since start (shared/collector-faults.ts). */
   getCollectorFaultCounts: op<CollectorFaultCounts>()('GET', '/collector-faults', z.strictObject({})),
   regenerateWriteKey: op<Source>()('POST', '/sources/:id/regenerate-key', z.strictObject({ id })),
+  /**
+   * A new version of one of the source's secrets (`secret`, or a random one): new deliveries sign with
+   * it; older ones keep theirs; for the rotation window (settings) Standard Webhooks requests carry the
+   * old version's signature too (README, Decisions: "Secrets kept once, versioned").
+   */
+  rotateSecret: op<Source>()('POST', '/sources/:id/rotate-secret', rotateSecretSchema),
   deleteSource: op<{ ok: true }>()('DELETE', '/sources/:id', z.strictObject({ id })),
   /** Sends a sample track call for this source through the collector path; returns the stored call. */
   sendTestCall: op<CallDetail>()('POST', '/sources/:id/test', z.strictObject({ id })),

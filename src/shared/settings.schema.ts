@@ -4,6 +4,8 @@ import { RETRY_PRESETS } from './retry-schedule';
 /** Bounds of a schedule's attempt timeout: long enough for a slow receiver, short enough that a round cannot hang. */
 export const MIN_TIMEOUT_MS = 100;
 export const MAX_TIMEOUT_MS = 60_000;
+/** The longest rotation window: a receiver has that long to switch to a rotated secret. */
+export const MAX_ROTATION_WINDOW_MS = 30 * 24 * 3_600_000;
 
 export const retryScheduleInputSchema = z.strictObject({
   preset: z.string().refine((p) => p === 'custom' || p in RETRY_PRESETS, {
@@ -31,6 +33,12 @@ export const settingsPatchSchema = z.strictObject({
   timeScale: z.number().min(0.001).max(1_000_000).optional(),
   strict: z.boolean().optional(),
   retentionCalls: z.number().int().min(100).max(100_000_000).optional(),
+  /** After a rotation, how long the previous secret keeps signing too: 0 (never) to 30 days; default 24 h, as Svix. */
+  secretRotationWindowMs: z.number({ message: 'a whole number of milliseconds' })
+    .int({ message: 'a whole number of milliseconds' })
+    .min(0, { message: 'at least 0 (0: the old secret stops signing at once)' })
+    .max(MAX_ROTATION_WINDOW_MS, { message: 'at most 30 days (2592000000 ms)' })
+    .optional(),
 });
 
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;

@@ -3,7 +3,7 @@ import { dataFieldsOver } from './actions/data-mapping';
 import { actionsRules } from './actions/rules';
 import { ACTIONS_MAX_BATCH_SIZE, ACTIONS_REPLACEABLE_HEADERS } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
-import { secretProblem, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
+import { secretProblem, shortKeyWarning, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
 import { CALL_TYPES, type Json, type TriggerCondition } from './types';
 import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
 import { MAX_RECEIVER_URL_CHARS } from './limits';
@@ -287,6 +287,19 @@ export const updateSourceSchema = z.strictObject({
   webhooks: webhookSettingsSchema.optional(),
   collectorFaults: collectorFaultsSchema.nullable().optional(),
 });
+
+/** Which secret to rotate, and its new value (omitted: a random one). */
+export const rotateSecretSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    which: z.enum(['sharedSecret', 'standardWebhooksSecret'], { message: 'must be "sharedSecret" (X-Signature) or "standardWebhooksSecret" (webhook-signature)' }),
+    secret: z.string().min(1, { message: 'must not be empty (omit it for a random one)' }).max(1024, { message: 'at most 1024 characters' }).optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.which !== 'standardWebhooksSecret' || r.secret === undefined) return;
+    const problem = secretProblem(r.secret) ?? shortKeyWarning(r.secret);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['secret'], message: problem });
+  });
 
 export type CreateSourceInput = z.input<typeof createSourceSchema>;
 export type UpdateSourceInput = z.input<typeof updateSourceSchema>;

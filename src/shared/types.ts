@@ -89,6 +89,17 @@ export interface Source {
   webhooks: WebhookSettings;
   /** Fault injection on the way in (shared/collector-faults.ts); null when none. In memory only. */
   collectorFaults: CollectorFaults | null;
+  /** The current version of each secret (kept once, versioned: README, Decisions); absent or null = none. Read-only. */
+  secretVersions?: { sharedSecret?: SecretVersion | null; standardWebhooksSecret?: SecretVersion | null };
+}
+
+/** One version of a source's secret (the secret itself is in its webhooks). */
+export interface SecretVersion {
+  /** 1, 2, …: each change of the secret is a new version. */
+  version: number;
+  createdAt: string;
+  /** Made by a rotation: until createdAt + the secretRotationWindowMs setting, Standard Webhooks requests carry the previous version's signature too. */
+  rotated: boolean;
 }
 
 export type PayloadFormat = 'full' | 'documented';
@@ -119,6 +130,8 @@ export interface Settings {
   timeScale: number;
   strict: boolean;
   retentionCalls: number;
+  /** After a secret is rotated, how long the previous version keeps signing too (Standard Webhooks: both signatures are sent). Absent in settings saved before it = 24 h. */
+  secretRotationWindowMs: number;
 }
 
 export type DeliveryState =

@@ -47,6 +47,7 @@ const HARMFUL: Record<string, unknown> = {
   clientSend: { type: 'track', userId: 'pwned', event: 'pwned' },
   importConfig: { sources: [{ name: 'pwned' }] },
   replayMessage: {},
+  rotateSecret: { which: 'sharedSecret' },
 };
 
 function fillParams(path: string): string {

@@ -75,7 +75,7 @@ describe('Standard Webhooks headers per attempt', () => {
   const at = Date.parse('2026-03-01T12:00:00.400Z');
 
   it('signs id.timestamp.body with the attempt time in whole seconds', () => {
-    const sw = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
+    const sw = standardWebhooksFor({ id: 'msg_1', secrets: [SECRET] }, body, at)!;
     const ts = Math.floor(at / 1000);
     expect(sw).toEqual({
       'webhook-id': 'msg_1',
@@ -84,13 +84,13 @@ describe('Standard Webhooks headers per attempt', () => {
     });
     expect(verifyStandardWebhook({ secret: SECRET, headers: sw, body: body.toString('utf8'), now: ts }).ok).toBe(true);
     // The known vector, through the same path.
-    const vector = standardWebhooksFor({ id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', secret: SECRET }, Buffer.from('{"test": 2432232314}'), 1614265330_999);
+    const vector = standardWebhooksFor({ id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', secrets: [SECRET] }, Buffer.from('{"test": 2432232314}'), 1614265330_999);
     expect(vector?.['webhook-signature']).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('a later attempt gets its own timestamp and signature, same id', () => {
-    const a = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
-    const b = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at + 2 * 3600_000)!;
+    const a = standardWebhooksFor({ id: 'msg_1', secrets: [SECRET] }, body, at)!;
+    const b = standardWebhooksFor({ id: 'msg_1', secrets: [SECRET] }, body, at + 2 * 3600_000)!;
     expect(b['webhook-id']).toBe(a['webhook-id']);
     expect(Number(b['webhook-timestamp']) - Number(a['webhook-timestamp'])).toBe(7200);
     expect(b['webhook-signature']).not.toBe(a['webhook-signature']);
@@ -98,7 +98,7 @@ describe('Standard Webhooks headers per attempt', () => {
 
   it('none without a secret, or with an unusable one', () => {
     expect(standardWebhooksFor(null, body, at)).toBeNull();
-    expect(standardWebhooksFor({ id: 'msg_1', secret: 'not-a-whsec' }, body, at)).toBeNull();
+    expect(standardWebhooksFor({ id: 'msg_1', secrets: ['not-a-whsec'] }, body, at)).toBeNull();
   });
 
   it('new ids are msg_ and distinct', () => {
@@ -108,7 +108,7 @@ describe('Standard Webhooks headers per attempt', () => {
   });
 
   it('replace static headers of the same names (any case) in Classic and Actions headers alike', () => {
-    const sw = standardWebhooksFor({ id: 'msg_1', secret: SECRET }, body, at)!;
+    const sw = standardWebhooksFor({ id: 'msg_1', secrets: [SECRET] }, body, at)!;
     const urlHeaders = { 'Webhook-Id': 'forged', 'WEBHOOK-SIGNATURE': 'v1,forged', 'webhook-timestamp': '1', 'X-Ok': '1' };
     const classic = buildRequestHeaders({ userAgent: 'Segment.io/1.0', signature: null, urlHeaders, body, standardWebhooks: sw });
     expect(classic).toEqual({ 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'X-Ok': '1', ...sw });

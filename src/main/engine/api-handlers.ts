@@ -5,7 +5,7 @@ import type { demoOps } from '../../shared/demo.contract';
 import type { probeOps } from '../../shared/probe.contract';
 import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import type { Store } from './store/store';
-import { newWriteKey } from './store/sources.repo';
+import { newSecret, newWriteKey } from './store/sources.repo';
 import { HttpError, notFound } from './errors';
 import type { Dispatcher } from './dispatcher/dispatcher';
 import type { Ingest } from './collector/ingest';
@@ -64,10 +64,15 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     updateSource: async (input) => {
       const before = store.sources.get(input.id)?.webhooks;
       refuseShortNewKey(input.webhooks, before);
-      const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks, collectorFaults: input.collectorFaults });
+      const s = store.sources.update(input.id, { name: input.name, webhooks: input.webhooks, collectorFaults: input.collectorFaults }, d.now());
       sourcesChanged();
       const stopped = before ? sidesStopped(before, s.webhooks) : null;
       if (stopped) await d.dispatcher.cancelSource(s.id, stoppedReason(stopped), stopped);
+      return s;
+    },
+    rotateSecret: (input) => {
+      const s = store.sources.rotate(input.id, input.which, input.secret ?? newSecret(input.which), d.now());
+      sourcesChanged();
       return s;
     },
     regenerateWriteKey: (input) => {

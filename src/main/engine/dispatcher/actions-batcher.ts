@@ -5,7 +5,7 @@ import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/delivery.types';
 import { newActive } from '../store/arrivals';
-import { actionsDelivery, batchRequest } from './delivery-plan';
+import { actionsDelivery, batchRequest, targetOf } from './delivery-plan';
 
 // Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
 // (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
@@ -135,7 +135,7 @@ export class ActionsBatcher {
         if (items.length === 0) return null;
         const { body, signedText } = batchRequest(items);
         const callIds = items.map((i) => i.callId);
-        const plan = actionsDelivery(m, body, signedText, source.webhooks, callIds);
+        const plan = actionsDelivery(m, body, signedText, targetOf(source), callIds);
         const type = items[0].callType as OutboundType;
         const id = store.deliveries.insertActions(sourceId, type, plan);
         store.actions.remove(items.map((i) => i.id));

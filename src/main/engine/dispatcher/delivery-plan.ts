@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ActionsMapping, NormalizedCall, Settings, WebhookSettings } from '../../../shared/types';
+import type { ActionsMapping, NormalizedCall, Settings, Source, WebhookSettings } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
 import type { ActiveDelivery, NewActionsDelivery, NewDelivery } from '../store/delivery.types';
@@ -13,8 +13,17 @@ import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { signBody } from './sign';
 
-/** What a delivery is sent to and signed with: a source's Webhooks URLs and secrets. */
-export type DeliveryTarget = Pick<WebhookSettings, 'urls' | 'sharedSecret' | 'standardWebhooksSecret'>;
+/**
+ * What a delivery is sent to and signed with: a source's Webhooks URLs and secrets, and the version of
+ * its Standard Webhooks secret, which the delivery keeps instead of the secret (store/source-secrets.ts;
+ * absent: a secret the lab does not keep, the probe's).
+ */
+export type DeliveryTarget = Pick<WebhookSettings, 'urls' | 'sharedSecret' | 'standardWebhooksSecret'> & { standardWebhooksVersion?: number | null };
+
+/** A source's target as it stands: its Webhooks settings with its current secret version. */
+export function targetOf(source: Pick<Source, 'webhooks' | 'secretVersions'>): WebhookSettings & DeliveryTarget {
+  return { ...source.webhooks, standardWebhooksVersion: source.secretVersions?.standardWebhooksSecret?.version ?? null };
+}
 
 /**
  * The delivery of a call to these URLs; null when there are none. The body is serialized, and the
@@ -36,11 +45,10 @@ export function planDelivery(call: NormalizedCall, target: DeliveryTarget, setti
 
 /**
  * Standard Webhooks of a new delivery: its webhook-id, fixed now (receivers deduplicate on it), and
- * the secret each attempt signs with, frozen like X-Signature; null when the source has none.
+ * the version of the secret each attempt signs with, fixed like X-Signature; null when the source has none.
  */
-export function standardWebhooksOf(target: Pick<WebhookSettings, 'standardWebhooksSecret'>): NewDelivery['standardWebhooks'] {
-  const secret = target.standardWebhooksSecret;
-  return secret ? { id: `msg_${randomBytes(18).toString('base64url')}`, secret } : null;
+export function standardWebhooksOf(target: Pick<DeliveryTarget, 'standardWebhooksSecret' | 'standardWebhooksVersion'>): NewDelivery['standardWebhooks'] {
+  return target.standardWebhooksSecret ? { id: `msg_${randomBytes(18).toString('base64url')}`, version: target.standardWebhooksVersion ?? null } : null;
 }
 
 /**
@@ -53,7 +61,7 @@ export function actionsDelivery(
   mapping: ActionsMapping,
   body: string,
   signedText: string | null,
-  target: Pick<WebhookSettings, 'sharedSecret' | 'standardWebhooksSecret'>,
+  target: Omit<DeliveryTarget, 'urls'>,
   callIds: number[],
 ): NewActionsDelivery {
   return {
@@ -134,7 +142,7 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
  */
 export function arrivalPlanner(settings: () => Settings): DeliveryPlanner {
   return (source) => {
-    const wh = source.webhooks;
+    const wh = targetOf(source);
     if (!wh.enabled) return null;
     const classic = sendsClassic(wh) && wh.urls.length > 0;
     const mappings = sendsActions(wh) ? webhookMappings(wh) : [];

@@ -271,7 +271,7 @@ export class Dispatcher {
     if (d.round > 0) store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch((err: unknown) => this.failed(err));
     const out = this.goingOut(d, sendable, startedAt, release);
     try {
-      const round = await sendRound(sender, d, sendable, source, settings, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
+      const round = await sendRound(sender, d, sendable, source, settings, store.signingSecrets, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;

@@ -5,14 +5,14 @@ import { withoutOmitted } from '../../../shared/tracking-plan.schema';
 import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
-import { neverSent, planDelivery } from './delivery-plan';
+import { neverSent, planDelivery, targetOf } from './delivery-plan';
 import { roundUrlStates, sendRound, type RoundResult } from './round';
 import type { DispatcherDeps } from './dispatcher';
 
 /** A round registered as in flight, and what reports each URL's answer while others are out. */
 export interface GoingOut {
   round: InFlightRound;
-  onAnswer: Parameters<typeof sendRound>[9];
+  onAnswer: Parameters<typeof sendRound>[10];
 }
 
 /** What manual rounds share with the scheduler (dispatcher.ts): how a round goes out and is recorded. */
@@ -146,7 +146,7 @@ export class ManualRounds {
     const startedAt = now();
     const out = this.rounds.goingOut(d, indexes, startedAt);
     try {
-      return await this.record(d, await sendRound(sender, d, indexes, source, settings, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
+      return await this.record(d, await sendRound(sender, d, indexes, source, settings, store.signingSecrets, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
     } finally {
       store.inFlight.end(d.id, out.round);
     }
@@ -192,7 +192,7 @@ export class ManualRounds {
     // What ingest would have forwarded: the properties its tracking plan omitted are left out (the
     // stored call keeps them). An edited replay sends what was typed (README, Decisions).
     const omitted = trackingPlansOf(store).repo.ofCall(callId)?.omitted ?? [];
-    const plan = planDelivery(withoutOmitted(call, omitted), source.webhooks, store.settings.get());
+    const plan = planDelivery(withoutOmitted(call, omitted), targetOf(source), store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
     const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan, 'failed'));
     return store.deliveries.active(id)!;

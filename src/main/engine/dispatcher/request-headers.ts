@@ -45,12 +45,16 @@ export function newStandardWebhookId(): string {
 /**
  * webhook-id, webhook-timestamp and webhook-signature for one attempt sent at `atMs` (epoch ms):
  * signed now, not at creation, because receivers refuse a timestamp more than 5 minutes off, and
- * a retry can go out hours after the first attempt (as Svix re-signs each attempt). null when the
- * secret is not a usable whsec_ secret (settings validation refuses those; never throw mid-round).
+ * a retry can go out hours after the first attempt (as Svix re-signs each attempt). One `v1,…`
+ * signature per secret, space-separated (during a rotation window: the new secret's and the old's,
+ * as Svix sends them; a receiver accepts when any matches). null when no secret is a usable whsec_
+ * secret (settings validation refuses those; never throw mid-round).
  */
-export function standardWebhooksFor(sw: { id: string; secret: string } | null, body: Buffer, atMs: number): Record<string, string> | null {
-  if (sw === null || secretProblem(sw.secret) !== null) return null;
+export function standardWebhooksFor(sw: { id: string; secrets: readonly string[] } | null, body: Buffer, atMs: number): Record<string, string> | null {
+  const secrets = sw?.secrets.filter((s) => secretProblem(s) === null) ?? [];
+  if (sw === null || secrets.length === 0) return null;
   const timestamp = Math.floor(atMs / 1000);
-  const signature = signStandardWebhook({ secret: sw.secret, id: sw.id, timestamp, body: body.toString('utf8') });
+  const text = body.toString('utf8');
+  const signature = secrets.map((secret) => signStandardWebhook({ secret, id: sw.id, timestamp, body: text })).join(' ');
   return standardWebhooksHeaders(sw.id, timestamp, signature);
 }

@@ -6,7 +6,7 @@ import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWe
 import { classify, type Classification } from './classify';
 import { failureFacts } from './send-errors';
 import type { HttpSender, SendResult } from './http-sender';
-import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
+import type { ActiveDelivery, DeliveryUpdate, NewAttempt, SigningSecrets, StandardWebhooksRef } from '../store/delivery.types';
 import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
 
 export interface RoundResult {
@@ -23,9 +23,10 @@ export function sendingRules(d: Pick<ActiveDelivery, 'kind' | 'timeoutMs'>, sett
 /**
  * Sends one round: every given URL in parallel, the same bytes, each with its own static headers,
  * with the delivery's method. A scheduled round resends the delivery's own request (User-Agent and
- * X-Signature fixed at creation, Standard Webhooks id and secret frozen); a manual or replay round
- * is the one way to send with the source's current secrets and settings. Standard Webhooks headers
- * are signed per attempt, with the attempt's own timestamp (request-headers.ts).
+ * X-Signature fixed at creation, Standard Webhooks id and secret version fixed); a manual or replay
+ * round is the one way to send with the source's current secrets and settings. Standard Webhooks
+ * headers are signed per attempt, with the attempt's own timestamp, by the secrets `secrets` gives
+ * for the version at that time (several during a rotation window: request-headers.ts).
  */
 export async function sendRound(
   sender: HttpSender,
@@ -33,6 +34,7 @@ export async function sendRound(
   urlIndexes: number[],
   source: Source | undefined,
   settings: Settings,
+  secrets: SigningSecrets,
   round: number,
   trigger: AttemptTrigger,
   now: () => number,
@@ -55,7 +57,8 @@ export async function sendRound(
   const results = await Promise.all(
     urlIndexes.map(async (i) => {
       const target = d.urls[i];
-      const standardWebhooks = standardWebhooksFor(sw, body, now());
+      const at = now();
+      const standardWebhooks = standardWebhooksFor(sw && { id: sw.id, secrets: secrets(d.sourceId, sw.version, at) }, body, at);
       const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
       const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
       if (onAnswer) {
@@ -95,14 +98,13 @@ function attemptOfRound(
 }
 
 /**
- * A manual or replay round's Standard Webhooks: the source's current secret (none now: no such
- * headers), under the delivery's own webhook-id (it names the message) or, for a delivery made
+ * A manual or replay round's Standard Webhooks: the source's current secret version (none now: no
+ * such headers), under the delivery's own webhook-id (it names the message) or, for a delivery made
  * while the source had no secret, a new one.
  */
-function currentStandardWebhooks(d: ActiveDelivery, source: Source | undefined): { id: string; secret: string } | null {
-  const secret = source?.webhooks.standardWebhooksSecret;
-  if (!secret) return null;
-  return { id: d.standardWebhooks?.id ?? newStandardWebhookId(), secret };
+function currentStandardWebhooks(d: ActiveDelivery, source: Source | undefined): StandardWebhooksRef | null {
+  if (!source?.webhooks.standardWebhooksSecret) return null;
+  return { id: d.standardWebhooks?.id ?? newStandardWebhookId(), version: source.secretVersions?.standardWebhooksSecret?.version ?? null };
 }
 
 /**

@@ -81,6 +81,11 @@ export class ProbeSender {
     private sender: HttpSender,
   ) {}
 
+  /** The probe signs with the secret it was given, which the lab does not keep (its deliveries name no version). */
+  private swSecrets(): string[] {
+    return this.target.standardWebhooksSecret ? [this.target.standardWebhooksSecret] : [];
+  }
+
   /** After an untrusted certificate was reported: the other checks go on without checking it. */
   useSender(sender: HttpSender): void {
     this.sender = sender;
@@ -109,7 +114,7 @@ export class ProbeSender {
     if (sw && v && v.kind === 'valid' && v.id) sw = { ...sw, id: v.id };
     if (sw && v && v.kind !== 'valid') {
       const other = Buffer.from(JSON.stringify({ ...JSON.parse(plan.body.toString('utf8')), probe: 'other bytes' }));
-      headers = standardWebhooksFor(sw, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
+      headers = standardWebhooksFor({ id: sw.id, secrets: this.swSecrets() }, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
       sw = null;
     }
     const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);
@@ -144,7 +149,7 @@ export class ProbeSender {
   private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => number) | null, tampered?: Buffer): Promise<ProbeAnswer> {
     const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
-    const round = await sendRound(this.sender, d, [0], this.source, this.settings, 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
+    const round = await sendRound(this.sender, d, [0], this.source, this.settings, () => this.swSecrets(), 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
     const attempt = round.attempts[0];
     const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
     const callId = insert === null ? null : d.callId;

@@ -29,10 +29,10 @@ export class DeliveriesRepo {
     private readonly actions: ActionsLedger,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_secret) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertActionsStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
-      sw_id, sw_secret, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, 'pending', ?, '[0]', ?, ?, ?, ?, ?, 'actions', ?, ?, ?, ?)`);
+      sw_id, sw_version, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, 'pending', ?, '[0]', ?, ?, ?, ?, ?, 'actions', ?, ?, ?, ?)`);
     this.linkStmt = db.prepare('INSERT INTO delivery_calls (delivery_id, call_id, item) VALUES (?, ?, ?)');
     this.actionsOfCallStmt = db.prepare(
       'SELECT d.* FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id WHERE dc.call_id = ? ORDER BY d.id',
@@ -67,7 +67,7 @@ export class DeliveriesRepo {
     const pending = state === 'pending' ? JSON.stringify(plan.urls.map((_, i) => i)) : '[]';
     const sw = plan.standardWebhooks;
     return Number(
-      this.insertStmt.run(callId, sourceId, type, state, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.secret)
+      this.insertStmt.run(callId, sourceId, type, state, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.version)
         .lastInsertRowid,
     );
   }
@@ -77,7 +77,7 @@ export class DeliveriesRepo {
     const sw = plan.standardWebhooks;
     const id = Number(
       this.insertActionsStmt.run(plan.callIds[0], sourceId, type, JSON.stringify(plan.urls), plan.body, plan.userAgent, plan.signature, sw && sw.id,
-        sw && sw.secret, plan.mapping, plan.method, plan.timeoutMs, plan.callIds.length).lastInsertRowid,
+        sw && sw.version, plan.mapping, plan.method, plan.timeoutMs, plan.callIds.length).lastInsertRowid,
     );
     for (let i = 0; i < plan.callIds.length; i++) this.linkStmt.run(id, plan.callIds[i], i);
     this.actions.noteActions();

@@ -34,7 +34,8 @@ export interface DeliveryRow {
   method?: ActionsMethod;
   timeout_ms?: number | null;
   sw_id?: string | null;
-  sw_secret?: string | null;
+  /** The source's Standard Webhooks secret version (source_secrets); the secret itself is never in the row. */
+  sw_version?: number | null;
   mapping?: string | null;
   item_count?: number;
 }
@@ -60,13 +61,13 @@ export function toActive(r: DeliveryRow): ActiveDelivery {
     kind: r.kind ?? 'classic',
     method: r.method ?? 'POST',
     timeoutMs: r.timeout_ms ?? null,
-    standardWebhooks: r.sw_id && r.sw_secret ? { id: r.sw_id, secret: r.sw_secret } : null,
+    standardWebhooks: r.sw_id ? { id: r.sw_id, version: r.sw_version ?? null } : null,
     mapping: r.mapping ?? null,
     itemCount: r.item_count ?? 1,
   };
 }
 
-/** The API's shape; callIds for a delivery carrying several calls (delivery_calls, in item order). The frozen secret never leaves, nor a URL's password. */
+/** The API's shape; callIds for a delivery carrying several calls (delivery_calls, in item order). A URL's password never leaves. */
 export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): Delivery {
   return {
     id: r.id,

@@ -16,9 +16,25 @@ export interface NewDelivery extends FrozenRequest {
   urls: WebhookUrl[];
   /** Serialized once; every attempt sends these exact bytes. */
   body: Buffer;
-  /** Standard Webhooks id and secret, frozen; null when the source had no standardWebhooksSecret. */
-  standardWebhooks: { id: string; secret: string } | null;
+  /** Standard Webhooks id and the version of the source's secret it signs with; null when the source had no standardWebhooksSecret. */
+  standardWebhooks: StandardWebhooksRef | null;
 }
+
+/**
+ * A delivery's Standard Webhooks: its webhook-id (fixed at creation) and the version of its source's
+ * secret each attempt signs with (source-secrets.ts), never the secret itself; version null for a
+ * request signed with a secret the lab does not keep (the probe's).
+ */
+export interface StandardWebhooksRef {
+  id: string;
+  version: number | null;
+}
+
+/**
+ * The secrets an attempt signs webhook-signature with, for its source and secret version at a time
+ * (the store's SourceSecrets.signingSecrets, with the rotation window setting; the probe's own secret).
+ */
+export type SigningSecrets = (sourceId: string, version: number | null, now: number) => string[];
 
 /**
  * An Actions mapping's delivery: one URL (the mapping's, with Segment's and the mapping's headers,
@@ -82,8 +98,8 @@ export interface ActiveDelivery {
   method: ActionsMethod;
   /** Whole-attempt budget; null = the retry schedule's (the settings' preset). */
   timeoutMs: number | null;
-  /** Standard Webhooks: webhook-id fixed at creation and the secret frozen to sign each attempt; null when the source had none. */
-  standardWebhooks: { id: string; secret: string } | null;
+  /** Standard Webhooks: webhook-id fixed at creation and the secret version each attempt signs with; null when the source had none. */
+  standardWebhooks: StandardWebhooksRef | null;
   /** The Actions mapping's name; null for Classic. */
   mapping: string | null;
   /** Calls carried: 1 unless an Actions batch. */

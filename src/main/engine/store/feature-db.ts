@@ -17,6 +17,7 @@ export const CORE_TABLES = [
   'actions_batch_items',
   'delivery_calls',
   'sources',
+  'source_secrets',
   'settings',
   'client_queue',
 ] as const;

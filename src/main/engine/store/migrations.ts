@@ -430,4 +430,42 @@ export const MIGRATIONS: string[] = [
     connect_error = timed_out = 0 AND response_status IS NULL AND wl_tls_kind(error_code) IS NULL AND wl_connect_code(error_code) = 1
   WHERE error_code IS NOT NULL;
   `,
+  /* 17: secrets kept once, versioned (issue 27; store/source-secrets.ts). A source's Classic shared
+     secret and Standard Webhooks secret move out of sources.webhooks into source_secrets, one row per
+     version (retired_at NULL = current; overlap 1 = made by a rotation, the version before still signs
+     for the rotation window). A delivery names the Standard Webhooks version it signs with
+     (sw_version) instead of carrying the secret: each secret deliveries were frozen with that is not
+     their source's current one becomes an older version (retired, in the order first used), and
+     sw_secret is emptied (left as a column: dropping it would rewrite every delivery of a full lab).
+     deliveries_sw_version holds the unfinished deliveries naming a version, for dropping old ones. */ `
+  CREATE TABLE source_secrets (
+    source_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    retired_at INTEGER,
+    overlap INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (source_id, kind, version)
+  ) WITHOUT ROWID;
+  ALTER TABLE deliveries ADD COLUMN sw_version INTEGER;
+  INSERT INTO source_secrets (source_id, kind, version, secret, created_at, retired_at)
+    SELECT d.source_id, 'standard', row_number() OVER (PARTITION BY d.source_id ORDER BY min(d.id)), d.sw_secret,
+      CAST(strftime('%s', 'now') AS INTEGER) * 1000, CAST(strftime('%s', 'now') AS INTEGER) * 1000
+    FROM deliveries d LEFT JOIN sources s ON s.id = d.source_id
+    WHERE d.sw_secret IS NOT NULL AND d.sw_secret != '' AND d.sw_secret IS NOT json_extract(s.webhooks, '$.standardWebhooksSecret')
+    GROUP BY d.source_id, d.sw_secret;
+  INSERT INTO source_secrets (source_id, kind, version, secret, created_at)
+    SELECT s.id, 'standard', 1 + (SELECT count(*) FROM source_secrets o WHERE o.source_id = s.id AND o.kind = 'standard'),
+      json_extract(s.webhooks, '$.standardWebhooksSecret'), CAST(strftime('%s', 'now') AS INTEGER) * 1000
+    FROM sources s WHERE ifnull(json_extract(s.webhooks, '$.standardWebhooksSecret'), '') != '';
+  INSERT INTO source_secrets (source_id, kind, version, secret, created_at)
+    SELECT id, 'shared', 1, json_extract(webhooks, '$.sharedSecret'), CAST(strftime('%s', 'now') AS INTEGER) * 1000
+    FROM sources WHERE ifnull(json_extract(webhooks, '$.sharedSecret'), '') != '';
+  UPDATE deliveries SET sw_version = (SELECT v.version FROM source_secrets v WHERE v.source_id = deliveries.source_id AND v.kind = 'standard' AND v.secret = deliveries.sw_secret),
+    sw_secret = NULL
+  WHERE sw_secret IS NOT NULL;
+  UPDATE sources SET webhooks = json_remove(webhooks, '$.sharedSecret', '$.standardWebhooksSecret');
+  CREATE INDEX deliveries_sw_version ON deliveries(source_id, sw_version) WHERE sw_version IS NOT NULL AND state IN ('pending', 'in_flight', 'retrying');
+  `,
 ];

@@ -12,6 +12,7 @@ export const DEFAULT_SETTINGS: Settings = {
   timeScale: 1,
   strict: false,
   retentionCalls: 200_000,
+  secretRotationWindowMs: 24 * 3_600_000,
 };
 
 /** Settings live in memory (read on every request) and are written through as key/value rows. */

@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Source, WebhookSettings } from '../../../shared/types';
+import type { SecretVersion, Source, WebhookSettings } from '../../../shared/types';
 import type { CollectorFaults } from '../../../shared/collector-faults';
 import type { Db } from './database';
 import { conflict, notFound } from '../errors';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { SourceSecrets, type CurrentSecret, type SecretKind } from './source-secrets';
 
 interface SourceRow {
   id: string;
@@ -17,12 +18,23 @@ export function newWriteKey(): string {
   return `wk_${randomBytes(18).toString('base64url')}`;
 }
 
+/** A random secret for a rotation: a whsec_ of 32 random bytes (the spec asks 24 to 64), or 32 random bytes in hex. */
+export function newSecret(which: SecretField): string {
+  return which === 'standardWebhooksSecret' ? `whsec_${randomBytes(32).toString('base64')}` : randomBytes(32).toString('hex');
+}
+
 const noWebhooks = (): WebhookSettings => ({ enabled: false, urls: [] });
+
+/** The WebhookSettings field of each kind of secret (source-secrets.ts). */
+const SECRET_FIELDS = { shared: 'sharedSecret', standard: 'standardWebhooksSecret' } as const satisfies Record<SecretKind, keyof WebhookSettings>;
+export type SecretField = (typeof SECRET_FIELDS)[SecretKind];
 
 /**
  * Sources are few and read on every request: kept in memory, written through to SQLite. Except their
  * collectorFaults, kept in memory only: a fault left on would otherwise make the lab look broken at
- * the next start (the config file sets them at every start; README, Decisions).
+ * the next start (the config file sets them at every start; README, Decisions). Their secrets are
+ * written to source_secrets, versioned (source-secrets.ts), never into the sources row; the Source
+ * in memory carries the current ones in its webhooks, as the API shows them.
  */
 export class SourcesRepo {
   private byId = new Map<string, Source>();
@@ -30,6 +42,7 @@ export class SourcesRepo {
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
+  readonly secrets: SourceSecrets;
 
   /** onCreate: gives a new source its key for call rows (source-keys.ts) with the source itself. */
   constructor(
@@ -41,8 +54,9 @@ export class SourcesRepo {
     );
     this.updateStmt = db.prepare('UPDATE sources SET name = @name, write_key = @write_key, webhooks = @webhooks WHERE id = @id');
     this.deleteStmt = db.prepare('DELETE FROM sources WHERE id = ?');
+    this.secrets = new SourceSecrets(db);
     for (const row of db.prepare('SELECT * FROM sources ORDER BY created_at, name').all() as SourceRow[]) {
-      this.index(fromRow(row));
+      this.index(withSecrets(fromRow(row), this.secrets.current(row.id)));
     }
   }
 
@@ -66,7 +80,7 @@ export class SourcesRepo {
     if (this.byName(input.name)) throw conflict(`name: a source named "${input.name}" already exists`);
     const writeKey = input.writeKey ?? newWriteKey();
     if (this.byKey.has(writeKey)) throw conflict('writeKey: already used by another source');
-    const source: Source = {
+    let source: Source = {
       id: randomUUID(),
       name: input.name,
       writeKey,
@@ -74,13 +88,16 @@ export class SourcesRepo {
       webhooks: input.webhooks ?? noWebhooks(),
       collectorFaults: input.collectorFaults ?? null,
     };
-    this.insertStmt.run(toRow(source));
+    this.db.transaction(() => {
+      this.insertStmt.run(toRow(source));
+      source = this.writeSecrets(source, undefined, now);
+    })();
     this.onCreate(source.id);
     this.index(source);
     return source;
   }
 
-  update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }): Source {
+  update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now = Date.now()): Source {
     const current = this.byId.get(id);
     if (!current) throw notFound(id);
     if (patch.name && patch.name !== current.name && this.byName(patch.name)) {
@@ -89,9 +106,28 @@ export class SourcesRepo {
     if (patch.writeKey && patch.writeKey !== current.writeKey && this.byKey.has(patch.writeKey)) {
       throw conflict('writeKey: already used by another source');
     }
-    const next: Source = { ...current, ...stripUndefined(patch) };
-    this.updateStmt.run(toRow(next));
+    let next: Source = { ...current, ...stripUndefined(patch) };
+    this.db.transaction(() => {
+      this.updateStmt.run(toRow(next));
+      next = this.writeSecrets(next, current, now);
+    })();
     this.byKey.delete(current.writeKey);
+    this.index(next);
+    return next;
+  }
+
+  /**
+   * A new version of one of the source's secrets whose predecessor keeps signing for the rotation
+   * window (Standard Webhooks: both signatures go out meanwhile). Throws when it has none to rotate.
+   */
+  rotate(id: string, field: SecretField, secret: string, now: number): Source {
+    const current = this.byId.get(id);
+    if (!current) throw notFound(id);
+    if (!current.webhooks[field]) throw conflict(`${field}: the source has none to rotate; set one in its Webhooks settings first`);
+    if (current.webhooks[field] === secret) throw conflict(`${field}: the new secret is the current one`);
+    const kind = field === 'sharedSecret' ? 'shared' : 'standard';
+    const made = this.secrets.set(id, kind, secret, now, true)!;
+    const next: Source = { ...current, webhooks: { ...current.webhooks, [field]: secret }, secretVersions: { ...current.secretVersions, [field]: versionInfo(made) } };
     this.index(next);
     return next;
   }
@@ -99,7 +135,10 @@ export class SourcesRepo {
   delete(id: string): void {
     const current = this.byId.get(id);
     if (!current) throw notFound(id);
-    this.deleteStmt.run(id);
+    this.db.transaction(() => {
+      this.deleteStmt.run(id);
+      this.secrets.retireAll(id, Date.now());
+    })();
     this.byId.delete(id);
     this.byKey.delete(current.writeKey);
   }
@@ -109,6 +148,18 @@ export class SourcesRepo {
     this.byId = new Map();
     this.byKey = new Map();
     for (const s of sources) this.index(s);
+  }
+
+  /** A secret that changed is a new version (a secret removed: none current); returns the source with its versions. */
+  private writeSecrets(next: Source, before: Source | undefined, now: number): Source {
+    let versions = next.secretVersions ?? {};
+    for (const [kind, field] of Object.entries(SECRET_FIELDS) as [SecretKind, SecretField][]) {
+      const secret = next.webhooks[field] || undefined;
+      if (secret === (before?.webhooks[field] || undefined)) continue;
+      const made = this.secrets.set(next.id, kind, secret, now);
+      versions = { ...versions, [field]: made ? versionInfo(made) : null };
+    }
+    return { ...next, secretVersions: versions };
   }
 
   private index(s: Source): void {
@@ -121,10 +172,29 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+function versionInfo(c: CurrentSecret): SecretVersion {
+  return { version: c.version, createdAt: formatTimestamp(c.createdAt), rotated: c.rotated };
+}
+
+function withSecrets(s: Source, current: Partial<Record<SecretKind, CurrentSecret>>): Source {
+  const webhooks: WebhookSettings = { ...s.webhooks };
+  const secretVersions: NonNullable<Source['secretVersions']> = {};
+  for (const [kind, field] of Object.entries(SECRET_FIELDS) as [SecretKind, SecretField][]) {
+    const c = current[kind];
+    if (c) {
+      webhooks[field] = c.secret;
+      secretVersions[field] = versionInfo(c);
+    }
+  }
+  return { ...s, webhooks, secretVersions };
+}
+
 function fromRow(r: SourceRow): Source {
   return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: formatTimestamp(r.created_at), webhooks: JSON.parse(r.webhooks), collectorFaults: null };
 }
 
 function toRow(s: Source): SourceRow {
-  return { id: s.id, name: s.name, write_key: s.writeKey, created_at: Date.parse(s.createdAt), webhooks: JSON.stringify(s.webhooks) };
+  // The secrets live in source_secrets only.
+  const { sharedSecret: _s, standardWebhooksSecret: _w, ...webhooks } = s.webhooks;
+  return { id: s.id, name: s.name, write_key: s.writeKey, created_at: Date.parse(s.createdAt), webhooks: JSON.stringify(webhooks) };
 }

@@ -17,7 +17,7 @@ import { UserCalls } from './user-calls';
 import { DeliveryOutcomes } from './delivery-outcomes';
 import { UserActivity } from './user-activity';
 import { ActionsLedger } from './actions-ledger';
-import type { ActiveDelivery } from './delivery.types';
+import type { ActiveDelivery, SigningSecrets } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
 import { dataGoneError, PROBE_EVERY_MS, StorageHealth } from './storage-health';
@@ -33,6 +33,9 @@ import { SpaceReclaimer } from './space-reclaim';
  * pages a full lab's inspector asks for, which it would otherwise hold up (issue 27).
  */
 const DEDUP_LOAD_DELAY_MS = 1500;
+
+/** How often retired secret versions are looked at (a lookup of one small table; a write only when one can go). */
+const SECRETS_PRUNE_EVERY_MS = 1000;
 
 /**
  * The one SQLite database and its repositories. The store owns the call record: SQL over calls,
@@ -67,6 +70,14 @@ export class Store {
   /** Whether writes succeed now; while they fail, a probe write is tried every PROBE_EVERY_MS. */
   readonly health: StorageHealth;
   private probeTimer: NodeJS.Timeout | null = null;
+  /** Drops secret versions nothing needs any more (source-secrets.ts), checked every SECRETS_PRUNE_EVERY_MS. */
+  private readonly secretsTimer: NodeJS.Timeout;
+  /**
+   * The secrets an attempt signs webhook-signature with, for its source and secret version at a time:
+   * by the rotation window setting (source-secrets.ts).
+   */
+  readonly signingSecrets: SigningSecrets = (sourceId, version, now) =>
+    this.sources.secrets.signingSecrets(sourceId, version, now, this.settings.get().secretRotationWindowMs);
   /** Gives the pages retention freed back to the file system, in small steps (giveSpaceBack). */
   private readonly space: SpaceReclaimer;
 
@@ -95,6 +106,12 @@ export class Store {
     // arrivals wait for it, and one that failed says so (recordArrivals).
     this.dedupTimer = setTimeout(() => this.calls.dedupReady().catch(() => undefined), DEDUP_LOAD_DELAY_MS);
     this.dedupTimer.unref();
+    const now = opts.now ?? Date.now;
+    this.secretsTimer = setInterval(() => {
+      if (!this.sources.secrets.anyRetired()) return;
+      this.writes.run(() => this.sources.secrets.prune(now(), this.settings.get().secretRotationWindowMs)).catch(() => undefined);
+    }, SECRETS_PRUNE_EVERY_MS);
+    this.secretsTimer.unref();
     this.deliveries = new DeliveriesRepo(this.db, this.actions);
     this.clientQueue = new ClientQueueRepo(this.db);
     this.clearer = new CallsClearer(this.db, this.calls);
@@ -217,6 +234,7 @@ export class Store {
 
   close(): void {
     clearTimeout(this.dedupTimer);
+    clearInterval(this.secretsTimer);
     this.space.close();
     this.stopProbe();
     try {

@@ -1,0 +1,143 @@
+import type { Db } from './database';
+
+// A source's secrets, kept once and versioned (issue 27, as Svix keeps an endpoint's): the Classic
+// X-Signature shared secret ('shared') and the Standard Webhooks whsec_ secret ('standard'). Each
+// change is a new version; the one not retired is current. A delivery names the Standard Webhooks
+// version it was created with (deliveries.sw_version) instead of copying the secret, so each retry
+// signs with it (issue 16); its X-Signature is signed once at creation and stored as the signature.
+// A rotation (overlap = 1) also keeps the version it replaced signing for the rotation window, so a
+// receiver still holding the old secret verifies while it switches (webhook-signature carries both).
+// An old version is dropped once it is neither current, nor in a rotation window, nor named by an
+// unfinished delivery (prune).
+
+export type SecretKind = 'shared' | 'standard';
+
+interface VersionRow {
+  source_id: string;
+  kind: SecretKind;
+  version: number;
+  secret: string;
+  created_at: number;
+  retired_at: number | null;
+  overlap: number;
+}
+
+/** A source's current version of one secret, as the API shows it (Source.secretVersions). */
+export interface CurrentSecret {
+  secret: string;
+  version: number;
+  createdAt: number;
+  /** Made by a rotation: the version before it still signs for the rotation window. */
+  rotated: boolean;
+}
+
+const UNFINISHED = "('pending', 'in_flight', 'retrying')";
+
+export class SourceSecrets {
+  private readonly ofSourceStmt;
+  private readonly ofKindStmt;
+  private readonly insertStmt;
+  private readonly retireStmt;
+  private readonly retiredStmt;
+  private readonly deleteStmt;
+  private readonly neededStmt;
+  private readonly anyRetiredStmt;
+
+  constructor(db: Db) {
+    this.ofSourceStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND retired_at IS NULL');
+    this.ofKindStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND kind = ? ORDER BY version DESC');
+    this.insertStmt = db.prepare(
+      `INSERT INTO source_secrets (source_id, kind, version, secret, created_at, overlap)
+       VALUES (@sourceId, @kind, 1 + ifnull((SELECT max(version) FROM source_secrets WHERE source_id = @sourceId AND kind = @kind), 0), @secret, @now, @overlap)
+       RETURNING version`,
+    );
+    this.retireStmt = db.prepare('UPDATE source_secrets SET retired_at = ? WHERE source_id = ? AND kind LIKE ? AND retired_at IS NULL');
+    this.retiredStmt = db.prepare('SELECT DISTINCT source_id, kind FROM source_secrets WHERE retired_at IS NOT NULL');
+    this.anyRetiredStmt = db.prepare('SELECT 1 FROM source_secrets WHERE retired_at IS NOT NULL LIMIT 1');
+    this.deleteStmt = db.prepare('DELETE FROM source_secrets WHERE source_id = ? AND kind = ? AND version = ?');
+    // The partial index deliveries_sw_version holds exactly the unfinished deliveries that name a version.
+    this.neededStmt = db.prepare(`SELECT 1 FROM deliveries WHERE source_id = ? AND sw_version = ? AND state IN ${UNFINISHED} LIMIT 1`);
+  }
+
+  /** The source's current secrets by kind. */
+  current(sourceId: string): Partial<Record<SecretKind, CurrentSecret>> {
+    const out: Partial<Record<SecretKind, CurrentSecret>> = {};
+    for (const r of this.ofSourceStmt.all(sourceId) as VersionRow[]) {
+      out[r.kind] = { secret: r.secret, version: r.version, createdAt: r.created_at, rotated: r.overlap === 1 };
+    }
+    return out;
+  }
+
+  /**
+   * Makes `secret` the current one (a new version; undefined or '' = none from now on), retiring the
+   * one before. `rotate`: the one before keeps signing for the rotation window. Returns the new
+   * version, or null for none. Call it only when the secret changes.
+   */
+  set(sourceId: string, kind: SecretKind, secret: string | undefined, now: number, rotate = false): CurrentSecret | null {
+    this.retireStmt.run(now, sourceId, kind);
+    if (!secret) return null;
+    const { version } = this.insertStmt.get({ sourceId, kind, secret, now, overlap: rotate ? 1 : 0 }) as { version: number };
+    return { secret, version, createdAt: now, rotated: rotate };
+  }
+
+  /** A deleted source: nothing of it is current; its versions go once its deliveries are canceled (prune). */
+  retireAll(sourceId: string, now: number): void {
+    this.retireStmt.run(now, sourceId, '%');
+  }
+
+  /**
+   * The Standard Webhooks secrets an attempt of a delivery created with `version` signs with at `now`:
+   * every version of the source's rotation window when `version` is one of them (the current one and
+   * those a rotation replaced less than `windowMs` ago), otherwise `version` alone (issue 16: a retry
+   * keeps its secret). Newest first; empty when the version is unknown (dropped, or never stored).
+   */
+  signingSecrets(sourceId: string, version: number | null, now: number, windowMs: number): string[] {
+    if (version === null) return [];
+    const rows = this.ofKindStmt.all(sourceId, 'standard') as VersionRow[];
+    const window = windowOf(rows, now, windowMs);
+    if (window.some((r) => r.version === version)) return window.map((r) => r.secret);
+    const own = rows.find((r) => r.version === version);
+    return own ? [own.secret] : [];
+  }
+
+  /** Whether any version is retired (prune may have work). */
+  anyRetired(): boolean {
+    return this.anyRetiredStmt.get() !== undefined;
+  }
+
+  /**
+   * Drops the versions nothing needs any more: not current, outside every rotation window, and named
+   * by no unfinished delivery. Returns how many went. Inside a write job.
+   */
+  prune(now: number, windowMs: number): number {
+    let dropped = 0;
+    for (const { source_id, kind } of this.retiredStmt.all() as Pick<VersionRow, 'source_id' | 'kind'>[]) {
+      const rows = this.ofKindStmt.all(source_id, kind) as VersionRow[];
+      const keep = new Set(windowOf(rows, now, windowMs).map((r) => r.version));
+      for (const r of rows) {
+        if (r.retired_at === null || keep.has(r.version)) continue;
+        if (kind === 'standard' && this.neededStmt.get(source_id, r.version)) continue;
+        this.deleteStmt.run(source_id, kind, r.version);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+}
+
+/**
+ * The versions that sign now (newest first): the current one and, while a rotation's window is open,
+ * the version it replaced (and so on back, for rotations in quick succession).
+ */
+function windowOf(rows: VersionRow[], now: number, windowMs: number): VersionRow[] {
+  const current = rows.find((r) => r.retired_at === null);
+  if (!current) return [];
+  const out = [current];
+  for (let x = current; x.overlap === 1 && now < x.created_at + windowMs; ) {
+    const before = rows.find((r) => r.version < x.version);
+    if (!before) break;
+    out.push(before);
+    x = before;
+  }
+  return out;
+}

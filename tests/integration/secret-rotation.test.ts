@@ -1,0 +1,255 @@
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import type { ReceivedRequest } from '../helpers/receiver';
+import { testLab } from '../helpers/test-lab';
+import type { Store } from '../../src/main/engine/store/store';
+
+// Secrets kept once, versioned (issue 27): a source's secrets live in source_secrets, one row per
+// version; a delivery names the version it was created with, never the secret; a rotation keeps the
+// old version signing for the rotation window (both webhook-signature values go out, as Svix sends
+// them), and the old version is dropped once no unfinished delivery needs it. Signatures are checked
+// with the reference `standardwebhooks` package.
+
+const lab = testLab();
+const KEY = 'wk_rotation';
+const OLD = `whsec_${Buffer.from('the old key, 24 bytes!!!').toString('base64')}`;
+const NEW = `whsec_${Buffer.from('the new key, 24 bytes!!!').toString('base64')}`;
+const SHARED = 'shared-secret-in-clear';
+
+const swHeaders = (r: ReceivedRequest) => ({
+  'webhook-id': String(r.headers['webhook-id']),
+  'webhook-timestamp': String(r.headers['webhook-timestamp']),
+  'webhook-signature': String(r.headers['webhook-signature']),
+});
+const verifies = (secret: string, r: ReceivedRequest) => {
+  try {
+    new Webhook(secret).verify(r.body.toString('utf8'), swHeaders(r));
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** Each `v1,…` of the header as a request of its own: which secrets each single signature verifies with. */
+const eachSignature = (r: ReceivedRequest) =>
+  String(r.headers['webhook-signature']).split(' ').map((sig) => ({ ...r, headers: { ...r.headers, 'webhook-signature': sig } }));
+
+function config(url: string, settings: Record<string, unknown> = {}) {
+  return {
+    sources: [{ name: 'app', writeKey: KEY, webhooks: { enabled: true, sharedSecret: SHARED, standardWebhooksSecret: OLD, urls: [{ url, headers: {} }] } }],
+    settings,
+  };
+}
+
+function versionsIn(t: TestEngine): { kind: string; version: number; retired: boolean }[] {
+  const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT kind, version, retired_at FROM source_secrets ORDER BY kind, version').all() as { kind: string; version: number; retired_at: number | null }[])
+      .map((r) => ({ kind: r.kind, version: r.version, retired: r.retired_at !== null }));
+  } finally {
+    db.close();
+  }
+}
+
+async function sourceOf(t: TestEngine) {
+  return (await t.call('listSources', {}))[0];
+}
+
+describe('rotation', () => {
+  it('a retry after a rotation signs with the version its delivery was created with; a new delivery with the new one', async () => {
+    let fail = true;
+    const r = await lab.receiver((req, res) => void res.writeHead(fail && req.url === '/first' ? 500 : 200).end());
+    const t = await lab.start({
+      config: {
+        ...config(`${r.url}/first`, { secretRotationWindowMs: 0, retrySchedule: { preset: 'custom', delaysMs: [300], jitter: 0, windowMs: 3_600_000 } }),
+      },
+    });
+    expect((await t.post('/v1/track', { userId: 'u1', event: 'Before' }, { writeKey: KEY })).status).toBe(200);
+    await r.waitForRequests(1);
+    const rotated = await t.call('rotateSecret', { id: (await sourceOf(t)).id, which: 'standardWebhooksSecret', secret: NEW });
+    const before = r.requests.length;
+    expect(rotated.webhooks.standardWebhooksSecret).toBe(NEW);
+    expect(rotated.secretVersions?.standardWebhooksSecret).toMatchObject({ version: 2, rotated: true });
+    // Retries after the rotation (window 0: no overlap) carry the old version's signature only.
+    const sent = (await r.waitForRequests(before + 2)).slice(before);
+    for (const req of sent) {
+      expect(verifies(OLD, req)).toBe(true);
+      expect(verifies(NEW, req)).toBe(false);
+      expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    }
+    fail = false;
+    await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0]?.urls[0]?.state === 'delivered', 'delivered');
+
+    // A call after the rotation: the new version.
+    const src = await sourceOf(t);
+    await t.call('updateSource', { id: src.id, webhooks: { ...src.webhooks, urls: [{ url: `${r.url}/second`, headers: {} }] } });
+    await t.post('/v1/track', { userId: 'u1', event: 'After' }, { writeKey: KEY });
+    const after = await waitFor(() => r.requests.find((x) => x.url === '/second'), 'the new delivery');
+    expect(verifies(NEW, after)).toBe(true);
+    expect(verifies(OLD, after)).toBe(false);
+  });
+
+  it('during the window both signatures go out, each verifying with its own secret; after it, only the new one', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 3_600_000 }) });
+    const src = await sourceOf(t);
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+
+    await t.post('/v1/track', { userId: 'u1', event: 'In the window' }, { writeKey: KEY });
+    const [during] = await r.waitForRequests(1);
+    const sigs = eachSignature(during);
+    expect(sigs).toHaveLength(2);
+    // Newest first; each signature verifies with its own secret only, and the request with either.
+    expect(sigs.map((s) => [verifies(NEW, s), verifies(OLD, s)])).toEqual([[true, false], [false, true]]);
+    expect(verifies(NEW, during) && verifies(OLD, during)).toBe(true);
+    // The attempt records what was sent.
+    const d = await t.call('getMessage', { id: (await t.call('listMessages', { limit: 1 })).items[0].id });
+    await waitFor(async () => (await t.call('getMessage', { id: d.call.id })).deliveries[0].attempts.length === 1, 'attempt recorded');
+    const recorded = (await t.call('getMessage', { id: d.call.id })).deliveries[0].attempts[0];
+    expect(recorded.requestHeaders['webhook-signature']).toBe(during.headers['webhook-signature']);
+
+    // The window is a setting, read as each attempt is signed: shortened to 1 ms, it is over.
+    await t.call('updateSettings', { secretRotationWindowMs: 1 });
+    await t.post('/v1/track', { userId: 'u1', event: 'After the window' }, { writeKey: KEY });
+    const [, after] = await r.waitForRequests(2);
+    expect(eachSignature(after)).toHaveLength(1);
+    expect(verifies(NEW, after)).toBe(true);
+    expect(verifies(OLD, after)).toBe(false);
+  });
+
+  it('keeps the old version while a delivery still needs it and drops it once that delivery is finished', async () => {
+    let fail = true;
+    const r = await lab.receiver((_req, res) => void res.writeHead(fail ? 503 : 200).end());
+    let store!: Store;
+    const t = await lab.start({
+      config: config(`${r.url}/hook`, { secretRotationWindowMs: 0, retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 3_600_000 } }),
+      onStore: (s) => (store = s),
+    });
+    await t.post('/v1/track', { userId: 'u1', event: 'Held' }, { writeKey: KEY });
+    await r.waitForRequests(1);
+    await t.call('rotateSecret', { id: (await sourceOf(t)).id, which: 'standardWebhooksSecret', secret: NEW });
+    await r.waitForRequests(r.requests.length + 2);
+    // Pruned now, the old version stays: the retrying delivery names it.
+    expect(store.sources.secrets.prune(Date.now(), 0)).toBe(0);
+    expect(versionsIn(t).filter((v) => v.kind === 'standard')).toEqual([{ kind: 'standard', version: 1, retired: true }, { kind: 'standard', version: 2, retired: false }]);
+    expect(verifies(OLD, r.requests[r.requests.length - 1])).toBe(true);
+
+    fail = false;
+    await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0]?.urls[0]?.state === 'delivered', 'delivered');
+    // The store's own check (every second) drops it.
+    await waitFor(() => versionsIn(t).filter((v) => v.kind === 'standard').length === 1, 'the old version dropped');
+    expect(versionsIn(t)).toEqual([{ kind: 'shared', version: 1, retired: false }, { kind: 'standard', version: 2, retired: false }]);
+  });
+
+  it('rotates the Classic shared secret: new deliveries sign X-Signature with it, a delivery made before keeps its own', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: config(`${r.url}/hook`) });
+    const src = await sourceOf(t);
+    const rotated = await t.call('rotateSecret', { id: src.id, which: 'sharedSecret' });
+    const fresh = rotated.webhooks.sharedSecret!;
+    expect(fresh).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.secretVersions?.sharedSecret?.version).toBe(2);
+    await t.post('/v1/track', { userId: 'u1', event: 'Rotated' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(req.headers['x-signature']).toBe(createHmac('sha1', fresh).update(req.body).digest('hex'));
+    // A random Standard Webhooks secret is a whsec_ of 32 bytes.
+    const sw = await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret' });
+    expect(Buffer.from(sw.webhooks.standardWebhooksSecret!.slice('whsec_'.length), 'base64')).toHaveLength(32);
+  });
+
+  it('refuses a rotation naming the field: no secret to rotate, a bad whsec_, an unknown source', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: { sources: [{ name: 'bare', writeKey: KEY, webhooks: { enabled: true, urls: [{ url: `${r.url}/hook`, headers: {} }] } }] } });
+    const src = await sourceOf(t);
+    await expect(t.call('rotateSecret', { id: src.id, which: 'sharedSecret' })).rejects.toThrow(/sharedSecret: the source has none to rotate/);
+    await expect(t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: 'nope' })).rejects.toThrow(/secret.*must start with "whsec_"/);
+    await expect(t.call('rotateSecret', { id: src.id, which: 'password' as never })).rejects.toThrow(/which/);
+    await expect(t.call('rotateSecret', { id: 'no-such-source', which: 'sharedSecret' })).rejects.toThrow(/not found/);
+  });
+});
+
+describe('no secret in a delivery row', () => {
+  it('deliveries, attempts and the sources row hold no secret (SQL over every column); the API still shows the source\'s secrets', async () => {
+    let fail = true;
+    const r = await lab.receiver((_req, res) => void res.writeHead(fail ? 500 : 200).end());
+    const t = await lab.start({
+      config: {
+        sources: [{
+          name: 'app', writeKey: KEY,
+          webhooks: {
+            enabled: true, mode: 'both', sharedSecret: SHARED, standardWebhooksSecret: OLD, urls: [{ url: `${r.url}/hook`, headers: {} }],
+            mappings: [{ name: 'm', url: `${r.url}/actions`, trigger: { type: 'track' }, headers: {} }],
+          },
+        }],
+        settings: { retrySchedule: { preset: 'custom', delaysMs: [200], jitter: 0, windowMs: 3_600_000 } },
+      },
+    });
+    await t.post('/v1/track', { userId: 'u1', event: 'Secretless' }, { writeKey: KEY });
+    await r.waitForRequests(3);
+    await t.call('rotateSecret', { id: (await sourceOf(t)).id, which: 'standardWebhooksSecret', secret: NEW });
+    fail = false;
+    await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0]?.urls.every((u) => u.state === 'delivered'), 'delivered');
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    try {
+      for (const table of ['deliveries', 'attempts', 'sources']) {
+        const rows = db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
+        expect(rows.length, table).toBeGreaterThan(0);
+        const text = rows.map((row) => Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))).join('\u0000')).join('\n');
+        for (const secret of [SHARED, OLD, NEW, OLD.slice(6), NEW.slice(6)]) expect(text.includes(secret), `${table} holds ${secret}`).toBe(false);
+      }
+      const deliveries = db.prepare('SELECT kind, sw_id, sw_version FROM deliveries ORDER BY id').all();
+      expect(deliveries).toEqual([
+        { kind: 'classic', sw_id: expect.stringMatching(/^msg_/), sw_version: 1 },
+        { kind: 'actions', sw_id: expect.stringMatching(/^msg_/), sw_version: 1 },
+      ]);
+    } finally {
+      db.close();
+    }
+    expect((await sourceOf(t)).webhooks).toMatchObject({ sharedSecret: SHARED, standardWebhooksSecret: NEW });
+  });
+});
+
+describe('config export and import', () => {
+  it('the export carries the current secrets and the window setting as before; importing it into a new lab signs with them', async () => {
+    const r = await lab.receiver();
+    const first = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 7_200_000 }) });
+    await first.call('rotateSecret', { id: (await sourceOf(first)).id, which: 'standardWebhooksSecret', secret: NEW });
+    const exported = await first.call('getConfig', {});
+    expect(exported.sources[0].webhooks).toMatchObject({ sharedSecret: SHARED, standardWebhooksSecret: NEW });
+    expect(exported.sources[0]).not.toHaveProperty('secretVersions');
+    expect(exported.settings.secretRotationWindowMs).toBe(7_200_000);
+
+    const second = await lab.start();
+    await second.call('importConfig', exported as never);
+    const imported = await sourceOf(second);
+    expect(imported.webhooks).toMatchObject({ sharedSecret: SHARED, standardWebhooksSecret: NEW });
+    expect(imported.secretVersions?.standardWebhooksSecret).toMatchObject({ version: 1, rotated: false });
+    expect((await second.call('getSettings', {})).secretRotationWindowMs).toBe(7_200_000);
+    // Imported again unchanged: no new version.
+    await second.call('importConfig', exported as never);
+    expect((await sourceOf(second)).secretVersions?.standardWebhooksSecret?.version).toBe(1);
+    await second.post('/v1/track', { userId: 'u1', event: 'Imported' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(verifies(NEW, req)).toBe(true);
+    expect(req.headers['x-signature']).toBe(createHmac('sha1', SHARED).update(req.body).digest('hex'));
+  });
+
+  it('a secret set through the settings is a new version without a window; the old one is not sent', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 3_600_000 }) });
+    const src = await sourceOf(t);
+    const updated = await t.call('updateSource', { id: src.id, webhooks: { ...src.webhooks, standardWebhooksSecret: NEW } });
+    expect(updated.secretVersions?.standardWebhooksSecret).toMatchObject({ version: 2, rotated: false });
+    await t.post('/v1/track', { userId: 'u1', event: 'Edited' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(eachSignature(req)).toHaveLength(1);
+    expect(verifies(NEW, req)).toBe(true);
+    // Cleared: no current version, no headers.
+    const cleared = await t.call('updateSource', { id: src.id, webhooks: { ...src.webhooks, standardWebhooksSecret: undefined } });
+    expect(cleared.webhooks.standardWebhooksSecret).toBeUndefined();
+    expect(cleared.secretVersions?.standardWebhooksSecret ?? null).toBeNull();
+  });
+});
