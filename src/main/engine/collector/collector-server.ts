@@ -6,6 +6,7 @@ import type { Ingest } from './ingest';
 import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../http-timeouts';
 import { FaultReplies } from './fault-replies';
+import { CallFastPath } from './call-fast-path';
 
 // Every route of SPEC §3, with the short aliases the official SDKs use.
 const SINGLE_ROUTES: Record<string, CallType> = {
@@ -42,8 +43,12 @@ export async function startCollector(
   const app = Fastify({ logger: false, bodyLimit: MAX_BATCH_BYTES, return503OnClosing: true, ...fastifyServerOptions(opts.timeouts ?? HTTP_TIMEOUTS, errorBody) });
   closeConnectionsGracefully(app.server);
   const faults = new FaultReplies();
+  // Most calls (a POST with a Content-Length) are read there, without Fastify's request cycle.
+  const fast = new CallFastPath(ingest, faults);
+  fast.install(app.server);
   // Hung requests never finish on their own: closing the collector must not wait for them.
   app.addHook('preClose', (done) => {
+    fast.close();
     faults.closeAll();
     ingest.endDelays();
     done();
@@ -82,8 +87,14 @@ export async function startCollector(
       return res.status === 200 && res.body.success ? reply.type(JSON_TYPE).send(OK_TEXT) : reply.send(res.body);
     });
   // A single call's limit is 32 KB; Fastify refuses more before reading it all, mapped to 400 below.
-  for (const [name, type] of Object.entries(SINGLE_ROUTES)) route(`/v1/${name}`, type, MAX_CALL_BYTES);
-  for (const name of BATCH_ROUTES) route(`/v1/${name}`, 'batch', MAX_BATCH_BYTES);
+  for (const [name, type] of Object.entries(SINGLE_ROUTES)) {
+    route(`/v1/${name}`, type, MAX_CALL_BYTES);
+    fast.add({ path: `/v1/${name}`, type, bodyLimit: MAX_CALL_BYTES });
+  }
+  for (const name of BATCH_ROUTES) {
+    route(`/v1/${name}`, 'batch', MAX_BATCH_BYTES);
+    fast.add({ path: `/v1/${name}`, type: 'batch', bodyLimit: MAX_BATCH_BYTES });
+  }
 
   // The web-page flow (settings, analytics.js and its chunks, POST /v1/m): browser-routes.ts.
   if (opts.browser) registerBrowserRoutes(app, opts.browser);

@@ -18,11 +18,16 @@ export class FaultReplies {
       return reply.send(body);
     }
     reply.hijack();
-    const socket = req.raw.socket;
-    if (fault.mode === 'reset') {
+    this.cut(req.raw.socket, fault.mode);
+    return reply;
+  }
+
+  /** A reset or a hang on the request's connection (the call fast path's way, and the route's). */
+  cut(socket: Socket, mode: Exclude<FaultDecision['mode'], 'status'>): void {
+    if (mode === 'reset') {
       // A TCP RST: the client sees ECONNRESET.
       socket.resetAndDestroy();
-      return reply;
+      return;
     }
     // hang: nothing is ever written; the connection ends when the client gives up, at HANG_MAX_MS, or
     // when the collector stops.
@@ -33,7 +38,6 @@ export class FaultReplies {
       clearTimeout(timer);
       this.hung.delete(socket);
     });
-    return reply;
   }
 
   closeAll(): void {
