@@ -139,17 +139,23 @@ describe('migration to v9: timing columns on a database the previous version wro
       const [before] = store.deliveries.forCall(1)[0].attempts;
       expect(before).toMatchObject({ durationMs: 7, responseStatus: 200, timing: null });
       const timing: AttemptTiming = { connectMs: 0.4, tlsMs: 1.2, ttfbMs: 3.5, totalMs: 4.1, reused: false };
-      store.deliveries.insertAttempt({
-        deliveryId: 1, round: 2, urlIndex: 0, url: 'http://x/', trigger: 'replay', startedAt: 2, durationMs: 4, requestHeaders: {}, body: null,
-        signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
-        timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing,
-      });
+      // Replays recorded through the ledger, as the dispatcher records them: the delivery's row with its attempt.
+      const d = store.deliveries.active(1)!;
+      const replay = (round: number, t: AttemptTiming) =>
+        store.ledger.recordRound(
+          {
+            id: 1, state: d.state, pendingUrls: d.pendingUrls, round, attemptCount: round, nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: 0,
+            firstAttemptAt: 1, lastAttemptAt: round, lastDurationMs: 4, deliveredAt: round, lastError: null, urlStates: d.urlStates,
+          },
+          [{
+            deliveryId: 1, round, urlIndex: 0, url: 'http://x/', trigger: 'replay', startedAt: round, durationMs: 4, requestHeaders: {}, body: null,
+            signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
+            timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: t,
+          }],
+        );
+      replay(2, timing);
       const reused = { ...timing, connectMs: null, tlsMs: null, reused: true };
-      store.deliveries.insertAttempt({
-        deliveryId: 1, round: 3, urlIndex: 0, url: 'http://x/', trigger: 'replay', startedAt: 3, durationMs: 4, requestHeaders: {}, body: null,
-        signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
-        timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: reused,
-      });
+      replay(3, reused);
       const attempts = store.deliveries.forCall(1)[0].attempts;
       expect(attempts.map((a) => a.timing)).toEqual([null, timing, reused]);
     } finally {

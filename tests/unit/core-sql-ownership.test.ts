@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/main/engine/store/database';
 import { CORE_TABLE_SQL as CORE_SQL, CORE_TABLES } from '../../src/main/engine/store/feature-db';
+import { LEDGER_TABLES } from '../../src/main/engine/store/delivery-ledger';
 
 /**
  * The store owns the call record (DESIGN.md, issue 16): SQL over the core tables appears only in
@@ -19,6 +20,16 @@ import { CORE_TABLE_SQL as CORE_SQL, CORE_TABLES } from '../../src/main/engine/s
 const ROOT = join(__dirname, '..', '..');
 const SRC = join(ROOT, 'src');
 const STORE_DIR = join(SRC, 'main', 'engine', 'store') + sep;
+/** The one module that writes deliveries, attempts and the Actions ledger (issue 27: one delivery lifecycle). */
+const LEDGER_FILE = join(STORE_DIR, 'delivery-ledger.ts');
+/** The schema's history: its data migrations rewrite rows of every table, once, before the store opens. */
+const MIGRATIONS_FILE = join(STORE_DIR, 'migrations.ts');
+
+/** SQL that writes one of LEDGER_TABLES: INSERT (OR …) INTO, REPLACE INTO, UPDATE (OR …), DELETE FROM. */
+const LEDGER_WRITE_SQL = new RegExp(
+  `\\b(?:(?:INSERT|REPLACE)(?:\\s+OR\\s+\\w+)?\\s+INTO|UPDATE(?:\\s+OR\\s+\\w+)?|DELETE\\s+FROM)\\s+(${LEDGER_TABLES.join('|')})\\b`,
+  'i',
+);
 
 /** Tables a feature keeps beside it, through a repository opened by Store.featureRepo. */
 const FEATURE_TABLES: Record<string, string> = {
@@ -81,6 +92,17 @@ function coreSqlOutsideStore(): string[] {
     );
 }
 
+/** Literals writing a delivery table in these files, but in the ledger's own module and the migrations. */
+function ledgerWritesElsewhere(files: { file: string; text?: string }[]): string[] {
+  return files
+    .filter((f) => f.file !== LEDGER_FILE && f.file !== MIGRATIONS_FILE)
+    .flatMap((f) =>
+      literals(f.file, f.text)
+        .filter((l) => LEDGER_WRITE_SQL.test(l.text))
+        .map((l) => `${relative(ROOT, f.file)}:${l.line}: ${l.text.replace(/\s+/g, ' ').trim().slice(0, 100)}`),
+    );
+}
+
 /**
  * Members of class Store a caller outside it can read, that are, or are typed as, the database handle,
  * or methods that hand it on: a parameter (a callback's included) or a result typed with Db or
@@ -122,6 +144,23 @@ describe('the store owns SQL over the core tables', () => {
 
   it(`no file outside src/main/engine/store/ holds SQL over ${CORE_TABLES.join(', ')}`, () => {
     expect(coreSqlOutsideStore()).toEqual([]);
+  });
+
+  it(`only store/delivery-ledger.ts writes ${LEDGER_TABLES.join(', ')}: every delivery is created, scheduled, finished and canceled through it`, () => {
+    expect(ledgerWritesElsewhere(sourceFiles(SRC).map((file) => ({ file })))).toEqual([]);
+    for (const t of ['deliveries', 'delivery_calls', 'actions_batch_items', 'attempts']) expect(LEDGER_TABLES).toContain(t);
+    // The guard must be able to fail: a write anywhere else, in the store too, in any of its forms; reads are not writes.
+    const elsewhere = (text: string, file = join(STORE_DIR, 'arrivals.ts')) => ledgerWritesElsewhere([{ file, text }]).length;
+    expect(elsewhere("db.prepare('INSERT INTO deliveries (call_id, state) VALUES (?, ?)')")).toBe(1);
+    expect(elsewhere("db.prepare('INSERT INTO deliveries (call_id, state) VALUES (?, ?)')", join(SRC, 'main', 'engine', 'dispatcher', 'replay.ts'))).toBe(1);
+    expect(elsewhere('db.prepare(`insert or replace into delivery_calls (delivery_id) VALUES (${id})`)')).toBe(1);
+    expect(elsewhere("db.prepare(\"UPDATE deliveries SET state = 'canceled' WHERE id = ?\")")).toBe(1);
+    expect(elsewhere("db.prepare('UPDATE OR IGNORE attempts SET round = 2')")).toBe(1);
+    expect(elsewhere("db.prepare('DELETE FROM actions_batch_items WHERE call_id <= ?')")).toBe(1);
+    expect(elsewhere("db.prepare('REPLACE INTO attempts (id) VALUES (1)')")).toBe(1);
+    expect(elsewhere("db.prepare('SELECT * FROM deliveries d JOIN attempts a ON a.delivery_id = d.id')")).toBe(0);
+    expect(elsewhere('// INSERT INTO deliveries, in a comment\nconst a = 1;')).toBe(0);
+    expect(elsewhere("db.prepare('INSERT INTO deliveries (call_id) VALUES (?)')", LEDGER_FILE)).toBe(0);
   });
 
   it('Store does not expose its database handle, nor lend it to a callback', () => {

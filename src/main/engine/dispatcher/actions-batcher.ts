@@ -4,16 +4,16 @@ import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
 import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/delivery.types';
-import { newActive } from '../store/arrivals';
 import { actionsDelivery, batchRequest, targetOf } from './delivery-plan';
 
 // Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
 // (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
 // BATCH_WAIT_MS after the batch's first item was queued, or the next start (leftovers). A batch whose
 // body would pass MAX_ACTIONS_BATCH_BODY_BYTES goes as several requests, one after another. A flush is one
-// write job: the Actions delivery (body = the items' data as a JSON array in queue order, X-Signature
-// over the first item's data), its delivery_calls rows and the items' deletion; then the dispatcher
-// runs it like any delivery. Time is the dispatcher's clock, so tests and time-warp see the same.
+// write job, the delivery ledger's createBatch: the Actions delivery (body = the items' data as a JSON
+// array in queue order, X-Signature over the first item's data), its delivery_calls rows and the
+// items' deletion; then the dispatcher runs it like any delivery. Time is the dispatcher's clock, so
+// tests and time-warp see the same.
 
 /** How long a batch waits for more items after its first. */
 export const BATCH_WAIT_MS = 5_000;
@@ -82,7 +82,7 @@ export class ActionsBatcher {
    * dispatcher (cancelUpTo cancels that). Returns how many items.
    */
   dropUpTo(maxCallId: number): Promise<number> {
-    return this.serial(() => this.deps.store.writes.run(() => this.deps.store.actions.removeUpTo(maxCallId)));
+    return this.serial(() => this.deps.store.writes.run(() => this.deps.store.ledger.dropItemsUpTo(maxCallId)));
   }
 
   stop(): void {
@@ -136,10 +136,8 @@ export class ActionsBatcher {
         const { body, signedText } = batchRequest(items);
         const callIds = items.map((i) => i.callId);
         const plan = actionsDelivery(m, body, signedText, targetOf(source), callIds);
-        const type = items[0].callType as OutboundType;
-        const id = store.deliveries.insertActions(sourceId, type, plan);
-        store.actions.remove(items.map((i) => i.id));
-        return { delivery: newActive(id, callIds[0], sourceId, { type }, plan), callIds };
+        const delivery = store.ledger.createBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id));
+        return { delivery, callIds };
       });
       if (!made) return;
       this.deps.enqueue([made.delivery]);
@@ -158,9 +156,7 @@ export class ActionsBatcher {
       const ids = items.map((i) => i.callId);
       // Never sent: no signature, no Standard Webhooks id.
       const plan = actionsDelivery(m, batchRequest(items).body, null, {}, ids);
-      const id = store.deliveries.insertActions(sourceId, items[0].callType as OutboundType, plan);
-      store.deliveries.cancelOne(id, reason);
-      store.actions.remove(items.map((i) => i.id));
+      store.ledger.cancelBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id), reason);
       return ids;
     });
     this.lastMapping.delete(key(sourceId, name));

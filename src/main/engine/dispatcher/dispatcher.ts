@@ -65,7 +65,7 @@ export class Dispatcher {
     this.scheduler = new LaneScheduler(
       { requests: deps.lanes?.requests ?? LANE_REQUESTS, queue: deps.lanes?.queue ?? LANE_QUEUE },
       {
-        deliveries: deps.store.deliveries,
+        deliveries: deps.store.ledger,
         launch: (d, sendable, deferred, release) => this.launch(d, sendable, deferred, release),
         running: (id) => this.running.has(id),
         open: () => !this.stopped && !this.paused,
@@ -155,7 +155,7 @@ export class Dispatcher {
     const kind = side === 'all' ? undefined : side;
     this.scheduler.drop((d) => d.sourceId === sourceId && (!kind || d.kind === kind));
     const { store } = this.deps;
-    const canceled = await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinished(sourceId, reason, kind)));
+    const canceled = await store.writes.run(() => this.noteCanceled(store.ledger.cancelOfSource(sourceId, reason, kind)));
     for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
     // Calls waiting in its Actions batches: canceled as well (each batch shows as a canceled delivery).
     return canceled.length + (side === 'classic' ? 0 : await this.batcher.cancelSource(sourceId, reason));
@@ -182,7 +182,7 @@ export class Dispatcher {
     this.scheduler.drop((d) => d.callId <= maxCallId);
     const { store } = this.deps;
     for (;;) {
-      const n = (await store.writes.run(() => this.noteCanceled(store.deliveries.cancelUnfinishedUpTo(maxCallId, reason, chunk)))).length;
+      const n = (await store.writes.run(() => this.noteCanceled(store.ledger.cancelUpTo(maxCallId, reason, chunk)))).length;
       canceled += n;
       if (n < chunk) return canceled;
     }
@@ -232,7 +232,7 @@ export class Dispatcher {
   /** Time-warp changed: scheduled retries keep their simulated time, so their real wait scales. */
   settingsChanged(before: Settings, after: Settings): void {
     if (before.timeScale !== after.timeScale) {
-      this.deps.store.deliveries.rescale(this.deps.now(), before.timeScale / after.timeScale);
+      this.deps.store.ledger.rescale(this.deps.now(), before.timeScale / after.timeScale);
       this.disarm();
       this.armFromStore();
     }
@@ -268,7 +268,7 @@ export class Dispatcher {
     // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
     // retries (rarer, and found by the due-query) are worth a write to say they are in flight. The
     // inspector learns of every round in flight from memory (store.inFlight).
-    if (d.round > 0) store.writes.run(() => store.deliveries.setState(d.id, 'in_flight')).catch((err: unknown) => this.failed(err));
+    if (d.round > 0) store.writes.run(() => store.ledger.markInFlight(d.id)).catch((err: unknown) => this.failed(err));
     const out = this.goingOut(d, sendable, startedAt, release);
     try {
       const round = await sendRound(sender, d, sendable, source, settings, store.signingSecrets, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
@@ -328,7 +328,7 @@ export class Dispatcher {
       const wasCanceled = scheduled && this.canceledWhileOut.delete(d.id);
       const final = wasCanceled && update.state !== 'delivered' ? canceled(update) : update;
       written = final;
-      return store.deliveries.update(final) ? attempts.map((a) => store.deliveries.insertAttempt(a)) : null;
+      return store.ledger.recordRound(final, attempts);
     });
     if (!ids) return null;
     // Built from what was written, not read back: one query fewer per round.

@@ -1,5 +1,5 @@
 import type { ActiveDelivery } from '../store/delivery.types';
-import type { DeliveriesRepo } from '../store/deliveries.repo';
+import type { DeliveryLedger } from '../store/delivery-ledger';
 import { laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
 
 // Which delivery goes out when (issue 22): each URL's request takes a slot in its receiver's lane
@@ -8,7 +8,7 @@ import { laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
 // parked row that the lane claims back as it frees. The dispatcher runs the rounds (dispatcher.ts).
 
 export interface LaneSchedulerDeps {
-  deliveries: Pick<DeliveriesRepo, 'park' | 'claimParked'>;
+  deliveries: Pick<DeliveryLedger, 'park' | 'claimParked'>;
   /** Sends these URLs of the delivery now (their slots are taken); `release(i)` gives one back. */
   launch(d: ActiveDelivery, sendable: number[], deferred: number[], release: (urlIndex: number) => void): void;
   /** Whether a round of this delivery is out now (it is not admitted twice). */

@@ -194,7 +194,6 @@ export class ManualRounds {
     const omitted = trackingPlansOf(store).repo.ofCall(callId)?.omitted ?? [];
     const plan = planDelivery(withoutOmitted(call, omitted), targetOf(source), store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    const id = await store.writes.run(() => store.deliveries.insert(callId, source.id, call.type, plan, 'failed'));
-    return store.deliveries.active(id)!;
+    return store.writes.run(() => store.ledger.createForReplay(callId, source.id, call.type, plan));
   }
 }

@@ -118,7 +118,7 @@ export class ProbeSender {
       sw = null;
     }
     const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);
-    const insert = () => store.deliveries.insert(callId!, this.source.id, d.type, { ...plan, urls: [{ url, headers: {} }] });
+    const insert = () => store.ledger.create(callId!, this.source.id, d.type, { ...plan, urls: [{ url, headers: {} }] });
     return this.sendAndRecord(d, req, callId === null ? null : insert, tampered);
   }
 
@@ -141,12 +141,12 @@ export class ProbeSender {
       frozen: { userAgent: plan.userAgent, signature: plan.signature }, kind: 'actions', method: plan.method, timeoutMs: plan.timeoutMs,
       standardWebhooks: plan.standardWebhooks, mapping: plan.mapping, itemCount: callIds.length,
     };
-    const insert = () => store.deliveries.insertActions(this.source.id, d.type, plan);
+    const insert = () => store.ledger.createActions(this.source.id, d.type, plan);
     return this.sendAndRecord(d, req, callIds.length === req.calls.length ? insert : null);
   }
 
   /** Sends `d` as the dispatcher's round does, records it (when its calls were stored) and judges the answer. */
-  private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => number) | null, tampered?: Buffer): Promise<ProbeAnswer> {
+  private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => ActiveDelivery) | null, tampered?: Buffer): Promise<ProbeAnswer> {
     const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
     const round = await sendRound(this.sender, d, [0], this.source, this.settings, () => this.swSecrets(), 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
@@ -174,14 +174,14 @@ export class ProbeSender {
   }
 
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
-  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => number): Promise<void> {
+  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => ActiveDelivery): Promise<void> {
     const { store, events, now } = this.deps;
     const delivered = round.classifications[0].outcome === 'success';
     const a = round.attempts[0];
     const at = a.startedAt;
     const recorded = await store.writes.run(() => {
-      const id = insert();
-      const fresh = store.deliveries.active(id)!;
+      const fresh = insert();
+      const id = fresh.id;
       const after = { state: delivered ? ('delivered' as const) : ('failed' as const), pendingUrls: [] };
       const update = {
         id,
@@ -198,9 +198,9 @@ export class ProbeSender {
         lastError: delivered ? null : `probe (one attempt, never retried): ${round.classifications[0].reason}`,
         urlStates: roundUrlStates(fresh.urlStates, round, after),
       };
-      store.deliveries.update(update);
       const row = { ...a, deliveryId: id };
-      return { attempt: attemptOf(store.deliveries.insertAttempt(row), row, { method }), delivery: progressOf(update) };
+      const [attemptId] = store.ledger.recordRound(update, [row])!;
+      return { attempt: attemptOf(attemptId, row, { method }), delivery: progressOf(update) };
     });
     events.emit({ type: 'attempt.recorded', callId, ...recorded });
     events.touch(callId);

@@ -1,10 +1,11 @@
 import type { Db } from './database';
-import type { NewBatchItem, QueuedBatchItem } from './delivery.types';
+import type { QueuedBatchItem } from './delivery.types';
 
 // Webhooks (Actions) in the call ledger: calls waiting for their mapping's batch
 // (actions_batch_items), and whether the store holds anything of Actions at all. Lists and details
 // of Classic-only data never pay for Actions: the extra queries run only once `seen()` (kept in
-// memory, rebuilt at start from the tables).
+// memory, rebuilt at start from the tables). What is read here; the items are queued and taken out by
+// the delivery ledger's named operations (delivery-ledger.ts), with the deliveries they become.
 
 export interface BatchGroup {
   sourceId: string;
@@ -16,18 +17,14 @@ export interface BatchGroup {
 
 export class ActionsLedger {
   private any: boolean;
-  private readonly queueStmt;
   private readonly takeStmt;
-  private readonly deleteStmt;
   private readonly groupsStmt;
   private readonly groupStmt;
   private readonly ofSourceStmt;
-  private readonly upToStmt;
 
   constructor(private readonly db: Db) {
     this.any =
       db.prepare('SELECT 1 FROM delivery_calls LIMIT 1').get() !== undefined || db.prepare('SELECT 1 FROM actions_batch_items LIMIT 1').get() !== undefined;
-    this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at) VALUES (?, ?, ?, ?, ?)');
     // The batch's body is `[` + items joined by `,` + `]` (an empty item is `null`): `run` is its size
     // up to and including each item, so a batch stops before the item that would pass maxBytes
     // without reading the items after it. The first item always goes.
@@ -36,13 +33,11 @@ export class ActionsLedger {
         ROW_NUMBER() OVER (ORDER BY b.id) AS n
       FROM actions_batch_items b LEFT JOIN calls c ON c.id = b.call_id
       WHERE b.source_id = @sourceId AND b.mapping = @mapping ORDER BY b.id LIMIT @limit) WHERE n = 1 OR run <= @maxBytes ORDER BY id`);
-    this.deleteStmt = db.prepare('DELETE FROM actions_batch_items WHERE id IN (SELECT value FROM json_each(?))');
     this.groupsStmt = db.prepare(
       'SELECT source_id, mapping, COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items GROUP BY source_id, mapping',
     );
     this.groupStmt = db.prepare('SELECT COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items WHERE source_id = ? AND mapping = ?');
     this.ofSourceStmt = db.prepare('SELECT DISTINCT mapping FROM actions_batch_items WHERE source_id = ?').pluck();
-    this.upToStmt = db.prepare('DELETE FROM actions_batch_items WHERE call_id <= ?');
   }
 
   /** Whether any Actions delivery or batch item was ever stored (since the tables were last found empty at start). */
@@ -50,14 +45,8 @@ export class ActionsLedger {
     return this.any;
   }
 
-  /** An Actions delivery was written (deliveries.repo.ts). */
+  /** An Actions delivery or batch item was written (delivery-ledger.ts). */
   noteActions(): void {
-    this.any = true;
-  }
-
-  /** Queues a call in its mapping's batch. Inside the call's write job. */
-  queue(sourceId: string, callId: number, item: NewBatchItem, at: number): void {
-    this.queueStmt.run(sourceId, item.mapping, callId, item.data, at);
     this.any = true;
   }
 
@@ -75,15 +64,6 @@ export class ActionsLedger {
       queuedAt: r.queued_at,
       callType: r.call_type ?? 'track',
     }));
-  }
-
-  remove(ids: number[]): void {
-    this.deleteStmt.run(JSON.stringify(ids));
-  }
-
-  /** Takes the items of calls up to this id out of their batches (clearing the calls); returns how many. */
-  removeUpTo(maxCallId: number): number {
-    return this.upToStmt.run(maxCallId).changes;
   }
 
   /** Every batch with items waiting (at start: leftovers). */

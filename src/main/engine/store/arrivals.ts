@@ -1,15 +1,14 @@
 import type { ActionsMapping, CallStatus, CallSummary, NormalizedCall, Source } from '../../../shared/types';
 import { completeCall, type CallHead, type Envelope } from '../../../shared/normalize';
 import type { CallsRepo, NewCall } from './calls.repo';
-import type { DeliveriesRepo } from './deliveries.repo';
 import type { ActiveDelivery, NewActionsDelivery, NewDelivery } from './delivery.types';
+import type { DeliveryLedger } from './delivery-ledger';
 import type { ActionsLedger } from './actions-ledger';
 import { deliveryPart, waitingPart } from './actions-outcomes';
 import { withActions, type ActionsPart } from './call-summary';
 import type { RequestInfo, RequestsRepo } from './requests.repo';
 import type { WriteQueue } from './write-queue';
 import { callSummary } from './call-summary';
-import type { StoredUrlState } from './url-states';
 import { withoutOmitted, type PlanVerdict } from '../../../shared/tracking-plan.schema';
 
 // The call ledger's one way in: the calls of an arriving request, stored with their delivery rows in
@@ -89,7 +88,8 @@ export interface LedgerTables {
   writes: WriteQueue;
   requests: RequestsRepo;
   calls: CallsRepo;
-  deliveries: DeliveriesRepo;
+  /** Where the deliveries and batch items are created (delivery-ledger.ts). */
+  ledger: DeliveryLedger;
   actions: ActionsLedger;
 }
 
@@ -194,7 +194,7 @@ function storeOne(
     const n = v?.omitted.length ? withoutOmitted(whole, v.omitted) : whole;
     const planned = plan.classic && plan.classic(n);
     if (planned) {
-      delivery = newActive(t.deliveries.insert(callId, source.id, n.type, planned), callId, source.id, n, planned);
+      delivery = t.ledger.create(callId, source.id, n.type, planned);
       result.deliveries.push(delivery);
     }
     const a = plan.actions && plan.actions(n);
@@ -209,11 +209,10 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
   const parts: ActionsPart[] = [];
   for (const planned of a.deliveries) {
     planned.callIds = [callId];
-    const d = newActive(t.deliveries.insertActions(sourceId, n.type, planned), callId, sourceId, n, planned);
+    const d = t.ledger.createActions(sourceId, n.type, planned);
     if (planned.notSent !== undefined) {
-      // Its mapped body passed the limit: failed now, with the reason, and never handed to the dispatcher.
-      const failed = failUnsent(t.deliveries, d, planned.notSent);
-      parts.push(deliveryPart({ ...failed, mapping: planned.mapping, item: 0 }, undefined));
+      // Its mapped body passed the limit: created failed, with the reason, and never handed to the dispatcher.
+      parts.push(deliveryPart({ ...d, mapping: planned.mapping, item: 0 }, undefined));
       continue;
     }
     result.deliveries.push(d);
@@ -221,50 +220,11 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
   }
   for (const item of a.items) {
     const name = item.mapping.name;
-    t.actions.queue(sourceId, callId, { mapping: name, data: item.data }, at);
+    t.ledger.queueItem(sourceId, callId, { mapping: name, data: item.data }, at);
     if (!result.batched.some((b) => b.sourceId === sourceId && b.mapping === name)) result.batched.push({ sourceId, mapping: name });
     parts.push(waitingPart(name, item.mapping, t.actions.group(sourceId, name)?.count ?? 1));
   }
   return parts;
-}
-
-/** Ends a delivery just written, never sent, as failed with this reason (its one URL failed, 0 attempts). */
-function failUnsent(deliveries: DeliveriesRepo, d: ActiveDelivery, reason: string): ActiveDelivery {
-  const urlStates: StoredUrlState[] = d.urls.map(() => ['failed', null, 0]);
-  deliveries.update({
-    id: d.id, state: 'failed', pendingUrls: [], round: 0, attemptCount: 0, nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: 0,
-    firstAttemptAt: null, lastAttemptAt: null, lastDurationMs: null, deliveredAt: null, lastError: reason, urlStates,
-  });
-  return { ...d, state: 'failed', pendingUrls: [], urlStates };
-}
-
-/** A delivery just written, as the dispatcher runs it. */
-export function newActive(id: number, callId: number, sourceId: string, n: Pick<NormalizedCall, 'type'>, plan: NewDelivery | NewActionsDelivery): ActiveDelivery {
-  const { urls, body, userAgent, signature } = plan;
-  const actions = 'mapping' in plan;
-  return {
-    id,
-    callId,
-    sourceId,
-    type: n.type,
-    state: 'pending',
-    urls,
-    pendingUrls: urls.map((_, i) => i),
-    round: 0,
-    attemptCount: 0,
-    simElapsedMs: 0,
-    firstAttemptAt: null,
-    nextAttemptAt: null,
-    body,
-    urlStates: urls.map(() => ['pending', null, 0]),
-    frozen: { userAgent, signature },
-    kind: actions ? 'actions' : 'classic',
-    method: actions ? plan.method : 'POST',
-    timeoutMs: actions ? plan.timeoutMs : null,
-    standardWebhooks: plan.standardWebhooks,
-    mapping: actions ? plan.mapping : null,
-    itemCount: actions ? plan.callIds.length : 1,
-  };
 }
 
 function idOf(v: unknown): string | null {

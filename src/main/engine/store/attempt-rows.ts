@@ -7,10 +7,10 @@ import type { NewAttempt } from './delivery.types';
 // `attempts`, and what the API shows (Attempt). The API shape has one builder, attemptOf, used both
 // for an attempt just written and for one read back, so the two can never differ.
 
-export const INSERT_ATTEMPT_SQL = `INSERT INTO attempts (delivery_id, round, url_index, url, trigger, started_at, duration_ms,
+/** The columns an attempt is written with (delivery-ledger.ts), in attemptParams' order. */
+export const ATTEMPT_COLUMNS = `delivery_id, round, url_index, url, trigger, started_at, duration_ms,
   request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
-  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused, timeout_ms, tls_kind, connect_error)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused, timeout_ms, tls_kind, connect_error`;
 
 export interface AttemptRow {
   id: number;
@@ -43,7 +43,7 @@ export interface AttemptRow {
   connect_error: number | null;
 }
 
-/** INSERT_ATTEMPT_SQL's parameters, in its column order. */
+/** An attempt's values, in ATTEMPT_COLUMNS' order. */
 export function attemptParams(a: NewAttempt): unknown[] {
   return [
     a.deliveryId,

@@ -11,6 +11,7 @@ import { SUMMARY_COLUMNS, summaryOfRow, type SummaryCall, type SummaryRow } from
 import { storedCall, type CallRow } from './call-record';
 import { withActions } from './call-summary';
 import type { ActionsLedger } from './actions-ledger';
+import type { DeliveryLedger } from './delivery-ledger';
 import type { ActionsOutcomes } from './actions-outcomes';
 import { NOT_IN_ACTIONS, actionsStatusClause, actionsUrlStateClause } from './actions-filter';
 
@@ -60,11 +61,7 @@ export class CallsRepo {
   readonly dedup: DedupWindow;
   private readonly getStmt;
   private readonly countStmt;
-  private readonly delAttempts;
-  private readonly delDeliveries;
   private readonly delCalls;
-  private readonly delLinks;
-  private readonly delItems;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
   private dedupLoad: Promise<void> | null = null;
@@ -77,21 +74,13 @@ export class CallsRepo {
     private readonly requests: RequestsRepo,
     private readonly sourceKeys: SourceKeys,
     private readonly inFlight: InFlight,
-    private readonly actions: { ledger: ActionsLedger; outcomes: ActionsOutcomes },
+    private readonly actions: { ledger: ActionsLedger; outcomes: ActionsOutcomes; deliveries: DeliveryLedger },
   ) {
     // Every call is stamped with the normalize rules it arrived under (call-record.ts reads it back by
     // them), as a constant of the statement: nothing to bind per call.
     this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
-    this.delAttempts = db.prepare(
-      'DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?)))',
-    );
-    this.delDeliveries = db.prepare('DELETE FROM deliveries WHERE call_id IN (SELECT value FROM json_each(?))');
-    // An Actions delivery goes with its first call (its row's call_id); its other members lose their link.
-    this.delLinks = db.prepare(`DELETE FROM delivery_calls WHERE call_id IN (SELECT value FROM json_each(@ids))
-      OR delivery_id IN (SELECT id FROM deliveries WHERE call_id IN (SELECT value FROM json_each(@ids)))`);
-    this.delItems = db.prepare('DELETE FROM actions_batch_items WHERE call_id IN (SELECT value FROM json_each(?))');
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
@@ -166,12 +155,7 @@ export class CallsRepo {
    */
   remove(ids: number[]): number {
     const list = JSON.stringify(ids);
-    this.delAttempts.run(list);
-    if (this.actions.ledger.seen()) {
-      this.delLinks.run({ ids: list });
-      this.delItems.run(list);
-    }
-    this.delDeliveries.run(list);
+    this.actions.deliveries.eraseOfCalls(ids);
     const removed = this.delCalls.run(list).changes;
     if (this.total !== null) this.total -= removed;
     return removed;

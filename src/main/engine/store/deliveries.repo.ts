@@ -1,26 +1,24 @@
-import type { ActionsMethod, Attempt, BatchItemsPage, Delivery, DeliveryState, OutboundType } from '../../../shared/types';
+import type { ActionsMethod, Attempt, BatchItemsPage, Delivery } from '../../../shared/types';
 import type { Db } from './database';
-import { canceledUrlStates, decodeUrlStates, urlMask } from './url-states';
-import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewDelivery } from './delivery.types';
+import type { ActiveDelivery } from './delivery.types';
 import type { ActionsLedger } from './actions-ledger';
 import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
-import { INSERT_ATTEMPT_SQL, attemptOfRow, attemptParams, type AttemptRow } from './attempt-rows';
+import { attemptOfRow, type AttemptRow } from './attempt-rows';
 import { batchBodyPreview, batchItemsPage, DETAIL_BATCH_BODY_BYTES } from './batch-items';
 import { sentBody } from '../../../shared/attempt-body';
 
+/**
+ * Deliveries and their attempts as read: a call's, one by id, those to resume or due, counts, and the
+ * API's shapes. Every write to these tables is a named operation of the delivery ledger
+ * (delivery-ledger.ts).
+ */
 export class DeliveriesRepo {
-  private readonly insertStmt;
-  private readonly updateStmt;
-  private readonly stateStmt;
-  private readonly attemptStmt;
   private readonly byCallStmt;
   private readonly byIdStmt;
   private readonly attemptsStmt;
   private readonly dueStmt;
   private readonly attemptTimesStmt;
   private readonly attemptsByIdStmt;
-  private readonly insertActionsStmt;
-  private readonly linkStmt;
   private readonly actionsOfCallStmt;
   private readonly membersStmt;
 
@@ -28,24 +26,10 @@ export class DeliveriesRepo {
     private readonly db: Db,
     private readonly actions: ActionsLedger,
   ) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature, sw_id, sw_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertActionsStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
-      sw_id, sw_version, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, 'pending', ?, '[0]', ?, ?, ?, ?, ?, 'actions', ?, ?, ?, ?)`);
-    this.linkStmt = db.prepare('INSERT INTO delivery_calls (delivery_id, call_id, item) VALUES (?, ?, ?)');
     this.actionsOfCallStmt = db.prepare(
       'SELECT d.* FROM delivery_calls dc JOIN deliveries d ON d.id = dc.delivery_id WHERE dc.call_id = ? ORDER BY d.id',
     );
     this.membersStmt = db.prepare('SELECT call_id FROM delivery_calls WHERE delivery_id = ? ORDER BY item').pluck();
-    this.updateStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, round = @round,
-      attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, next_sim_offset_ms = @nextSimOffsetMs,
-      sim_elapsed_ms = @simElapsedMs, first_attempt_at = @firstAttemptAt, last_attempt_at = @lastAttemptAt,
-      last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError,
-      url_states = @urlStates, url_mask = @urlMask, parked_lane = NULL WHERE id = @id`);
-    // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
-    this.stateStmt = db.prepare("UPDATE deliveries SET state = ? WHERE id = ? AND state != 'canceled'");
-    this.attemptStmt = db.prepare(INSERT_ATTEMPT_SQL);
     this.byCallStmt = db.prepare("SELECT * FROM deliveries WHERE call_id = ? AND kind = 'classic'");
     this.byIdStmt = db.prepare('SELECT * FROM deliveries WHERE id = ?');
     this.attemptsStmt = db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id');
@@ -59,31 +43,6 @@ export class DeliveriesRepo {
       JOIN deliveries d ON d.id = a.delivery_id JOIN calls c ON c.id = d.call_id WHERE a.id IN (SELECT value FROM json_each(?))`);
   }
 
-  /**
-   * A call's Classic delivery: `pending` for the dispatcher to send; `failed` for one made only to be
-   * replayed by hand (a call that was never forwarded), which nothing schedules, at start or after.
-   */
-  insert(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery, state: 'pending' | 'failed' = 'pending'): number {
-    const pending = state === 'pending' ? JSON.stringify(plan.urls.map((_, i) => i)) : '[]';
-    const sw = plan.standardWebhooks;
-    return Number(
-      this.insertStmt.run(callId, sourceId, type, state, JSON.stringify(plan.urls), pending, plan.body, plan.userAgent, plan.signature, sw && sw.id, sw && sw.version)
-        .lastInsertRowid,
-    );
-  }
-
-  /** An Actions delivery with the calls it carries (delivery_calls); its row's call_id is the first. Inside a write job. */
-  insertActions(sourceId: string, type: OutboundType, plan: NewActionsDelivery): number {
-    const sw = plan.standardWebhooks;
-    const id = Number(
-      this.insertActionsStmt.run(plan.callIds[0], sourceId, type, JSON.stringify(plan.urls), plan.body, plan.userAgent, plan.signature, sw && sw.id,
-        sw && sw.version, plan.mapping, plan.method, plan.timeoutMs, plan.callIds.length).lastInsertRowid,
-    );
-    for (let i = 0; i < plan.callIds.length; i++) this.linkStmt.run(id, plan.callIds[i], i);
-    this.actions.noteActions();
-    return id;
-  }
-
   /** The calls an Actions delivery carries, in body order (a batch's members; one call otherwise). */
   callsOf(deliveryId: number): number[] {
     return this.membersStmt.all(deliveryId) as number[];
@@ -92,62 +51,6 @@ export class DeliveriesRepo {
   /** The Actions deliveries carrying this call, oldest first. */
   actionsForCall(callId: number): ActiveDelivery[] {
     return (this.actionsOfCallStmt.all(callId) as DeliveryRow[]).map(toActive);
-  }
-
-  /** False when the delivery is gone (its call purged while an attempt was out). */
-  update(u: DeliveryUpdate): boolean {
-    return this.updateStmt.run({ ...u, pendingUrls: JSON.stringify(u.pendingUrls), urlStates: JSON.stringify(u.urlStates), urlMask: urlMask(u.urlStates) }).changes > 0;
-  }
-
-  setState(id: number, state: DeliveryState): void {
-    this.stateStmt.run(state, id);
-  }
-
-  /**
-   * Ends a source's unfinished deliveries as canceled (SPEC §4: its source was deleted or its
-   * Webhooks turned off); a round already out is recorded when it ends, but never retried. Returns
-   * the deliveries changed, with their calls. Run it inside a write job.
-   */
-  cancelUnfinished(sourceId: string, reason: string, kind?: 'classic' | 'actions'): CanceledDelivery[] {
-    return this.cancel(
-      this.db
-        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE source_id = ? AND state IN ('pending', 'in_flight', 'retrying') AND kind LIKE ?")
-        .all(sourceId, kind ?? '%') as CancelRow[],
-      reason,
-    );
-  }
-
-  /**
-   * The same for at most `limit` unfinished deliveries of calls up to this id (clearing the calls):
-   * the caller repeats it, one small write job each, until it returns fewer than `limit`.
-   */
-  cancelUnfinishedUpTo(maxCallId: number, reason: string, limit: number): CanceledDelivery[] {
-    return this.cancel(
-      this.db
-        .prepare("SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE call_id <= ? AND state IN ('pending', 'in_flight', 'retrying') LIMIT ?")
-        .all(maxCallId, limit) as CancelRow[],
-      reason,
-    );
-  }
-
-  /** Ends one delivery as canceled (an Actions batch made of items canceled while they waited). */
-  cancelOne(id: number, reason: string): void {
-    this.cancel(this.db.prepare('SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE id = ?').all(id) as CancelRow[], reason);
-  }
-
-  private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
-    const set = this.db.prepare(
-      "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ?, parked_lane = NULL WHERE id = ?",
-    );
-    for (const r of rows) {
-      const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
-      set.run(reason, JSON.stringify(states), urlMask(states), r.id);
-    }
-    return rows.map((r) => ({ deliveryId: r.id, callId: r.call_id, itemCount: r.item_count }));
-  }
-
-  insertAttempt(a: NewAttempt): number {
-    return Number(this.attemptStmt.run(attemptParams(a)).lastInsertRowid);
   }
 
   activeForCall(callId: number): ActiveDelivery | undefined {
@@ -174,29 +77,6 @@ export class DeliveriesRepo {
     ).map(toActive);
   }
 
-  /**
-   * Parks deliveries that no lane has room for (dispatcher/lanes.ts): their rows wait, with the lane
-   * named, instead of their bodies in memory. One transaction; not through the write queue, because a
-   * lane's claim must see every park made before it (the dispatcher parks and claims in order).
-   */
-  park(parks: { id: number; lane: string }[]): void {
-    const stmt = this.db.prepare("UPDATE deliveries SET parked_lane = ? WHERE id = ? AND state IN ('pending', 'in_flight', 'retrying')");
-    this.db.transaction(() => {
-      for (const p of parks) stmt.run(p.lane, p.id);
-    })();
-  }
-
-  /** Takes up to `limit` of a lane's parked deliveries back, oldest first, and unparks them. */
-  claimParked(lane: string, limit: number): ActiveDelivery[] {
-    return this.db.transaction(() => {
-      const rows = this.db
-        .prepare("SELECT * FROM deliveries WHERE parked_lane = ? AND state IN ('pending', 'in_flight', 'retrying') ORDER BY id LIMIT ?")
-        .all(lane, limit) as DeliveryRow[];
-      if (rows.length) this.db.prepare('UPDATE deliveries SET parked_lane = NULL WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(rows.map((r) => r.id)));
-      return rows.map(toActive);
-    })();
-  }
-
   /** Lanes that have parked deliveries (at start: each is claimed from as it frees). */
   parkedLanes(): string[] {
     return this.db.prepare('SELECT DISTINCT parked_lane FROM deliveries WHERE parked_lane IS NOT NULL').pluck().all() as string[];
@@ -218,13 +98,6 @@ export class DeliveriesRepo {
 
   countUnfinished(): number {
     return (this.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('pending', 'in_flight', 'retrying')").get() as { n: number }).n;
-  }
-
-  /** Time-warp changed: stretch or shrink the real wait of every scheduled retry. */
-  rescale(now: number, factor: number): void {
-    this.db
-      .prepare("UPDATE deliveries SET next_attempt_at = ? + CAST(MAX(0, next_attempt_at - ?) * ? AS INTEGER) WHERE state = 'retrying'")
-      .run(now, now, factor);
   }
 
   /**
@@ -317,12 +190,4 @@ function exportStatements(db: Db) {
       WHERE dc.call_id = ? AND d.id NOT IN (SELECT value FROM json_each(?))`),
     withoutBody: db.prepare(`SELECT ${columns} FROM deliveries WHERE id = ?`),
   };
-}
-
-interface CancelRow {
-  id: number;
-  call_id: number;
-  urls: string;
-  url_states: string | null;
-  item_count: number;
 }

@@ -6,6 +6,7 @@ import { SettingsRepo } from './settings.repo';
 import { CallsRepo } from './calls.repo';
 import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
+import { DeliveryLedger } from './delivery-ledger';
 import { ClientQueueRepo } from './client-queue.repo';
 import { pruneCalls } from './retention';
 import { SourceKeys } from './source-keys';
@@ -50,7 +51,13 @@ export class Store {
   readonly settings: SettingsRepo;
   readonly requests: RequestsRepo;
   readonly calls: CallsRepo;
+  /** Deliveries and attempts as read (a call's, due, to resume, counts). */
   readonly deliveries: DeliveriesRepo;
+  /**
+   * Every delivery's lifecycle, whoever asks: created, scheduled, finished and canceled through its
+   * named operations, the only writes to deliveries, attempts and the Actions ledger (delivery-ledger.ts).
+   */
+  readonly ledger: DeliveryLedger;
   readonly clientQueue: ClientQueueRepo;
   /** Webhooks (Actions): calls waiting for their batch, and whether the store has any Actions data. */
   readonly actions: ActionsLedger;
@@ -94,6 +101,7 @@ export class Store {
     this.settings = new SettingsRepo(this.db);
     this.requests = new RequestsRepo(this.db);
     this.actions = new ActionsLedger(this.db);
+    this.ledger = new DeliveryLedger(this.db, this.actions);
     const outcomes = new ActionsOutcomes(this.db, this.inFlight, (id, name) => {
       const s = this.sources.get(id);
       return s ? webhookMappings(s.webhooks).find((m) => m.name === name) : undefined;
@@ -101,6 +109,7 @@ export class Store {
     this.calls = new CallsRepo(this.db, (id) => (id ? (this.sources.get(id)?.name ?? null) : null), this.requests, this.sourceKeys, this.inFlight, {
       ledger: this.actions,
       outcomes,
+      deliveries: this.ledger,
     });
     // Filled once the start is over (the first pages answered), or at the first arrival if sooner;
     // arrivals wait for it, and one that failed says so (recordArrivals).
