@@ -279,6 +279,8 @@ export type EngineEvent =
   /** An attempt as recorded, with its delivery's progress after the round (what the open detail patches in). */
   | { type: 'attempt.recorded'; callId: number; attempt: Attempt; delivery: DeliveryProgress }
   | { type: 'sources.changed' }
+  /** A tracking plan was created, replaced or deleted (the API, a config import): the plans screen reads them again. */
+  | { type: 'plans.changed' }
   | { type: 'settings.changed'; settings: Settings }
   | { type: 'client.changed'; state: ClientState }
   /** Storage started or stopped failing (a full disk, a read-only data folder): the banner shows it. */

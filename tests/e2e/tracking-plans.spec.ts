@@ -136,6 +136,21 @@ test('the plans screen shows, per rule, the calls matched, passed and failed in 
   }
 });
 
+test('the plans screen follows plans created, replaced and deleted elsewhere (the API, a script) while it shows', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('nav-plans').click();
+  await expect(page.locator('[data-testid="plan-card"][data-name="Shop plan"]')).toBeVisible();
+  const card = page.locator('[data-testid="plan-card"][data-name="Made elsewhere"]');
+  await expect(card).toHaveCount(0);
+  const made = await lab.api<{ id: string }>('POST', '/tracking-plans', { name: 'Made elsewhere', rules: [{ type: 'TRACK', key: 'Signed Up', version: 1, jsonSchema: { type: 'object' } }] });
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Signed Up"]')).toBeVisible();
+  await lab.api('PUT', `/tracking-plans/${made.id}`, { name: 'Made elsewhere', rules: [{ type: 'TRACK', key: 'Logged In', version: 1, jsonSchema: { type: 'object' } }] });
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Logged In"]')).toBeVisible();
+  await expect(card.locator('[data-testid="plan-rule"][data-key="Signed Up"]')).toHaveCount(0);
+  await lab.api('DELETE', `/tracking-plans/${made.id}`);
+  await expect(card).toHaveCount(0);
+});
+
 test('a 1,000-rule plan lists its 50 worst offenders first, and all its rules on asking', async ({ page }) => {
   const rules = Array.from({ length: 1000 }, (_, i) => ({ type: 'TRACK', key: `Event ${String(i).padStart(4, '0')}`, version: 1, jsonSchema: { type: 'object' } as Record<string, unknown> }));
   rules[700] = { ...rules[700]!, jsonSchema: { type: 'object', properties: { properties: { type: 'object', required: ['must'] } } } };

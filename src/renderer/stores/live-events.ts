@@ -25,6 +25,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     const updated: CallSummary[] = [];
     let client: ClientState | null = null;
     let sourcesChanged = false;
+    let plansChanged = false;
     let callsRemoved = false;
     let detailChanged = false;
     let detailMustRead = false;
@@ -60,6 +61,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
           case 'sources.changed':
             sourcesChanged = true;
             break;
+          case 'plans.changed':
+            plansChanged = true;
+            break;
           case 'client.changed':
             client = e.state;
             break;
@@ -73,6 +77,8 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     else if (stored.length || updated.length) s.applyCallEvents(stored, updated);
     if (client) s.setClientState(client);
     if (sourcesChanged) void s.loadSources();
+    // The plans screen reads its plans (and their rules' figures) when it opens; while it shows, again.
+    if (plansChanged && s.tab === 'plans') void s.loadPlans();
     if (detailChanged && (detailMustRead || (summaries.length > 0 && pushed.length === 0) || !patchOpenDetail(s, pushed, summaries))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
   };
@@ -107,6 +113,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
       void s.loadReceiverRequests();
       void s.loadAudiences();
       void s.loadDeletions();
+      if (s.tab === 'plans') void s.loadPlans();
       void s.fetchLoadRun();
     } else {
       void s.resyncCalls();

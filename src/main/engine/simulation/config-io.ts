@@ -24,6 +24,7 @@ export class ConfigIo implements Feature<Ops> {
       importConfig: async (config: Config) => {
         const warnings = await this.apply(config);
         this.deps.events.emit({ type: 'sources.changed' });
+        this.deps.events.emit({ type: 'plans.changed' });
         this.deps.events.emit({ type: 'receivers.changed' });
         this.deps.events.emit({ type: 'settings.changed', settings: this.deps.store.settings.get() });
         return { ok: true as const, sources: config.sources.length, mockReceivers: config.mockReceivers.length, audiences: config.audiences.length, warnings };

@@ -29,7 +29,11 @@ const HOUR_MS = 3_600_000;
 export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: () => number }): Handlers {
   const { store } = d;
   const plans = trackingPlansOf(store);
-  const changed = () => d.events.emit({ type: 'sources.changed' });
+  // Sources show their plan's name; the plans screen lists the plans.
+  const changed = () => {
+    d.events.emit({ type: 'sources.changed' });
+    d.events.emit({ type: 'plans.changed' });
+  };
   return {
     listTrackingPlans: () => plans.list(),
     getTrackingPlan: (input) => plans.get(input.id),
