@@ -148,26 +148,24 @@ describe('space back (auto_vacuum incremental)', () => {
   });
 
   it('after retention deletes calls, the free pages go back to the file system while the collector keeps answering', async () => {
-    // 1,500 calls of ~8 KB (about 12 MB), then a restart keeping 100: retention frees most pages.
+    // 3,000 calls of ~8 KB (about 24 MB), then a restart keeping 100: retention frees most pages.
     const dataDir = lab.dataDir();
     let t = await lab.start({ dataDir, config: { sources: [{ name: 'space', writeKey: KEY }] } });
-    for (let i = 0; i < 1500; i += 50) {
+    for (let i = 0; i < 3000; i += 50) {
       const batch = Array.from({ length: 50 }, (_, k) => ({ type: 'track', userId: 'u', event: 'Big', messageId: `b-${i + k}`, properties: { pad: 'x'.repeat(8000) } }));
       expect((await t.post('/v1/batch', { batch }, { writeKey: KEY })).status).toBe(200);
     }
     await t.stop({ keepData: true });
     const full = fileSize(dataDir);
-    expect(full).toBeGreaterThan(10 * 1024 * 1024);
+    expect(full).toBeGreaterThan(20 * 1024 * 1024);
     const dbFile = () => statSync(join(dataDir, DB)).size;
 
     let store!: Store;
-    const freed: number[] = [];
     t = await lab.start({ dataDir, overrides: { retentionCalls: 100 }, onStore: (s) => (store = s) });
     // Retention runs just after the start; the pages it frees are given back in steps.
     const peak = await waitFor(() => {
       const f = store.freeSpace();
-      freed.push(f.pages);
-      return f.reclaiming && f.pages > 100 ? f.pages : undefined;
+      return f.reclaiming && f.pages > 500 ? f.pages : undefined;
     }, 'retention to free pages and the reclaim to start', 20_000);
     // The collector answers while it runs: no request waits long.
     let slowest = 0;
@@ -184,7 +182,7 @@ describe('space back (auto_vacuum incremental)', () => {
     // The file itself is cut back; the WAL stays within its 4 MB limit (database.ts).
     expect(dbFile()).toBeLessThan(full / 3);
     expect(fileSize(dataDir) - dbFile()).toBeLessThanOrEqual(4 * 1024 * 1024 + 65536);
-    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeGreaterThan(500);
     expect((await t.call('listMessages', { limit: 1 })).total).toBeGreaterThanOrEqual(100);
   });
 });
