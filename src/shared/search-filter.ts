@@ -55,6 +55,27 @@ export function bodyMatches(item: unknown, term: string): boolean {
 }
 
 /**
+ * The text bodyMatches() searches in an item, for the engine's body index (store/body-search.ts): each
+ * key and string value folded, one per line, in the order bodyMatches() visits them. A term without
+ * a line break is a substring of this text exactly when bodyMatches() finds it in the item.
+ */
+export function bodySearchText(item: unknown): string {
+  const parts: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') parts.push(foldCase(v));
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        parts.push(foldCase(k));
+        walk(x);
+      }
+    }
+  };
+  walk(item);
+  return parts.join('\n');
+}
+
+/**
  * A cheap test on a request body's text that never misses a body bodyMatches() would match (it may
  * pass bodies that do not): a key or string value appears in the JSON text verbatim unless written
  * with an escape, and folding it folds the same characters in the text.

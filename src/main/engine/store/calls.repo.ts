@@ -5,7 +5,7 @@ import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
 import type { SourceKeys } from './source-keys';
 import { searchTerm, searchText } from '../../../shared/search-filter';
-import { bodyMatchIds } from './body-search';
+import { BodyIndex, mergeNewestFirst } from './body-search';
 import { URL_STATE_BITS, type InFlight } from './url-states';
 import { SUMMARY_COLUMNS, summaryOfRow, type SummaryCall, type SummaryRow } from './call-summary';
 import { storedCall, type CallRow } from './call-record';
@@ -59,6 +59,8 @@ export interface CallFilter {
 export class CallsRepo {
   private readonly insertStmt;
   readonly dedup: DedupWindow;
+  /** The calls' bodies as a trigram index, fed in the background (body-search.ts). */
+  readonly bodyIndex: BodyIndex;
   private readonly getStmt;
   private readonly countStmt;
   private readonly delCalls;
@@ -81,6 +83,7 @@ export class CallsRepo {
     this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
+    this.bodyIndex = new BodyIndex(db, requests);
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
     this.getStmt = db.prepare('SELECT c.*, r.meta FROM calls c JOIN requests r ON r.id = c.request_id WHERE c.id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM calls');
@@ -157,6 +160,7 @@ export class CallsRepo {
     const list = JSON.stringify(ids);
     this.actions.deliveries.eraseOfCalls(ids);
     const removed = this.delCalls.run(list).changes;
+    this.bodyIndex.forget(ids);
     if (this.total !== null) this.total -= removed;
     return removed;
   }
@@ -164,6 +168,7 @@ export class CallsRepo {
   /** After a rollback the running total may count rows that never landed: count again when next asked. */
   forgetCount(): void {
     this.total = null;
+    this.bodyIndex.reload();
   }
 
   /** The request a call arrived in (tracking plans: whether it was checked). */
@@ -179,12 +184,15 @@ export class CallsRepo {
   }
 
   list(f: CallFilter): Page<CallSummary> {
-    const { where, filter, args } = this.where(f);
+    const term = searchTerm(f.q);
+    // Only a search in the fields and bodies: the two lists of ids merged (the index's ids need no join).
+    const bodyOnly = term !== null && f.body && this.where({ ...f, q: undefined }).where.length === 0;
+    const { where, filter, args } = bodyOnly ? { where: [] as string[], filter: '', args: [] as unknown[] } : this.where(f);
     const from = `FROM calls c ${CLASSIC_JOIN}`;
     // A search reads every row however many match: one pass for the total and the page together,
     // instead of a COUNT(*) pass and a page query that scans the whole table when little matches.
-    if (searchTerm(f.q)) {
-      const all = this.db.prepare(`SELECT c.id ${from} ${filter} ORDER BY c.id DESC`).pluck().all(...args) as number[];
+    if (term) {
+      const all = bodyOnly ? mergeNewestFirst(this.fieldMatches(term), this.bodyIndex.matches(term)) : (this.db.prepare(`SELECT c.id ${from} ${filter} ORDER BY c.id DESC`).pluck().all(...args) as number[]);
       const start = f.before ? all.findIndex((id) => id < f.before!) : 0;
       const page = start < 0 ? [] : all.slice(start, start + f.limit);
       const items = this.summaries(page).sort((a, b) => b.id - a.id);
@@ -266,9 +274,17 @@ export class CallsRepo {
     }
     const term = searchTerm(f.q);
     // One instr() per row over the stored searchText (see migration 8 for what else was measured).
-    if (term && f.body) add('(instr(c.search, ?) > 0 OR c.id IN (SELECT value FROM json_each(?)))', term, JSON.stringify(bodyMatchIds(this.db, this.requests, term)));
+    if (term && f.body) {
+      const body = this.bodyIndex.sqlTest(term);
+      add(`(instr(c.search, ?) > 0 OR ${body.sql})`, term, ...body.args);
+    }
     else if (term) add('instr(c.search, ?) > 0', term);
     return { where, filter: where.length ? `WHERE ${where.join(' AND ')}` : '', args };
+  }
+
+  /** The calls whose fields hold the term, newest first. */
+  private fieldMatches(term: string): number[] {
+    return this.db.prepare('SELECT id FROM calls WHERE instr(search, ?) > 0 ORDER BY id DESC').pluck().all(term) as number[];
   }
 
   private inFlightIds(): string {

@@ -20,6 +20,13 @@ export const CORE_TABLES = [
   'source_secrets',
   'settings',
   'client_queue',
+  // "Search bodies": the trigram index (FTS5 and its shadow tables) and how far it has got (body-search.ts).
+  'body_index',
+  'body_index_config',
+  'body_index_data',
+  'body_index_docsize',
+  'body_index_idx',
+  'body_index_state',
 ] as const;
 
 /** SQL that reads or writes one of CORE_TABLES: the table named after FROM, JOIN, INTO, UPDATE or DELETE FROM. */

@@ -468,4 +468,13 @@ export const MIGRATIONS: string[] = [
   UPDATE sources SET webhooks = json_remove(webhooks, '$.sharedSecret', '$.standardWebhooksSecret');
   CREATE INDEX deliveries_sw_version ON deliveries(source_id, sw_version) WHERE sw_version IS NOT NULL AND state IN ('pending', 'in_flight', 'retrying');
   `,
+  /* 18: "Search bodies" at field-search speed (issue 27; store/body-search.ts): a trigram index of
+     each call's body text (its keys and string values, folded by the shared rule), contentless (the
+     bodies stay in requests only) and fed in the background, oldest first; body_index_state says up to
+     which call. Calls above it are searched by reading their bodies, so an existing lab's calls are
+     found from the start and indexed while the lab is idle. */ `
+  CREATE VIRTUAL TABLE body_index USING fts5(text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+  CREATE TABLE body_index_state (indexed_to INTEGER NOT NULL);
+  INSERT INTO body_index_state (indexed_to) VALUES (0);
+  `,
 ];

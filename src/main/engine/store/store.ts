@@ -115,6 +115,8 @@ export class Store {
     // arrivals wait for it, and one that failed says so (recordArrivals).
     this.dedupTimer = setTimeout(() => this.calls.dedupReady().catch(() => undefined), DEDUP_LOAD_DELAY_MS);
     this.dedupTimer.unref();
+    // Bodies are indexed for search in the background, after the start's first pages (body-search.ts).
+    this.calls.bodyIndex.start(DEDUP_LOAD_DELAY_MS);
     const now = opts.now ?? Date.now;
     this.secretsTimer = setInterval(() => {
       if (!this.sources.secrets.anyRetired()) return;
@@ -243,6 +245,7 @@ export class Store {
 
   close(): void {
     clearTimeout(this.dedupTimer);
+    this.calls.bodyIndex.stop();
     clearInterval(this.secretsTimer);
     this.space.close();
     this.stopProbe();

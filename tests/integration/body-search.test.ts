@@ -1,0 +1,220 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '../../src/main/engine/store/store';
+import type { Source } from '../../src/shared/types';
+import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+
+// "Search bodies" over a real SQLite file (issue 27): a trigram index fed in the background
+// (store/body-search.ts), the calls it has not reached read from their bodies. Each test holds the
+// indexer (pause) and moves it by hand (step, catchUp), so "behind" and "caught up" are exact states.
+
+let te: TestEngine | undefined;
+let dirs: string[] = [];
+
+afterEach(async () => {
+  await te?.stop({ keepData: true }).catch(() => undefined);
+  te = undefined;
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+async function lab(dataDir?: string, overrides?: { retentionCalls?: number }): Promise<{ t: TestEngine; store: Store; source: Source }> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'wl-body-search-'));
+  if (!dataDir) dirs.push(dir);
+  let store!: Store;
+  // Held from the start: the indexer's first slice waits for the start's pages anyway (1.5 s).
+  const t = await startTestEngine({ dataDir: dir, overrides, onStore: (s) => ((store = s), s.calls.bodyIndex.pause()) });
+  te = t;
+  const sources = await t.call('listSources', {});
+  const source = sources.find((s) => s.name === 'body-search') ?? (await t.call('createSource', { name: 'body-search', webhooks: { enabled: false, sharedSecret: '', urls: [] } }));
+  return { t, store, source };
+}
+
+async function send(t: TestEngine, source: Source, items: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 100) {
+    expect((await t.post('/v1/batch', { batch: items.slice(i, i + 100) }, { writeKey: source.writeKey })).status).toBe(200);
+  }
+}
+
+/** The messageIds of every call a body search lists, page by page through the cursor, with the total each page gave. */
+async function search(t: TestEngine, q: string, limit = 500): Promise<{ ids: string[]; totals: number[]; callIds: number[] }> {
+  const ids: string[] = [];
+  const callIds: number[] = [];
+  const totals: number[] = [];
+  let before: number | undefined;
+  for (;;) {
+    const page = await t.call('listMessages', { q, body: '1', limit, ...(before === undefined ? {} : { before }) } as never);
+    ids.push(...page.items.map((c) => c.messageId!));
+    callIds.push(...page.items.map((c) => c.id));
+    totals.push(page.total);
+    if (page.next === null) break;
+    before = page.next;
+  }
+  return { ids, totals, callIds };
+}
+
+const sorted = (xs: string[]) => [...xs].sort();
+
+describe('body search (trigram index fed in the background)', () => {
+  const people = [
+    { type: 'identify', userId: 'a', messageId: 'm-emile', traits: { name: 'ÉMILE Zola', city: 'Paris' } },
+    { type: 'track', userId: 'b', messageId: 'm-greek', event: 'E', properties: { note: 'ΣΟΦΊΑ und Straße' } },
+    { type: 'track', userId: 'c', messageId: 'm-key', event: 'E', properties: { CheckoutStep: 3, flag: true } },
+    { type: 'track', userId: 'd', messageId: 'm-nested', event: 'E', properties: { items: [{ sku: 'SKU-Blue-42' }, 'Gift "Wrap"'] } },
+    { type: 'track', userId: 'e', messageId: 'm-number', event: 'E', properties: { total: 12345 } },
+  ];
+  // term → messageIds, by the shared rule (keys and string values, folded; numbers not searched).
+  const expected: [string, string[]][] = [
+    ['émile', ['m-emile']],
+    ['ÉMILE zola', ['m-emile']],
+    ['σοφία', ['m-greek']],
+    ['STRASSE', []],
+    ['straße', ['m-greek']],
+    ['checkoutstep', ['m-key']],
+    ['sku-blue', ['m-nested']],
+    ['gift "wrap"', ['m-nested']],
+    ['12345', []],
+    ['e-42', ['m-nested']],
+    ['absent-term', []],
+    // Under three characters: not in the index, read from the bodies; the same answers.
+    ['zo', ['m-emile']],
+    // In the fields (messageId) and in the bodies alike: each call once.
+    ['m-', ['m-emile', 'm-greek', 'm-key', 'm-nested', 'm-number']],
+    ['m-e', ['m-emile']],
+    ['ß', ['m-greek']],
+    ['"w', ['m-nested']],
+    // A line break: not in the index (it separates the values there); read from the bodies.
+    ['zola\nparis', []],
+  ];
+
+  it('finds substrings in any letter case, non-ASCII and short terms included, the same behind and once indexed', async () => {
+    const { t, store, source } = await lab();
+    await send(t, source, people);
+    const index = store.calls.bodyIndex;
+    expect(index.watermark).toBe(0);
+    const behind = new Map<string, string[]>();
+    for (const [q, want] of expected) {
+      const got = sorted((await search(t, q)).ids);
+      expect(got, `behind: ${JSON.stringify(q)}`).toEqual(sorted(want));
+      behind.set(q, got);
+    }
+    expect(index.catchUp()).toBe(people.length);
+    expect(index.behind()).toBe(0);
+    for (const [q, want] of expected) expect(sorted((await search(t, q)).ids), `indexed: ${JSON.stringify(q)}`).toEqual(sorted(want));
+    // The index itself answered the terms of three characters or more (it holds the calls' text)…
+    expect(index.indexedMatches('émile')).toHaveLength(1);
+    expect(index.indexedMatches('sku-blue')).toHaveLength(1);
+    expect(index.indexedMatches('absent-term')).toEqual([]);
+    // …and leaves the others to the bodies.
+    expect(index.indexedMatches('zo')).toBeNull();
+    expect(index.indexedMatches('zola\nparis')).toBeNull();
+  });
+
+  it('pages through matches with the cursor without skipping or repeating, across indexed calls and the tail', async () => {
+    const { t, store, source } = await lab();
+    // 450 calls, every third holding the term in a value, in another letter case each time.
+    const items = Array.from({ length: 450 }, (_, i) => ({
+      type: 'track', userId: `u${i}`, messageId: `p-${i}`, event: 'Paged', properties: { tag: i % 3 === 0 ? ['needle', 'NEEDLE', 'NeEdLe'][i % 9 / 3] : 'hay' },
+    }));
+    await send(t, source, items);
+    const want = items.filter((_, i) => i % 3 === 0).map((c) => c.messageId);
+    // Part indexed: the mark stands inside the matches, so pages straddle the index and the tail.
+    store.calls.bodyIndex.step(1000, 200);
+    expect(store.calls.bodyIndex.watermark).toBeGreaterThan(0);
+    expect(store.calls.bodyIndex.behind()).toBe(250);
+    for (const limit of [7, 50, 100]) {
+      const r = await search(t, 'needle', limit);
+      expect(r.ids).toHaveLength(want.length);
+      expect(new Set(r.ids).size).toBe(want.length);
+      expect(sorted(r.ids)).toEqual(sorted(want));
+      // Newest first, and every page counted the same total.
+      expect(r.callIds).toEqual([...r.callIds].sort((a, b) => b - a));
+      expect(new Set(r.totals)).toEqual(new Set([want.length]));
+    }
+    // The indexer moving on between two pages changes nothing.
+    const first = await t.call('listMessages', { q: 'needle', body: '1', limit: 100 } as never);
+    store.calls.bodyIndex.catchUp();
+    const second = await t.call('listMessages', { q: 'needle', body: '1', limit: 100, before: first.next! } as never);
+    expect(second.items[0]!.id).toBeLessThan(first.items[first.items.length - 1]!.id);
+    expect([...first.items, ...second.items].map((c) => c.messageId)).toEqual(
+      [...want].reverse().slice(0, 200),
+    );
+    // With another filter too (the query's own test, not the merge of two lists).
+    const typed = await t.call('listMessages', { q: 'needle', body: '1', type: 'track', sourceId: source.id, limit: 500 } as never);
+    expect(sorted(typed.items.map((c) => c.messageId!))).toEqual(sorted(want));
+  });
+
+  it('finds calls that arrive while the indexer is behind, and the indexer catches up in the background', async () => {
+    const { t, store, source } = await lab();
+    await send(t, source, [{ type: 'track', userId: 'x', messageId: 'early', event: 'E', properties: { word: 'Lighthouse' } }]);
+    store.calls.bodyIndex.catchUp();
+    await send(t, source, [{ type: 'track', userId: 'y', messageId: 'late', event: 'E', properties: { word: 'LIGHTHOUSE keeper' } }]);
+    expect(store.calls.bodyIndex.behind()).toBe(1);
+    expect(sorted((await search(t, 'lighthouse')).ids)).toEqual(['early', 'late']);
+    // Left alone, the indexer takes the new call in on its own.
+    store.calls.bodyIndex.resume();
+    await waitFor(() => store.calls.bodyIndex.behind() === 0, 'the indexer caught up');
+    expect(store.calls.bodyIndex.indexedMatches('lighthouse')).toHaveLength(2);
+    expect(sorted((await search(t, 'lighthouse')).ids)).toEqual(['early', 'late']);
+  });
+
+  it('retention, erasure and clear take calls out of the index; ids given again are not matched by old entries', async () => {
+    const { t, store, source } = await lab(undefined, { retentionCalls: 100 });
+    const items = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: i < 120 ? 'keep' : 'gone', messageId: `r-${i}`, event: 'E', properties: { word: `Marmalade-${i}` } }));
+    await send(t, source, items);
+    store.calls.bodyIndex.catchUp();
+    expect(store.calls.bodyIndex.indexedMatches('marmalade')).toHaveLength(150);
+    // Retention keeps the newest 100.
+    expect(store.prune()).toBe(50);
+    expect(store.calls.bodyIndex.indexedMatches('marmalade')).toHaveLength(100);
+    expect((await search(t, 'marmalade')).ids).toHaveLength(100);
+    expect((await search(t, 'marmalade-49')).ids).toEqual([]);
+    // Erasing a user's calls (the newest 30): their entries go, and the mark comes down to the newest left.
+    const newest = store.calls.bodyIndex.watermark;
+    await store.writes.run(() => store.erasure.ofUser('gone'));
+    expect(store.calls.bodyIndex.indexedMatches('marmalade')).toHaveLength(70);
+    expect(store.calls.bodyIndex.watermark).toBe(newest - 30);
+    // New calls take the erased ids again: found by their own bodies only.
+    await send(t, source, [{ type: 'track', userId: 'new', messageId: 'n-1', event: 'E', properties: { word: 'Quince' } }]);
+    expect((await search(t, 'marmalade-120')).ids).toEqual([]);
+    expect((await search(t, 'marmalade')).ids).toHaveLength(70);
+    expect((await search(t, 'quince')).ids).toEqual(['n-1']);
+    store.calls.bodyIndex.catchUp();
+    expect((await search(t, 'quince')).ids).toEqual(['n-1']);
+    expect((await search(t, 'marmalade')).ids).toHaveLength(70);
+    // Clear: nothing left in the index; calls stored after it are indexed from their ids.
+    await t.call('clearCalls', {});
+    expect(store.calls.bodyIndex.indexedMatches('marmalade')).toEqual([]);
+    expect(store.calls.bodyIndex.indexedMatches('quince')).toEqual([]);
+    expect(store.calls.bodyIndex.watermark).toBe(0);
+    await send(t, source, [{ type: 'track', userId: 'z', messageId: 'after-clear', event: 'E', properties: { word: 'Apricot' } }]);
+    expect((await search(t, 'marmalade')).ids).toEqual([]);
+    expect((await search(t, 'quince')).ids).toEqual([]);
+    store.calls.bodyIndex.catchUp();
+    expect((await search(t, 'apricot')).ids).toEqual(['after-clear']);
+  });
+
+  it('a restart goes on from a partly built index: every call found before and after it catches up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-body-search-'));
+    dirs.push(dir);
+    const first = await lab(dir);
+    const items = Array.from({ length: 300 }, (_, i) => ({ type: 'track', userId: `u${i}`, messageId: `k-${i}`, event: 'E', properties: { word: i % 2 ? 'Kiwi' : 'kumquat' } }));
+    await send(first.t, first.source, items);
+    expect(first.store.calls.bodyIndex.step(1000, 120)).toBe(120);
+    const mark = first.store.calls.bodyIndex.watermark;
+    await first.t.stop({ keepData: true });
+    te = undefined;
+
+    const second = await lab(dir);
+    expect(second.store.calls.bodyIndex.watermark).toBe(mark);
+    expect(second.store.calls.bodyIndex.indexedMatches('kiwi')).toHaveLength(60);
+    const kiwis = items.filter((_, i) => i % 2).map((c) => c.messageId);
+    expect(sorted((await search(second.t, 'KIWI')).ids)).toEqual(sorted(kiwis));
+    second.store.calls.bodyIndex.catchUp();
+    expect(second.store.calls.bodyIndex.indexedMatches('kiwi')).toHaveLength(150);
+    expect(sorted((await search(second.t, 'KIWI')).ids)).toEqual(sorted(kiwis));
+    expect((await search(second.t, 'kumquat')).ids).toHaveLength(150);
+  });
+});
