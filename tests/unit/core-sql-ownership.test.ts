@@ -108,10 +108,10 @@ function ledgerWritesElsewhere(files: { file: string; text?: string }[]): string
  * or methods that hand it on: a parameter (a callback's included) or a result typed with Db or
  * Database (issue 27: featureRepo lent the handle itself to a factory).
  */
-function publicDbMembers(file = join(STORE_DIR, 'store.ts'), text = readFileSync(file, 'utf8')): string[] {
+function publicDbMembers(file = join(STORE_DIR, 'store.ts'), text = readFileSync(file, 'utf8'), className = 'Store'): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const cls = sf.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === 'Store');
-  if (!cls) throw new Error('class Store not found in store.ts');
+  const cls = sf.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className);
+  if (!cls) throw new Error(`class ${className} not found in ${file}`);
   const hidden = (m: ts.ClassElement) =>
     (m.name !== undefined && ts.isPrivateIdentifier(m.name)) ||
     (ts.canHaveModifiers(m) && (ts.getModifiers(m) ?? []).some((k) => k.kind === ts.SyntaxKind.PrivateKeyword || k.kind === ts.SyntaxKind.ProtectedKeyword));
@@ -120,10 +120,15 @@ function publicDbMembers(file = join(STORE_DIR, 'store.ts'), text = readFileSync
   const handsOn = (m: ts.ClassElement) =>
     (ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m)) &&
     [typeText(m), ...(ts.isMethodDeclaration(m) ? m.parameters.map((p) => p.type?.getText(sf) ?? '') : [])].some((t) => /\b(?:Db|Database)\b/.test(t));
-  // Constructor parameters with an accessibility modifier are members too.
+  // Constructor parameters with an accessibility modifier are members too (public ones: `readonly db`, not `private readonly db`).
+  const isPublicParam = (p: ts.ParameterDeclaration) => {
+    const kinds = (ts.getModifiers(p) ?? []).map((k) => k.kind);
+    const member = kinds.includes(ts.SyntaxKind.PublicKeyword) || kinds.includes(ts.SyntaxKind.ReadonlyKeyword);
+    return member && !kinds.includes(ts.SyntaxKind.PrivateKeyword) && !kinds.includes(ts.SyntaxKind.ProtectedKeyword);
+  };
   const ctorParams = cls.members
     .filter(ts.isConstructorDeclaration)
-    .flatMap((c) => c.parameters.filter((p) => (ts.getModifiers(p) ?? []).some((k) => k.kind === ts.SyntaxKind.PublicKeyword || k.kind === ts.SyntaxKind.ReadonlyKeyword)))
+    .flatMap((c) => c.parameters.filter(isPublicParam))
     .filter((p) => p.name.getText(sf) === 'db' || p.type?.getText(sf) === 'Db')
     .map((p) => `constructor parameter ${p.name.getText(sf)}`);
   return cls.members
@@ -131,6 +136,19 @@ function publicDbMembers(file = join(STORE_DIR, 'store.ts'), text = readFileSync
     .filter((m) => m.name?.getText(sf) === 'db' || typeText(m) === 'Db' || handsOn(m))
     .map((m) => m.name?.getText(sf) ?? '?')
     .concat(ctorParams);
+}
+
+/**
+ * The same for every class of the store's files (the repositories Store exposes: store.calls,
+ * store.deliveries, store.ledger…): a public `db` on any of them would hand the handle out as well.
+ */
+function repositoryHandles(files = sourceFiles(STORE_DIR).map((file) => ({ file, text: readFileSync(file, 'utf8') }))): string[] {
+  return files.flatMap(({ file, text }) =>
+    ts
+      .createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      .statements.filter((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name !== undefined)
+      .flatMap((c) => publicDbMembers(file, text, c.name!.text).map((m) => `${relative(ROOT, file)}: ${c.name!.text}.${m}`)),
+  );
 }
 
 describe('the store owns SQL over the core tables', () => {
@@ -171,6 +189,16 @@ describe('the store owns SQL over the core tables', () => {
     expect(store('get handle(): Db { return this.db; }')).toEqual(['handle']);
     expect(store('readonly raw: Database.Database;')).toEqual(['raw']);
     expect(store('private open(make: (db: Db) => void): void { make(this.db); }\n  featureRepo<T>(make: (db: FeatureDb) => T): T { return make(featureDb(this.db)); }')).toEqual([]);
+  });
+
+  it('no repository of the store (what Store exposes: calls, deliveries, ledger…) holds the handle where a caller can read it', () => {
+    expect(repositoryHandles()).toEqual([]);
+    // The guard must be able to fail: a public constructor parameter, a field, a getter, in any class of the store's files.
+    const file = join(STORE_DIR, 'calls.repo.ts');
+    const repo = (text: string) => repositoryHandles([{ file, text }]);
+    expect(repo('export class CallsRepo {\n  constructor(readonly db: Db) {}\n}')).toEqual(['src/main/engine/store/calls.repo.ts: CallsRepo.constructor parameter db']);
+    expect(repo('class A {\n  db: Db;\n}\nclass B {\n  get raw(): Db { return this.x; }\n}')).toEqual(['src/main/engine/store/calls.repo.ts: A.db', 'src/main/engine/store/calls.repo.ts: B.raw']);
+    expect(repo('export class DeliveryLedger {\n  constructor(private readonly db: Db) {}\n}')).toEqual([]);
   });
 
   // The guard must be able to fail: it sees SQL in each literal form, and skips comments.
