@@ -117,6 +117,52 @@ test('destinations: the sidebar, the palette and an address change ask before un
   await expect(page.getByTestId('screen-destinations')).toBeVisible();
 });
 
+test('a mock receiver, an audience and a plan rule being edited ask before they are left; saved, they do not', async ({ page }) => {
+  await lab.api('POST', '/tracking-plans', { name: 'Guard plan', rules: [{ type: 'TRACK', key: 'Guarded', version: 1, jsonSchema: { type: 'object' } }] });
+  const dialog = page.getByTestId('leave-dialog');
+  const leaveAsks = async (what: string) => {
+    await page.getByTestId('nav-compose').click();
+    await expect(dialog).toContainText(`Changes not saved yet: ${what}.`);
+    await page.getByTestId('leave-keep').click();
+    await expect(dialog).toHaveCount(0);
+  };
+
+  await openApp(page, lab, 'receivers');
+  await page.getByTestId('new-receiver').click();
+  await page.getByTestId('rf-name').fill('guarded-rx');
+  await leaveAsks('a new mock receiver');
+  await expect(page.getByTestId('rf-name')).toHaveValue('guarded-rx');
+  await page.getByTestId('nav-compose').click();
+  await page.getByTestId('leave-discard').click();
+  await expect(page.getByTestId('screen-compose')).toBeVisible();
+
+  await page.getByTestId('nav-audiences').click();
+  await page.getByTestId('new-audience').click();
+  await page.getByTestId('aud-name').fill('Guarded users');
+  await leaveAsks('a new audience');
+  await expect(page.getByTestId('aud-name')).toHaveValue('Guarded users');
+  await page.getByTestId('nav-compose').click();
+  await page.getByTestId('leave-discard').click();
+  await expect(page.getByTestId('screen-compose')).toBeVisible();
+
+  await page.getByTestId('nav-plans').click();
+  const rule = page.locator('[data-testid="plan-card"][data-name="Guard plan"]');
+  await rule.getByTestId('rule-edit').click();
+  await expect(rule.getByTestId('rule-schema')).toBeVisible();
+  // Opened and not changed: nothing to lose.
+  await page.getByTestId('nav-compose').click();
+  await expect(page.getByTestId('screen-compose')).toBeVisible();
+  await page.getByTestId('nav-plans').click();
+  await rule.getByTestId('rule-edit').click();
+  await rule.getByTestId('rule-schema').fill('{ "type": "object", "required": ["properties"] }');
+  await leaveAsks('the JSON Schema of TRACK "Guarded" in Guard plan');
+  await rule.getByTestId('rule-save').click();
+  await expect(rule.getByTestId('rule-schema')).toHaveCount(0);
+  await page.getByTestId('nav-compose').click();
+  await expect(page.getByTestId('screen-compose')).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+});
+
 test('inspector: ↓ and a click on another call ask while an Edit & replay body is edited', async ({ page }) => {
   const source = await sourceTo('switch', `${receivers.ok.url}/switch`);
   const [older, newer] = await sendCalls(source, ['Switch One', 'Switch Two']);

@@ -6,6 +6,7 @@ import type { Audience } from '../../../shared/simulation.contract';
 import { audienceInputOf, definitionOf, draftOfAudience, emptyAudienceDraft, type AudienceDraft, type ComputeDraft } from './audience-model';
 import { RuleGroup } from './rule-builder';
 import { FormErrors } from '../../components/form-errors';
+import { useUnsaved } from '../../components/leave-dialog';
 
 const KNOWN = /^(name|type|sourceIds.*|syncIntervalMs|rule.*|compute.*)$/;
 
@@ -55,11 +56,13 @@ export function AudienceForm({ onDone, editing }: { onDone(): void; editing?: Au
   const apiError = useApp((s) => s.audienceFormError);
   const previewError = useApp((s) => s.audiencePreviewError);
   // With one source sending webhooks the choice is obvious; with several, the user picks.
-  const [draft, setDraft] = useState<AudienceDraft>(() => {
+  const [initial] = useState<AudienceDraft>(() => {
     if (editing) return draftOfAudience(editing);
     const enabled = sources.filter((s) => s.webhooks.enabled);
     return emptyAudienceDraft(enabled.length === 1 ? [enabled[0].id] : []);
   });
+  const [draft, setDraft] = useState<AudienceDraft>(initial);
+  useUnsaved(`audience:${editing?.id ?? 'new'}`, JSON.stringify(draft) !== JSON.stringify(initial) ? (editing ? `the audience ${editing.name}` : 'a new audience') : null);
   const [local, setLocal] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const set = (patch: Partial<AudienceDraft>) => setDraft({ ...draft, ...patch });

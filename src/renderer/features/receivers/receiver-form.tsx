@@ -5,6 +5,7 @@ import { useApp, useAppStore } from '../../store-context';
 import { HeaderEditor } from '../../components/header-editor';
 import { draftFromReceiver, draftToInput, emptyDraft, type ReceiverDraft } from './receiver-model';
 import { FormErrors } from '../../components/form-errors';
+import { useUnsaved } from '../../components/leave-dialog';
 
 // Create or edit one mock receiver: every behavior of the engine's schema, with the engine's
 // messages shown on the field they are about.
@@ -15,7 +16,9 @@ export function ReceiverForm({ receiver, onDone }: { receiver?: MockReceiverView
   const store = useAppStore();
   const count = useApp((s) => s.receivers.length);
   const apiError = useApp((s) => s.receiverFormError);
-  const [draft, setDraft] = useState<ReceiverDraft>(() => (receiver ? draftFromReceiver(receiver) : emptyDraft(count)));
+  const [initial] = useState<ReceiverDraft>(() => (receiver ? draftFromReceiver(receiver) : emptyDraft(count)));
+  const [draft, setDraft] = useState<ReceiverDraft>(initial);
+  useUnsaved(`receiver:${receiver?.id ?? 'new'}`, JSON.stringify(draft) !== JSON.stringify(initial) ? (receiver ? `the mock receiver ${receiver.name}` : 'a new mock receiver') : null);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const set = (patch: Partial<ReceiverDraft>) => setDraft({ ...draft, ...patch });

@@ -4,6 +4,7 @@ import { EmptyState } from '../../components/field';
 import { formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { LoadError } from '../../components/load-error';
+import { useUnsaved } from '../../components/leave-dialog';
 
 // Tracking plans (issue 24, docs/tracking-plans.md): import a plan file, make a draft from a source's
 // calls, read each plan's rules and the sources checked against it, edit a rule's JSON Schema (the
@@ -15,6 +16,8 @@ function RuleRow({ plan, index, stats }: { plan: TrackingPlan; index: number; st
   const rule = plan.rules[index]!;
   const [editing, setEditing] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const dirty = editing !== null && editing !== JSON.stringify(rule.jsonSchema, null, 2);
+  useUnsaved(`plan-rule:${plan.id}:${index}`, dirty ? `the JSON Schema of ${rule.type}${rule.key ? ` "${rule.key}"` : ''} in ${plan.name}` : null);
   return (
     <>
       <tr data-testid="plan-rule" data-key={rule.key ?? ''} data-failed={stats?.failed ?? 0}>
