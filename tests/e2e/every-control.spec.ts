@@ -30,6 +30,7 @@ const COVERED: Record<string, string[]> = {
     'cf-enabled', 'cf-mode', 'cf-save',
     'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
     'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle', 'am-fql-edit-0', 'am-fql-sample-0',
+    'rotate-sw-secret', 'rotate-sw-secret-cancel', 'rotate-sw-secret-confirm', 'rotate-shared-secret', 'rotate-shared-secret-cancel', 'rotate-shared-secret-confirm',
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
@@ -313,6 +314,26 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
     .poll(async () => (await webhooksOf()).mappings)
     .toEqual([{ name: 'mapping 1', trigger: { type: { oneOf: ['track', 'page'] }, event: { equals: 'Every Control' } }, url: `${receivers.ok.url}/actions`, method: 'PATCH', headers: {}, batchSize: 1000 }]);
   expect((await webhooksOf()).mode).toBe('both');
+  // Rotate each saved secret: a random new version; the Standard Webhooks one says until when the old one signs too.
+  const saved = await webhooksOf();
+  await expect(t('rotate-sw-secret-version')).toHaveText('version 1');
+  await s.use('rotate-sw-secret', t('rotate-sw-secret'));
+  await s.use('rotate-sw-secret-cancel', t('rotate-sw-secret-cancel'));
+  await expect(t('rotate-sw-secret-version')).toHaveText('version 1');
+  await t('rotate-sw-secret').click();
+  await expect(t('rotate-sw-secret-confirm')).toHaveText('New secret (the old one signs too for 24h 00m)');
+  await s.use('rotate-sw-secret-confirm', t('rotate-sw-secret-confirm'));
+  await expect(t('rotate-sw-secret-version')).toHaveText('version 2');
+  await expect(t('rotate-sw-secret-overlap')).toContainText('the previous version also signs until');
+  await expect.poll(async () => (await webhooksOf()).standardWebhooksSecret).not.toBe(saved.standardWebhooksSecret);
+  await expect(t('wh-sw-secret')).toHaveValue((await webhooksOf()).standardWebhooksSecret as string);
+  await s.use('rotate-shared-secret', t('rotate-shared-secret'));
+  await s.use('rotate-shared-secret-cancel', t('rotate-shared-secret-cancel'));
+  await t('rotate-shared-secret').click();
+  await s.use('rotate-shared-secret-confirm', t('rotate-shared-secret-confirm'));
+  await expect(t('rotate-shared-secret-version')).toHaveText('version 2');
+  await expect(t('toast-info').filter({ hasText: 'Shared secret rotated (version 2)' })).toBeVisible();
+  await expect.poll(async () => (await webhooksOf()).sharedSecret).not.toBe(saved.sharedSecret);
   // The trigger as FQL, checked against a sample call as it is typed (the mapping is removed next, unsaved).
   await expect(t('am-trigger-fql-0')).toContainText('(type = "track" or type = "page") and event = "Every Control"');
   await s.use('am-fql-edit-0', t('am-fql-edit-0'));
@@ -771,7 +792,7 @@ test('audiences: every control', async ({ page }) => {
   s.done();
 });
 
-test('deletions, load, client and settings: every control', async ({ page }) => {
+test('deletions, load, client and settings: every control', async ({ page, consoleGuard }) => {
   await openApp(page, lab, 'compose');
   const t = (id: string) => page.getByTestId(id);
 
@@ -846,8 +867,18 @@ test('deletions, load, client and settings: every control', async ({ page }) => 
   await set.use('set-preset', t('set-preset'), (l) => l.selectOption('fast'));
   await set.use('set-strict', t('set-strict'));
   await set.use('set-alias-keys', t('set-alias-keys'), (l) => l.selectOption('camel'));
+  await expect(t('set-rotation-window')).toHaveValue('24');
+  await t('set-rotation-window').fill('1.5');
   await set.use('settings-save', t('settings-save'));
-  await expect.poll(async () => lab.api<{ payloadFormat: string; strict: boolean }>('GET', '/settings')).toMatchObject({ payloadFormat: 'documented', strict: true, aliasKeys: 'camel' });
+  await expect.poll(async () => lab.api<{ payloadFormat: string; strict: boolean }>('GET', '/settings')).toMatchObject({ payloadFormat: 'documented', strict: true, aliasKeys: 'camel', secretRotationWindowMs: 5_400_000 });
+  // A negative window is named on its field.
+  consoleGuard.allow(/status of 400 \(Bad Request\) \(.*\/api\/settings/);
+  await t('set-rotation-window').fill('-1');
+  await t('settings-save').click();
+  await expect(t('error-secretRotationWindowMs')).toContainText('at least 0');
+  await t('set-rotation-window').fill('24');
+  await t('settings-save').click();
+  await expect.poll(async () => (await lab.api<{ secretRotationWindowMs: number }>('GET', '/settings')).secretRotationWindowMs).toBe(86_400_000);
   const download = page.waitForEvent('download');
   await set.use('config-export', t('config-export'));
   const file = await (await download).path();

@@ -18,6 +18,8 @@ export interface SourcesSlice {
   createSource(input: { name: string; writeKey?: string }): Promise<Source | null>;
   saveWebhooks(id: string, webhooks: WebhookSettings): Promise<boolean>;
   regenerateWriteKey(id: string): Promise<void>;
+  /** A random new version of one of the source's secrets (the old one keeps signing what it signed). */
+  rotateSecret(id: string, which: 'sharedSecret' | 'standardWebhooksSecret'): Promise<void>;
   deleteSource(id: string): Promise<void>;
   sendTestCall(id: string): Promise<CallDetail | null>;
   /** The test call changed (live events): read it again so its chip shows where it is now. */
@@ -86,6 +88,16 @@ export const createSourcesSlice =
         try {
           replace(await api.call('regenerateWriteKey', { id }));
           get().notify('New write key generated; the old one no longer works');
+        } catch (err) {
+          get().notify(errorText(err), 'error');
+        }
+      },
+      async rotateSecret(id, which) {
+        try {
+          const s = await api.call('rotateSecret', { id, which });
+          replace(s);
+          const v = s.secretVersions?.[which]?.version;
+          get().notify(`${which === 'sharedSecret' ? 'Shared secret' : 'Standard Webhooks secret'} rotated${v ? ` (version ${v})` : ''}: new requests sign with it`);
         } catch (err) {
           get().notify(errorText(err), 'error');
         }

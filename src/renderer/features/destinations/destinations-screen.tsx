@@ -7,6 +7,7 @@ import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppStore } from '../../store-context';
 import { SourceList } from './source-list';
 import { WebhooksForm } from './webhooks-form';
+import { SecretRotation } from './secret-rotation';
 import { CollectorFaultsForm } from './collector-faults-form';
 import { CallLink } from '../../components/call-link';
 import { LoadError } from '../../components/load-error';
@@ -36,6 +37,7 @@ function SourcePanel({ source }: { source: Source }) {
         </div>
       ) : null}
       <WebhooksForm key={`${source.id}:${JSON.stringify(source.webhooks)}`} source={source} />
+      <SecretRotation source={source} />
       <div className="actions">
         <button
           type="button"

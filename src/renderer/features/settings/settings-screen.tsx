@@ -38,6 +38,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [timeScale, setTimeScale] = useState(String(settings.timeScale));
   const [strict, setStrict] = useState(settings.strict);
   const [retention, setRetention] = useState(String(settings.retentionCalls));
+  const [rotationHours, setRotationHours] = useState(String(settings.secretRotationWindowMs / 3_600_000));
   const [delaysError, setDelaysError] = useState<string | null>(null);
   const err = (p: string) => formError?.fieldMessage(p);
 
@@ -79,6 +80,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           timeScale: Number(timeScale),
           strict,
           retentionCalls: Number(retention),
+          secretRotationWindowMs: rotationHours.trim() === '' ? Number.NaN : Math.round(Number(rotationHours) * 3_600_000),
         });
       }}
     >
@@ -121,6 +123,14 @@ function SettingsForm({ settings }: { settings: Settings }) {
       </Field>
       <Field label="Keep at most (calls)" name="retentionCalls" error={err('retentionCalls')} hint="older calls and their attempts are deleted">
         <input type="number" min={100} data-testid="set-retention" value={retention} onChange={(e) => setRetention(e.target.value)} />
+      </Field>
+      <Field
+        label="Rotation window (hours)"
+        name="secretRotationWindowMs"
+        error={err('secretRotationWindowMs')}
+        hint="after a secret is rotated (Destinations), Standard Webhooks requests carry the old secret's signature too for this long, so receivers can switch; 0 = at once"
+      >
+        <input type="number" step="any" min={0} data-testid="set-rotation-window" value={rotationHours} onChange={(e) => setRotationHours(e.target.value)} />
       </Field>
       {formError && !formError.fields.length ? <div className="notice error">{formError.message}</div> : null}
       <div className="actions">
