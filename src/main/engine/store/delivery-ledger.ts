@@ -22,6 +22,7 @@ const UNFINISHED = "state IN ('pending', 'in_flight', 'retrying')";
 
 export class DeliveryLedger {
   private readonly insertStmt;
+  private readonly insertClassicStmt;
   private readonly linkStmt;
   private readonly updateStmt;
   private readonly inFlightStmt;
@@ -36,8 +37,11 @@ export class DeliveryLedger {
     private readonly db: Db,
     private readonly actions: ActionsLedger,
   ) {
-    // One statement for both kinds: a Classic row's kind, mapping, method, timeout and item count are
-    // the columns' defaults, written from the same object the dispatcher is handed (newActive).
+    // Written from the object the dispatcher is handed (newActive). A Classic row leaves kind, mapping,
+    // method, timeout and item count to the columns' defaults, which are newActive's for Classic
+    // (delivery-ledger.test.ts reads each kind back): five values fewer to bind per forwarded call.
+    this.insertClassicStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
+      sw_id, sw_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertStmt = db.prepare(`INSERT INTO deliveries (call_id, source_id, type, state, urls, pending_urls, body, user_agent, signature,
       sw_id, sw_version, kind, mapping, method, timeout_ms, item_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.linkStmt = db.prepare('INSERT INTO delivery_calls (delivery_id, call_id, item) VALUES (?, ?, ?)');
@@ -108,10 +112,14 @@ export class DeliveryLedger {
 
   private insert(d: ActiveDelivery): ActiveDelivery {
     const sw = d.standardWebhooks;
-    d.id = Number(
-      this.insertStmt.run(d.callId, d.sourceId, d.type, d.state, JSON.stringify(d.urls), JSON.stringify(d.pendingUrls), d.body, d.frozen!.userAgent,
-        d.frozen!.signature, sw && sw.id, sw && sw.version, d.kind, d.mapping, d.method, d.timeoutMs, d.itemCount).lastInsertRowid,
-    );
+    const { userAgent, signature } = d.frozen!;
+    const urls = JSON.stringify(d.urls);
+    const pending = JSON.stringify(d.pendingUrls);
+    const r =
+      d.kind === 'classic'
+        ? this.insertClassicStmt.run(d.callId, d.sourceId, d.type, d.state, urls, pending, d.body, userAgent, signature, sw && sw.id, sw && sw.version)
+        : this.insertStmt.run(d.callId, d.sourceId, d.type, d.state, urls, pending, d.body, userAgent, signature, sw && sw.id, sw && sw.version, d.kind, d.mapping, d.method, d.timeoutMs, d.itemCount);
+    d.id = Number(r.lastInsertRowid);
     return d;
   }
 
