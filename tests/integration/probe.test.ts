@@ -18,6 +18,8 @@ interface Flaws {
   conflictOnDuplicate?: boolean;
   delayMs?: number;
   badRequestOnScreen?: boolean;
+  /** Checks only the first of several webhook-signature values (refuses a rotation's old-then-new pair). */
+  firstSignatureOnly?: boolean;
 }
 
 /** A receiver as the docs tell people to write one, with the flaws asked for. */
@@ -30,7 +32,7 @@ function careful(flaws: Flaws = {}) {
       const given = Buffer.from(String(req.headers['x-signature'] ?? ''), 'utf8');
       const want = Buffer.from(createHmac('sha1', SECRET).update(req.body).digest('hex'), 'utf8');
       if (given.length !== want.length || !timingSafeEqual(given, want)) return answer(401);
-      if (req.headers['webhook-id'] !== undefined && !standardWebhookOk(req)) return answer(401);
+      if (req.headers['webhook-id'] !== undefined && !standardWebhookOk(req, flaws.firstSignatureOnly)) return answer(401);
     }
     let body: { type?: string; messageId?: string };
     try {
@@ -46,13 +48,14 @@ function careful(flaws: Flaws = {}) {
   };
 }
 
-function standardWebhookOk(req: ReceivedRequest): boolean {
+function standardWebhookOk(req: ReceivedRequest, firstOnly = false): boolean {
   const id = String(req.headers['webhook-id']);
   const ts = Number(req.headers['webhook-timestamp']);
   if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300) return false;
   const key = Buffer.from(WHSEC.slice('whsec_'.length), 'base64');
   const want = createHmac('sha256', key).update(`${id}.${ts}.${req.body.toString('utf8')}`).digest('base64');
-  return String(req.headers['webhook-signature'] ?? '').split(' ').some((s) => s === `v1,${want}`);
+  const sigs = String(req.headers['webhook-signature'] ?? '').split(' ');
+  return (firstOnly ? sigs.slice(0, 1) : sigs).some((s) => s === `v1,${want}`);
 }
 
 let te: TestEngine;
@@ -139,6 +142,16 @@ describe('probe: one flaw fails exactly its check', () => {
     if (check === 'duplicates') expect(c.detail).toContain('HTTP 409');
     if (check === 'latency') expect(c.detail).toMatch(/not answered within 5000 ms/);
     if (check === 'call-types') expect(c.detail).toMatch(/screen: HTTP 400 \(not retried: Segment drops the event/);
+  }, 60_000);
+
+  it('checks only the first of several webhook-signature values: a rotation\'s request is refused', async () => {
+    const r = await probe({ url: await serve({ firstSignatureOnly: true }), secret: SECRET, standardWebhooksSecret: WHSEC });
+    expect(failing(r)).toEqual(['standard-webhooks']);
+    const c = r.checks.find((x) => x.name === 'standard-webhooks')!;
+    const rotation = c.evidence.find((e) => e.label.startsWith('two signatures'))!;
+    expect(rotation).toMatchObject({ expected: '2xx', status: 401, ok: false });
+    const detail = await te.call('getMessage', { id: rotation.callId! });
+    expect(detail.deliveries[0].attempts[0].requestHeaders['webhook-signature'].split(' ')).toHaveLength(2);
   }, 60_000);
 
   it('a self-signed certificate', async () => {

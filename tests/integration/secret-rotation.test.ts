@@ -7,6 +7,7 @@ import { waitFor, type TestEngine } from '../helpers/engine';
 import type { ReceivedRequest } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
 import type { Store } from '../../src/main/engine/store/store';
+import { startLab } from '../../src/main/testing';
 
 // Secrets kept once, versioned (issue 27): a source's secrets live in source_secrets, one row per
 // version; a delivery names the version it was created with, never the secret; a rotation keeps the
@@ -251,5 +252,58 @@ describe('config export and import', () => {
     const cleared = await t.call('updateSource', { id: src.id, webhooks: { ...src.webhooks, standardWebhooksSecret: undefined } });
     expect(cleared.webhooks.standardWebhooksSecret).toBeUndefined();
     expect(cleared.secretVersions?.standardWebhooksSecret ?? null).toBeNull();
+  });
+});
+
+describe('receivers understand several signatures', () => {
+  it('the lab\'s mock receivers judge a rotation window\'s request valid with the old secret and with the new one, invalid with another', async () => {
+    const t = await lab.start();
+    const other = `whsec_${Buffer.from('not either key, 24 bytes').toString('base64')}`;
+    const receivers = await Promise.all(
+      ([['old', OLD], ['new', NEW], ['other', other]] as const).map(([name, secret]) =>
+        t.call('createReceiver', { name, path: `/${name}`, behavior: { status: 200 }, standardWebhooksSecret: secret }),
+      ),
+    );
+    const source = await t.call('createSource', {
+      name: 'app', writeKey: KEY,
+      webhooks: { enabled: true, standardWebhooksSecret: OLD, urls: receivers.map((r) => ({ url: r.url, headers: {} })) },
+    });
+    await t.call('rotateSecret', { id: source.id, which: 'standardWebhooksSecret', secret: NEW });
+    await t.post('/v1/track', { userId: 'u1', event: 'Both' }, { writeKey: KEY });
+    const verdicts = await waitFor(async () => {
+      const lists = await Promise.all(receivers.map((r) => t.call('listReceiverRequests', { id: r.id, limit: 10 })));
+      return lists.every((l) => l.length === 1) ? lists.map((l) => [l[0].standardWebhooks?.state, String(l[0].standardWebhooks?.received).split(' ').length]) : undefined;
+    }, 'each receiver got the call');
+    expect(verdicts).toEqual([['valid', 2], ['valid', 2], ['invalid', 2]]);
+  });
+});
+
+describe('webhook-lab/testing', () => {
+  it('a delivery of a rotation window is signature-valid for a receiver holding the old secret and for one holding the new', async () => {
+    const l = await startLab({
+      sources: [{ name: 'app', webhooks: { standardWebhooksSecret: OLD } }],
+      receivers: [
+        { name: 'old', path: '/old', behavior: { status: 200 }, standardWebhooksSecret: OLD },
+        { name: 'new', path: '/new', behavior: { status: 200 }, standardWebhooksSecret: NEW },
+      ],
+      ui: true,
+    });
+    try {
+      const auth = { authorization: `Bearer ${l.token}`, 'content-type': 'application/json' };
+      const [source] = (await (await fetch(`${l.apiUrl}/sources`, { headers: auth })).json()) as { id: string }[];
+      const rotated = await fetch(`${l.apiUrl}/sources/${source.id}/rotate-secret`, { method: 'POST', headers: auth, body: JSON.stringify({ which: 'standardWebhooksSecret', secret: NEW }) });
+      expect(rotated.status).toBe(200);
+      const sent = await fetch(`${l.collectorUrl}/v1/track`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${l.writeKey}:`).toString('base64')}` },
+        body: JSON.stringify({ userId: 'u1', event: 'Rotated' }),
+      });
+      expect(sent.status).toBe(200);
+      for (const receiver of ['old', 'new']) {
+        expect(await l.waitForDelivery({ receiver }), receiver).toMatchObject({ receiver, standardWebhooks: 'valid', signatureReason: null });
+      }
+    } finally {
+      await l.stop();
+    }
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../src/renderer/features/inspector/delivery-model';
 import { hasStandardWebhooks, signatureTarget, verifyStandardWebhooksAttempt } from '../../src/renderer/features/inspector/verify-model';
 import { verifySignature } from '../../src/shared/preview/signature';
+import { signStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
 import type { Attempt, Delivery, UrlOutcome } from '../../src/shared/types';
 
 type D = Pick<Delivery, 'id' | 'kind' | 'mapping' | 'method' | 'type' | 'callIds' | 'itemCount' | 'urls'>;
@@ -145,5 +146,23 @@ describe('verify box', () => {
     expect((await verifyStandardWebhooksAttempt({ headers, body: swBody, secret: ' ', nowMs: now })).status).toBe('no-secret');
     expect(hasStandardWebhooks({ 'Webhook-Signature': 'v1,x' })).toBe(true);
     expect(hasStandardWebhooks({ 'x-signature': 'ab' })).toBe(false);
+  });
+
+  it('several signatures (a rotation window\'s): either secret matches, and the explanation says which signature; another secret matches none', async () => {
+    const rotated = `whsec_${Buffer.from('the new key, 24 bytes!!!').toString('base64')}`;
+    const id = headers['webhook-id'];
+    const ts = Number(headers['webhook-timestamp']);
+    const both = {
+      'Webhook-Id': id,
+      'Webhook-Timestamp': String(ts),
+      'Webhook-Signature': `${signStandardWebhook({ secret: rotated, id, timestamp: ts, body: swBody })} ${signStandardWebhook({ secret, id, timestamp: ts, body: swBody })}`,
+    };
+    const now = ts * 1000;
+    const withNew = await verifyStandardWebhooksAttempt({ headers: both, body: swBody, secret: rotated, nowMs: now });
+    expect(withNew).toMatchObject({ status: 'match', explanation: expect.stringMatching(/^Match: signature 1 of the 2 in webhook-signature \(during a rotation window/) });
+    const withOld = await verifyStandardWebhooksAttempt({ headers: both, body: swBody, secret, nowMs: now });
+    expect(withOld).toMatchObject({ status: 'match', explanation: expect.stringMatching(/^Match: signature 2 of the 2/) });
+    const other = await verifyStandardWebhooksAttempt({ headers: both, body: swBody, secret: 'whsec_AAAAAAAA', nowMs: now });
+    expect(other).toMatchObject({ status: 'mismatch', explanation: expect.stringMatching(/^Mismatch: none of the 2 v1 signatures/) });
   });
 });

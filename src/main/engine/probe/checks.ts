@@ -47,7 +47,7 @@ export const CHECK_DEFS: Record<ProbeCheckId, CheckDef> = {
   },
   'standard-webhooks': {
     title: 'Standard Webhooks',
-    why: 'webhook-signature covers the id, timestamp and body, and the timestamp stops replays; refuse a bad signature or a timestamp over 5 minutes off, but accept a retry with the same webhook-id.',
+    why: 'webhook-signature covers the id, timestamp and body, and the timestamp stops replays; refuse a bad signature or a timestamp over 5 minutes off, but accept a retry with the same webhook-id, and a webhook-signature listing several signatures (a secret rotation) when any one matches.',
   },
   latency: {
     title: 'Fast acknowledgement',
@@ -123,15 +123,17 @@ export async function standardWebhooks(ctx: CheckContext): Promise<CheckResult> 
     const again = await ctx.send({ label: 'retry: same webhook-id, fresh timestamp', expected: '2xx', call, standardWebhooks: { kind: 'valid', id: first.webhookId ?? undefined } });
     return [first.evidence, again.evidence];
   })();
+  // During a rotation the sender signs with the old and the new secret: one of two signatures matches.
+  const rotation = ctx.send({ label: 'two signatures (a rotation): another key\'s, then this secret\'s', expected: '2xx', call: probeCall('track', now), standardWebhooks: { kind: 'rotation' } });
   const refused = Promise.all([
     ctx.send({ label: 'webhook-signature over other bytes', expected: '4xx', call: probeCall('track', now), standardWebhooks: { kind: 'other-bytes' } }),
     ctx.send({ label: 'webhook-timestamp 10 minutes old', expected: '4xx', call: probeCall('track', now), standardWebhooks: { kind: 'stale', ageS: 600 } }),
   ]);
-  const evidence = [...(await refused).map((a) => a.evidence), ...(await retried)];
+  const evidence = [...(await refused).map((a) => a.evidence), ...(await retried), (await rotation).evidence];
   const accepted = evidence.filter((e) => e.expected === '4xx' && e.status !== null && e.status < 300 && e.error === null);
   if (accepted.length > 0) return { verdict: 'fail', detail: `accepted what it must refuse: ${accepted.map((e) => e.label).join(', ')}`, evidence };
   if (two(evidence).length > 0) return { verdict: two(evidence).some((e) => e.expected === '2xx') ? 'fail' : 'warn', detail: misses(evidence), evidence };
-  return { verdict: 'pass', detail: 'refused a bad signature and a stale timestamp, accepted the signed request and its retry', evidence };
+  return { verdict: 'pass', detail: 'refused a bad signature and a stale timestamp, accepted the signed request, its retry and a request signed twice (a rotation)', evidence };
 }
 
 /** `first` is the run's first request, sent alone (probe-runner.ts); then 20 at once. */

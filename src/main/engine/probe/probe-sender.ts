@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ActionsMapping, JsonObject, NormalizedCall, Settings, Source } from '../../../shared/types';
 import type { ProbeEvidence } from '../../../shared/probe.contract';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
@@ -52,9 +53,10 @@ export interface ProbeRequest {
   signature?: 'valid' | 'wrong' | 'none';
   /**
    * Standard Webhooks headers (with a whsec_ secret): signed now (default), signed over other
-   * bytes, signed with a timestamp this many seconds old, or under a given webhook-id.
+   * bytes, signed with a timestamp this many seconds old, under a given webhook-id, or with two
+   * signatures as during a rotation window (another key's first, then the given secret's).
    */
-  standardWebhooks?: { kind: 'valid'; id?: string } | { kind: 'other-bytes' } | { kind: 'stale'; ageS: number };
+  standardWebhooks?: { kind: 'valid'; id?: string } | { kind: 'other-bytes' } | { kind: 'stale'; ageS: number } | { kind: 'rotation' };
 }
 
 export interface ProbeAnswer {
@@ -114,7 +116,8 @@ export class ProbeSender {
     if (sw && v && v.kind === 'valid' && v.id) sw = { ...sw, id: v.id };
     if (sw && v && v.kind !== 'valid') {
       const other = Buffer.from(JSON.stringify({ ...JSON.parse(plan.body.toString('utf8')), probe: 'other bytes' }));
-      headers = standardWebhooksFor({ id: sw.id, secrets: this.swSecrets() }, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
+      const secrets = v.kind === 'rotation' ? [`whsec_${randomBytes(32).toString('base64')}`, ...this.swSecrets()] : this.swSecrets();
+      headers = standardWebhooksFor({ id: sw.id, secrets }, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
       sw = null;
     }
     const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);

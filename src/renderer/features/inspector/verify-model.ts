@@ -57,7 +57,9 @@ export function hasStandardWebhooks(headers: Record<string, string>): boolean {
 
 /**
  * Check an attempt's webhook-signature with a pasted whsec_ secret. The timestamp tolerance is not
- * applied (the attempt is stored, so it is old by now); how old it is, is said.
+ * applied (the attempt is stored, so it is old by now); how old it is, is said. Several space-separated
+ * `v1,…` signatures (a rotation window's: the new secret's first, then the old one's) pass when any
+ * one matches, and the explanation says which.
  */
 export async function verifyStandardWebhooksAttempt(args: { headers: Record<string, string>; body: string; secret: string; nowMs: number }): Promise<SwResult> {
   const { headers, body, secret } = args;
@@ -74,6 +76,18 @@ export async function verifyStandardWebhooksAttempt(args: { headers: Record<stri
     age !== null && age > TOLERANCE_SECONDS
       ? ` Its webhook-timestamp is ${age} s old: a receiver checking it now would refuse it (more than ${TOLERANCE_SECONDS} s); the timestamp check is skipped here because the attempt is stored.`
       : ' The timestamp tolerance (5 min) is not checked for a stored attempt.';
+  const sigs = header(headers, STANDARD_WEBHOOKS_HEADERS.signature)!.split(' ').filter((s) => s.startsWith('v1,'));
+  if (sigs.length > 1) {
+    const rotation = ` (during a rotation window the lab sends the new secret's signature first, then the old one's; a receiver accepts any one)`;
+    if (!r.ok) return { status: 'mismatch', explanation: `Mismatch: none of the ${sigs.length} v1 signatures${rotation} matches with this secret: ${r.reason}.${ageNote}` };
+    let which = 0;
+    for (let i = 0; i < sigs.length && which === 0; i++) {
+      const others = Object.entries(headers).filter(([k]) => k.toLowerCase() !== STANDARD_WEBHOOKS_HEADERS.signature);
+      const one = await verifyStandardWebhookWeb({ secret: secret.trim(), headers: { ...Object.fromEntries(others), [STANDARD_WEBHOOKS_HEADERS.signature]: sigs[i] }, body, now });
+      if (one.ok) which = i + 1;
+    }
+    return { status: 'match', explanation: `Match: signature ${which} of the ${sigs.length} in webhook-signature${rotation} is the v1 HMAC-SHA256 of webhook-id.webhook-timestamp.body with this secret.${ageNote}` };
+  }
   if (r.ok) return { status: 'match', explanation: `Match: v1 HMAC-SHA256 of webhook-id.webhook-timestamp.body with this secret equals webhook-signature.${ageNote}` };
   return { status: 'mismatch', explanation: `Mismatch: ${r.reason}.${ageNote}` };
 }
