@@ -146,6 +146,27 @@ describe('body search (trigram index fed in the background)', () => {
     expect(sorted(typed.items.map((c) => c.messageId!))).toEqual(sorted(want));
   });
 
+  it('counts a call its fields match but its body does not (a messageId the lab made) once, behind and indexed', async () => {
+    const { t, store, source } = await lab();
+    await send(t, source, [
+      { type: 'track', userId: 'no-id-user', event: 'E', properties: { word: 'plain' } },
+      ...Array.from({ length: 30 }, (_, i) => ({ type: 'track', userId: `w${i}`, messageId: `w-${i}`, event: 'E', properties: { word: 'Walnut' } })),
+    ]);
+    const made = (await t.call('listMessages', { q: 'no-id-user', limit: 10 } as never)).items[0]!.messageId!;
+    expect(made.length).toBeGreaterThan(6);
+    const part = made.slice(-6);
+    for (const when of ['behind', 'indexed']) {
+      if (when === 'indexed') store.calls.bodyIndex.catchUp();
+      const page = await t.call('listMessages', { q: part, body: '1', limit: 10 } as never);
+      expect(page.items.map((c) => c.messageId), when).toEqual([made]);
+      expect(page.total, when).toBe(1);
+      // Fields and bodies both: the 30 walnuts by their bodies, the made id by its field, each once.
+      const both = await search(t, 'walnut', 7);
+      expect(both.ids, when).toHaveLength(30);
+      expect(new Set(both.totals), when).toEqual(new Set([30]));
+    }
+  });
+
   it('finds calls that arrive while the indexer is behind, and the indexer catches up in the background', async () => {
     const { t, store, source } = await lab();
     await send(t, source, [{ type: 'track', userId: 'x', messageId: 'early', event: 'E', properties: { word: 'Lighthouse' } }]);

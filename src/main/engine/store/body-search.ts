@@ -12,6 +12,8 @@ const BUSY_GAP_MS = 300;
 /** Once no call has arrived for QUIET_MS, the next slice follows after this gap: caught up on idle. */
 const IDLE_GAP_MS = 2;
 const QUIET_MS = 250;
+/** A search whose fields match more calls than this lists every match instead of looking each up in the index. */
+const FIELD_CHECK_MAX = 1000;
 /** Nothing to index: looked at again after this long. */
 const WAIT_MS = 250;
 
@@ -42,6 +44,9 @@ export class BodyIndex {
   private readonly readMarkStmt;
   private readonly newestStmt;
   private readonly matchStmt;
+  private readonly countStmt;
+  private readonly pageStmt;
+  private readonly holdsStmt;
   private indexedTo: number;
   private timer: NodeJS.Timeout | null = null;
   private paused = false;
@@ -61,6 +66,10 @@ export class BodyIndex {
     this.readMarkStmt = db.prepare('SELECT indexed_to FROM body_index_state').pluck();
     this.newestStmt = db.prepare('SELECT MAX(id) FROM calls').pluck();
     this.matchStmt = db.prepare('SELECT rowid FROM body_index WHERE body_index MATCH ? ORDER BY rowid DESC').pluck();
+    // Counting is several times cheaper than listing a common term's 180,000 rowids into JavaScript.
+    this.countStmt = db.prepare('SELECT COUNT(*) FROM body_index WHERE body_index MATCH ?').pluck();
+    this.pageStmt = db.prepare('SELECT rowid FROM body_index WHERE body_index MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?').pluck();
+    this.holdsStmt = db.prepare('SELECT 1 FROM body_index WHERE body_index MATCH ? AND rowid = ?').pluck();
     this.indexedTo = this.readMark();
     // Defensive: the mark never stands above the newest call (ids above it are given again).
     this.lower();
@@ -135,6 +144,29 @@ export class BodyIndex {
     if (indexed === null) return bodyMatchIds(this.db, this.requests, term, 0).reverse();
     const tail = bodyMatchIds(this.db, this.requests, term, this.indexedTo);
     return tail.length === 0 ? indexed : [...tail.reverse(), ...indexed];
+  }
+
+  /**
+   * One page of a search in the fields and bodies alone, newest first below `before`, and the total,
+   * without listing every match: the index counts its matches and gives only the page's newest ones.
+   * `fields` are the calls whose fields hold the term (newest first); those the bodies do not hold
+   * are added. Null when that would not be cheaper than listing (a term the index cannot answer, or
+   * more than FIELD_CHECK_MAX field matches to look up one by one): the caller lists all.
+   */
+  page(term: string, fields: number[], before: number | undefined, limit: number): { ids: number[]; total: number; more: boolean } | null {
+    if (!indexable(term) || fields.length > FIELD_CHECK_MAX) return null;
+    const mark = this.indexedTo;
+    const q = phrase(term);
+    // Newest first, all above the mark: the calls the index has not reached, read from their bodies.
+    const tail = bodyMatchIds(this.db, this.requests, term, mark).reverse();
+    const inTail = new Set(tail);
+    const extra = fields.filter((id) => (id > mark ? !inTail.has(id) : this.holdsStmt.get(q, id) === undefined));
+    const total = (this.countStmt.get(q) as number) + tail.length + extra.length;
+    const below = (ids: number[]) => (before === undefined ? ids : ids.filter((id) => id < before));
+    const indexed = this.pageStmt.all(q, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as number[];
+    // Three lists without a call in common (above the mark, in the index, in neither), merged.
+    const merged = mergeNewestFirst(mergeNewestFirst(below(tail), below(extra)), indexed).slice(0, limit + 1);
+    return { ids: merged.slice(0, limit), total, more: merged.length > limit };
   }
 
   /** The same test as SQL on `c.id` (a list with other filters too): the index answered inside the query. */

@@ -192,7 +192,13 @@ export class CallsRepo {
     // A search reads every row however many match: one pass for the total and the page together,
     // instead of a COUNT(*) pass and a page query that scans the whole table when little matches.
     if (term) {
-      const all = bodyOnly ? mergeNewestFirst(this.fieldMatches(term), this.bodyIndex.matches(term)) : (this.db.prepare(`SELECT c.id ${from} ${filter} ORDER BY c.id DESC`).pluck().all(...args) as number[]);
+      const fields = bodyOnly ? this.fieldMatches(term) : [];
+      const indexed = bodyOnly ? this.bodyIndex.page(term, fields, f.before, f.limit) : null;
+      if (indexed) {
+        const items = this.summaries(indexed.ids).sort((a, b) => b.id - a.id);
+        return { items, total: indexed.total, next: indexed.more ? indexed.ids[indexed.ids.length - 1]! : null };
+      }
+      const all = bodyOnly ? mergeNewestFirst(fields, this.bodyIndex.matches(term)) : (this.db.prepare(`SELECT c.id ${from} ${filter} ORDER BY c.id DESC`).pluck().all(...args) as number[]);
       const start = f.before ? all.findIndex((id) => id < f.before!) : 0;
       const page = start < 0 ? [] : all.slice(start, start + f.limit);
       const items = this.summaries(page).sort((a, b) => b.id - a.id);
