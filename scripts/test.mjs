@@ -2,7 +2,7 @@
 // `npm test`: build, typecheck, lint, unit + integration (Vitest), end-to-end (Playwright in Chromium).
 // Ends with one line `N passed, N failed, N skipped` summing both runners. Skipped is only a test
 // someone chose to skip: one that did not run (a serial suite stopped at a failure) counts as failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,29 @@ function run(title, cmd, args, env = {}) {
   process.stdout.write(`\n=== ${title}\n`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   return r.status === 0;
+}
+/** Runs the steps at once; prints each one's title and output, in the order given, once all ended. */
+async function runTogether(steps) {
+  const ran = steps.map(([title, cmd, args]) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const out = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => out.push(c));
+    const ended = new Promise((resolve) => {
+      child.on('error', (err) => resolve({ ok: false, err }));
+      child.on('close', (code) => resolve({ ok: code === 0 }));
+    });
+    return { title, out, ended };
+  });
+  const results = [];
+  for (const { title, out, ended } of ran) {
+    const { ok, err } = await ended;
+    process.stdout.write(`\n=== ${title}\n`);
+    process.stdout.write(Buffer.concat(out));
+    if (err) process.stdout.write(`${err.message}\n`);
+    results.push([title, ok]);
+  }
+  return results;
 }
 /** Adds a runner's counts; a runner that failed with nothing failed in its report is a failed step too. */
 function add(name, counts, exitedOk) {
@@ -50,10 +73,16 @@ function findChromium() {
 let failedSteps = [];
 const built = run('build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
 if (!built) failedSteps.push('build');
-// The published client's declarations (out/types), which the npm package test installs and compiles against.
-if (!run('build:types', bin('tsc'), ['-p', 'tsconfig.types.json'])) failedSteps.push('build:types');
-if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failedSteps.push('typecheck');
-if (!run('lint', bin('eslint'), ['.'])) failedSteps.push('lint');
+// The published client's declarations (out/types), which the npm package test installs and compiles
+// against; the typecheck and the lint. Independent of each other and each on one core: run side by
+// side (each takes ~30 s of one core), each one's output printed whole once all are done.
+for (const [title, ok] of await runTogether([
+  ['build:types', bin('tsc'), ['-p', 'tsconfig.types.json']],
+  ['typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
+  ['lint', bin('eslint'), ['.']],
+])) {
+  if (!ok) failedSteps.push(title);
+}
 
 const vitestJson = join(results, 'vitest.json');
 const vitestOk = run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
