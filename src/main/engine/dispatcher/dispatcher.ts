@@ -65,7 +65,7 @@ export class Dispatcher {
     this.scheduler = new LaneScheduler(
       { requests: deps.lanes?.requests ?? LANE_REQUESTS, queue: deps.lanes?.queue ?? LANE_QUEUE },
       {
-        deliveries: deps.store.ledger,
+        ledger: deps.store.ledger,
         launch: (d, sendable, deferred, release) => this.launch(d, sendable, deferred, release),
         running: (id) => this.running.has(id),
         open: () => !this.stopped && !this.paused,

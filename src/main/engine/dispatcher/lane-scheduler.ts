@@ -8,7 +8,8 @@ import { laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
 // parked row that the lane claims back as it frees. The dispatcher runs the rounds (dispatcher.ts).
 
 export interface LaneSchedulerDeps {
-  deliveries: Pick<DeliveryLedger, 'park' | 'claimParked'>;
+  /** Where parked deliveries are written and claimed back (the store's delivery ledger). */
+  ledger: Pick<DeliveryLedger, 'park' | 'claimParked'>;
   /** Sends these URLs of the delivery now (their slots are taken); `release(i)` gives one back. */
   launch(d: ActiveDelivery, sendable: number[], deferred: number[], release: (urlIndex: number) => void): void;
   /** Whether a round of this delivery is out now (it is not admitted twice). */
@@ -127,7 +128,7 @@ export class LaneScheduler {
       try {
         // Parks made so far must be visible to the claim.
         this.flushParks();
-        claimed = this.deps.deliveries.claimParked(lane.key, room);
+        claimed = this.deps.ledger.claimParked(lane.key, room);
       } catch (err) {
         return this.deps.failed(err);
       }
@@ -150,7 +151,7 @@ export class LaneScheduler {
     const parks = this.parks;
     this.parks = [];
     try {
-      this.deps.deliveries.park(parks);
+      this.deps.ledger.park(parks);
     } catch (err) {
       // Left unparked: their rows are unfinished, and the resume after the storage failure reads them back.
       this.deps.failed(err);
