@@ -1,4 +1,40 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest (real timeouts waited out, seeded fuzz, CLI processes), longest first.
+ * Vitest orders files by the durations of its last run, kept in node_modules/.vite; a fresh clone
+ * (CI) has none and orders by file size, which put the 40 s probe-timeouts last: the other worker
+ * sat idle for its whole run. Started first, each overlaps the short files instead.
+ */
+const LONGEST_FIRST = [
+  'tests/integration/config-fuzz.test.ts',
+  'tests/integration/collector-fuzz.test.ts',
+  'tests/integration/probe-timeouts.test.ts',
+  'tests/integration/cli-check-not-api.test.ts',
+  'tests/integration/delivery.test.ts',
+  'tests/integration/npm-package.test.ts',
+  'tests/integration/probe.test.ts',
+  'tests/integration/stalled-clients.test.ts',
+  'tests/integration/testing-module.test.ts',
+  'tests/integration/cli-check.test.ts',
+  'tests/integration/actions-batch-detail.test.ts',
+  'tests/integration/cli-probe.test.ts',
+  'tests/integration/actions-ledger.test.ts',
+  'tests/integration/actions-delivery.test.ts',
+  'tests/integration/docs-ci.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.findIndex((p) => f.moduleId.replaceAll('\\', '/').endsWith(p));
+      return i === -1 ? LONGEST_FIRST.length : i;
+    };
+    return sorted.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -9,5 +45,6 @@ export default defineConfig({
     // Integration tests bind real sockets and open real SQLite files; two cores.
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
   },
 });
