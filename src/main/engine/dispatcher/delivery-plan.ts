@@ -142,7 +142,8 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
  */
 export function arrivalPlanner(settings: () => Settings): DeliveryPlanner {
   return (source) => {
-    const wh = targetOf(source);
+    // The secret version rides along only for a source that has a Standard Webhooks secret (no copy per request otherwise).
+    const wh: WebhookSettings & DeliveryTarget = source.webhooks.standardWebhooksSecret ? targetOf(source) : source.webhooks;
     if (!wh.enabled) return null;
     const classic = sendsClassic(wh) && wh.urls.length > 0;
     const mappings = sendsActions(wh) ? webhookMappings(wh) : [];
