@@ -2,27 +2,28 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest (real timeouts waited out, seeded fuzz, CLI processes), longest first.
- * Vitest orders files by the durations of its last run, kept in node_modules/.vite; a fresh clone
- * (CI) has none and orders by file size, which put the 40 s probe-timeouts last: the other worker
- * sat idle for its whole run. Started first, each overlaps the short files instead.
+ * The files that take longest, longest first, each CPU-bound one (seeded fuzz, CLI processes) next to
+ * one that mostly waits out real timeouts (a probe's 10 s limits, a 6 s receiver, a 10 s stall), so
+ * the two workers do not start on the two fuzz files at once. Vitest orders files by the durations
+ * of its last run, kept in node_modules/.vite; a fresh clone (CI) has none and orders by file size,
+ * which put the 40 s probe-timeouts last: the other worker sat idle for its whole run.
  */
 const LONGEST_FIRST = [
-  'tests/integration/config-fuzz.test.ts',
   'tests/integration/collector-fuzz.test.ts',
   'tests/integration/probe-timeouts.test.ts',
-  'tests/integration/cli-check-not-api.test.ts',
-  'tests/integration/delivery.test.ts',
-  'tests/integration/npm-package.test.ts',
+  'tests/integration/config-fuzz.test.ts',
   'tests/integration/probe.test.ts',
+  'tests/integration/delivery.test.ts',
+  'tests/integration/cli-check-not-api.test.ts',
+  'tests/integration/npm-package.test.ts',
   'tests/integration/stalled-clients.test.ts',
   'tests/integration/testing-module.test.ts',
-  'tests/integration/cli-check.test.ts',
-  'tests/integration/actions-batch-detail.test.ts',
-  'tests/integration/cli-probe.test.ts',
   'tests/integration/actions-ledger.test.ts',
+  'tests/integration/cli-check.test.ts',
   'tests/integration/actions-delivery.test.ts',
+  'tests/integration/actions-batch-detail.test.ts',
   'tests/integration/docs-ci.test.ts',
+  'tests/integration/cli-probe.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
