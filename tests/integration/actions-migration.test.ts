@@ -83,8 +83,8 @@ describe(`migration from schema ${PREVIOUS}: Webhooks (Actions) deliveries`, () 
       const file = openDbFile(dir);
       expect(file.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       const indexes = (file.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('deliveries', 'delivery_calls', 'actions_batch_items') AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]);
-      // deliveries_parked comes with migration 12 (receiver lanes), which runs after this one.
-      expect(indexes).toEqual(['actions_batch_items_batch', 'actions_batch_items_call', 'deliveries_call', 'deliveries_due', 'deliveries_parked', 'delivery_calls_call']);
+      // deliveries_parked comes with migration 12 (receiver lanes), deliveries_sw_version with 17 (secret versions), which run after this one.
+      expect(indexes).toEqual(['actions_batch_items_batch', 'actions_batch_items_call', 'deliveries_call', 'deliveries_due', 'deliveries_parked', 'deliveries_sw_version', 'delivery_calls_call']);
       // The summary's join reads the unique index, not the table.
       const plan2 = file.prepare("EXPLAIN QUERY PLAN SELECT d.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic' WHERE c.id = 1").all() as { detail: string }[];
       expect(plan2.map((p) => p.detail).join('\n')).toMatch(/deliveries_call/);
