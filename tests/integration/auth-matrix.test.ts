@@ -175,6 +175,16 @@ beforeAll(async () => {
   ids.audiences = (await te.call('createAudience', { name: 'Matrix Members', sourceIds: [ids.sources], rule: { combine: 'and', conditions: [{ kind: 'trait', trait: 'plan', op: 'eq', value: 'pro' }] } } as never)).id;
   expect((await te.post('/v1/track', { userId: 'u_matrix', event: 'Matrix' }, { writeKey: WRITE_KEY })).status).toBe(200);
   ids.messages = String(await waitFor(async () => (await te.call('listMessages', { limit: 1 } as never)).items[0]?.id, 'the stored call'));
+  // The body-search index is fed in the background after arrival: once it has reached the stored
+  // call, nothing the refused requests do may write a row.
+  await waitFor(() => {
+    const db = new Database(join(te.dataDir, 'webhook-lab.db'), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT indexed_to FROM body_index_state').pluck().get() as number) >= Number(ids.messages) || undefined;
+    } finally {
+      db.close();
+    }
+  }, 'the body-search index to reach the stored call');
 });
 
 afterAll(async () => {
