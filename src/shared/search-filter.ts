@@ -46,10 +46,27 @@ export function matchesSearch(c: SearchFields, term: string): boolean {
  * not JSON is searched as one string.
  */
 export function bodyMatches(item: unknown, term: string): boolean {
-  if (typeof item === 'string') return foldCase(item).includes(term);
-  if (Array.isArray(item)) return item.some((v) => bodyMatches(v, term));
-  if (typeof item === 'object' && item !== null) {
-    for (const [k, v] of Object.entries(item)) if (foldCase(k).includes(term) || bodyMatches(v, term)) return true;
+  return someBodyText(item, (text) => foldCase(text).includes(term));
+}
+
+/**
+ * Visits the keys and string values of an item in document order (a key before its value) until
+ * `found` says yes. Iterative: a call may be stored nested 100,000 levels deep (as dropped), where a
+ * recursive walk overflows the stack.
+ */
+function someBodyText(item: unknown, found: (text: string) => boolean): boolean {
+  const stack: unknown[] = [item];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (found(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      // A key is a string too: pushed after its value, so it comes off the stack first.
+      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1], entries[i]![0]);
+    }
   }
   return false;
 }
@@ -61,17 +78,7 @@ export function bodyMatches(item: unknown, term: string): boolean {
  */
 export function bodySearchText(item: unknown): string {
   const parts: string[] = [];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') parts.push(foldCase(v));
-    else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === 'object' && v !== null) {
-      for (const [k, x] of Object.entries(v)) {
-        parts.push(foldCase(k));
-        walk(x);
-      }
-    }
-  };
-  walk(item);
+  someBodyText(item, (text) => (parts.push(foldCase(text)), false));
   return parts.join('\n');
 }
 

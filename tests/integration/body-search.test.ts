@@ -167,6 +167,20 @@ describe('body search (trigram index fed in the background)', () => {
     }
   });
 
+  it('a call nested 100,000 levels deep (stored as dropped) is searched behind and indexed, and the indexer goes past it', async () => {
+    const { t, store, source } = await lab();
+    const deep = `{"type":"track","userId":"deep","messageId":"deep-1","event":"E","properties":{"p":${'['.repeat(100_000)}"Abyssal Plain"${']'.repeat(100_000)}}}`;
+    const shallow = '{"type":"track","userId":"shallow","messageId":"shallow-1","event":"E","properties":{"p":"abyssal zone"}}';
+    expect((await t.post('/v1/batch', `{"batch":[${deep},${shallow}]}`, { writeKey: source.writeKey })).status).toBe(200);
+    await send(t, source, [{ type: 'track', userId: 'after', messageId: 'after-1', event: 'E', properties: { p: 'Abyss' } }]);
+    expect(sorted((await search(t, 'abyssal')).ids)).toEqual(['deep-1', 'shallow-1']);
+    expect(sorted((await search(t, 'abyss')).ids)).toEqual(['after-1', 'deep-1', 'shallow-1']);
+    store.calls.bodyIndex.catchUp();
+    expect(store.calls.bodyIndex.behind()).toBe(0);
+    expect(store.calls.bodyIndex.indexedMatches('abyssal plain')).toHaveLength(1);
+    expect(sorted((await search(t, 'abyssal')).ids)).toEqual(['deep-1', 'shallow-1']);
+  });
+
   it('finds calls that arrive while the indexer is behind, and the indexer catches up in the background', async () => {
     const { t, store, source } = await lab();
     await send(t, source, [{ type: 'track', userId: 'x', messageId: 'early', event: 'E', properties: { word: 'Lighthouse' } }]);

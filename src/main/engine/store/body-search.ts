@@ -96,7 +96,7 @@ export class BodyIndex {
     this.db.transaction(() => {
       const rows = this.pendingStmt.all(this.indexedTo, maxCalls) as [number, number, number | null][];
       for (const [id, requestId, batchIndex] of rows) {
-        this.insertStmt.run(id, bodySearchText(this.requests.item(requestId, batchIndex)));
+        this.insertStmt.run(id, textOf(this.requests, requestId, batchIndex));
         last = id;
         n++;
         if ((n & 15) === 0 && performance.now() - t0 > budgetMs) break;
@@ -238,6 +238,15 @@ export class BodyIndex {
   }
 }
 
+/** A call's text for the index; an item that cannot be read is indexed empty, so the indexer never stops at it. */
+function textOf(requests: RequestsRepo, requestId: number, batchIndex: number | null): string {
+  try {
+    return bodySearchText(requests.item(requestId, batchIndex));
+  } catch {
+    return '';
+  }
+}
+
 /** An FTS5 phrase: the term's characters as they are (a trigram phrase is a substring test). */
 function phrase(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
@@ -311,8 +320,17 @@ export function bodyMatchIds(db: Db, requests: RequestsRepo, term: string, after
     if (batchId !== requestId) {
       batchId = requestId;
       found = new Map();
-      const rows = sure.get(requestId) ? someItems.all(requestId, ...test.args) : allItems.all(requestId);
-      for (const [key, type, value] of rows as [number, string, unknown][]) {
+      let rows: [number, string, unknown][] | null;
+      try {
+        rows = (sure.get(requestId) ? someItems.all(requestId, ...test.args) : allItems.all(requestId)) as [number, string, unknown][];
+      } catch {
+        // SQLite's JSON reader refuses a body nested deeper than its 1,000 levels (a call stored as
+        // dropped for its depth): JavaScript reads that batch instead.
+        rows = null;
+        const batch = (requests.item(requestId, null) as { batch?: unknown } | null)?.batch;
+        if (Array.isArray(batch)) batch.forEach((item, i) => found.set(i, item));
+      }
+      for (const [key, type, value] of rows ?? []) {
         found.set(key, type === 'object' || type === 'array' ? JSON.parse(value as string) : value);
       }
     }
