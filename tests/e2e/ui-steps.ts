@@ -1,9 +1,10 @@
 import type { Locator, Page } from '@playwright/test';
+import type { Tab } from '../../src/renderer/screens';
 import { expect, type Lab } from './lab-fixture';
 
 // UI steps shared by the specs, written the way a user works through the screens.
 
-export async function openApp(page: Page, lab: Lab, screen: 'compose' | 'inspector' | 'destinations' | 'client' | 'settings' = 'compose') {
+export async function openApp(page: Page, lab: Lab, screen: Tab = 'compose') {
   await page.goto(lab.uiUrl);
   // The token leaves the address bar once read.
   await expect(page).not.toHaveURL(/token=/);
