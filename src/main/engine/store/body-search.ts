@@ -217,6 +217,9 @@ export class BodyIndex {
         this.lastArrival = now;
       }
       if (newest <= this.indexedTo) return this.schedule(WAIT_MS);
+      // A slice's pages (its postings and FTS5's merge work) would otherwise land on top of a WAL the
+      // collector has brought near its 4 MB checkpoint: checkpointed first, the WAL starts again.
+      this.db.pragma('wal_checkpoint(PASSIVE)');
       this.step();
       this.schedule(now - this.lastArrival < QUIET_MS ? BUSY_GAP_MS : IDLE_GAP_MS);
     } catch {
