@@ -1,5 +1,6 @@
 import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { afterReceivedAnswered } from './http-pipelining';
 
 /**
  * Timeouts of every HTTP server Webhook Lab runs: the collector, the control API/UI server and the
@@ -61,16 +62,20 @@ export function fastifyServerOptions(t: HttpTimeouts, body: ErrorBody) {
 export type ErrorBody = (message: string) => unknown;
 
 const answered = new WeakSet<Duplex>();
+/** Connections with a client error whose answer waits for earlier answers (afterReceivedAnswered). */
+const failing = new WeakSet<Duplex>();
 
 /**
  * Handles Node's 'clientError': a request whose headers or body did not arrive in time (408), whose
  * request line and headers exceed Node's 16 KB (431), or that is not HTTP (400). Answers with a JSON
  * body and `Connection: close` when nothing was answered on the connection yet, then closes it
  * without a reset (closeGracefully). Node's and Fastify's own handlers destroy the socket at once.
+ * The answers of requests received in full before the error (pipelined) are written first, in order.
  */
 export function clientErrorHandler(t: HttpTimeouts, body: ErrorBody) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
-    if (answered.has(socket)) return; // the rest of a request we already answered and are draining
+    // The rest of a request we already answered and are draining, or more of what failed to parse.
+    if (answered.has(socket) || failing.has(socket)) return;
     if (socket.destroyed || err.code === 'ECONNRESET' || err.code === 'EPIPE') {
       socket.destroy();
       return;
@@ -82,16 +87,20 @@ export function clientErrorHandler(t: HttpTimeouts, body: ErrorBody) {
         : status === 431
           ? 'request line and headers are larger than 16 KB'
           : `bad request: ${err.code ?? 'malformed HTTP'}`;
-    // A response already begun on this connection (headers written) cannot be followed by another.
-    const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (socket.writable && !pending?.headersSent) {
-      const text = JSON.stringify(body(message));
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
-          `content-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-      );
-    }
-    closeGracefully(socket);
+    failing.add(socket);
+    afterReceivedAnswered(socket, () => {
+      if (answered.has(socket)) return; // one of those answers closed the connection
+      // A response already begun on this connection (headers written) cannot be followed by another.
+      const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (socket.writable && !pending?.headersSent) {
+        const text = JSON.stringify(body(message));
+        socket.write(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+            `content-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+        );
+      }
+      closeGracefully(socket);
+    });
   };
 }
 

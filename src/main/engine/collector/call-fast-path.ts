@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { CallType } from '../../../shared/types';
 import type { Ingest, IngestResponse } from './ingest';
 import type { FaultReplies } from './fault-replies';
+import { inOrder } from '../http-pipelining';
 
 /** A route the fast path may take: its path as routed, the call type it implies, its body limit. */
 export interface FastRoute {
@@ -45,18 +46,22 @@ export class CallFastPath {
 
   /**
    * Puts the fast path in front of the server's request listener (Fastify's). Done once the app is
-   * ready, so Fastify has its listener in place.
+   * ready, so Fastify has its listener in place. Pipelined requests reach either one at a time
+   * (inOrder): every call stored gets its answer, none is stored behind an answer that closes.
    */
   install(server: Server): void {
     const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     if (listeners.length !== 1) throw new Error(`collector: expected one request listener, found ${listeners.length}`);
     const fastify = listeners[0];
     server.removeListener('request', fastify);
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const route = this.closing ? undefined : this.take(req);
-      if (route) this.read(req, res, route);
-      else fastify(req, res);
-    });
+    server.on(
+      'request',
+      inOrder((req: IncomingMessage, res: ServerResponse) => {
+        const route = this.closing ? undefined : this.take(req);
+        if (route) this.read(req, res, route);
+        else fastify(req, res);
+      }),
+    );
   }
 
   private take(req: IncomingMessage): FastRoute | undefined {
