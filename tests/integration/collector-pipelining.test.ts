@@ -95,6 +95,14 @@ describe('pipelined requests', () => {
     expect(await stored('gc')).toEqual(['A', 'B']);
   });
 
+  it('a 400 KB batch between two calls waits its turn with its body unread: three 200s, everything stored', async () => {
+    const batch = JSON.stringify({ batch: Array.from({ length: 40 }, (_, i) => ({ type: 'track', userId: 'b1', event: `B${String(i).padStart(3, '0')}`, properties: { pad: 'x'.repeat(10_000) } })) });
+    const request = `POST /v1/batch HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Length: ${batch.length}\r\n\r\n${batch}`;
+    expect(await exchange(t.collectorUrl, sized('b1', 'A') + request + sized('b1', 'Z') + GARBAGE)).toEqual([ok, ok, ok, notHttp]);
+    const events = await stored('b1');
+    expect([events.length, events[0], events.at(-1)]).toEqual([42, 'A', 'Z']);
+  });
+
   it('a call behind an oversized one (400, connection closed) is neither stored nor answered', async () => {
     const big = JSON.stringify({ userId: 'big', event: 'X', properties: { pad: 'x'.repeat(40 * 1024) } });
     const oversized = `POST /v1/track HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Length: ${big.length}\r\n\r\n${big}`;
