@@ -307,3 +307,99 @@ describe('webhook-lab/testing', () => {
     }
   });
 });
+
+// Reviewer's findings (issue 27): a short key through config import, how many signatures a
+// rotation window sends, a secret rotated back to, and a window that closed staying closed.
+const SHORT = 'whsec_YWJjZGU='; // 5 bytes
+const THIRD = `whsec_${Buffer.from('the third key, 24 bytes!').toString('base64')}`;
+
+describe('config import and short Standard Webhooks keys', () => {
+  it('refuses a new short key for a stored source on its path; an unchanged stored one, or a new source\'s from an old file, is kept with a warning', async () => {
+    const r = await lab.receiver();
+    const dataDir = lab.dataDir();
+    const t = await lab.start({ config: config(`${r.url}/hook`), dataDir });
+    const file = config(`${r.url}/hook`);
+    file.sources[0].webhooks.standardWebhooksSecret = SHORT;
+    await expect(t.call('importConfig', file as never)).rejects.toMatchObject({
+      status: 400,
+      fields: [{ path: 'sources[0].webhooks.standardWebhooksSecret', message: expect.stringMatching(/24 to 64 random bytes.*refused/) }],
+    });
+    expect((await sourceOf(t)).webhooks.standardWebhooksSecret).toBe(OLD);
+    await t.stop({ keepData: true });
+    // serve --config with that file refuses to start, naming the path.
+    await expect(lab.start({ config: file, dataDir })).rejects.toThrow(/sources\[0\]\.webhooks\.standardWebhooksSecret/);
+
+    // A file written before the rule, into a new lab: the source is made with it, and a warning says so.
+    const fresh = await lab.start();
+    const applied = await fresh.call('importConfig', file as never);
+    const short = (ws: { code: string }[]) => ws.filter((w) => w.code === 'short_standard_webhooks_key');
+    expect(short(applied.warnings)).toEqual([expect.objectContaining({ path: 'sources[0].webhooks.standardWebhooksSecret', code: 'short_standard_webhooks_key' })]);
+    expect((await sourceOf(fresh)).webhooks.standardWebhooksSecret).toBe(SHORT);
+    // Applied again unchanged: still kept, still warned.
+    const again = await fresh.call('importConfig', file as never);
+    expect(short(again.warnings)).toHaveLength(1);
+  });
+});
+
+describe('how many signatures a rotation window sends', () => {
+  it('quick rotations send the current version and the one before it only; a delivery made with an older version still in its window adds its own', async () => {
+    let fail = true;
+    const r = await lab.receiver((req, res) => void res.writeHead(fail && req.url === '/held' ? 503 : 200).end());
+    const t = await lab.start({
+      config: config(`${r.url}/held`, { secretRotationWindowMs: 3_600_000, retrySchedule: { preset: 'custom', delaysMs: [300], jitter: 0, windowMs: 3_600_000 } }),
+    });
+    const src = await sourceOf(t);
+    // A delivery made with version 1 keeps retrying across the rotations.
+    await t.post('/v1/track', { userId: 'u1', event: 'Held' }, { writeKey: KEY });
+    await r.waitForRequests(1);
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    for (let i = 0; i < 10; i++) await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret' });
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: THIRD });
+    const before = r.requests.length;
+    const [retry] = (await r.waitForRequests(before + 1)).slice(before);
+    // Current (THIRD), the one before it (random), and the delivery's own version 1 (its window is open).
+    expect(eachSignature(retry)).toHaveLength(3);
+    expect(verifies(THIRD, retry) && verifies(OLD, retry)).toBe(true);
+    fail = false;
+    await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0]?.urls[0]?.state === 'delivered', 'delivered');
+    // A new delivery signs with the current version and the one before it: two values, not thirteen.
+    await t.post('/v1/track', { userId: 'u1', event: 'New' }, { writeKey: KEY });
+    const fresh = await waitFor(() => r.requests.find((q) => q.body.toString('utf8').includes('"New"')), 'the new delivery');
+    expect(eachSignature(fresh)).toHaveLength(2);
+    expect(verifies(THIRD, fresh)).toBe(true);
+    expect(verifies(NEW, fresh)).toBe(false);
+  });
+
+  it('rotating back to an earlier secret sends its signature once', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 3_600_000 }) });
+    const src = await sourceOf(t);
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: OLD });
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: OLD });
+    await t.post('/v1/track', { userId: 'u1', event: 'Back' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    const sigs = String(req.headers['webhook-signature']).split(' ');
+    expect(sigs).toHaveLength(2);
+    expect(new Set(sigs).size).toBe(2);
+    expect(verifies(OLD, req) && verifies(NEW, req)).toBe(true);
+  });
+
+  it('a window closed by setting it to 0 stays closed when the setting is raised again, whether or not the old version was dropped', async () => {
+    const r = await lab.receiver();
+    let store!: Store;
+    const t = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 3_600_000 }), onStore: (s) => (store = s) });
+    const src = await sourceOf(t);
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    await t.call('updateSettings', { secretRotationWindowMs: 0 });
+    await t.call('updateSettings', { secretRotationWindowMs: 3_600_000 });
+    // Signed now (the store's check may or may not have dropped version 1 yet): the new secret only.
+    expect(store.signingSecrets(src.id, 2, Date.now())).toEqual([NEW]);
+    await t.post('/v1/track', { userId: 'u1', event: 'Closed' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(eachSignature(req)).toHaveLength(1);
+    expect(verifies(OLD, req)).toBe(false);
+    expect((await sourceOf(t)).secretVersions?.standardWebhooksSecret).toMatchObject({ version: 2, rotated: false });
+  });
+});

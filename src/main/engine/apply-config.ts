@@ -11,6 +11,7 @@ import { AudiencesRepo } from './simulation/audiences/audiences.repo';
 import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/audience-service';
 import { trackingPlansOf } from './tracking-plans/service';
 import { resolveReceiverRefs, type LabAddresses } from './config-receivers';
+import { configKeyCheck } from './sw-key-policy';
 
 /** A config that cannot be applied to what is stored; nothing of it was. 409 when it clashes with stored data, else 400. */
 export class ConfigRefused extends HttpError {
@@ -55,6 +56,13 @@ export function applyConfig(store: Store, config: Config, now: number, lab: LabA
   // A source may name a mock receiver instead of its URL: this lab's URL for it is written.
   const resolved = resolveReceiverRefs(config, stored, lab);
   problems.push(...resolved.problems);
+  // A short Standard Webhooks key: refused when it is new to a stored source, else kept with a warning (README, Decisions).
+  const keyWarnings: ConfigWarning[] = [];
+  config.sources.forEach((s, i) => {
+    const check = configKeyCheck(i, resolved.webhooks[i] ?? s.webhooks, store.sources.byName(s.name));
+    if (check.problem) problems.push(check.problem);
+    if (check.warning) keyWarnings.push(check.warning);
+  });
   const receiverIds = config.mockReceivers.map((e, i) => {
     const existing = stored.find((r) => r.name === e.name);
     const other = stored.find((r) => r.name !== e.name && r.path === e.path);
@@ -75,7 +83,7 @@ export function applyConfig(store: Store, config: Config, now: number, lab: LabA
   // The plans' mirror is read again whether the transaction commits or rolls back.
   try {
     const applied = applyInTransaction(store, config, resolved.webhooks, now, receivers, receiverIds, audiences, trackingPlans.write);
-    return { ...applied, warnings: resolved.warnings };
+    return { ...applied, warnings: [...resolved.warnings, ...keyWarnings] };
   } finally {
     plans.reload();
   }

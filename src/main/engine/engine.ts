@@ -122,7 +122,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     );
     if (applied) {
       const warnings = await simulation.configApplied(opts.config!, { ...applied, turnedOff: [] });
-      for (const w of warnings) log(`config: ${w.code === 'loopback_port_not_owned' ? 'warning' : 'note'}: ${w.path}: ${w.message}`);
+      for (const w of warnings) log(`config: ${w.code !== 'mock_receiver_resolved' ? 'warning' : 'note'}: ${w.path}: ${w.message}`);
     }
     const probes = new Probes({ store, ingest, events, now });
     const base = {

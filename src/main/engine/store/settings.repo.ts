@@ -20,7 +20,11 @@ export class SettingsRepo {
   private current: Settings;
   private readonly upsert;
 
-  constructor(private readonly db: Db) {
+  /** onWindowChange: the secret rotation window changes (inside the write), so rotations it closed stay closed. */
+  constructor(
+    private readonly db: Db,
+    private readonly onWindowChange: (fromMs: number, toMs: number) => void = () => {},
+  ) {
     this.upsert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     // Other features keep their own rows in this table (see getExtra); only Settings keys are read here.
     const stored = Object.fromEntries(
@@ -56,8 +60,11 @@ export class SettingsRepo {
       if (value === undefined) continue;
       (next as unknown as Record<string, unknown>)[key] = key === 'retrySchedule' ? resolveRetrySchedule(value as never) : value;
     }
+    const before = this.current.secretRotationWindowMs;
     this.db.transaction(() => {
       for (const [key, value] of Object.entries(next)) this.upsert.run(key, JSON.stringify(value));
+      // A rotation window closed by the old setting or the new one stays closed (source-secrets.ts).
+      if (next.secretRotationWindowMs !== before) this.onWindowChange(before, next.secretRotationWindowMs);
     })();
     this.current = next;
     return next;

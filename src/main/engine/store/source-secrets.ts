@@ -6,9 +6,11 @@ import type { Db } from './database';
 // version it was created with (deliveries.sw_version) instead of copying the secret, so each retry
 // signs with it (issue 16); its X-Signature is signed once at creation and stored as the signature.
 // A rotation (overlap = 1) also keeps the version it replaced signing for the rotation window, so a
-// receiver still holding the old secret verifies while it switches (webhook-signature carries both).
-// An old version is dropped once it is neither current, nor in a rotation window, nor named by an
-// unfinished delivery (prune).
+// receiver still holding the old secret verifies while it switches (webhook-signature carries both:
+// never more than the current version and the one before it, plus a delivery's own older version
+// while that still signs). A window once closed stays closed: a change of the window setting clears
+// the overlap of every rotation it closed (closeWindows). An old version is dropped once it is
+// neither current, nor the one before it in an open window, nor named by an unfinished delivery (prune).
 
 export type SecretKind = 'shared' | 'standard';
 
@@ -42,6 +44,7 @@ export class SourceSecrets {
   private readonly deleteStmt;
   private readonly neededStmt;
   private readonly anyRetiredStmt;
+  private readonly closeStmt;
 
   constructor(db: Db) {
     this.ofSourceStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND retired_at IS NULL');
@@ -54,6 +57,7 @@ export class SourceSecrets {
     this.retireStmt = db.prepare('UPDATE source_secrets SET retired_at = ? WHERE source_id = ? AND kind LIKE ? AND retired_at IS NULL');
     this.retiredStmt = db.prepare('SELECT DISTINCT source_id, kind FROM source_secrets WHERE retired_at IS NOT NULL');
     this.anyRetiredStmt = db.prepare('SELECT 1 FROM source_secrets WHERE retired_at IS NOT NULL LIMIT 1');
+    this.closeStmt = db.prepare('UPDATE source_secrets SET overlap = 0 WHERE overlap = 1 AND created_at <= ?');
     this.deleteStmt = db.prepare('DELETE FROM source_secrets WHERE source_id = ? AND kind = ? AND version = ?');
     // The partial index deliveries_sw_version holds exactly the unfinished deliveries that name a version.
     this.neededStmt = db.prepare(`SELECT 1 FROM deliveries WHERE source_id = ? AND sw_version = ? AND state IN ${UNFINISHED} LIMIT 1`);
@@ -86,18 +90,36 @@ export class SourceSecrets {
   }
 
   /**
-   * The Standard Webhooks secrets an attempt of a delivery created with `version` signs with at `now`:
-   * every version of the source's rotation window when `version` is one of them (the current one and
-   * those a rotation replaced less than `windowMs` ago), otherwise `version` alone (issue 16: a retry
-   * keeps its secret). Newest first; empty when the version is unknown (dropped, or never stored).
+   * The Standard Webhooks secrets an attempt of a delivery created with `version` signs with at `now`,
+   * newest first, each once (rotating back to an earlier secret does not send its signature twice):
+   * when `version` still signs for others (it is current, or its successor is a rotation whose window
+   * is open), the current version, the one right before it while its window is open, and `version`
+   * itself; otherwise `version` alone (issue 16: a retry keeps its secret). So at most three values,
+   * however many rotations came in quick succession. Empty when the version is unknown (dropped).
    */
   signingSecrets(sourceId: string, version: number | null, now: number, windowMs: number): string[] {
     if (version === null) return [];
     const rows = this.ofKindStmt.all(sourceId, 'standard') as VersionRow[];
-    const window = windowOf(rows, now, windowMs);
-    if (window.some((r) => r.version === version)) return window.map((r) => r.secret);
     const own = rows.find((r) => r.version === version);
-    return own ? [own.secret] : [];
+    if (!own) return [];
+    const current = rows.find((r) => r.retired_at === null);
+    const out: string[] = [];
+    if (current && (own === current || windowOpen(rows, own, now, windowMs))) {
+      out.push(current.secret);
+      const before = rows.find((r) => r.version < current.version);
+      if (before && windowOpen(rows, before, now, windowMs)) out.push(before.secret);
+    }
+    out.push(own.secret);
+    return [...new Set(out)];
+  }
+
+  /**
+   * The rotation window setting changes from `fromMs` to `toMs`: every rotation whose window has
+   * closed by either (at `now`) loses its overlap for good, so raising the setting later never brings
+   * an old secret back into signing, whether or not that version was dropped meanwhile.
+   */
+  closeWindows(now: number, fromMs: number, toMs: number): void {
+    this.closeStmt.run(now - Math.min(fromMs, toMs));
   }
 
   /** Whether any version is retired (prune may have work). */
@@ -113,7 +135,7 @@ export class SourceSecrets {
     let dropped = 0;
     for (const { source_id, kind } of this.retiredStmt.all() as Pick<VersionRow, 'source_id' | 'kind'>[]) {
       const rows = this.ofKindStmt.all(source_id, kind) as VersionRow[];
-      const keep = new Set(windowOf(rows, now, windowMs).map((r) => r.version));
+      const keep = new Set(signingNow(rows, now, windowMs).map((r) => r.version));
       for (const r of rows) {
         if (r.retired_at === null || keep.has(r.version)) continue;
         if (kind === 'standard' && this.neededStmt.get(source_id, r.version)) continue;
@@ -125,19 +147,16 @@ export class SourceSecrets {
   }
 }
 
-/**
- * The versions that sign now (newest first): the current one and, while a rotation's window is open,
- * the version it replaced (and so on back, for rotations in quick succession).
- */
-function windowOf(rows: VersionRow[], now: number, windowMs: number): VersionRow[] {
+/** The versions new deliveries sign with now: the current one and, while its rotation window is open, the one right before it. */
+function signingNow(rows: VersionRow[], now: number, windowMs: number): VersionRow[] {
   const current = rows.find((r) => r.retired_at === null);
   if (!current) return [];
-  const out = [current];
-  for (let x = current; x.overlap === 1 && now < x.created_at + windowMs; ) {
-    const before = rows.find((r) => r.version < x.version);
-    if (!before) break;
-    out.push(before);
-    x = before;
-  }
-  return out;
+  const before = rows.find((r) => r.version < current.version);
+  return before && windowOpen(rows, before, now, windowMs) ? [current, before] : [current];
+}
+
+/** Whether retired version `r` still signs for others: the version after it was made by a rotation less than `windowMs` ago. */
+function windowOpen(rows: VersionRow[], r: VersionRow, now: number, windowMs: number): boolean {
+  const next = rows.filter((n) => n.version > r.version).at(-1);
+  return next !== undefined && next.overlap === 1 && now < next.created_at + windowMs;
 }

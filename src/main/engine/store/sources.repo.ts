@@ -162,6 +162,12 @@ export class SourcesRepo {
     return { ...next, secretVersions: versions };
   }
 
+  /** The rotation window setting changed: rotations it closed stay closed (source-secrets.ts), and the sources show it. */
+  windowChanged(now: number, fromMs: number, toMs: number): void {
+    this.secrets.closeWindows(now, fromMs, toMs);
+    for (const s of this.byId.values()) this.index(withSecrets(s, this.secrets.current(s.id)));
+  }
+
   private index(s: Source): void {
     this.byId.set(s.id, s);
     this.byKey.set(s.writeKey, s);

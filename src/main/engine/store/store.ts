@@ -98,7 +98,7 @@ export class Store {
     this.writes = new WriteQueue(this.db, () => this.afterRollback(), this.health, () => (sameFile(opened, statSync(file, { throwIfNoEntry: false })) ? null : dataGoneError(file)));
     this.sourceKeys = new SourceKeys(this.db);
     this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
-    this.settings = new SettingsRepo(this.db);
+    this.settings = new SettingsRepo(this.db, (from, to) => this.sources.windowChanged((opts.now ?? Date.now)(), from, to));
     this.requests = new RequestsRepo(this.db);
     this.actions = new ActionsLedger(this.db);
     this.ledger = new DeliveryLedger(this.db, this.actions);
