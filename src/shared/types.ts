@@ -285,6 +285,8 @@ export interface Delivery {
   bodyTruncated?: { bytes: number; items: number; shownItems: number };
   /** Standard Webhooks `webhook-id`, fixed at creation; null when the source had no standardWebhooksSecret. */
   swId: string | null;
+  /** The version of the source's Standard Webhooks secret it signs with (Source.secretVersions); null when none or unknown. */
+  swVersion?: number | null;
 }
 
 /**

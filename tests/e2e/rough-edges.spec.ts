@@ -136,6 +136,23 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await attempt.getByTestId('verify-sw-secret-source').click();
   await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
   await attempt.getByTestId('verify-box').screenshot({ path: `${SHOTS}/verify-source-secret.png` });
+
+  // Both secrets changed since (a new version each, no overlap): on this older attempt the source's
+  // secrets do not match, and the box says which version signed it, naming no old secret.
+  const sw2 = `whsec_${Buffer.from('another key of 24 bytes!').toString('base64')}`;
+  await lab.api('PATCH', `/sources/${source.id}`, {
+    webhooks: { enabled: true, sharedSecret: 'edge-shared-secret-2', standardWebhooksSecret: sw2, urls: [{ url: `${receivers.ok.url}/secret-edge`, headers: {} }] },
+  });
+  await expect(async () => {
+    await attempt.getByTestId('verify-sw-secret-source').click();
+    await expect(attempt.getByTestId('verify-sw-secret')).toHaveValue(sw2, { timeout: 500 });
+  }).toPass();
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'mismatch');
+  await expect(attempt.getByTestId('verify-sw-result')).toContainText("signed with version 1 of the source's Standard Webhooks secret; the source's secret is now version 2, a later one");
+  await expect(attempt.getByTestId('verify-sw-result')).not.toContainText(sw);
+  await attempt.getByTestId('verify-secret-source').click();
+  await expect(attempt.getByTestId('verify-secret')).toHaveValue('edge-shared-secret-2');
+  await expect(attempt.getByTestId('verify-result')).toContainText("an earlier version of the source's shared secret; the source's secret is now version 2");
 });
 
 test('at 1024×700 with the detail open, the status word is never cut: the URL note turns into ⚠1/4 and the Actions tag into A×2', async ({ page, receivers }) => {

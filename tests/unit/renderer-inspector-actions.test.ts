@@ -11,7 +11,7 @@ import {
   outcomesOf,
   waitingParts,
 } from '../../src/renderer/features/inspector/delivery-model';
-import { hasStandardWebhooks, signatureTarget, verifyStandardWebhooksAttempt } from '../../src/renderer/features/inspector/verify-model';
+import { hasStandardWebhooks, laterSecretNote, signatureTarget, verifyStandardWebhooksAttempt } from '../../src/renderer/features/inspector/verify-model';
 import { verifySignature } from '../../src/shared/preview/signature';
 import { signStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
 import type { Attempt, Delivery, UrlOutcome } from '../../src/shared/types';
@@ -164,5 +164,19 @@ describe('verify box', () => {
     expect(withOld).toMatchObject({ status: 'match', explanation: expect.stringMatching(/^Match: signature 2 of the 2/) });
     const other = await verifyStandardWebhooksAttempt({ headers: both, body: swBody, secret: 'whsec_AAAAAAAA', nowMs: now });
     expect(other).toMatchObject({ status: 'mismatch', explanation: expect.stringMatching(/^Mismatch: none of the 2 v1 signatures/) });
+  });
+
+  it("after a rotation, the source's secret on an older attempt: says which version signed it and that the source's is later, naming no secret", () => {
+    const current = { version: 3, createdAt: '2026-01-02T00:00:00.000Z', rotated: true };
+    const sw = laterSecretNote({ which: 'standard', current, signedWith: 1 });
+    expect(sw).toMatch(/signed with version 1 of the source's Standard Webhooks secret; the source's secret is now version 3, a later one/);
+    expect(sw).not.toMatch(/whsec_/);
+    // Signed with the current version (or unknown): the lab cannot tell more than the generic mismatch.
+    expect(laterSecretNote({ which: 'standard', current, signedWith: 3 })).toBeNull();
+    expect(laterSecretNote({ which: 'standard', current, signedWith: null })).toBeNull();
+    expect(laterSecretNote({ which: 'standard', current: null, signedWith: 1 })).toBeNull();
+    // Classic: X-Signature is signed when the delivery is made; a current version made later is not the one.
+    expect(laterSecretNote({ which: 'shared', current, signedBy: '2026-01-01T00:00:00.000Z' })).toMatch(/an earlier version of the source's shared secret; the source's secret is now version 3, made after this delivery/);
+    expect(laterSecretNote({ which: 'shared', current, signedBy: '2026-01-03T00:00:00.000Z' })).toBeNull();
   });
 });

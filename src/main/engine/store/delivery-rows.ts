@@ -91,6 +91,7 @@ export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): De
     itemCount: r.item_count ?? 1,
     ...(callIds ? { callIds } : {}),
     swId: r.sw_id ?? null,
+    swVersion: r.sw_id ? (r.sw_version ?? null) : null,
   };
 }
 

@@ -32,7 +32,7 @@ export function AttemptView({
 }: {
   attempt: Attempt;
   /** The body it sent unless edited; which request it is (an Actions batch's X-Signature covers only its first event's data). */
-  delivery: Pick<Delivery, 'body' | 'kind' | 'callIds' | 'method' | 'bodyTruncated'>;
+  delivery: Pick<Delivery, 'body' | 'kind' | 'callIds' | 'method' | 'bodyTruncated' | 'swVersion' | 'firstAttemptAt'>;
   index: number;
   defaultOpen: boolean;
   context?: AttemptContext;
@@ -83,7 +83,14 @@ export function AttemptView({
             <div className="mono" data-testid="attempt-signature">
               {a.signature ?? 'none (no shared secret)'}
             </div>
-            <VerifyBox body={body} signature={a.signature} headers={a.requestHeaders} target={signatureTarget(delivery, body)} bodyCut={bodyCut} />
+            <VerifyBox
+              body={body}
+              signature={a.signature}
+              headers={a.requestHeaders}
+              target={signatureTarget(delivery, body)}
+              bodyCut={bodyCut}
+              signed={{ swVersion: delivery.swVersion ?? null, at: delivery.firstAttemptAt ?? a.startedAt }}
+            />
           </section>
           <section>
             <h4>Response</h4>

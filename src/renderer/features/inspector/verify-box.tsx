@@ -1,7 +1,16 @@
 import { useState } from 'react';
 import { useApp } from '../../store-context';
 import { verifySignature, type VerifyResult } from '../../../shared/preview/signature';
-import { hasStandardWebhooks, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
+import type { SecretVersion } from '../../../shared/types';
+import { hasStandardWebhooks, laterSecretNote, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
+
+/** Which secret versions signed the attempt, as far as the lab knows (laterSecretNote). */
+interface Signed {
+  /** The Standard Webhooks version its delivery signs with. */
+  swVersion: number | null;
+  /** When its delivery was made (X-Signature is signed then). */
+  at: string;
+}
 
 /**
  * A secret field with its check button; typing clears the last result, Enter checks. `fromSource`:
@@ -57,10 +66,15 @@ function SecretInput(p: {
 }
 
 /** Paste a whsec_ secret, see whether the attempt's webhook-signature matches, and why not. */
-function StandardWebhooksVerify({ headers, body, fromSource }: { headers: Record<string, string>; body: string; fromSource?: string }) {
+function StandardWebhooksVerify(p: { headers: Record<string, string>; body: string; fromSource?: string; current?: SecretVersion | null; signed?: Signed }) {
+  const { headers, body, fromSource } = p;
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<SwResult | null>(null);
-  const check = async (s = secret) => setResult(await verifyStandardWebhooksAttempt({ headers, body, secret: s, nowMs: Date.now() }));
+  const check = async (s = secret) => {
+    const r = await verifyStandardWebhooksAttempt({ headers, body, secret: s, nowMs: Date.now() });
+    const note = r.status === 'mismatch' && s === fromSource ? laterSecretNote({ which: 'standard', current: p.current, signedWith: p.signed?.swVersion }) : null;
+    setResult(note ? { ...r, explanation: `Mismatch. ${note}` } : r);
+  };
   return (
     <>
       <SecretInput
@@ -96,6 +110,7 @@ export function VerifyBox({
   headers,
   target,
   bodyCut = false,
+  signed,
 }: {
   body: string;
   signature: string | null;
@@ -103,13 +118,19 @@ export function VerifyBox({
   target: SignatureTarget;
   /** `body` is only a large batch's first items: X-Signature (first item) can be checked, webhook-signature (whole body) cannot. */
   bodyCut?: boolean;
+  /** Which versions signed it, to say so when the source's secret is a later one. */
+  signed?: Signed;
 }) {
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<VerifyResult | null>(null);
-  const check = async (s = secret) => setResult(await verifySignature({ body: target.text, signature, secret: s }));
   // The open call's source, for its secrets (a source deleted since has none to offer).
   const source = useApp((s) => s.sources.find((src) => src.id === s.detail?.call.sourceId));
   const sharedSecret = source?.webhooks.sharedSecret || undefined;
+  const check = async (s = secret) => {
+    const r = await verifySignature({ body: target.text, signature, secret: s });
+    const note = r.status === 'mismatch' && s === sharedSecret ? laterSecretNote({ which: 'shared', current: source?.secretVersions?.sharedSecret, signedBy: signed?.at }) : null;
+    setResult(note ? { ...r, explanation: `Mismatch. ${note}` } : r);
+  };
   const swSecret = source?.webhooks.standardWebhooksSecret || undefined;
   return (
     <div className="verify-box" data-testid="verify-box">
@@ -149,7 +170,7 @@ export function VerifyBox({
             webhook-signature covers the whole batch body, which is too large to check here.
           </div>
         ) : (
-          <StandardWebhooksVerify headers={headers} body={body} fromSource={swSecret} />
+          <StandardWebhooksVerify headers={headers} body={body} fromSource={swSecret} current={source?.secretVersions?.standardWebhooksSecret} signed={signed} />
         )
       ) : null}
     </div>

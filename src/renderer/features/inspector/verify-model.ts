@@ -1,6 +1,6 @@
 import { verifyStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
 import { STANDARD_WEBHOOKS_HEADERS, TOLERANCE_SECONDS } from '../../../shared/standard-webhooks';
-import type { Delivery } from '../../../shared/types';
+import type { Delivery, SecretVersion } from '../../../shared/types';
 
 // What the inspector's verify box checks an attempt against. X-Signature covers the body for Classic
 // and for a single Actions request (there JSON.stringify(data) is the body), but for an Actions batch
@@ -90,4 +90,35 @@ export async function verifyStandardWebhooksAttempt(args: { headers: Record<stri
   }
   if (r.ok) return { status: 'match', explanation: `Match: v1 HMAC-SHA256 of webhook-id.webhook-timestamp.body with this secret equals webhook-signature.${ageNote}` };
   return { status: 'mismatch', explanation: `Mismatch: ${r.reason}.${ageNote}` };
+}
+
+/**
+ * "Use the source's" did not match, and the lab knows why: the attempt was signed with an earlier
+ * version of that secret than the source's current one (a rotation or an edit since). Standard
+ * Webhooks: the delivery names its version. Classic: X-Signature is signed when its delivery is made,
+ * so a current version made after `signedBy` is later. Names versions only, never an old secret.
+ * null when the lab cannot tell (then the generic mismatch stands).
+ */
+export function laterSecretNote(args: {
+  which: 'shared' | 'standard';
+  current: SecretVersion | null | undefined;
+  /** Standard Webhooks: the version the delivery signs with. */
+  signedWith?: number | null;
+  /** Classic: when the delivery was made (its first attempt), ISO. */
+  signedBy?: string | null;
+}): string | null {
+  const { current } = args;
+  if (!current) return null;
+  if (args.which === 'standard') {
+    if (args.signedWith === null || args.signedWith === undefined || current.version <= args.signedWith) return null;
+    return (
+      `This attempt was signed with version ${args.signedWith} of the source's Standard Webhooks secret; ` +
+      `the source's secret is now version ${current.version}, a later one, so it does not match here. Paste version ${args.signedWith} to check the signature.`
+    );
+  }
+  if (!args.signedBy || Date.parse(current.createdAt) <= Date.parse(args.signedBy)) return null;
+  return (
+    `This attempt's X-Signature was signed with an earlier version of the source's shared secret; ` +
+    `the source's secret is now version ${current.version}, made after this delivery, so it does not match here. Paste the earlier version to check the signature.`
+  );
 }
