@@ -392,7 +392,12 @@ describe('how many signatures a rotation window sends', () => {
     const t = await lab.start({ config: config(`${r.url}/hook`, { secretRotationWindowMs: 3_600_000 }), onStore: (s) => (store = s) });
     const src = await sourceOf(t);
     await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    await waitFor(() => t.events.some((e) => e.type === 'sources.changed'), 'the rotation heard');
+    await t.call('listSources', {});
+    const seen = t.events.length;
     await t.call('updateSettings', { secretRotationWindowMs: 0 });
+    // The UI hears that the sources changed (their version no longer says rotated).
+    await waitFor(() => t.events.slice(seen).some((e) => e.type === 'sources.changed'), 'sources.changed after the window setting');
     await t.call('updateSettings', { secretRotationWindowMs: 3_600_000 });
     // Signed now (the store's check may or may not have dropped version 1 yet): the new secret only.
     expect(store.signingSecrets(src.id, 2, Date.now())).toEqual([NEW]);

@@ -128,6 +128,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       const after = store.settings.apply(input);
       d.dispatcher.settingsChanged(before, after);
       d.events.emit({ type: 'settings.changed', settings: after });
+      // A window it closed stays closed: the sources' secret versions no longer say rotated.
+      if (after.secretRotationWindowMs !== before.secretRotationWindowMs) sourcesChanged();
       return after;
     },
 
