@@ -136,6 +136,22 @@ test('a mock receiver, an audience and a plan rule being edited ask before they 
   await page.getByTestId('leave-discard').click();
   await expect(page.getByTestId('screen-compose')).toBeVisible();
 
+  // An edited receiver, and another one picked in the list: asked too; Keep editing keeps the form.
+  await lab.api('POST', '/receivers', { name: 'guard-a', path: '/guard-a' });
+  await lab.api('POST', '/receivers', { name: 'guard-b', path: '/guard-b' });
+  await page.getByTestId('nav-receivers').click();
+  await page.getByTestId('receiver-row').filter({ hasText: 'guard-a' }).click();
+  await expect(page.getByTestId('receiver-panel').locator('h2')).toHaveText('guard-a');
+  await page.getByTestId('edit-receiver').click();
+  await page.getByTestId('rf-name').fill('guard-a-renamed');
+  await page.getByTestId('receiver-row').filter({ hasText: 'guard-b' }).click();
+  await expect(dialog).toContainText('Changes not saved yet: the mock receiver guard-a.');
+  await page.getByTestId('leave-keep').click();
+  await expect(page.getByTestId('rf-name')).toHaveValue('guard-a-renamed');
+  await page.getByTestId('receiver-row').filter({ hasText: 'guard-b' }).click();
+  await page.getByTestId('leave-discard').click();
+  await expect(page.getByTestId('receiver-panel').locator('h2')).toHaveText('guard-b');
+
   await page.getByTestId('nav-audiences').click();
   await page.getByTestId('new-audience').click();
   await page.getByTestId('aud-name').fill('Guarded users');

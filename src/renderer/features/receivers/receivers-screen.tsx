@@ -163,7 +163,8 @@ function ReceiverTable() {
             data-testid="receiver-row"
             data-name={r.name}
             onClick={() => {
-              if (r.id !== selected) store.getState().selectReceiver(r.id);
+              // Another receiver's panel replaces this one's form: an edit in it asks first.
+              if (r.id !== selected) store.getState().guardLeave(() => store.getState().selectReceiver(r.id));
             }}
           >
             <td>{r.name}</td>
