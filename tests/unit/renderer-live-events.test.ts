@@ -90,4 +90,28 @@ describe('live events', () => {
     setStatus('open');
     await until(() => expect(new Set(asked)).toEqual(new Set(['listMessages', 'health', 'listSources', 'clientState', 'listReceivers', 'listReceiverRequests', 'listAudiences', 'listDeletions', 'getLoad'])));
   });
+
+  it("Destinations' test call: events that came before sendTestCall's answer are not lost (read once it is known)", async () => {
+    let listener: (events: EngineEvent[]) => void = () => {};
+    const pendingDetail = { call: { id: 7 }, state: 'pending' };
+    const deliveredDetail = { call: { id: 7 }, state: 'delivered' };
+    const transport: Transport = {
+      kind: 'http',
+      async call(name) {
+        if (name === 'sendTestCall') {
+          // Delivered and pushed before the answer to the send reached the window.
+          listener([{ type: 'calls.updated', calls: [summary(7)] }]);
+          return pendingDetail as never;
+        }
+        if (name === 'getMessage') return deliveredDetail as never;
+        throw new Error(`unexpected ${name}`);
+      },
+      subscribe: (l) => ((listener = l), () => {}),
+      onStatus: () => () => {},
+    };
+    const store = createAppStore(transport);
+    connectLiveEvents(store, transport, 5);
+    await store.getState().sendTestCall('s');
+    await until(() => expect(store.getState().lastTestCall).toBe(deliveredDetail));
+  });
 });

@@ -115,6 +115,9 @@ export const createSourcesSlice =
         try {
           const detail = await api.call('sendTestCall', { id });
           set({ lastTestCall: detail });
+          // Its delivery may have been answered, and its events come, before this answer did: they
+          // were not known to be the test call's then (live-events.ts), so read it once now.
+          void get().refreshTestCall();
           return detail;
         } catch (err) {
           get().notify(errorText(err), 'error');
