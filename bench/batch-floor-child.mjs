@@ -4,9 +4,11 @@
 // n = 0 … BATCHES-1), each parsed with JSON.parse and stored with better-sqlite3 in one transaction
 // per request: one `requests` row holding the body, one `calls` row per item with the columns the
 // collector writes. No HTTP, no auth, no validation, no de-duplication, no group commit: what storing
-// those requests costs at the least. A fresh database file in DIR with the app's pragmas
-// (src/main/engine/store/database.ts) and the app's current shape of the two tables (migrations 4, 5
-// and 8 of src/main/engine/store/migrations.ts; no secondary index, as in the app since migration 3).
+// those requests costs at the least. A fresh database file in DIR with the app's storage settings
+// (STORAGE_PRAGMAS of src/main/engine/store/database.ts; until 11-26 the floor left out the
+// auto_vacuum and WAL checkpoint size the app had taken since, so it stored more cheaply than the
+// app could) and the app's current shape of the two tables (migrations 4, 5 and 8 of
+// src/main/engine/store/migrations.ts; no secondary index, as in the app since migration 3).
 // Timing: only the parsing and storing, on the wall clock (performance.now()); the bodies are built
 // in chunks between timed stretches (the generator builds them in its own process). events/s =
 // events stored ÷ seconds timed, the same "events done ÷ elapsed" as the collector's figure.
@@ -24,11 +26,18 @@ const Database = require('better-sqlite3');
 const gc = () => globalThis.gc?.();
 
 const db = new Database(join(dir, 'floor.db'));
-db.pragma('page_size = 16384');
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = OFF');
+// STORAGE_PRAGMAS of src/main/engine/store/database.ts, word for word (tests/unit/bench-floor.test.ts).
+const STORAGE_PRAGMAS = [
+  'page_size = 16384',
+  'auto_vacuum = INCREMENTAL',
+  'journal_mode = WAL',
+  'wal_autocheckpoint = 256',
+  'journal_size_limit = 4194304',
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = OFF',
+];
+for (const pragma of STORAGE_PRAGMAS) db.pragma(pragma);
 db.exec(`
   CREATE TABLE requests (
     id INTEGER PRIMARY KEY,

@@ -22,6 +22,31 @@ export interface OpenOptions {
   rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'>;
 }
 
+/**
+ * The storage settings every connection to the lab's file gets, in this order. Also the batch floor's
+ * (bench/batch-floor-child.mjs), which must store the way the app does: a unit test compares them.
+ */
+export const STORAGE_PRAGMAS: readonly string[] = [
+  // 16 KB pages for a new file (an existing one keeps its own): a commit writes each changed page to
+  // the WAL as a frame, and request bodies of tens of KB span fewer of them. Measured on the
+  // collector's write path: about 10 % less time per stored call than 4 KB pages.
+  `page_size = ${PAGE_SIZE}`,
+  // A new file gives the pages retention frees back to the file system (Store.giveSpaceBack, in
+  // small steps): set before the first table, as SQLite requires; an older file is rewritten once.
+  'auto_vacuum = INCREMENTAL',
+  'journal_mode = WAL',
+  // SQLite checkpoints the WAL at 1,000 pages: 4 MB with its default 4 KB pages, but 16 MB with
+  // ours, and a WAL growing back to 16 MB refilled a disk that had just been given a few MB (issue
+  // 22). 256 pages keep it at SQLite's intended 4 MB; past a checkpoint the file is cut back to it.
+  'wal_autocheckpoint = 256',
+  `journal_size_limit = ${256 * PAGE_SIZE}`,
+  // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
+  // or power loss can lose the last transactions.
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = OFF',
+];
+
 export function openDatabase({ dataDir, nativeBinding, log, rewrite }: OpenOptions): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, DB_FILE);
@@ -43,24 +68,7 @@ function openFile(file: string, nativeBinding: string | undefined): Db {
   createPrivateFile(file);
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   try {
-    // 16 KB pages for a new file (an existing one keeps its own): a commit writes each changed page to
-    // the WAL as a frame, and request bodies of tens of KB span fewer of them. Measured on the
-    // collector's write path: about 10 % less time per stored call than 4 KB pages.
-    db.pragma(`page_size = ${PAGE_SIZE}`);
-    // A new file gives the pages retention frees back to the file system (Store.giveSpaceBack, in
-    // small steps): set before the first table, as SQLite requires; an older file is rewritten once.
-    db.pragma('auto_vacuum = INCREMENTAL');
-    db.pragma('journal_mode = WAL');
-    // SQLite checkpoints the WAL at 1,000 pages: 4 MB with its default 4 KB pages, but 16 MB with
-    // ours, and a WAL growing back to 16 MB refilled a disk that had just been given a few MB (issue
-    // 22). 256 pages keep it at SQLite's intended 4 MB; past a checkpoint the file is cut back to it.
-    db.pragma('wal_autocheckpoint = 256');
-    db.pragma(`journal_size_limit = ${256 * PAGE_SIZE}`);
-    // NORMAL in WAL mode: a commit survives a process crash (the case we promise); only an OS crash
-    // or power loss can lose the last transactions.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('foreign_keys = OFF');
+    for (const pragma of STORAGE_PRAGMAS) db.pragma(pragma);
     // SQLite opens a file it may not write (read-only, immutable) read-only, without a word: write
     // once (the same version, rolled back), so such a file stops the start with SQLITE_READONLY
     // (data-problem.ts says what to do) instead of failing the first call the collector takes.
