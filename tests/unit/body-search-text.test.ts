@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bodyMatches, bodySearchText } from '../../src/shared/search-filter';
-import { indexable, mergeNewestFirst } from '../../src/main/engine/store/body-search';
+import { indexable, mergeNewestFirst, slicePace } from '../../src/main/engine/store/body-search';
 
 // The body index (store/body-search.ts) holds bodySearchText and answers a term by substring: for
 // every term it takes (indexable), that must be what bodyMatches says of the item itself.
@@ -39,5 +39,19 @@ describe('bodySearchText (the body index text)', () => {
     expect(mergeNewestFirst([9, 7, 3], [8, 7, 2, 1])).toEqual([9, 8, 7, 3, 2, 1]);
     expect(mergeNewestFirst([], [5, 4])).toEqual([5, 4]);
     expect(mergeNewestFirst([5, 4], [])).toEqual([5, 4]);
+  });
+});
+
+describe('the body indexer’s pace (slicePace)', () => {
+  it('one slice per 600 ms while calls trickle in, none during a flood, back to back once they stop', () => {
+    // A trickle: up to 600 calls between two ticks 600 ms apart.
+    expect(slicePace(1, 0)).toEqual({ slice: true, gapMs: 600 });
+    expect(slicePace(600, 100)).toEqual({ slice: true, gapMs: 600 });
+    // A flood (over 1,000 calls a second): the collector keeps the engine's time; the tail is read from bodies meanwhile.
+    expect(slicePace(601, 0)).toEqual({ slice: false, gapMs: 600 });
+    expect(slicePace(100_000, 249)).toEqual({ slice: false, gapMs: 600 });
+    // 250 ms without a call: caught up on idle, whatever came before.
+    expect(slicePace(0, 250)).toEqual({ slice: true, gapMs: 2 });
+    expect(slicePace(100_000, 5_000)).toEqual({ slice: true, gapMs: 2 });
   });
 });

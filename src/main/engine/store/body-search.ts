@@ -9,9 +9,24 @@ export const INDEXED_TERM_MIN = 3;
 const SLICE_MS = 15;
 /** While calls arrive, one slice per this gap: about 5 % of the engine's time, FTS5's merges included (300 ms took 10 %). */
 const BUSY_GAP_MS = 600;
+/**
+ * More calls than this between two ticks (BUSY_GAP_MS apart: over 1,000 a second) is a flood: no slice
+ * runs until it ends. A slice then indexes fewer calls than arrive anyway, and its 5 % (more with
+ * batches: each slice parses their bodies again) is taken from the collector when it is busiest.
+ */
+const FLOOD_CALLS = 600;
 /** Once no call has arrived for QUIET_MS, the next slice follows after this gap: caught up on idle. */
 const IDLE_GAP_MS = 2;
 const QUIET_MS = 250;
+
+/**
+ * Whether the indexer runs a slice now, and when it looks again, from the calls stored since it last
+ * looked and how long ago the newest arrived.
+ */
+export function slicePace(arrived: number, quietMs: number): { slice: boolean; gapMs: number } {
+  if (quietMs >= QUIET_MS) return { slice: true, gapMs: IDLE_GAP_MS };
+  return { slice: arrived <= FLOOD_CALLS, gapMs: BUSY_GAP_MS };
+}
 /** A search whose fields match more calls than this lists every match instead of looking each up in the index. */
 const FIELD_CHECK_MAX = 1000;
 /** Nothing to index: looked at again after this long. */
@@ -28,8 +43,9 @@ const WAIT_MS = 250;
  *   test, exact for a term of three characters or more without a line break (the separator).
  * - It is fed off the hot path: the collector only stores calls; this class indexes them afterwards,
  *   oldest first, in slices of SLICE_MS each in a transaction of its own, one slice per BUSY_GAP_MS
- *   while calls arrive and back to back once they stop. `indexed_to` (body_index_state) is the
- *   newest call indexed, written in the slice's transaction, so a restart goes on where it stopped.
+ *   while calls arrive, none during a flood (over FLOOD_CALLS a gap), and back to back once they
+ *   stop. `indexed_to` (body_index_state) is the newest call indexed, written in the slice's
+ *   transaction, so a restart goes on where it stopped.
  * - The calls above it (the tail) are searched by reading their bodies, as every call was before, so
  *   a call is found from the moment it is stored. Terms the index cannot answer (under three
  *   characters, or holding a line break) read every body: exact, as slow as before.
@@ -212,16 +228,20 @@ export class BodyIndex {
     try {
       const newest = (this.newestStmt.get() as number | null) ?? 0;
       const now = Date.now();
+      // Ids only grow while calls arrive (a clear brings them down: nothing arrived then).
+      const arrived = this.lastNewest < 0 ? 0 : Math.max(0, newest - this.lastNewest);
       if (newest !== this.lastNewest) {
         this.lastNewest = newest;
         this.lastArrival = now;
       }
       if (newest <= this.indexedTo) return this.schedule(WAIT_MS);
+      const pace = slicePace(arrived, now - this.lastArrival);
+      if (!pace.slice) return this.schedule(pace.gapMs);
       // A slice's pages (its postings and FTS5's merge work) would otherwise land on top of a WAL the
       // collector has brought near its 4 MB checkpoint: checkpointed first, the WAL starts again.
       this.db.pragma('wal_checkpoint(PASSIVE)');
       this.step();
-      this.schedule(now - this.lastArrival < QUIET_MS ? BUSY_GAP_MS : IDLE_GAP_MS);
+      this.schedule(pace.gapMs);
     } catch {
       // Storage failing (a full disk: storage-health.ts says so): tried again later, the tail is read meanwhile.
       this.schedule(5 * WAIT_MS);
