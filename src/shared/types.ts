@@ -190,6 +190,8 @@ export interface RequestMeta {
   writeKeyFrom: 'basic' | 'body' | 'none';
   batchIndex: number | null;
   batchSize: number | null;
+  /** Set when the body came compressed (`gzip`, `deflate`); the body kept is the decoded one. */
+  contentEncoding?: string;
 }
 
 export type AttemptTrigger = 'scheduled' | 'manual' | 'replay';

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
@@ -103,6 +104,20 @@ test('a search that misses the fields offers bodies in one click, and the term i
   // The raw bytes view marks it too.
   await page.getByTestId('filter-search').fill('u-edge');
   await expect(page.getByTestId('call-raw').getByTestId('search-hit')).toHaveText('u-edge');
+});
+
+test('a call sent gzip-compressed is shown as the JSON it was, saying it came gzip', async ({ page }) => {
+  const source = await lab.api<{ writeKey: string }>('POST', '/sources', { name: 'gzip-edge' });
+  const res = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}` },
+    body: gzipSync(JSON.stringify({ userId: 'u-gzip', event: 'Compressed Sent', properties: { packed: true } })),
+  });
+  expect(res.status).toBe(200);
+  await openApp(page, lab, 'inspector');
+  await row(page, 'Compressed Sent').click();
+  await expect(page.getByTestId('call-request-meta')).toContainText('application/json (gzip)');
+  await expect(page.getByTestId('call-raw')).toContainText('"packed": true');
 });
 
 test('secrets: Copy beside Show copies the hidden secret; the verify box checks with the source\'s secret in one click, its fields labelled Secret', async ({ page, context, receivers }) => {

@@ -94,6 +94,7 @@ export class CallFastPath {
           route: route.type,
           authorization: req.headers.authorization,
           contentType: req.headers['content-type'],
+          contentEncoding: req.headers['content-encoding'],
           userAgent: req.headers['user-agent'],
           body,
         })

@@ -7,6 +7,7 @@ import { registerBrowserRoutes, type BrowserRouteDeps } from './browser-routes';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../http-timeouts';
 import { FaultReplies } from './fault-replies';
 import { CallFastPath } from './call-fast-path';
+import { bodyTooLarge } from './content-encoding';
 
 // Every route of SPEC §3, with the short aliases the official SDKs use.
 const SINGLE_ROUTES: Record<string, CallType> = {
@@ -77,6 +78,7 @@ export async function startCollector(
         route: type,
         authorization: req.headers.authorization,
         contentType: sentContentTypes.get(req.raw) ?? req.headers['content-type'],
+        contentEncoding: req.headers['content-encoding'],
         userAgent: req.headers['user-agent'],
         body: req.body as Buffer | undefined,
       });
@@ -107,11 +109,8 @@ export async function startCollector(
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     reply.header('access-control-allow-origin', '*');
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      const single = !BATCH_ROUTES.some((r) => req.url.startsWith(`/v1/${r}`));
-      const message = single
-        ? `call is larger than ${MAX_CALL_BYTES} bytes (${MAX_CALL_BYTES / 1024} KB), the limit for a single call`
-        : `batch is larger than ${MAX_BATCH_BYTES} bytes (${MAX_BATCH_BYTES / 1024} KB), the limit for a batch request`;
-      return reply.code(400).send({ success: false, message });
+      const batch = BATCH_ROUTES.some((r) => req.url.startsWith(`/v1/${r}`));
+      return reply.code(400).send({ success: false, message: bodyTooLarge(batch) });
     }
     if (err.statusCode && err.statusCode < 500) return reply.code(400).send({ success: false, message: err.message });
     // Never a crash and never silent loss: a 5xx tells the client to retry.

@@ -10,6 +10,7 @@ import { recordArrivals, type ArrivingCall, type DeliveryPlanner, type StoredRes
 import type { RequestInfo } from '../store/requests.repo';
 import type { FaultDecision, FaultInjector } from './fault-injector';
 import { DelayedRequests } from './delayed-requests';
+import { decodeBody } from './content-encoding';
 import { MAX_DELAYED_BYTES } from '../../../shared/collector-faults';
 import type { TrackingPlans } from '../tracking-plans/service';
 
@@ -19,6 +20,8 @@ export interface IngestRequest {
   route: CallType | 'batch';
   authorization?: string;
   contentType?: string;
+  /** `gzip` or `deflate`: the body is decoded before it is read (content-encoding.ts). */
+  contentEncoding?: string;
   userAgent?: string;
   body: Buffer | undefined;
   /** The app's own test call: the source's collector faults do not apply to it (README, Decisions, "Collector faults"). */
@@ -65,11 +68,15 @@ export class Ingest {
     // Known to fail: refuse at once, so clients retry later and nothing is half taken.
     if (!this.store.health.ok) return storageUnavailable(this.store.health.get().message);
     const receivedAt = this.now();
-    const bytes = req.body?.length ?? 0;
+    const decoded = decodeBody(req.body, req.contentEncoding, req.route === 'batch');
+    if (!decoded.ok) return bad(decoded.message, decoded.status);
+    // From here on the body is the one the client compressed; the gate counts the bytes parsed.
+    const request: IngestRequest = decoded.encoding ? { ...req, body: decoded.body, contentEncoding: decoded.encoding } : req.contentEncoding === undefined ? req : { ...req, contentEncoding: undefined };
+    const bytes = request.body?.length ?? 0;
     const wait = this.gate.acquire(bytes);
     if (wait) await wait;
     try {
-      return await this.process(req, receivedAt, bytes);
+      return await this.process(request, receivedAt, bytes);
     } finally {
       this.gate.release(bytes);
     }
@@ -120,6 +127,7 @@ export class Ingest {
       userAgent: req.userAgent ?? null,
       writeKeyFrom: found.from,
       batchSize: req.route === 'batch' ? items.length : null,
+      ...(req.contentEncoding ? { contentEncoding: req.contentEncoding } : {}),
     };
     if (strict) {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);

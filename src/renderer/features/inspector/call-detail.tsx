@@ -241,8 +241,9 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
       <div className="cols-2">
         <section>
           <h3>As received</h3>
-          <div className="muted small-text">
-            {call.request.path} · {call.request.contentType ?? 'no content type'} · write key from {call.request.writeKeyFrom}
+          <div className="muted small-text" data-testid="call-request-meta">
+            {call.request.path} · {call.request.contentType ?? 'no content type'}
+            {call.request.contentEncoding ? ` (${call.request.contentEncoding})` : ''} · write key from {call.request.writeKeyFrom}
             {call.request.batchIndex !== null ? ` · item ${call.request.batchIndex + 1} of ${call.request.batchSize}` : ''}
             {call.request.userAgent ? ` · ${call.request.userAgent}` : ''}
           </div>
