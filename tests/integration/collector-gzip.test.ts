@@ -65,7 +65,7 @@ for (const chunked of [false, true]) {
     });
 
     it('an uncompressed body (no header, or identity) keeps no encoding', async () => {
-      for (const [i, headers] of [{}, { 'content-encoding': 'identity' }].entries()) {
+      for (const [i, headers] of ([{}, { 'content-encoding': 'identity' }] as Record<string, string>[]).entries()) {
         const id = `${tag}-plain-${i}`;
         expect((await post(t.collectorUrl, '/v1/track', Buffer.from(track(id)), headers, chunked)).status).toBe(200);
         expect((await stored(id))?.request.contentEncoding).toBeUndefined();

@@ -4,6 +4,7 @@ import type { CallType } from '../../../shared/types';
 import type { Ingest, IngestResponse } from './ingest';
 import type { FaultReplies } from './fault-replies';
 import { inOrder } from '../http-pipelining';
+import { bodyTooLarge } from './content-encoding';
 
 /** A route the fast path may take: its path as routed, the call type it implies, its body limit. */
 export interface FastRoute {
@@ -62,13 +63,39 @@ export class CallFastPath {
         else fastify(req, res);
       }),
     );
+    // A client that asks first (Expect: 100-continue, as curl does for large bodies) about a body over
+    // the route's limit gets the refusal instead of 100 Continue, and does not send the body at all.
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      const over = this.overLimit(req);
+      if (!over) {
+        res.writeContinue();
+        server.emit('request', req, res);
+        return;
+      }
+      // The body may still come: the connection ends with the answer rather than read it as a request.
+      res.shouldKeepAlive = false;
+      send(res, 400, JSON.stringify({ success: false, message: bodyTooLarge(over.type === 'batch') }), undefined);
+    });
   }
 
-  private take(req: IncomingMessage): FastRoute | undefined {
+  /** The call route a POST names, when its Content-Length is over that route's limit. */
+  private overLimit(req: IncomingMessage): FastRoute | undefined {
+    const route = this.routeOf(req);
+    const length = req.headers['content-length'];
+    if (!route || length === undefined || !/^\d+$/.test(length)) return undefined;
+    return length.length > 9 || Number(length) > route.bodyLimit ? route : undefined;
+  }
+
+  /** The call route a POST names, exactly as routed (a query string allowed). */
+  private routeOf(req: IncomingMessage): FastRoute | undefined {
     if (req.method !== 'POST') return undefined;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    return this.routes.get(q === -1 ? url : url.slice(0, q));
+  }
+
+  private take(req: IncomingMessage): FastRoute | undefined {
+    const route = this.routeOf(req);
     if (!route) return undefined;
     const length = req.headers['content-length'];
     if (length === undefined || req.headers['transfer-encoding'] !== undefined || !DIGITS.test(length)) return undefined;
