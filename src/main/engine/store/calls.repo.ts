@@ -64,6 +64,13 @@ export class CallsRepo {
   private readonly getStmt;
   private readonly countStmt;
   private readonly delCalls;
+  private readonly issuedStmt;
+  private readonly markIssuedStmt;
+  /**
+   * The id the next call gets. Given here rather than by SQLite, which reuses the ids of the newest
+   * calls once they are deleted (migration 19): above every call stored and every id issued before.
+   */
+  private nextId: number;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
   private dedupLoad: Promise<void> | null = null;
@@ -80,8 +87,11 @@ export class CallsRepo {
   ) {
     // Every call is stamped with the normalize rules it arrived under (call-record.ts reads it back by
     // them), as a constant of the statement: nothing to bind per call.
-    this.insertStmt = db.prepare(`INSERT INTO calls (source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
+    this.insertStmt = db.prepare(`INSERT INTO calls (id, source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
+    this.issuedStmt = db.prepare('SELECT MAX((SELECT issued_to FROM call_ids), IFNULL((SELECT MAX(id) FROM calls), 0))').pluck();
+    this.markIssuedStmt = db.prepare('UPDATE call_ids SET issued_to = ? WHERE issued_to < ?');
+    this.nextId = this.readNextId();
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     this.bodyIndex = new BodyIndex(db, requests);
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
@@ -124,26 +134,31 @@ export class CallsRepo {
 
   insert(c: NewCall): number {
     if (this.total !== null) this.total++;
-    return Number(
-      this.insertStmt.run(
-        c.sourceId === null ? null : this.sourceKeys.keyOf(c.sourceId),
-        c.receivedAt,
-        c.type,
-        c.userId,
-        c.anonymousId,
-        c.label,
-        c.messageId,
-        c.groupId ?? null,
-        c.previousId ?? null,
-        c.status,
-        c.dropReason,
-        c.requestId,
-        c.batchIndex,
-        c.timestamp,
-        c.normalized ? JSON.stringify(c.normalized) : null,
-        searchText(c),
-      ).lastInsertRowid,
+    const id = this.nextId++;
+    this.insertStmt.run(
+      id,
+      c.sourceId === null ? null : this.sourceKeys.keyOf(c.sourceId),
+      c.receivedAt,
+      c.type,
+      c.userId,
+      c.anonymousId,
+      c.label,
+      c.messageId,
+      c.groupId ?? null,
+      c.previousId ?? null,
+      c.status,
+      c.dropReason,
+      c.requestId,
+      c.batchIndex,
+      c.timestamp,
+      c.normalized ? JSON.stringify(c.normalized) : null,
+      searchText(c),
     );
+    return id;
+  }
+
+  private readNextId(): number {
+    return (this.issuedStmt.get() as number) + 1;
   }
 
 
@@ -160,6 +175,8 @@ export class CallsRepo {
     const list = JSON.stringify(ids);
     this.actions.deliveries.eraseOfCalls(ids);
     const removed = this.delCalls.run(list).changes;
+    // Whatever was removed, the ids issued so far stay issued (in the same transaction).
+    this.markIssuedStmt.run(this.nextId - 1, this.nextId - 1);
     this.bodyIndex.forget(ids);
     if (this.total !== null) this.total -= removed;
     return removed;
@@ -168,6 +185,8 @@ export class CallsRepo {
   /** After a rollback the running total may count rows that never landed: count again when next asked. */
   forgetCount(): void {
     this.total = null;
+    // Ids given to rows that were rolled back were not issued: counted again from what landed.
+    this.nextId = this.readNextId();
     this.bodyIndex.reload();
   }
 

@@ -20,6 +20,8 @@ export const CORE_TABLES = [
   'source_secrets',
   'settings',
   'client_queue',
+  // The newest call id ever issued, so none is given again (calls.repo.ts, migration 19).
+  'call_ids',
   // "Search bodies": the trigram index (FTS5 and its shadow tables) and how far it has got (body-search.ts).
   'body_index',
   'body_index_config',

@@ -477,4 +477,11 @@ export const MIGRATIONS: string[] = [
   CREATE TABLE body_index_state (indexed_to INTEGER NOT NULL);
   INSERT INTO body_index_state (indexed_to) VALUES (0);
   `,
+  /* 19: a call's id is never given again (calls.repo.ts): SQLite gives the next row the newest id
+     plus one, so once the newest calls were deleted (a clear, an erasure) their ids came back, and an
+     old `#/inspector/<id>` link or `after=` cursor named another call. The newest id ever issued is
+     kept here when calls are removed. */ `
+  CREATE TABLE call_ids (issued_to INTEGER NOT NULL);
+  INSERT INTO call_ids (issued_to) SELECT IFNULL(MAX(id), 0) FROM calls;
+  `,
 ];
