@@ -45,3 +45,14 @@ export function describeUse(u: ReceiverUse): string {
   const effect = u.effect === 'webhooks_off' ? ': its only URL, so its Webhooks would be turned off' : u.effect === 'actions_only' ? ': its only URL, so it would send Actions only' : '';
   return `source "${u.sourceName}"${effect}`;
 }
+
+/**
+ * The source's settings with the receiver's old URL replaced by its new one (its path or TLS was
+ * edited), in Classic URLs and mappings alike; a Classic URL the source already had is not repeated.
+ */
+export function retargeted(webhooks: WebhookSettings, from: string, to: string): WebhookSettings {
+  const had = webhooks.urls.some((u) => u.url === to);
+  const urls = webhooks.urls.flatMap((u) => (u.url !== from ? [u] : had ? [] : [{ ...u, url: to }]));
+  const mappings = webhooks.mappings?.map((m) => (m.url === from ? { ...m, url: to } : m));
+  return { ...webhooks, urls, ...(mappings ? { mappings } : {}) };
+}

@@ -7,7 +7,7 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
+import { describeUse, detached, receiverUses, retargeted, type ReceiverUse } from '../../../shared/receiver-uses';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
@@ -98,8 +98,12 @@ export class ReceiversService implements Feature<Ops> {
         if (secret === null) delete next.secret;
         else if (secret !== undefined) next.secret = secret;
         const merged = parseOrThrow(mockReceiverSchema, next);
+        const before = this.host.urlFor(current);
         const r = this.save({ ...merged, id: current.id }, false);
         changed();
+        // A new path or TLS is a new URL: the sources sending to the old one follow it (it would 404).
+        const after = this.host.urlFor(r);
+        if (after !== before && this.retarget(before, after)) events.emit({ type: 'sources.changed' });
         return this.view(r);
       },
       deleteReceiver: async ({ id, detach }: { id: string; detach?: boolean }) => {
@@ -177,6 +181,19 @@ export class ReceiversService implements Feature<Ops> {
       }
     });
     return { uses, stopped };
+  }
+
+  /** Every source's uses of `from` become `to`, in one transaction; whether any source changed. */
+  private retarget(from: string, to: string): boolean {
+    const { store } = this.deps;
+    const uses = receiverUses(from, store.sources.list());
+    store.transaction(() => {
+      for (const u of uses) {
+        const source = store.sources.get(u.sourceId)!;
+        store.sources.update(source.id, { webhooks: retargeted(source.webhooks, from, to) });
+      }
+    });
+    return uses.length > 0;
   }
 
   /** Serves the definitions as stored (a config import wrote them: apply-config.ts); unchanged ones keep their counters. */
