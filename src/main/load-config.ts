@@ -86,7 +86,7 @@ export function parseConfigText(text: string, what: string): Config {
  * visitor (VS Code's JSON scanner) walks the text, which JSON.parse has already accepted; it
  * recurses once per level, which the depth check before it bounds.
  */
-function duplicateKeys(text: string): FieldError[] {
+export function duplicateKeys(text: string): FieldError[] {
   const found: FieldError[] = [];
   const open: Set<string>[] = [];
   visit(text, {

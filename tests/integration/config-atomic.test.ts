@@ -153,3 +153,20 @@ describe('POST /api/config is all or nothing', () => {
     expect((await t.call('listMessages', { q: 'm-rot' })).items[0]).toMatchObject({ status: 'accepted', sourceId: expect.any(String) });
   });
 });
+
+describe('POST /api/config with a key given twice', () => {
+  it('is a 400 naming the key and its line, as for a config file, and changes nothing', async () => {
+    const t = await start({ sources: [{ name: 'kept', writeKey: 'wk_kept' }] });
+    const before = configRows(t.dataDir);
+    // JSON.parse would keep the second writeKey without a word.
+    const text = '{\n  "sources": [\n    { "name": "twice", "writeKey": "wk_first",\n      "writeKey": "wk_second" }\n  ]\n}';
+    const res = await fetch(`${control!.url}/api/config`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: text });
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as { code: string; fields: { path: string; message: string }[] };
+    expect(json.code).toBe('invalid_input');
+    expect(json.fields).toEqual([{ path: 'sources[0].writeKey', message: 'duplicate key (line 4): JSON keeps only the last, so the first would be lost' }]);
+    expect(configRows(t.dataDir)).toEqual(before);
+    // Without a repeated key, the same route takes it.
+    expect((await postConfig({ sources: [{ name: 'once', writeKey: 'wk_once' }] })).status).toBe(200);
+  });
+});

@@ -11,6 +11,9 @@ import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
+import { duplicateKeys } from '../load-config';
+import { inputTooDeep } from '../../shared/input-depth';
+import { ValidationError } from '../../shared/validation-error';
 
 export interface ControlServerOptions {
   engine: Engine;
@@ -96,11 +99,24 @@ function isPublicRoute(req: FastifyRequest): boolean {
   return (req.routeOptions.config as { public?: boolean } | undefined)?.public === true;
 }
 
-/** A bodiless operation (DELETE, GET) sent with `Content-Type: application/json` is not an error. */
+/**
+ * A bodiless operation (DELETE, GET) sent with `Content-Type: application/json` is not an error. A
+ * config posted to `/api/config` with a key given twice is refused naming it, as a config file is
+ * (load-config.ts), instead of JSON.parse keeping the last one without a word.
+ */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
+  const configRoute = `${API_PREFIX}/config`;
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
-    body === '' ? done(null, undefined) : json(req, body as string, done),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    if (req.method !== 'POST' || req.url.split('?')[0] !== configRoute) return json(req, body as string, done);
+    return json(req, body as string, (err, parsed) => {
+      if (err) return done(err);
+      // Too deep is refused by the operation's own input check; the key scan recurses once per level.
+      const duplicates = inputTooDeep(parsed) ? [] : duplicateKeys(body as string);
+      if (duplicates.length > 0) return done(new ValidationError(duplicates));
+      done(null, parsed);
+    });
+  });
 }
