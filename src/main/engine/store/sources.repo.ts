@@ -152,7 +152,8 @@ export class SourcesRepo {
 
   /** A secret that changed is a new version (a secret removed: none current); returns the source with its versions. */
   private writeSecrets(next: Source, before: Source | undefined, now: number): Source {
-    let versions = next.secretVersions ?? {};
+    // Both keys always, null for a secret not set: the same shape whether read back or just written.
+    let versions: NonNullable<Source['secretVersions']> = { sharedSecret: null, standardWebhooksSecret: null, ...next.secretVersions };
     for (const [kind, field] of Object.entries(SECRET_FIELDS) as [SecretKind, SecretField][]) {
       const secret = next.webhooks[field] || undefined;
       if (secret === (before?.webhooks[field] || undefined)) continue;
@@ -187,10 +188,8 @@ function withSecrets(s: Source, current: Partial<Record<SecretKind, CurrentSecre
   const secretVersions: NonNullable<Source['secretVersions']> = {};
   for (const [kind, field] of Object.entries(SECRET_FIELDS) as [SecretKind, SecretField][]) {
     const c = current[kind];
-    if (c) {
-      webhooks[field] = c.secret;
-      secretVersions[field] = versionInfo(c);
-    }
+    if (c) webhooks[field] = c.secret;
+    secretVersions[field] = c ? versionInfo(c) : null;
   }
   return { ...s, webhooks, secretVersions };
 }
