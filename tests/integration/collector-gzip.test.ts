@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { deflateSync, gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
 import { MAX_BATCH_BYTES, MAX_CALL_BYTES } from '../../src/shared/limits';
@@ -64,6 +64,27 @@ for (const chunked of [false, true]) {
       for (const id of ids) expect((await stored(id))?.request.contentEncoding).toBe('deflate');
     });
 
+    it('a list of codings is undone from the last back; x-gzip, and raw deflate, are taken', async () => {
+      const twice = `${tag}-twice`;
+      expect((await post(t.collectorUrl, '/v1/track', gzipSync(gzipSync(track(twice))), { 'content-encoding': 'gzip, gzip' }, chunked)).status).toBe(200);
+      expect((await stored(twice))?.request.contentEncoding).toBe('gzip, gzip');
+      const listed = `${tag}-listed`;
+      expect((await post(t.collectorUrl, '/v1/track', gzipSync(track(listed)), { 'content-encoding': 'identity, gzip' }, chunked)).status).toBe(200);
+      expect((await stored(listed))?.request.contentEncoding).toBe('gzip');
+      const x = `${tag}-xgzip`;
+      expect((await post(t.collectorUrl, '/v1/track', gzipSync(track(x)), { 'content-encoding': 'x-gzip' }, chunked)).status).toBe(200);
+      expect((await stored(x))?.request.contentEncoding).toBe('x-gzip');
+      const raw = `${tag}-raw`;
+      expect((await post(t.collectorUrl, '/v1/track', deflateRawSync(track(raw)), { 'content-encoding': 'deflate' }, chunked)).status).toBe(200);
+      expect((await stored(raw))?.status).toBe('accepted');
+    });
+
+    it('a gzip body sent without its header is refused saying what to send', async () => {
+      const r = await post(t.collectorUrl, '/v1/track', gzipSync(track(`${tag}-unsaid`)), {}, chunked);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/^invalid JSON: .*\(the body looks gzip-compressed: send it with Content-Encoding: gzip\)$/s);
+    });
+
     it('an uncompressed body (no header, or identity) keeps no encoding', async () => {
       for (const [i, headers] of ([{}, { 'content-encoding': 'identity' }] as Record<string, string>[]).entries()) {
         const id = `${tag}-plain-${i}`;
@@ -105,6 +126,7 @@ for (const chunked of [false, true]) {
       expect((await post(t.collectorUrl, '/v1/track', truncated, { 'content-encoding': 'gzip' }, chunked)).status).toBe(400);
       const br = await post(t.collectorUrl, '/v1/track', gzipSync(track(`${tag}-br`)), { 'content-encoding': 'br' }, chunked);
       expect(br).toEqual({ status: 415, body: { success: false, message: 'unsupported Content-Encoding "br": send the body as it is, or compressed with gzip or deflate' } });
+      expect((await post(t.collectorUrl, '/v1/track', gzipSync(track(`${tag}-br2`)), { 'content-encoding': 'gzip, br' }, chunked)).status).toBe(415);
       expect(await total()).toBe(before);
     });
   });

@@ -67,6 +67,8 @@ describe('routes', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     expect(pre.headers.get('access-control-allow-headers')).toContain('authorization');
+    // A page may send its calls compressed (CompressionStream): the preflight allows the header.
+    expect(pre.headers.get('access-control-allow-headers')).toContain('content-encoding');
     const ok = await fetch(`${url}/v1/track`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: JSON.stringify({ userId: 'u', event: 'E' }) });
     expect([ok.status, ok.headers.get('access-control-allow-origin'), ok.headers.get('content-type')]).toEqual([200, '*', 'application/json; charset=utf-8']);
     expect(await ok.json()).toEqual({ success: true });

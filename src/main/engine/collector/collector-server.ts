@@ -65,7 +65,7 @@ export async function startCollector(
     reply
       .header('access-control-allow-origin', '*')
       .header('access-control-allow-methods', 'POST, OPTIONS')
-      .header('access-control-allow-headers', 'authorization, content-type')
+      .header('access-control-allow-headers', 'authorization, content-type, content-encoding')
       .header('access-control-max-age', '86400')
       .code(204)
       .send();

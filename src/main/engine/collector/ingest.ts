@@ -10,7 +10,7 @@ import { recordArrivals, type ArrivingCall, type DeliveryPlanner, type StoredRes
 import type { RequestInfo } from '../store/requests.repo';
 import type { FaultDecision, FaultInjector } from './fault-injector';
 import { DelayedRequests } from './delayed-requests';
-import { decodeBody } from './content-encoding';
+import { compressedHint, decodeBody } from './content-encoding';
 import { MAX_DELAYED_BYTES } from '../../../shared/collector-faults';
 import type { TrackingPlans } from '../tracking-plans/service';
 
@@ -89,7 +89,7 @@ export class Ingest {
     try {
       body = JSON.parse(text);
     } catch (err) {
-      return bad(`invalid JSON: ${(err as Error).message}`);
+      return bad(`invalid JSON: ${(err as Error).message}${req.contentEncoding ? '' : compressedHint(req.body)}`);
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('request body must be a JSON object');
     const envelopeBody = body as Record<string, unknown>;
