@@ -27,3 +27,22 @@ describe('clearCalls, then a new call', () => {
     expect(detail.call.normalized).toMatchObject({ event: 'Second', properties: { n: 2 } });
   });
 });
+
+describe('clearCalls, then the same call again', () => {
+  it('is not a duplicate of a call no longer shown: clearing forgets the messageIds, as a restart would', async () => {
+    const t = await lab.start({ config: { sources: [{ name: 's', writeKey: 'wk_again' }] } });
+    const call = { userId: 'u', event: 'Again', messageId: 'again-1' };
+    expect((await t.post('/v1/track', call, { writeKey: 'wk_again' })).status).toBe(200);
+    // Before the clear, the repeat is a duplicate.
+    await t.post('/v1/track', call, { writeKey: 'wk_again' });
+    expect((await t.call('listMessages', {})).items.map((m) => m.status).sort()).toEqual(['accepted', 'dropped']);
+    await t.call('clearCalls', {});
+
+    expect((await t.post('/v1/track', call, { writeKey: 'wk_again' })).status).toBe(200);
+    const { items } = await t.call('listMessages', {});
+    expect(items.map((m) => [m.messageId, m.status])).toEqual([['again-1', 'accepted']]);
+    // And it is remembered again from here on.
+    await t.post('/v1/track', call, { writeKey: 'wk_again' });
+    expect((await t.call('listMessages', {})).items.map((m) => m.status).sort()).toEqual(['accepted', 'dropped']);
+  });
+});

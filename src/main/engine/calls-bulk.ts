@@ -61,9 +61,10 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       const canceled = await dispatcher.cancelUpTo(cutoff.callId, 'canceled: the calls were cleared', CLEAR_CHUNK);
       let removed = 0;
       for (;;) {
-        const n = await store.writes.run(() => store.clearer.deleteCallsChunk(cutoff));
-        removed += n;
-        if (n < CLEAR_CHUNK) break;
+        const chunk = await store.writes.run(() => store.clearer.deleteCallsChunk(cutoff));
+        store.calls.forgetMessageIds(chunk.messageIds);
+        removed += chunk.removed;
+        if (chunk.removed < CLEAR_CHUNK) break;
       }
       while ((await store.writes.run(() => store.clearer.deleteRequestsChunk(cutoff))) === CLEAR_CHUNK);
       if (removed > 0) d.events.emit({ type: 'calls.removed', count: removed });

@@ -56,6 +56,12 @@ export interface CallFilter {
   limit: number;
 }
 
+/** A call's messageId as stored, with its source's key. */
+export interface SourceMessageId {
+  sourceKey: number | null;
+  messageId: string | null;
+}
+
 export class CallsRepo {
   private readonly insertStmt;
   readonly dedup: DedupWindow;
@@ -180,6 +186,17 @@ export class CallsRepo {
     this.bodyIndex.forget(ids);
     if (this.total !== null) this.total -= removed;
     return removed;
+  }
+
+  /**
+   * Cleared calls leave the duplicate window (the user starts over: a call sent again after *Clear all
+   * calls* is not a duplicate of one no longer shown). Called once their removal has committed.
+   */
+  forgetMessageIds(ids: SourceMessageId[]): void {
+    for (const { sourceKey, messageId } of ids) {
+      const sourceId = sourceKey === null ? null : this.sourceKeys.idOf(sourceKey);
+      if (sourceId !== null && messageId !== null) this.dedup.remove(sourceId, messageId);
+    }
   }
 
   /** After a rollback the running total may count rows that never landed: count again when next asked. */

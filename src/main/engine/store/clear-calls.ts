@@ -1,5 +1,5 @@
 import type { Db } from './database';
-import type { CallsRepo } from './calls.repo';
+import type { CallsRepo, SourceMessageId } from './calls.repo';
 
 /** Rows per write job: each chunk is a short transaction, so the collector's commits go on between them. */
 export const CLEAR_CHUNK = 1000;
@@ -24,7 +24,7 @@ export class CallsClearer {
     private readonly db: Db,
     private readonly calls: CallsRepo,
   ) {
-    this.pick = db.prepare(`SELECT id FROM calls WHERE id <= ? ORDER BY id LIMIT ${CLEAR_CHUNK}`).pluck();
+    this.pick = db.prepare(`SELECT id, source_key, message_id FROM calls WHERE id <= ? ORDER BY id LIMIT ${CLEAR_CHUNK}`);
     // Calls are written in request order: every request older than the oldest remaining call's is
     // unreferenced (the same rule as retention.ts).
     this.delRequestsBelowCalls = db.prepare(
@@ -42,13 +42,16 @@ export class CallsClearer {
     return { callId, requestId };
   }
 
-  /** The oldest CLEAR_CHUNK calls up to the cutoff, with their deliveries, attempts and requests. Returns how many calls. */
-  deleteCallsChunk(c: ClearCutoff): number {
-    const ids = this.pick.all(c.callId) as number[];
-    if (ids.length === 0) return 0;
-    const removed = this.calls.remove(ids);
+  /**
+   * The oldest CLEAR_CHUNK calls up to the cutoff, with their deliveries, attempts and requests.
+   * Returns how many calls, and their messageIds for forgetMessageIds once this has committed.
+   */
+  deleteCallsChunk(c: ClearCutoff): { removed: number; messageIds: SourceMessageId[] } {
+    const rows = this.pick.all(c.callId) as { id: number; source_key: number | null; message_id: string | null }[];
+    if (rows.length === 0) return { removed: 0, messageIds: [] };
+    const removed = this.calls.remove(rows.map((r) => r.id));
     this.delRequestsBelowCalls.run(c.requestId);
-    return removed;
+    return { removed, messageIds: rows.map((r) => ({ sourceKey: r.source_key, messageId: r.message_id })) };
   }
 
   /** Request rows up to the cutoff that no call refers to, CLEAR_CHUNK at a time. */
