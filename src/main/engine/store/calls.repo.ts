@@ -72,6 +72,8 @@ export class CallsRepo {
   private readonly delCalls;
   private readonly issuedStmt;
   private readonly markIssuedStmt;
+  private readonly retireStmt;
+  private readonly expireRetiredStmt;
   /**
    * The id the next call gets. Given here rather than by SQLite, which reuses the ids of the newest
    * calls once they are deleted (migration 19): above every call stored and every id issued before.
@@ -98,6 +100,10 @@ export class CallsRepo {
     this.issuedStmt = db.prepare('SELECT MAX((SELECT issued_to FROM call_ids), IFNULL((SELECT MAX(id) FROM calls), 0))').pluck();
     this.markIssuedStmt = db.prepare('UPDATE call_ids SET issued_to = ? WHERE issued_to < ?');
     this.nextId = this.readNextId();
+    this.retireStmt = db.prepare(`INSERT INTO dedup_retired (source_key, message_id, received_at)
+      SELECT source_key, message_id, received_at FROM calls WHERE id IN (SELECT value FROM json_each(?))
+        AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL AND message_id IS NOT NULL`);
+    this.expireRetiredStmt = db.prepare('DELETE FROM dedup_retired WHERE received_at < ?');
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     this.bodyIndex = new BodyIndex(db, requests);
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
@@ -124,6 +130,19 @@ export class CallsRepo {
     const slice = this.db.prepare(
       "SELECT id, source_key, message_id, received_at FROM calls WHERE id > ? AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id LIMIT ?",
     );
+    // First the messageIds of calls retention removed within the window (retire): older than every call kept.
+    const retired = this.db.prepare('SELECT rowid AS id, source_key, message_id, received_at FROM dedup_retired WHERE rowid > ? AND received_at >= ? ORDER BY rowid LIMIT ?');
+    for (let after = 0; ; ) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!this.db.open) return;
+      const rows = retired.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
+      for (const r of rows) {
+        const sourceId = this.sourceKeys.idOf(r.source_key);
+        if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
+      }
+      if (rows.length < DEDUP_LOAD_SLICE) break;
+      after = rows[rows.length - 1]!.id;
+    }
     for (let after = 0; ; ) {
       await new Promise((resolve) => setImmediate(resolve));
       if (!this.db.open) return;
@@ -186,6 +205,20 @@ export class CallsRepo {
     this.bodyIndex.forget(ids);
     if (this.total !== null) this.total -= removed;
     return removed;
+  }
+
+  /**
+   * Retention is about to remove these calls: those still within the duplicate window keep their
+   * messageId apart (dedup_retired), so the window filled at the next start still knows them.
+   * Inside retention's transaction.
+   */
+  retire(ids: number[], now: number): void {
+    this.retireStmt.run(JSON.stringify(ids), now - DEDUP_WINDOW_MS);
+  }
+
+  /** The retired messageIds past the window are let go (once per retention run). */
+  expireRetired(now: number): void {
+    this.expireRetiredStmt.run(now - DEDUP_WINDOW_MS);
   }
 
   /**

@@ -22,6 +22,8 @@ export const CORE_TABLES = [
   'client_queue',
   // The newest call id ever issued, so none is given again (calls.repo.ts, migration 19).
   'call_ids',
+  // The messageIds of calls retention removed within the duplicate window (calls.repo.ts, migration 20).
+  'dedup_retired',
   // "Search bodies": the trigram index (FTS5 and its shadow tables) and how far it has got (body-search.ts).
   'body_index',
   'body_index_config',

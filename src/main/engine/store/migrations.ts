@@ -484,4 +484,9 @@ export const MIGRATIONS: string[] = [
   CREATE TABLE call_ids (issued_to INTEGER NOT NULL);
   INSERT INTO call_ids (issued_to) SELECT IFNULL(MAX(id), 0) FROM calls;
   `,
+  /* 20: duplicates stay caught across a restart after retention removed the first call (calls.repo.ts):
+     the duplicate window is filled at start from the calls kept, so a call retention removed within
+     its 24 h was forgotten. Retention keeps such a call's messageId here until the 24 h are over. */ `
+  CREATE TABLE dedup_retired (source_key INTEGER NOT NULL, message_id TEXT NOT NULL, received_at INTEGER NOT NULL);
+  `,
 ];

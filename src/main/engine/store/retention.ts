@@ -33,12 +33,14 @@ export function pruneCalls(db: Db, calls: CallsRepo, keep: number): number {
     const ids = (pick.all(cutoff) as { id: number }[]).map((r) => r.id);
     if (ids.length === 0) break;
     db.transaction(() => {
+      calls.retire(ids, Date.now());
       calls.remove(ids);
       delRequests.run();
     })();
     removed += ids.length;
     if (ids.length < CHUNK) break;
   }
+  calls.expireRetired(Date.now());
   if (removed > 0) {
     db.prepare(
       `DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls WHERE id >= @cutoff ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))

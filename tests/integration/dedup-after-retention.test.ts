@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestEngine } from '../helpers/engine';
+import type { Store } from '../../src/main/engine/store/store';
+
+// Duplicates within 24 h stay caught across a restart even when retention removed the first call:
+// the window is filled at start from the calls kept, and retention keeps the messageIds of the calls it
+// removes within the window apart (migration 20). Found by a fresh-eyes review: 200,000 dropped calls
+// (unknown write keys) pushed a call out, and after a restart its repeat was accepted.
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wl-dedup-retired-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const KEY = 'wk_retired';
+const config = { sources: [{ name: 'kept', writeKey: KEY }], settings: { retentionCalls: 100 } };
+
+describe('a duplicate of a call retention removed', () => {
+  it('is still dropped after a restart', async () => {
+    let store: Store | undefined;
+    const first = await startTestEngine({ dataDir, config, onStore: (s) => void (store = s) });
+    const original = { userId: 'u', event: 'First', messageId: 'retired-1' };
+    expect((await first.post('/v1/track', original, { writeKey: KEY })).status).toBe(200);
+    // 150 calls of an unknown key (stored as dropped) after it: retention keeps the newest 100.
+    const others = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'x', event: 'Other', messageId: `other-${i}` }));
+    expect((await first.post('/v1/batch', { batch: others }, { writeKey: 'wk_nobody' })).status).toBe(200);
+    store!.prune();
+    expect((await first.call('listMessages', { q: 'retired-1', limit: 10 })).items).toEqual([]);
+    // Within the run the window still holds it.
+    await first.post('/v1/track', original, { writeKey: KEY });
+    expect((await first.call('listMessages', { q: 'retired-1', limit: 10 })).items.map((m) => m.status)).toEqual(['dropped']);
+    await first.stop({ keepData: true });
+
+    const second = await startTestEngine({ dataDir, config });
+    try {
+      await second.post('/v1/track', original, { writeKey: KEY });
+      const items = (await second.call('listMessages', { q: 'retired-1', limit: 10 })).items;
+      expect(items.map((m) => [m.status, m.dropReason])).toEqual([
+        ['dropped', 'duplicate messageId'],
+        ['dropped', 'duplicate messageId'],
+      ]);
+    } finally {
+      await second.stop({ keepData: true });
+    }
+  });
+});
