@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestEngine } from '../helpers/engine';
-import type { Store } from '../../src/main/engine/store/store';
+import { Store } from '../../src/main/engine/store/store';
+import { DEDUP_CAPACITY } from '../../src/main/engine/store/calls.repo';
+import { openDbFile } from '../helpers/db-file';
 
 // Duplicates within 24 h stay caught across a restart even when retention removed the first call:
 // the window is filled at start from the calls kept, and retention keeps the messageIds of the calls it
@@ -41,6 +43,34 @@ describe('a duplicate of a call retention removed', () => {
       ]);
     } finally {
       await second.stop({ keepData: true });
+    }
+  });
+});
+
+describe('the messageIds retention keeps apart', () => {
+  it('are let go past 24 h, and beyond the newest 200,000 (the window keeps no more at a start)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-dedup-cap-'));
+    try {
+      const now = Date.now();
+      new Store({ dataDir: dir }).close();
+      const db = openDbFile(dir, { write: true });
+      const insert = db.prepare('INSERT INTO dedup_retired (source_key, message_id, received_at) VALUES (1, ?, ?)');
+      // 10 past the window, then DEDUP_CAPACITY + 40 within it.
+      db.transaction(() => {
+        for (let i = 0; i < DEDUP_CAPACITY + 50; i++) insert.run(`m${i}`, i < 10 ? now - 25 * 3600_000 : now - 1000);
+      })();
+      db.close();
+      const store = new Store({ dataDir: dir });
+      store.calls.expireRetired(now);
+      store.close();
+      const check = openDbFile(dir);
+      const left = check.prepare('SELECT message_id FROM dedup_retired ORDER BY rowid').pluck().all() as string[];
+      check.close();
+      expect(left.length).toBe(DEDUP_CAPACITY);
+      expect(left[0]).toBe('m50');
+      expect(left[left.length - 1]).toBe(`m${DEDUP_CAPACITY + 49}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

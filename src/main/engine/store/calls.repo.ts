@@ -103,7 +103,10 @@ export class CallsRepo {
     this.retireStmt = db.prepare(`INSERT INTO dedup_retired (source_key, message_id, received_at)
       SELECT source_key, message_id, received_at FROM calls WHERE id IN (SELECT value FROM json_each(?))
         AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL AND message_id IS NOT NULL`);
-    this.expireRetiredStmt = db.prepare('DELETE FROM dedup_retired WHERE received_at < ?');
+    // Past the window, and beyond the newest DEDUP_CAPACITY (the window keeps no more at start).
+    this.expireRetiredStmt = db.prepare(
+      `DELETE FROM dedup_retired WHERE received_at < ? OR rowid <= (SELECT MAX(rowid) FROM dedup_retired) - ${DEDUP_CAPACITY}`,
+    );
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     this.bodyIndex = new BodyIndex(db, requests);
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
@@ -216,7 +219,7 @@ export class CallsRepo {
     this.retireStmt.run(JSON.stringify(ids), now - DEDUP_WINDOW_MS);
   }
 
-  /** The retired messageIds past the window are let go (once per retention run). */
+  /** The retired messageIds past the window, or beyond the newest DEDUP_CAPACITY, are let go (once per retention run). */
   expireRetired(now: number): void {
     this.expireRetiredStmt.run(now - DEDUP_WINDOW_MS);
   }
