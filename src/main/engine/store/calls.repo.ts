@@ -1,5 +1,6 @@
 import type { CallSummary, DeliveryState, NormalizedCall, Page, StoredCall, UrlState } from '../../../shared/types';
 import { NORMALIZE_VERSION } from '../../../shared/normalize';
+import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import { DedupWindow } from './dedup-window';
 import type { RequestsRepo } from './requests.repo';
@@ -128,36 +129,33 @@ export class CallsRepo {
 
   private async loadDedupWindow(): Promise<void> {
     const since = Date.now() - DEDUP_WINDOW_MS;
-    // Accepted and blocked calls count (a blocked call's repeat is a duplicate while the engine runs:
-    // admitted before the plan is asked); a dropped one does not.
-    const slice = this.db.prepare(
-      "SELECT id, source_key, message_id, received_at FROM calls WHERE id > ? AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id LIMIT ?",
-    );
     // First the messageIds of calls retention removed within the window (retire): older than every call kept.
     const retired = this.db.prepare('SELECT rowid AS id, source_key, message_id, received_at FROM dedup_retired WHERE rowid > ? AND received_at >= ? ORDER BY rowid LIMIT ?');
+    // Accepted and blocked calls count (a blocked call's repeat is a duplicate while the engine runs:
+    // admitted before the plan is asked); a dropped one does not.
+    const kept = this.db.prepare(
+      "SELECT id, source_key, message_id, received_at FROM calls WHERE id > ? AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL ORDER BY id LIMIT ?",
+    );
+    for (const slice of [retired, kept]) if (!(await this.addToDedupWindow(slice, since))) return;
+    this.dedupLoaded = true;
+  }
+
+  /**
+   * Adds the rows `slice` (after an id, since a time, a limit) gives to the window, in slices of
+   * DEDUP_LOAD_SLICE rows, yielding between them; false if the database closed meanwhile.
+   */
+  private async addToDedupWindow(slice: Database.Statement<unknown[]>, since: number): Promise<boolean> {
     for (let after = 0; ; ) {
       await new Promise((resolve) => setImmediate(resolve));
-      if (!this.db.open) return;
-      const rows = retired.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
-      for (const r of rows) {
-        const sourceId = this.sourceKeys.idOf(r.source_key);
-        if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
-      }
-      if (rows.length < DEDUP_LOAD_SLICE) break;
-      after = rows[rows.length - 1]!.id;
-    }
-    for (let after = 0; ; ) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (!this.db.open) return;
+      if (!this.db.open) return false;
       const rows = slice.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
       for (const r of rows) {
         const sourceId = this.sourceKeys.idOf(r.source_key);
         if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
       }
-      if (rows.length < DEDUP_LOAD_SLICE) break;
+      if (rows.length < DEDUP_LOAD_SLICE) return true;
       after = rows[rows.length - 1]!.id;
     }
-    this.dedupLoaded = true;
   }
 
   insert(c: NewCall): number {
