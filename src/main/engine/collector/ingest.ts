@@ -68,10 +68,13 @@ export class Ingest {
     // Known to fail: refuse at once, so clients retry later and nothing is half taken.
     if (!this.store.health.ok) return storageUnavailable(this.store.health.get().message);
     const receivedAt = this.now();
-    const decoded = decodeBody(req.body, req.contentEncoding, req.route === 'batch');
-    if (!decoded.ok) return bad(decoded.message, decoded.status);
     // From here on the body is the one the client compressed; the gate counts the bytes parsed.
-    const request: IngestRequest = decoded.encoding ? { ...req, body: decoded.body, contentEncoding: decoded.encoding } : req.contentEncoding === undefined ? req : { ...req, contentEncoding: undefined };
+    let request = req;
+    if (req.contentEncoding !== undefined) {
+      const decoded = decodeBody(req.body, req.contentEncoding, req.route === 'batch');
+      if (!decoded.ok) return bad(decoded.message, decoded.status);
+      request = { ...req, body: decoded.body, contentEncoding: decoded.encoding ?? undefined };
+    }
     const bytes = request.body?.length ?? 0;
     const wait = this.gate.acquire(bytes);
     if (wait) await wait;
