@@ -13,7 +13,7 @@ import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
 import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
-import { tuneHeapGrowth } from './heap-tuning';
+import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
@@ -64,7 +64,7 @@ function failIfDataProblem(err: unknown, dataDir: string): void {
 }
 
 async function serve(argv: string[]): Promise<void> {
-  tuneHeapGrowth();
+  tuneHeap();
   const { values } = parseArgs({
     args: argv,
     options: {

@@ -12,13 +12,13 @@ import { startEngineWithPortFallback } from './electron/engine-start';
 import { isNativeModuleMismatch, parseLaunchOptions, resolveSqliteBinding, type LaunchOptions } from './electron/launch-options';
 import { buildAppMenu } from './electron/menu';
 import { createMainWindow, lockNavigation } from './electron/window';
-import { tuneHeapGrowth } from './heap-tuning';
+import { tuneHeap } from './heap-tuning';
 import { describeDataProblem } from './engine/store/data-problem';
 
 // Electron entry: the desktop shell around the engine. The engine runs here in the main process;
 // the window reaches it only through the validated `api:<op>` IPC channels.
 
-tuneHeapGrowth();
+tuneHeap();
 
 const APP_NAME = 'Webhook Lab';
 /** scripts/start.mjs waits for this line to know the window opened (and no web-mode fallback is needed). */

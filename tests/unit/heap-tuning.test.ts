@@ -1,0 +1,23 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HEAP_FLAGS } from '../../src/main/heap-tuning';
+
+const PROBE = join(__dirname, '../fixtures/pretenuring-probe.cjs');
+
+/** How many of 1,000 objects from a site whose earlier objects all survived are still allocated young. */
+function youngAfterSurvivors(flags: readonly string[]): number {
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', PROBE, JSON.stringify(flags)], { encoding: 'utf8', timeout: 60_000 });
+  return (JSON.parse(out) as { young: number }).young;
+}
+
+describe('heap tuning (the engine process’s V8 flags)', () => {
+  it('without the flags, V8 pretenures a site whose objects survived: the probe can tell', () => {
+    expect(youngAfterSurvivors([])).toBe(0);
+  });
+
+  it('with them, set after start-up as tuneHeap() does, the site’s objects stay young', () => {
+    // Batch ingestion ran 20 % slower in runs where V8 had pretenured the collector's sites.
+    expect(youngAfterSurvivors(HEAP_FLAGS)).toBe(1000);
+  });
+});
