@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { mulberry32, randomSeed } from '../../src/main/engine/seeded-random';
+import { fingerprint, FingerprintTable, sourceHash, type Fingerprint } from '../../src/main/engine/store/fingerprint-table';
+
+describe('FingerprintTable', () => {
+  it('agrees with a Map through random sets, replaces and deletes, with long probe runs that wrap around', () => {
+    const seed = Number(process.env.FP_SEED ?? randomSeed());
+    console.log(`fingerprint table: seed ${seed} (FP_SEED=${seed} to repeat)`);
+    const rand = mulberry32(seed);
+    const capacity = 40;
+    const table = new FingerprintTable(capacity); // 128 slots
+    const model = new Map<string, number>();
+    // Few home slots, several near the end of the array: runs collide, overlap and wrap.
+    const homes = [0, 1, 2, 125, 126, 127];
+    const fps: Fingerprint[] = [];
+    for (let i = 0; i < 120; i++) fps.push({ hi: homes[i % homes.length]! + 128 * Math.floor(rand() * 1000), lo: ((i + 1) << 1) | 1 });
+    const key = (fp: Fingerprint) => `${fp.hi}:${fp.lo}`;
+    for (let step = 0; step < 20_000; step++) {
+      const fp = fps[Math.floor(rand() * fps.length)]!;
+      const r = rand();
+      if (r < 0.5) {
+        const at = step;
+        const fits = model.has(key(fp)) || model.size < capacity;
+        expect(table.set(fp, at), `step ${step}, seed ${seed}`).toBe(fits);
+        if (fits) model.set(key(fp), at);
+      } else if (r < 0.8) {
+        expect(table.delete(fp), `step ${step}, seed ${seed}`).toBe(model.delete(key(fp)));
+      }
+      expect(table.count).toBe(model.size);
+      if (step % 97 === 0) for (const f of fps) expect(table.get(f), `step ${step}, seed ${seed}`).toBe(model.get(key(f)));
+    }
+    table.clear();
+    expect(table.count).toBe(0);
+    for (const f of fps) expect(table.get(f)).toBeUndefined();
+  });
+
+  it('fingerprints differ by source and by id, and are never empty', () => {
+    const a: Fingerprint = { hi: 0, lo: 0 };
+    const b: Fingerprint = { hi: 0, lo: 0 };
+    const s1 = sourceHash('source-1');
+    const s2 = sourceHash('source-2');
+    fingerprint(s1, 'm-1', a);
+    fingerprint(s2, 'm-1', b);
+    expect([a.hi, a.lo]).not.toEqual([b.hi, b.lo]);
+    fingerprint(s1, 'm-2', b);
+    expect([a.hi, a.lo]).not.toEqual([b.hi, b.lo]);
+    fingerprint(s1, 'm-1', b);
+    expect([a.hi, a.lo]).toEqual([b.hi, b.lo]);
+    // Ids that differ in one code unit, in length only, or are empty: all distinct, none with lo 0.
+    const seen = new Set<string>();
+    const ids = ['', 'a', 'aa', 'ab', 'ba', '\u0000', '\u0000\u0000', 'é', '😀', ...Array.from({ length: 100_000 }, (_, i) => `id-${i}`)];
+    for (const id of ids) {
+      fingerprint(s1, id, a);
+      expect(a.lo).not.toBe(0);
+      seen.add(`${a.hi}:${a.lo}`);
+    }
+    expect(seen.size).toBe(ids.length);
+  });
+});
