@@ -147,14 +147,15 @@ export class CallFastPath {
       else this.faults.cut(req.socket as Socket, r.fault.mode);
       return;
     }
-    send(res, r.status, r.status === 200 && r.body.success ? OK_TEXT : JSON.stringify(r.body), r.retryAfter);
+    send(res, r.status, r.status === 200 && r.body.success ? OK_TEXT : JSON.stringify(r.body), r.retryAfter, r.acceptEncoding);
   }
 }
 
-function send(res: ServerResponse, status: number, text: string, retryAfter: number | undefined): void {
+function send(res: ServerResponse, status: number, text: string, retryAfter: number | undefined, acceptEncoding?: string): void {
   if (res.writableEnded || res.destroyed) return;
   const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text), 'access-control-allow-origin': '*' };
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
   res.writeHead(status, headers);
   res.end(text);
 }

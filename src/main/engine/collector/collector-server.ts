@@ -85,6 +85,7 @@ export async function startCollector(
       if (res.fault) return faults.answer(req, reply, res.fault, res.body);
       reply.code(res.status).header('access-control-allow-origin', '*');
       if (res.retryAfter !== undefined) reply.header('retry-after', String(res.retryAfter));
+      if (res.acceptEncoding !== undefined) reply.header('accept-encoding', res.acceptEncoding);
       // The common answer is a constant: skip serializing it for every call.
       return res.status === 200 && res.body.success ? reply.type(JSON_TYPE).send(OK_TEXT) : reply.send(res.body);
     });

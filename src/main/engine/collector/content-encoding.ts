@@ -9,6 +9,9 @@ export function bodyTooLarge(batch: boolean): string {
     : `call is larger than ${MAX_CALL_BYTES} bytes (${MAX_CALL_BYTES / 1024} KB), the limit for a single call`;
 }
 
+/** The codings taken, for the Accept-Encoding header of a 415 (RFC 7694). */
+export const ACCEPTED_ENCODINGS = 'gzip, deflate';
+
 /** What a request body decodes to: the bytes as sent by the client before compression, or why not. */
 export type Decoded = { ok: true; body: Buffer | undefined; encoding: string | null } | { ok: false; status: 400 | 415; message: string };
 

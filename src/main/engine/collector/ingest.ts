@@ -10,7 +10,7 @@ import { recordArrivals, type ArrivingCall, type DeliveryPlanner, type StoredRes
 import type { RequestInfo } from '../store/requests.repo';
 import type { FaultDecision, FaultInjector } from './fault-injector';
 import { DelayedRequests } from './delayed-requests';
-import { compressedHint, decodeBody } from './content-encoding';
+import { ACCEPTED_ENCODINGS, compressedHint, decodeBody } from './content-encoding';
 import { MAX_DELAYED_BYTES } from '../../../shared/collector-faults';
 import type { TrackingPlans } from '../tracking-plans/service';
 
@@ -37,6 +37,8 @@ export interface IngestResponse {
   fault?: FaultDecision;
   /** Seconds for a Retry-After header (503 while storage fails, or with delayed requests over their limit). */
   retryAfter?: number;
+  /** An Accept-Encoding header: with the 415 for a Content-Encoding not taken (RFC 7694). */
+  acceptEncoding?: string;
 }
 
 const OK: IngestResponse = { status: 200, body: { success: true } };
@@ -72,7 +74,7 @@ export class Ingest {
     let request = req;
     if (req.contentEncoding !== undefined) {
       const decoded = decodeBody(req.body, req.contentEncoding, req.route === 'batch');
-      if (!decoded.ok) return bad(decoded.message, decoded.status);
+      if (!decoded.ok) return decoded.status === 415 ? { ...bad(decoded.message, 415), acceptEncoding: ACCEPTED_ENCODINGS } : bad(decoded.message, decoded.status);
       request = { ...req, body: decoded.body, contentEncoding: decoded.encoding ?? undefined };
     }
     const bytes = request.body?.length ?? 0;
