@@ -1,7 +1,7 @@
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
 import type { OpInput, OpName, OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
-import { OpTransportError, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
+import { OpTransportError, redirectedAway, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
 import type { CallSummary } from '../shared/types';
 import type { ViolationSummary } from '../shared/tracking-plans.contract';
 import { formatTimestamp } from '../shared/timestamp';
@@ -109,7 +109,7 @@ export async function callOp<K extends OpName>(root: string, token: string, name
   const { res, text, json } = answer;
   const { where, type } = answered(root, answer.url, res);
   if (json === undefined) {
-    const hint = res.status === 401 ? ' (check --token / WEBHOOK_LAB_TOKEN)' : '';
+    const hint = res.status === 401 ? tokenHint(root, res) : '';
     throw new ApiFailure(`${where} answered ${res.status} (${type}), not the control API's JSON${hint}; is --api the "api:" line webhook-lab serve printed?`);
   }
   if (res.ok) {
@@ -118,8 +118,14 @@ export async function callOp<K extends OpName>(root: string, token: string, name
     return json as OpOutput<K>;
   }
   let message = refusalMessage(json, `${type} ${oneLine(text)}`);
-  if (res.status === 401) message = `${message} (check --token / WEBHOOK_LAB_TOKEN)`;
-  throw new ApiFailure(`${answer.method} ${answer.url} → ${res.status}: ${oneLine(maskUrlPasswordsIn(message))}`);
+  if (res.status === 401) message = `${message}${tokenHint(root, res)}`;
+  const via = res.redirected ? ` (redirected to ${maskUrlPassword(res.url.split('?')[0])})` : '';
+  throw new ApiFailure(`${answer.method} ${answer.url}${via} → ${res.status}: ${oneLine(maskUrlPasswordsIn(message))}`);
+}
+
+/** What to do about a 401: behind a redirect to another origin the token was never shown (redirectedAway). */
+function tokenHint(root: string, res: Response): string {
+  return redirectedAway(root, res) ? ' (the token is not sent on to another address: give --api the URL it was redirected to)' : ' (check --token / WEBHOOK_LAB_TOKEN)';
 }
 
 /** Where an answer came from (fetch follows redirects: named when it is not where we asked) and its content type. */

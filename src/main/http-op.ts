@@ -66,6 +66,14 @@ export async function sendOp<K extends OpName>(root: string, token: string, name
   return { method: req.method, url: req.url, res, text, json };
 }
 
+/**
+ * Where an answer came from when a redirect led to another origin: fetch does not send the
+ * Authorization header on there, so a 401 from it says nothing about the token. Null otherwise.
+ */
+export function redirectedAway(root: string, res: Response): string | null {
+  return res.redirected && new URL(res.url).origin !== new URL(root).origin ? res.url.split('?')[0]! : null;
+}
+
 /** A refusal's words: its field errors (`path: message`), else its `error`, else `fallback`. */
 export function refusalMessage(json: unknown, fallback: string): string {
   const e = json as Partial<ApiErrorBody> | null;

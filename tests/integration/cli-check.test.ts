@@ -165,6 +165,19 @@ describe('webhook-lab check', () => {
     expect(denied.code).toBe(4);
     expect(denied.stderr).toMatch(/GET \/api\/stats → 401: .*check --token/);
 
+    // --api at an address that redirects to the lab (another port): fetch does not send the token on
+    // to another origin, so the lab says 401. Telling the user to check a token that is right misleads.
+    const redirector = await startReceiver((req, res) => res.writeHead(307, { location: `${serve.api.replace(/\/api$/, '')}${req.url}` }).end());
+    try {
+      const redirected = await check(['--api', `${redirector.url}/api`, '--token', serve.token]);
+      expect(redirected.code).toBe(4);
+      expect(redirected.stderr).toContain(`redirected to ${serve.api}/stats`);
+      expect(redirected.stderr).toContain('the token is not sent on to another address: give --api the URL it was redirected to');
+      expect(redirected.stderr).not.toContain('check --token');
+    } finally {
+      await redirector.close();
+    }
+
     const down = await check(['--api', 'http://127.0.0.1:9/api', '--token', 't']);
     expect(down.code).toBe(4);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9\/api/);

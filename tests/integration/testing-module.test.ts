@@ -368,6 +368,19 @@ describe('connectLab', () => {
     await expect(connectLab({ apiUrl: '', token: 't' })).rejects.toThrow(/^connectLab: apiUrl: give the control API URL/);
     await expect(connectLab({ apiUrl: serve.api, token: '' })).rejects.toThrow(/^connectLab: token: /);
     await expect(connectLab({ apiUrl: serve.api, token: 'wrong' })).rejects.toThrow(/check the token given to connectLab/);
+    // Through a redirect to another port, fetch does not send the token on: the 401 says so, not "check the token".
+    const lab = serve;
+    const redirector = createServer((req, res) => res.writeHead(307, { location: `${lab.api.replace(/\/api$/, '')}${req.url}` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const via = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/api`;
+      const err = (await connectLab({ apiUrl: via, token: lab.token }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(LabApiError);
+      expect(err.message).toContain(`redirected to ${lab.api}/health, where the token is not sent on: give connectLab that URL`);
+      expect(err.message).not.toContain('check the token');
+    } finally {
+      redirector.close();
+    }
     await expect(connectLab({ apiUrl: serve.api, token: serve.token, source: 'Nope' })).rejects.toThrow(/^connectLab: source: the lab has no source named "Nope"/);
   });
 });
