@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32, randomSeed } from '../../src/main/engine/seeded-random';
-import { fingerprint, FingerprintTable, sourceHash, type Fingerprint } from '../../src/main/engine/store/fingerprint-table';
+import { fingerprint, FingerprintTable, type Fingerprint } from '../../src/main/engine/store/fingerprint-table';
 
 describe('FingerprintTable', () => {
   it('agrees with a Map through random sets, replaces and deletes, with long probe runs that wrap around', () => {
@@ -37,8 +37,8 @@ describe('FingerprintTable', () => {
   it('fingerprints differ by source and by id, and are never empty', () => {
     const a: Fingerprint = { hi: 0, lo: 0 };
     const b: Fingerprint = { hi: 0, lo: 0 };
-    const s1 = sourceHash('source-1');
-    const s2 = sourceHash('source-2');
+    const s1 = 1;
+    const s2 = 2;
     fingerprint(s1, 'm-1', a);
     fingerprint(s2, 'm-1', b);
     expect([a.hi, a.lo]).not.toEqual([b.hi, b.lo]);
@@ -55,5 +55,12 @@ describe('FingerprintTable', () => {
       seen.add(`${a.hi}:${a.lo}`);
     }
     expect(seen.size).toBe(ids.length);
+    // The same id under 10,000 sources: 10,000 fingerprints (source numbers never share a seed).
+    const bySource = new Set<string>();
+    for (let n = 1; n <= 10_000; n++) {
+      fingerprint(n, 'same-id', a);
+      bySource.add(`${a.hi}:${a.lo}`);
+    }
+    expect(bySource.size).toBe(10_000);
   });
 });

@@ -1,4 +1,4 @@
-import { fingerprint, FingerprintTable, sourceHash, type Fingerprint } from './fingerprint-table';
+import { fingerprint, FingerprintTable, type Fingerprint } from './fingerprint-table';
 
 /**
  * Recently accepted messageIds per source, for de-duplication (SPEC §3: 24 h). Kept in memory rather
@@ -12,17 +12,18 @@ import { fingerprint, FingerprintTable, sourceHash, type Fingerprint } from './f
  * oldest id at each add, to keep exactly `capacity`, cost batches of 100 about 1.3 µs per event of
  * the collector's time: a delete in a Map of 200,000 entries and the rehashes its holes bring (issue 27).
  *
- * A generation holds 64-bit fingerprints of (source, messageId) in typed arrays (fingerprint-table.ts),
+ * A generation holds 63-bit fingerprints of (source, messageId) in typed arrays (fingerprint-table.ts),
  * not the strings in Maps: the Maps' hundreds of thousands of retained strings and entries cost
- * batch ingestion about a sixth of its throughput in garbage collection and cache misses (bench
- * `batches`, issue 27). Two different ids are taken for one with odds of about 1 in 10^19 per pair.
+ * batch ingestion about a tenth of its throughput in garbage collection and cache misses (bench
+ * `batches`, issue 27). Two different ids of a source are taken for one with odds of about 1 in
+ * 9 × 10^18 per pair.
  */
 export class DedupWindow {
   private current: FingerprintTable;
   private previous: FingerprintTable;
   /** When the current generation's first id arrived. */
   private currentSince = 0;
-  /** Each source's hash, mixed into its ids' fingerprints. */
+  /** Each source's number (1, 2, …, in order of first use), mixed into its ids' fingerprints. */
   private readonly sources = new Map<string, number>();
   /** The fingerprint of the id at hand (one object, reused: nothing allocated per call). */
   private readonly fp: Fingerprint = { hi: 0, lo: 0 };
@@ -88,7 +89,7 @@ export class DedupWindow {
 
   private fingerprint(sourceId: string, messageId: string): void {
     let source = this.sources.get(sourceId);
-    if (source === undefined) this.sources.set(sourceId, (source = sourceHash(sourceId)));
+    if (source === undefined) this.sources.set(sourceId, (source = this.sources.size + 1));
     fingerprint(source, messageId, this.fp);
   }
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A 64-bit fingerprint of (source, messageId), computed into `fp` (no allocation per call): two
+ * A 63-bit fingerprint of (source, messageId), computed into `fp` (no allocation per call): two
  * MurmurHash3-style 32-bit hashes of the id's UTF-16 code units under two seeds drawn at each start,
- * each mixed with the source's own hash. Seeds unknown outside the process mean ids cannot be
- * crafted to collide with another; two different ids share a fingerprint (63 bits: lo is kept odd)
- * with odds of about 1 in 9 × 10^18 per pair.
+ * each lane seeded also by the source's number (unique per source in the process, so two sources
+ * never share a seed). Seeds unknown outside the process mean ids cannot be crafted to collide with
+ * another; two different ids share a fingerprint (63 bits: lo is kept odd) with odds of about 1 in
+ * 9 × 10^18 per pair.
  */
 export interface Fingerprint {
   hi: number;
@@ -32,16 +33,10 @@ function round(h: number, unit: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-/** The 32-bit hash of a source id that fingerprint() mixes in (computed once per source). */
-export function sourceHash(sourceId: string): number {
-  let h = SEED_HI ^ 0x5bd1e995;
-  for (let i = 0; i < sourceId.length; i++) h = round(h, sourceId.charCodeAt(i));
-  return fmix(h ^ sourceId.length);
-}
-
+/** source: a number unique to the source (DedupWindow numbers them); multiplying by an odd constant keeps them distinct. */
 export function fingerprint(source: number, id: string, fp: Fingerprint): void {
-  let hi = SEED_HI ^ source;
-  let lo = SEED_LO ^ Math.imul(source, 0x9e3779b1);
+  let hi = SEED_HI ^ Math.imul(source, 0x9e3779b1);
+  let lo = SEED_LO ^ Math.imul(source, 0x85ebca6b);
   for (let i = 0; i < id.length; i++) {
     const unit = id.charCodeAt(i);
     hi = round(hi, unit);
