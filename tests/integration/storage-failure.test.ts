@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
 import type { Store } from '../../src/main/engine/store/store';
+import { recordArrivals, type Arrival } from '../../src/main/engine/store/arrivals';
 
 // Issue 22, item 1: a write that fails for lack of space never ends the process. The collector answers
 // 503 with Retry-After while it cannot store, the dispatcher pauses and resumes by itself once a write
@@ -78,6 +79,48 @@ describe('storage failure (SQLite size cap, as a full disk)', () => {
     expect((await postRaw(t, bigCall(2))).status).toBe(200);
     await waitFor(async () => (await delivered(t)) === 4, 'the new call delivered');
     expect((await t.call('health', {})).pendingDeliveries).toBe(0);
+  });
+
+  it("a request rolled back for lack of space leaves no messageId behind for the requests of the same turn", async () => {
+    // Found by review on a nearly full disk: after the group commit failed, the jobs ran again one by
+    // one, and the failed one's ids were forgotten only afterwards; a single call of the same turn
+    // with the same messageId was stored as a duplicate of a call never stored.
+    let store!: Store;
+    await lab.start({ onStore: (s) => (store = s), config: { sources: [{ name: 'disk', writeKey: KEY }] } });
+    await store.calls.dedupReady();
+    const source = store.sources.byWriteKey(KEY)!;
+    const arrival = (messageIds: string[], body: string): Arrival => {
+      const now = Date.now();
+      return {
+        receivedAt: now,
+        info: { path: '/v1/batch', contentType: 'application/json', userAgent: null, writeKeyFrom: 'basic', batchSize: messageIds.length },
+        body,
+        source,
+        deduplicate: true,
+        calls: messageIds.map((messageId, i) => ({
+          batchIndex: i,
+          head: { type: 'track', messageId, timestampMs: now, userId: 'u', event: `E ${'e'.repeat(200)}` },
+          normalized: null,
+          envelope: {},
+          type: 'track',
+          item: { type: 'track', userId: 'u', event: 'E', messageId },
+          dropReason: null,
+        })),
+      };
+    };
+    store.capSize(64 * 1024);
+    try {
+      // One turn: a batch whose first call is remembered before its later rows find no room, then a
+      // single call with that first call's messageId.
+      const many = ['same-id', ...Array.from({ length: 3000 }, (_, i) => `other-${i}`)];
+      const big = recordArrivals(store, [arrival(many, '{}')], () => null);
+      const small = recordArrivals(store, [arrival(['same-id'], '{}')], () => null);
+      await expect(big).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_FULL/) });
+      const stored = await small;
+      expect(stored.calls.map((c) => [c.messageId, c.status])).toEqual([['same-id', 'accepted']]);
+    } finally {
+      store.capSize(null);
+    }
   });
 
   it('an API write that fails for lack of space answers 503 with code unavailable, not 500', async () => {

@@ -101,22 +101,27 @@ export interface LedgerTables {
 export async function recordArrivals(t: LedgerTables, arrivals: Arrival[], planner: DeliveryPlanner): Promise<StoredResult> {
   // Just after a start, the window may still be filling from the database (CallsRepo.dedupReady).
   if (!t.calls.dedupLoaded) await t.calls.dedupReady();
-  try {
-    return await t.writes.run(() => {
+  // Rolled back: forget the ids at once, or the client's retry of this request (or another request
+  // of the same turn, run again after this one) would be taken for duplicates.
+  return t.writes.run(
+    () => {
       const result: StoredResult = { calls: [], deliveries: [], batched: [] };
       for (const a of arrivals) record(t, a, planner, result);
       return result;
-    });
-  } catch (err) {
-    // Rolled back: forget the ids, or the client's retry of this request would be taken for duplicates.
-    for (const a of arrivals) forget(t, a);
-    throw err;
-  }
+    },
+    () => {
+      for (const a of arrivals) forget(t, a);
+    },
+  );
 }
 
+/** Takes this request's ids back out of the window; each once (`remembered` cleared), so a later call's id is never taken. */
 function forget(t: LedgerTables, a: Arrival): void {
   if (!a.source) return;
-  for (const c of a.calls) if (c.remembered && c.head) t.calls.dedup.remove(a.source.id, c.head.messageId);
+  for (const c of a.calls) {
+    if (c.remembered && c.head) t.calls.dedup.remove(a.source.id, c.head.messageId);
+    c.remembered = false;
+  }
 }
 
 function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: StoredResult): void {

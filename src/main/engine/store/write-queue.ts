@@ -1,7 +1,7 @@
 import type { Db } from './database';
 import type { StorageHealth } from './storage-health';
 
-type Job = { run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type Job = { run: () => unknown; undo?: () => void; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
 /**
  * Group commit: jobs queued in the same event-loop turn run in one transaction, so a burst of
@@ -23,10 +23,15 @@ export class WriteQueue {
     private readonly precheck: () => Error | null = () => null,
   ) {}
 
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * undo: takes back what the job did outside the database (the duplicate window's ids) when its
+   * transaction is rolled back, at once: the jobs after it in the same turn run again after it and
+   * must not see a trace of a job that stored nothing.
+   */
+  run<T>(fn: () => T, undo?: () => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ run: fn, resolve: resolve as (v: unknown) => void, reject });
+      this.jobs.push({ run: fn, undo, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -59,6 +64,7 @@ export class WriteQueue {
     } catch {
       results = null;
       this.onRollback();
+      for (const job of jobs) job.undo?.();
     }
     if (results) {
       this.health?.noteSuccess();
@@ -71,6 +77,7 @@ export class WriteQueue {
         this.health?.noteSuccess();
       } catch (err) {
         this.onRollback();
+        job.undo?.();
         this.health?.noteError(err);
         job.reject(err ?? new Error('write failed'));
       }
