@@ -39,6 +39,15 @@ describe('DedupWindow', () => {
     expect(w.has('s', 'm', 2002)).toBe(false);
   });
 
+  it('removeIfAt forgets only the entry of the arrival named', () => {
+    const w = new DedupWindow(1000, 10);
+    w.add('s', 'm', 5);
+    w.removeIfAt('s', 'm', 4);
+    expect(w.has('s', 'm', 6)).toBe(true);
+    w.removeIfAt('s', 'm', 5);
+    expect(w.has('s', 'm', 6)).toBe(false);
+  });
+
   it('forgets a rolled-back id', () => {
     const w = new DedupWindow(1000, 10);
     w.add('s', 'm', 0);

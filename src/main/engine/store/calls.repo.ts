@@ -57,10 +57,11 @@ export interface CallFilter {
   limit: number;
 }
 
-/** A call's messageId as stored, with its source's key. */
+/** A call's messageId as stored, with its source's key and when it arrived (the window's entry for it has that time). */
 export interface SourceMessageId {
   sourceKey: number | null;
   messageId: string | null;
+  receivedAt: number;
 }
 
 export class CallsRepo {
@@ -227,9 +228,11 @@ export class CallsRepo {
    * calls* is not a duplicate of one no longer shown). Called once their removal has committed.
    */
   forgetMessageIds(ids: SourceMessageId[]): void {
-    for (const { sourceKey, messageId } of ids) {
+    for (const { sourceKey, messageId, receivedAt } of ids) {
       const sourceId = sourceKey === null ? null : this.sourceKeys.idOf(sourceKey);
-      if (sourceId !== null && messageId !== null) this.dedup.remove(sourceId, messageId);
+      // Only the entry of that very call: the same id may have been accepted again since (a call
+      // arriving while a clear runs), and that call is kept.
+      if (sourceId !== null && messageId !== null) this.dedup.removeIfAt(sourceId, messageId, receivedAt);
     }
   }
 

@@ -24,7 +24,7 @@ export class CallsClearer {
     private readonly db: Db,
     private readonly calls: CallsRepo,
   ) {
-    this.pick = db.prepare(`SELECT id, source_key, message_id FROM calls WHERE id <= ? ORDER BY id LIMIT ${CLEAR_CHUNK}`);
+    this.pick = db.prepare(`SELECT id, source_key, message_id, received_at, status FROM calls WHERE id <= ? ORDER BY id LIMIT ${CLEAR_CHUNK}`);
     // Calls are written in request order: every request older than the oldest remaining call's is
     // unreferenced (the same rule as retention.ts).
     this.delRequestsBelowCalls = db.prepare(
@@ -47,11 +47,13 @@ export class CallsClearer {
    * Returns how many calls, and their messageIds for forgetMessageIds once this has committed.
    */
   deleteCallsChunk(c: ClearCutoff): { removed: number; messageIds: SourceMessageId[] } {
-    const rows = this.pick.all(c.callId) as { id: number; source_key: number | null; message_id: string | null }[];
+    const rows = this.pick.all(c.callId) as { id: number; source_key: number | null; message_id: string | null; received_at: number; status: string }[];
     if (rows.length === 0) return { removed: 0, messageIds: [] };
     const removed = this.calls.remove(rows.map((r) => r.id));
     this.delRequestsBelowCalls.run(c.requestId);
-    return { removed, messageIds: rows.map((r) => ({ sourceKey: r.source_key, messageId: r.message_id })) };
+    // A dropped call was never in the window (its messageId there is another call's).
+    const remembered = rows.filter((r) => r.status !== 'dropped');
+    return { removed, messageIds: remembered.map((r) => ({ sourceKey: r.source_key, messageId: r.message_id, receivedAt: r.received_at })) };
   }
 
   /** Request rows up to the cutoff that no call refers to, CLEAR_CHUNK at a time. */

@@ -63,6 +63,13 @@ export class DedupWindow {
     this.previous.delete(this.fp);
   }
 
+  /** Forgets the id only where it was remembered as arrived at `at` (one call's own entry, not a later call's). */
+  removeIfAt(sourceId: string, messageId: string, at: number): void {
+    this.fingerprint(sourceId, messageId);
+    if (this.current.get(this.fp) === at) this.current.delete(this.fp);
+    if (this.previous.get(this.fp) === at) this.previous.delete(this.fp);
+  }
+
   /** Ids held, at most twice the capacity (an id seen again since the last turn counts in both generations). */
   get size(): number {
     return this.current.count + this.previous.count;
