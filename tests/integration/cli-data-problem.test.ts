@@ -27,6 +27,40 @@ function serve(dataDir: string): Promise<{ code: number | null; stdout: string; 
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
+describe('two labs on one data folder', () => {
+  // Found by review: the desktop app and `serve` share the default folder, and a second lab on it
+  // started too. Each kept its own duplicate window, running totals and next call id in memory, so the
+  // same messageId was accepted by both and their ids could meet. The second is refused now.
+  it(`the second start exits ${SERVE_EXIT_DATA_PROBLEM} naming the first; after the first is killed (-9), a start takes over`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-cli-lock-'));
+    dirs.push(dir);
+    const first = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--collector-port', '0', '--ui-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve) => first.stdout.on('data', (d) => String(d).includes('data: ') && resolve()));
+    try {
+      const second = await serve(dir);
+      expect(second.code).toBe(SERVE_EXIT_DATA_PROBLEM);
+      expect(second.stdout).toBe('');
+      expect(second.stderr).toMatch(/^webhook-lab: Webhook Lab's data folder is in use\.$/m);
+      expect(second.stderr).toContain(`${dir}: another Webhook Lab (process ${first.pid}) is using it`);
+      expect(second.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      const exited = new Promise((resolve) => first.once('close', resolve));
+      first.kill('SIGKILL');
+      await exited;
+    }
+    // The lock the killed lab left names a process that is gone: the next start takes the folder.
+    const third = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--collector-port', '0', '--ui-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      third.stdout.on('data', (d) => (out += String(d)).includes('data: ') && resolve());
+      third.once('close', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const exited = new Promise((resolve) => third.once('close', resolve));
+    third.kill('SIGTERM');
+    await exited;
+  });
+});
+
 describe('serve on a database it cannot use', () => {
   it(`garbage bytes: exit ${SERVE_EXIT_DATA_PROBLEM}, which file, what is wrong, what to do; no stack trace; the file is untouched`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wl-cli-db-'));

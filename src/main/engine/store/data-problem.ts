@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { DB_FILE } from './data-folder';
+import type { FolderInUseError } from './folder-lock';
 
 // What the user reads when the data folder or its database cannot be used at start (README,
 // Troubleshooting): which file, what is wrong with it, and what to do, instead of a raw SqliteError.
@@ -31,6 +32,7 @@ export function describeDataProblem(err: unknown, dataDir: string): DataProblem 
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
   const db = join(dataDir, DB_FILE);
+  if (code === 'WL_FOLDER_IN_USE') return inUse(err as FolderInUseError);
   if (code.startsWith('SQLITE_')) return sqliteProblem(code, message, db);
   // better-sqlite3's own check, before SQLite: the folder vanished between making it and opening the file.
   if (message.startsWith('Cannot open database because the directory does not exist')) {
@@ -44,6 +46,18 @@ const TITLE_DB = 'Webhook Lab cannot use its database';
 const TITLE_FOLDER = 'Webhook Lab cannot use its data folder';
 const ANOTHER_DIR = 'Or start with another data folder: --data-dir DIR (or WEBHOOK_LAB_DATA_DIR).';
 const NEVER_DELETES = 'Webhook Lab never deletes, moves or repairs your data by itself.';
+
+function inUse(e: FolderInUseError): DataProblem {
+  return {
+    title: "Webhook Lab's data folder is in use",
+    detail: [
+      `${e.dir}: another Webhook Lab (process ${e.pid}) is using it; the desktop app and webhook-lab serve share it by default.`,
+      'Stop that one first (or use it: its address is in its own output). Two labs on one folder would both accept the same calls.',
+      ANOTHER_DIR,
+      `If no Webhook Lab is running, process ${e.pid} is another program: delete ${e.path} and start again.`,
+    ].join('\n'),
+  };
+}
 
 function moveAside(): string {
   return [

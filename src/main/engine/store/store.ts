@@ -1,4 +1,5 @@
 import { openDatabase, type Db } from './database';
+import { lockDataFolder } from './folder-lock';
 import { featureDb, type FeatureDb } from './feature-db';
 import { WriteQueue } from './write-queue';
 import { SourcesRepo } from './sources.repo';
@@ -22,7 +23,7 @@ import type { ActiveDelivery, SigningSecrets } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
 import { dataGoneError, PROBE_EVERY_MS, StorageHealth } from './storage-health';
-import { statSync, type Stats } from 'node:fs';
+import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DB_FILE } from './data-folder';
 import { MAX_BATCH_BYTES } from '../../../shared/limits';
@@ -87,9 +88,18 @@ export class Store {
     this.sources.secrets.signingSecrets(sourceId, version, now, this.settings.get().secretRotationWindowMs);
   /** Gives the pages retention freed back to the file system, in small steps (giveSpaceBack). */
   private readonly space: SpaceReclaimer;
+  /** Lets the data folder go (folder-lock.ts): one lab per folder. */
+  private readonly unlock: () => void;
 
   constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number; log?: (line: string) => void; rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'> }) {
-    this.db = openDatabase(opts);
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    this.unlock = lockDataFolder(opts.dataDir);
+    try {
+      this.db = openDatabase(opts);
+    } catch (err) {
+      this.unlock();
+      throw err;
+    }
     this.health = new StorageHealth(opts.now ?? Date.now);
     this.space = new SpaceReclaimer(this.db, this.health, opts.log);
     this.health.onChange((s) => (s.ok ? this.stopProbe() : this.startProbe()));
@@ -256,6 +266,7 @@ export class Store {
       // A full disk at shutdown: the WAL keeps what was committed; the next start checkpoints it.
     }
     this.db.close();
+    this.unlock();
   }
 }
 
