@@ -57,10 +57,15 @@ function holderOf(path: string): number | null {
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it runs, as another user.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed lab whose parent has not reaped it yet is a zombie: signals reach it, but it holds nothing.
+  try {
+    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // no /proc (macOS, Windows): the signal check stands
   }
 }
 
