@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // One lab per data folder. The desktop app and `webhook-lab serve` share the default folder, and the
@@ -24,24 +24,57 @@ export class FolderInUseError extends Error {
 /** Takes the folder for this process; returns what lets it go. Throws FolderInUseError when another running process holds it. */
 export function lockDataFolder(dir: string): () => void {
   const path = join(dir, LOCK_FILE);
-  // Twice: a lock left by a process that is gone is removed, then made again (if another start made
-  // it meanwhile, the second try finds that one).
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
+  // The lock appears whole or not at all: made as a file of our own, then hard-linked into place
+  // (link fails if the name exists). Opened with 'wx' and written after, a lock read in between
+  // was empty, taken for stale and removed: two starts at once both ran (found by review).
+  const mine = `${path}.${process.pid}.tmp`;
+  writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (placed(mine, path)) return () => release(path);
+      const holder = holderOf(path);
+      // This process itself (a second engine in one process, as tests start them) is not another lab.
+      if (holder !== null && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
+      // Left by a process that is gone: moved aside, which only one start can do (rename is atomic);
+      // removing it by name could remove the lock another start had just put there.
+      const aside = `${path}.${process.pid}.stale`;
       try {
-        writeSync(fd, `${process.pid}\n`);
-      } finally {
-        closeSync(fd);
+        renameSync(path, aside);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // another start moved it: try again
+        throw err;
       }
-      return () => release(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+      const moved = holderOf(aside);
+      if (moved !== holder && moved !== null && moved !== process.pid && running(moved)) {
+        // Another start replaced the stale lock between our read and our move: its lock goes back.
+        placed(aside, path);
+        rmSync(aside, { force: true });
+        throw new FolderInUseError(dir, moved, path);
+      }
+      rmSync(aside, { force: true });
     }
-    const holder = holderOf(path);
-    // This process itself (a second engine in one process, as tests start them) is not another lab.
-    if (holder !== null && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
-    rmSync(path, { force: true });
+    throw new Error(`${path}: the lock kept changing hands; start again`);
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+/** Puts `from` in place as `to` unless `to` exists (false then). Without hard links (FAT): an exclusive create. */
+function placed(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+  }
+  try {
+    writeFileSync(to, readFileSync(from), { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
   }
 }
 
@@ -63,7 +96,9 @@ function running(pid: number): boolean {
   }
   // A killed lab whose parent has not reaped it yet is a zombie: signals reach it, but it holds nothing.
   try {
-    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the last ')' (a process's name may hold one).
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return true; // no /proc (macOS, Windows): the signal check stands
   }

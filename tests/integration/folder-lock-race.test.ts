@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCK_FILE } from '../../src/main/engine/store/folder-lock';
+
+// Several labs started at the same instant on one data folder: exactly one may hold it. Found by
+// review: a lock read while its maker had created it but not yet written its pid was taken for
+// stale and removed, and two starts that both found the same stale lock could both remove and
+// remake it — both labs then ran. Real processes (the lock names a pid), each taking the lock at
+// the same millisecond and holding it a while, as a lab would.
+
+const root = mkdtempSync(join(tmpdir(), 'wl-lock-race-'));
+const moduleFile = join(root, 'folder-lock.cjs');
+const childFile = join(root, 'child.cjs');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+beforeAll(() => {
+  const source = readFileSync(join(__dirname, '../../src/main/engine/store/folder-lock.ts'), 'utf8');
+  writeFileSync(moduleFile, ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText);
+  writeFileSync(
+    childFile,
+    `const { lockDataFolder } = require(${JSON.stringify(moduleFile)});
+     const [dir, at] = [process.argv[2], Number(process.argv[3])];
+     while (Date.now() < at);
+     try { lockDataFolder(dir); process.stdout.write('held'); setTimeout(() => {}, 600); }
+     catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.message); }`,
+  );
+});
+
+function start(dir: string, at: number): Promise<string> {
+  const child = spawn(process.execPath, [childFile, dir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  return new Promise((resolve) => child.once('close', () => resolve(out)));
+}
+
+async function deadPid(): Promise<number> {
+  const gone = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => gone.once('close', resolve));
+  return gone.pid!;
+}
+
+describe('the data folder lock, taken by several starts at once', () => {
+  for (const stale of [false, true]) {
+    it(`exactly one of three holds a folder ${stale ? 'with a lock left by a process gone' : 'with no lock'}, in each of 10 rounds`, async () => {
+      const dead = await deadPid();
+      for (let round = 0; round < 10; round++) {
+        const dir = join(root, `${stale ? 's' : 'f'}${round}`);
+        mkdirSync(dir);
+        if (stale) writeFileSync(join(dir, LOCK_FILE), `${dead}\n`);
+        // Far enough ahead for three Node processes to start on a busy machine.
+        const at = Date.now() + 700;
+        const outcomes = (await Promise.all([start(dir, at), start(dir, at), start(dir, at)])).sort();
+        expect(outcomes, `round ${round}`).toEqual(['held', 'refused', 'refused']);
+      }
+    }, 120_000);
+  }
+});
