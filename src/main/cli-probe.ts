@@ -7,6 +7,7 @@ import { describeErrors, fieldErrors, ValidationError } from '../shared/validati
 import { hasUrlCredentials, maskUrlPassword } from '../shared/url-credentials';
 import { ApiFailure, callOp } from './cli-check';
 import { formatProbeReport, probeJson, probeJunit } from './probe-report-format';
+import { describeDataProblem } from './engine/store/data-problem';
 
 const USAGE = `Usage:
   webhook-lab probe --url URL --secret S [--standard-webhooks-secret whsec_…]
@@ -166,6 +167,14 @@ export async function runProbeCommand(argv: string[]): Promise<void> {
       // A source or mapping (--mode actions) that the store does not have.
       const hint = args.api || args.dataDir ? '' : ' (a standalone probe starts on an empty store: give --api, or --data-dir of a lab that has it)';
       process.stderr.write(`webhook-lab probe: ${err.fields.map((f) => `--${f.path}: ${f.message}`).join('; ')}${hint}\n`);
+      process.exitCode = PROBE_EXIT.usage;
+      return;
+    }
+    // --data-dir names a folder the probe cannot use (another lab holds it, a damaged database…).
+    const problem = args.dataDir !== undefined ? describeDataProblem(err, args.dataDir) : null;
+    if (problem) {
+      const inUse = (err as { code?: unknown }).code === 'WL_FOLDER_IN_USE' ? '\nOr run the probe in that lab instead: --api URL --token T (its api: line).' : '';
+      process.stderr.write(`webhook-lab probe: ${problem.title}.\n${problem.detail}${inUse}\n`);
       process.exitCode = PROBE_EXIT.usage;
       return;
     }

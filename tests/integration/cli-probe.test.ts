@@ -123,6 +123,17 @@ describe('webhook-lab probe --api', () => {
     expect(existsSync(join(tmp, 'lab'))).toBe(true);
   }, 90_000);
 
+  it("--data-dir of a folder the running lab holds: exit 2, the data folder's message and --api instead, no stack trace", async () => {
+    serve ??= await startServe(['--data-dir', join(tmp, 'lab')], 'probe-token');
+    const r = await probe(['--url', `${careful.url}/hook`, '--secret', SECRET, '--data-dir', join(tmp, 'lab')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^webhook-lab probe: Webhook Lab's data folder is in use\.$/m);
+    expect(r.stderr).toContain(`another Webhook Lab (process ${serve.child.pid}) is using it`);
+    expect(r.stderr).toContain('run the probe in that lab instead: --api URL --token T');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
   it('a lab that is not there: exit 4', async () => {
     const r = await probe(['--url', `${careful.url}/hook`, '--api', `http://127.0.0.1:${await closedPort()}/api`, '--token', 't']);
     expect(r.code).toBe(4);
