@@ -26,7 +26,7 @@ Usage:
 
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
-  --data-dir DIR         where the SQLite database lives (default: ${defaultDataDir()})
+  --data-dir DIR         where the SQLite database lives (default: WEBHOOK_LAB_DATA_DIR, else ${defaultDataDir()})
   --collector-port N     collector port (default 8787; 0 = any free port)
   --ui-port N            control API and web UI port (default 8788; 0 = any free port)
   --host ADDR            bind address for both servers (default 127.0.0.1)
@@ -91,7 +91,9 @@ async function serve(argv: string[]): Promise<void> {
   if (!checked.success) fail(describeErrors(fieldErrors(checked.error)).replace('timeScale', '--time-scale'));
 
   const config = values.config ? loadConfigFile(values.config) : undefined;
-  const dataDir = values['data-dir'] ?? defaultDataDir();
+  // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.
+  const givenDataDir = values['data-dir'] ?? (process.env.WEBHOOK_LAB_DATA_DIR || undefined);
+  const dataDir = givenDataDir ?? defaultDataDir();
   const host = values.host ?? '127.0.0.1';
 
   const collectorPort = port(values['collector-port'], 'collector-port', 8787);
@@ -101,7 +103,7 @@ async function serve(argv: string[]): Promise<void> {
     engine = await startEngine({
       dataDir,
       // The default folder is the lab's own; one given with --data-dir may be the user's (data-folder.ts).
-      ownedDataDir: values['data-dir'] === undefined,
+      ownedDataDir: givenDataDir === undefined,
       collectorHost: host,
       collectorPort,
       // Known before the control server starts (0: once it has), so a config's URL there is the lab's own.

@@ -27,6 +27,32 @@ function serve(dataDir: string): Promise<{ code: number | null; stdout: string; 
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
+describe('serve and WEBHOOK_LAB_DATA_DIR', () => {
+  // The data-folder messages say "--data-dir DIR (or WEBHOOK_LAB_DATA_DIR)"; serve read only the flag
+  // (the desktop app read both): found by review.
+  it('uses the folder it names when --data-dir is not given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-cli-env-'));
+    dirs.push(dir);
+    const child = spawn(process.execPath, [CLI, 'serve', '--collector-port', '0', '--ui-port', '0', '--token', 't'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, WEBHOOK_LAB_DATA_DIR: dir },
+    });
+    let out = '';
+    const data = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        out += String(d);
+        const m = /^data: (.*)$/m.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('close', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    expect(data).toBe(dir);
+  });
+});
+
 describe('two labs on one data folder', () => {
   // Found by review: the desktop app and `serve` share the default folder, and a second lab on it
   // started too. Each kept its own duplicate window, running totals and next call id in memory, so the
