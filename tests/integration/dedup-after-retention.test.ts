@@ -47,6 +47,44 @@ describe('a duplicate of a call retention removed', () => {
   });
 });
 
+describe('Clear all calls after retention removed a call', () => {
+  // The user starts over: a messageId retention had set apart is forgotten too, in the running lab and
+  // after a restart alike. Before, the running lab forgot it only when its dropped repeat was cleared,
+  // and a restart brought it back from dedup_retired (found by review).
+  it('accepts the call again, and its repeat after a restart is a duplicate of the new one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-dedup-clear-'));
+    try {
+      let store: Store | undefined;
+      const first = await startTestEngine({ dataDir: dir, config, onStore: (s) => void (store = s) });
+      const original = { userId: 'u', event: 'First', messageId: 'cleared-retired-1' };
+      expect((await first.post('/v1/track', original, { writeKey: KEY })).status).toBe(200);
+      const others = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'x', event: 'Other', messageId: `other-${i}` }));
+      expect((await first.post('/v1/batch', { batch: others }, { writeKey: 'wk_nobody' })).status).toBe(200);
+      store!.prune();
+      expect((await first.call('listMessages', { q: 'cleared-retired-1', limit: 10 })).items).toEqual([]);
+      await first.call('clearCalls', {});
+      await first.post('/v1/track', original, { writeKey: KEY });
+      expect((await first.call('listMessages', { q: 'cleared-retired-1', limit: 10 })).items.map((m) => m.status)).toEqual(['accepted']);
+      await first.stop({ keepData: true });
+
+      const second = await startTestEngine({ dataDir: dir, config });
+      try {
+        await second.post('/v1/track', original, { writeKey: KEY });
+        expect((await second.call('listMessages', { q: 'cleared-retired-1', limit: 10 })).items.map((m) => m.status)).toEqual(['dropped', 'accepted']);
+      } finally {
+        await second.stop({ keepData: true });
+      }
+      // Nothing of the first call is left apart.
+      const db = openDbFile(dir);
+      const left = db.prepare("SELECT COUNT(*) FROM dedup_retired WHERE message_id = 'cleared-retired-1'").pluck().get();
+      db.close();
+      expect(left).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the messageIds retention keeps apart', () => {
   it('are let go past 24 h, and beyond the newest 200,000 (the window keeps no more at a start)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wl-dedup-cap-'));

@@ -67,6 +67,11 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
         if (chunk.removed < CLEAR_CHUNK) break;
       }
       while ((await store.writes.run(() => store.clearer.deleteRequestsChunk(cutoff))) === CLEAR_CHUNK);
+      for (;;) {
+        const retired = await store.writes.run(() => store.clearer.deleteRetiredChunk(cutoff));
+        store.calls.forgetMessageIds(retired);
+        if (retired.length < CLEAR_CHUNK) break;
+      }
       if (removed > 0) d.events.emit({ type: 'calls.removed', count: removed });
       return { removed, canceled };
     },

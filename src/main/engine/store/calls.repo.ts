@@ -218,6 +218,27 @@ export class CallsRepo {
     this.retireStmt.run(JSON.stringify(ids), now - DEDUP_WINDOW_MS);
   }
 
+  /** The newest retired messageId's row (Clear all calls: those up to it are cleared too). */
+  lastRetired(): number {
+    return (this.db.prepare('SELECT IFNULL(MAX(rowid), 0) FROM dedup_retired').pluck().get() as number) ?? 0;
+  }
+
+  /**
+   * Clear all calls: the retired messageIds up to `upTo` go too, `limit` at a time (the user starts
+   * over; a call retention removed is no more shown than a cleared one). Returns them for
+   * forgetMessageIds once the removal has committed.
+   */
+  clearRetired(upTo: number, limit: number): SourceMessageId[] {
+    const rows = this.db.prepare('SELECT rowid AS id, source_key, message_id, received_at FROM dedup_retired WHERE rowid <= ? ORDER BY rowid LIMIT ?').all(upTo, limit) as {
+      id: number;
+      source_key: number;
+      message_id: string;
+      received_at: number;
+    }[];
+    if (rows.length > 0) this.db.prepare('DELETE FROM dedup_retired WHERE rowid IN (SELECT value FROM json_each(?))').run(JSON.stringify(rows.map((r) => r.id)));
+    return rows.map((r) => ({ sourceKey: r.source_key, messageId: r.message_id, receivedAt: r.received_at }));
+  }
+
   /** The retired messageIds past the window, or beyond the newest DEDUP_CAPACITY, are let go (once per retention run). */
   expireRetired(now: number): void {
     this.expireRetiredStmt.run(now - DEDUP_WINDOW_MS);

@@ -8,6 +8,8 @@ export const CLEAR_CHUNK = 1000;
 export interface ClearCutoff {
   callId: number;
   requestId: number;
+  /** The newest messageId retention set apart (dedup_retired), cleared with the calls. */
+  retiredId: number;
 }
 
 /**
@@ -39,7 +41,12 @@ export class CallsClearer {
   cutoff(): ClearCutoff {
     const callId = (this.db.prepare('SELECT MAX(id) FROM calls').pluck().get() as number | null) ?? 0;
     const requestId = (this.db.prepare('SELECT MAX(id) FROM requests').pluck().get() as number | null) ?? 0;
-    return { callId, requestId };
+    return { callId, requestId, retiredId: this.calls.lastRetired() };
+  }
+
+  /** The messageIds retention set apart up to the cutoff, CLEAR_CHUNK at a time, for forgetMessageIds once committed. */
+  deleteRetiredChunk(c: ClearCutoff): SourceMessageId[] {
+    return this.calls.clearRetired(c.retiredId, CLEAR_CHUNK);
   }
 
   /**
