@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // One lab per data folder. The desktop app and `webhook-lab serve` share the default folder, and the
@@ -24,39 +24,54 @@ export class FolderInUseError extends Error {
 /** Takes the folder for this process; returns what lets it go. Throws FolderInUseError when another running process holds it. */
 export function lockDataFolder(dir: string): () => void {
   const path = join(dir, LOCK_FILE);
+  const takeover = `${path}.takeover`;
   // The lock appears whole or not at all: made as a file of our own, then hard-linked into place
   // (link fails if the name exists). Opened with 'wx' and written after, a lock read in between
   // was empty, taken for stale and removed: two starts at once both ran (found by review).
   const mine = `${path}.${process.pid}.tmp`;
   writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
   try {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 200; attempt++) {
       if (placed(mine, path)) return () => release(path);
       const holder = holderOf(path);
       // This process itself (a second engine in one process, as tests start them) is not another lab.
       if (holder !== null && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
-      // Left by a process that is gone: moved aside, which only one start can do (rename is atomic);
-      // removing it by name could remove the lock another start had just put there.
-      const aside = `${path}.${process.pid}.stale`;
+      // Left by a process that is gone. Removing it by name could remove a lock another start has
+      // just put in its place (starts at the same instant both ran: found in CI), so only the one
+      // start holding the takeover lock may remove it, after reading it again under that lock: no
+      // other start can then change it (removing needs the takeover lock, making needs the name free).
+      if (!placed(mine, takeover)) {
+        clearStaleTakeover(takeover);
+        pause(5);
+        continue;
+      }
       try {
-        renameSync(path, aside);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // another start moved it: try again
-        throw err;
+        const now = holderOf(path);
+        if (now === holder || (now !== null && !running(now))) rmSync(path, { force: true });
+      } finally {
+        release(takeover);
       }
-      const moved = holderOf(aside);
-      if (moved !== holder && moved !== null && moved !== process.pid && running(moved)) {
-        // Another start replaced the stale lock between our read and our move: its lock goes back.
-        placed(aside, path);
-        rmSync(aside, { force: true });
-        throw new FolderInUseError(dir, moved, path);
-      }
-      rmSync(aside, { force: true });
     }
     throw new Error(`${path}: the lock kept changing hands; start again`);
   } finally {
     rmSync(mine, { force: true });
   }
+}
+
+/** A takeover lock whose start is gone (it crashed within microseconds of taking it), or older than 10 s. */
+function clearStaleTakeover(takeover: string): void {
+  const holder = holderOf(takeover);
+  let old = false;
+  try {
+    old = Date.now() - statSync(takeover).mtimeMs > 10_000;
+  } catch {
+    return;
+  }
+  if (old || holder === null || (holder !== process.pid && !running(holder))) rmSync(takeover, { force: true });
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Puts `from` in place as `to` unless `to` exists (false then). Without hard links (FAT): an exclusive create. */
