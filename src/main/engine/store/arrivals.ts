@@ -127,8 +127,6 @@ function forget(t: LedgerTables, a: Arrival): void {
 function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: StoredResult): void {
   if (a.calls.length === 0) return;
   const { source, receivedAt } = a;
-  // The write queue may run this job again after a rollback: start from a clean window.
-  forget(t, a);
   const plan = source ? planner(source) : null;
   const requestId = t.requests.insert(receivedAt, a.info, a.body);
   // Calls the plan's verdict stands for: a duplicate messageId is dropped before the plan is asked
