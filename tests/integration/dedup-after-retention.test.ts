@@ -17,17 +17,23 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const KEY = 'wk_retired';
 const config = { sources: [{ name: 'kept', writeKey: KEY }], settings: { retentionCalls: 100 } };
 
+/** A lab on dataDir that received `messageId`, then 150 calls of an unknown key: retention (100 kept) removed it. */
+async function retiredIn(dataDir: string, messageId: string) {
+  let store: Store | undefined;
+  const engine = await startTestEngine({ dataDir, config, onStore: (s) => void (store = s) });
+  const original = { userId: 'u', event: 'First', messageId };
+  expect((await engine.post('/v1/track', original, { writeKey: KEY })).status).toBe(200);
+  // 150 calls of an unknown key (stored as dropped) after it: retention keeps the newest 100.
+  const others = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'x', event: 'Other', messageId: `other-${i}` }));
+  expect((await engine.post('/v1/batch', { batch: others }, { writeKey: 'wk_nobody' })).status).toBe(200);
+  store!.prune();
+  expect((await engine.call('listMessages', { q: messageId, limit: 10 })).items).toEqual([]);
+  return { engine, original };
+}
+
 describe('a duplicate of a call retention removed', () => {
   it('is still dropped after a restart', async () => {
-    let store: Store | undefined;
-    const first = await startTestEngine({ dataDir, config, onStore: (s) => void (store = s) });
-    const original = { userId: 'u', event: 'First', messageId: 'retired-1' };
-    expect((await first.post('/v1/track', original, { writeKey: KEY })).status).toBe(200);
-    // 150 calls of an unknown key (stored as dropped) after it: retention keeps the newest 100.
-    const others = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'x', event: 'Other', messageId: `other-${i}` }));
-    expect((await first.post('/v1/batch', { batch: others }, { writeKey: 'wk_nobody' })).status).toBe(200);
-    store!.prune();
-    expect((await first.call('listMessages', { q: 'retired-1', limit: 10 })).items).toEqual([]);
+    const { engine: first, original } = await retiredIn(dataDir, 'retired-1');
     // Within the run the window still holds it.
     await first.post('/v1/track', original, { writeKey: KEY });
     expect((await first.call('listMessages', { q: 'retired-1', limit: 10 })).items.map((m) => m.status)).toEqual(['dropped']);
@@ -54,14 +60,7 @@ describe('Clear all calls after retention removed a call', () => {
   it('accepts the call again, and its repeat after a restart is a duplicate of the new one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wl-dedup-clear-'));
     try {
-      let store: Store | undefined;
-      const first = await startTestEngine({ dataDir: dir, config, onStore: (s) => void (store = s) });
-      const original = { userId: 'u', event: 'First', messageId: 'cleared-retired-1' };
-      expect((await first.post('/v1/track', original, { writeKey: KEY })).status).toBe(200);
-      const others = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'x', event: 'Other', messageId: `other-${i}` }));
-      expect((await first.post('/v1/batch', { batch: others }, { writeKey: 'wk_nobody' })).status).toBe(200);
-      store!.prune();
-      expect((await first.call('listMessages', { q: 'cleared-retired-1', limit: 10 })).items).toEqual([]);
+      const { engine: first, original } = await retiredIn(dir, 'cleared-retired-1');
       await first.call('clearCalls', {});
       await first.post('/v1/track', original, { writeKey: KEY });
       expect((await first.call('listMessages', { q: 'cleared-retired-1', limit: 10 })).items.map((m) => m.status)).toEqual(['accepted']);
