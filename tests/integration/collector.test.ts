@@ -317,6 +317,29 @@ describe('de-duplication survives a restart', () => {
     }
   });
 
+  it('a messageId with a lone surrogate is the id as stored (U+FFFD), before a restart and after it', async () => {
+    // Stored text is UTF-8, which has no lone surrogates: the id is kept with U+FFFD for it (as Segment's
+    // Go decoder reads it) and the window is rebuilt from what was kept. Before, the running lab took
+    // "lone-\ufffd" for a new id, and after a restart "lone-\ud800" again.
+    const config = { sources: [{ name: 'app', writeKey: KEY }] };
+    const first = await startTestEngine({ config });
+    await first.post('/v1/track', { userId: 'u', event: 'once', messageId: 'lone-\ud800' }, { writeKey: KEY });
+    await first.post('/v1/track', { userId: 'u', event: 'once', messageId: 'lone-\ufffd' }, { writeKey: KEY });
+    await first.stop({ keepData: true });
+    const second = await startTestEngine({ config, dataDir: first.dataDir });
+    try {
+      await second.post('/v1/track', { userId: 'u', event: 'once', messageId: 'lone-\ud800' }, { writeKey: KEY });
+      const page = await second.call('listMessages', { limit: 3 });
+      expect(page.items.map((c) => [c.messageId, c.dropReason])).toEqual([
+        ['lone-\ufffd', 'duplicate messageId'],
+        ['lone-\ufffd', 'duplicate messageId'],
+        ['lone-\ufffd', null],
+      ]);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('a messageId its tracking plan blocked before a restart is still a duplicate after it, a dropped one is not', async () => {
     // Looked up in the stored calls (an index, not a window rebuilt at start): what counts as seen is
     // the same before and after a restart, blocked calls included (the window rebuilt only accepted ones).

@@ -63,4 +63,25 @@ describe('FingerprintTable', () => {
     }
     expect(bySource.size).toBe(10_000);
   });
+
+  it("is the fingerprint of the id as SQLite stores it: a lone surrogate counts as U+FFFD, a pair as itself", () => {
+    // The stored messageId (UTF-8) has U+FFFD for a lone surrogate, and the window is rebuilt from it at
+    // start: fingerprinted as received, "a\ud800" was a new id after a restart and "a\ufffd" a new one before.
+    const a: Fingerprint = { hi: 0, lo: 0 };
+    const b: Fingerprint = { hi: 0, lo: 0 };
+    const seed = Number(process.env.FP_SEED ?? randomSeed());
+    console.log(`fingerprint surrogates: seed ${seed} (FP_SEED=${seed} to repeat)`);
+    const rand = mulberry32(seed);
+    const units = [0x61, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfffd, 0xd83d, 0xde00];
+    for (let i = 0; i < 5_000; i++) {
+      const id = String.fromCharCode(...Array.from({ length: 1 + Math.floor(rand() * 6) }, () => units[Math.floor(rand() * units.length)]!));
+      const stored = Buffer.from(id, 'utf8').toString('utf8');
+      fingerprint(1, id, a);
+      fingerprint(1, stored, b);
+      expect([a.hi, a.lo], `${JSON.stringify(id)}, seed ${seed}`).toEqual([b.hi, b.lo]);
+    }
+    fingerprint(1, '\ud83d\ude00', a); // a valid pair (😀) is not U+FFFD twice
+    fingerprint(1, '\ufffd\ufffd', b);
+    expect([a.hi, a.lo]).not.toEqual([b.hi, b.lo]);
+  });
 });

@@ -40,6 +40,20 @@ export interface NewCall extends SummaryCall {
   normalized: NormalizedCall | null;
 }
 
+const wellFormed = (v: string | null | undefined): boolean => v == null || v.isWellFormed();
+
+/**
+ * The call with U+FFFD for each lone surrogate in its ids and name, as they are read back anyway
+ * (text columns are UTF-8, which has none; a lone one was kept as three bytes read back as three
+ * U+FFFD). The duplicate window keys ids the same way (fingerprint-table.ts), so a repeat is caught
+ * before and after a restart alike. The call itself when nothing needs it: the common case allocates nothing.
+ */
+function wellFormedIds(c: NewCall): NewCall {
+  if (wellFormed(c.messageId) && wellFormed(c.userId) && wellFormed(c.anonymousId) && wellFormed(c.label) && wellFormed(c.groupId) && wellFormed(c.previousId)) return c;
+  const fix = (v: string | null | undefined) => (v == null ? v : v.toWellFormed());
+  return { ...c, messageId: fix(c.messageId)!, userId: fix(c.userId)!, anonymousId: fix(c.anonymousId)!, label: fix(c.label)!, groupId: fix(c.groupId), previousId: fix(c.previousId) };
+}
+
 export interface CallFilter {
   sourceId?: string;
   type?: string;
@@ -159,7 +173,8 @@ export class CallsRepo {
     }
   }
 
-  insert(c: NewCall): number {
+  insert(received: NewCall): number {
+    const c = wellFormedIds(received);
     if (this.total !== null) this.total++;
     const id = this.nextId++;
     this.insertStmt.run(

@@ -33,8 +33,13 @@ function round(h: number, unit: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-/** source: a number unique to the source (DedupWindow numbers them); multiplying by an odd constant keeps them distinct. */
-export function fingerprint(source: number, id: string, fp: Fingerprint): void {
+/**
+ * source: a number unique to the source (DedupWindow numbers them); multiplying by an odd constant keeps
+ * them distinct. The id is taken as calls.message_id keeps it, with U+FFFD for a lone surrogate (UTF-8
+ * has none), since the window is rebuilt from that column at start.
+ */
+export function fingerprint(source: number, received: string, fp: Fingerprint): void {
+  const id = received.toWellFormed();
   let hi = SEED_HI ^ Math.imul(source, 0x9e3779b1);
   let lo = SEED_LO ^ Math.imul(source, 0x85ebca6b);
   for (let i = 0; i < id.length; i++) {
