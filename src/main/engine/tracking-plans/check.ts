@@ -20,27 +20,37 @@ export interface CompiledPlan {
   name: string;
   /** Rules by `${type}\0${key}`, newest version first. */
   rules: Map<string, CompiledRule[]>;
+  /** The same rules by their content (JSON), for a later compile to take the unchanged ones from. */
+  byContent: Map<string, CompiledRule>;
 }
 
 const ruleKey = (type: string, key: string | null | undefined) => `${type}\u0000${key ?? ''}`;
 
-/** Compiles every rule of a plan; throws an Error naming the first rule that does not compile. */
-export function compilePlan(id: string, name: string, rules: TrackingPlanRule[]): CompiledPlan {
+/**
+ * Compiles every rule of a plan; throws an Error naming the first rule that does not compile. A rule
+ * with the same content as one of `reuse` plans' is taken from it: Ajv takes about a millisecond a
+ * rule, so saving a 1,000-rule plan with one rule changed held the collector for about a second.
+ */
+export function compilePlan(id: string, name: string, rules: TrackingPlanRule[], reuse: readonly CompiledPlan[] = []): CompiledPlan {
   const map = new Map<string, CompiledRule[]>();
+  const byContent = new Map<string, CompiledRule>();
   rules.forEach((rule, i) => {
-    let compiled: CompiledRule;
+    const content = JSON.stringify(rule);
+    let compiled = byContent.get(content);
+    for (let p = 0; !compiled && p < reuse.length; p++) compiled = reuse[p]!.byContent.get(content);
     try {
-      compiled = compileRule(rule);
+      compiled ??= compileRule(rule);
     } catch (err) {
       throw new RuleCompileError(i, rule, (err as Error).message);
     }
+    byContent.set(content, compiled);
     const k = ruleKey(rule.type, rule.key);
     const list = map.get(k) ?? [];
     list.push(compiled);
     list.sort((a, b) => b.rule.version - a.rule.version);
     map.set(k, list);
   });
-  return { id, name, rules: map };
+  return { id, name, rules: map, byContent };
 }
 
 export class RuleCompileError extends Error {

@@ -28,6 +28,8 @@ export class TrackingPlans {
   /** The updatedAt each compiled plan was compiled from. */
   private readonly compiledAt = new Map<string, number>();
   private bySource = new Map<string, SourceChecker>();
+  /** Plans compiled to check a config before its import, whose rules reload() then takes (each rule compiled once). */
+  private checkedForImport: CompiledPlan[] = [];
 
   constructor(private readonly store: Store) {
     this.repo = store.featureRepo((db) => new TrackingPlansRepo(db));
@@ -37,23 +39,25 @@ export class TrackingPlans {
   /** Reads plans and connections from SQLite again (after a config import, or one rolled back). */
   reload(): void {
     this.plans = new Map(this.repo.plans().map((p) => [p.id, p]));
+    const reuse = [...this.compiled.values(), ...this.checkedForImport];
+    this.checkedForImport = [];
     for (const id of [...this.compiled.keys()]) {
       const p = this.plans.get(id);
       if (!p || p.updatedAt !== this.compiledAt.get(id)) this.compiled.delete(id);
     }
     this.bySource = new Map();
     for (const c of this.repo.connections()) {
-      const plan = this.compiledPlan(c.planId);
+      const plan = this.compiledPlan(c.planId, reuse);
       if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
     }
   }
 
-  private compiledPlan(id: string): CompiledPlan | undefined {
+  private compiledPlan(id: string, reuse: readonly CompiledPlan[] = []): CompiledPlan | undefined {
     const hit = this.compiled.get(id);
     if (hit) return hit;
     const p = this.plans.get(id);
     if (!p) return undefined;
-    const c = compilePlan(p.id, p.name, p.rules);
+    const c = compilePlan(p.id, p.name, p.rules, [...this.compiled.values(), ...reuse]);
     this.compiled.set(id, c);
     this.compiledAt.set(id, p.updatedAt);
     return c;
@@ -166,7 +170,7 @@ export class TrackingPlans {
 
   /** Compiles first (a rule that does not compile is refused, naming it), then writes and swaps the mirror. */
   private save(p: StoredPlan): void {
-    const compiled = compileOrRefuse(p, 'rules');
+    const compiled = compileOrRefuse(p, 'rules', [...this.compiled.values()]);
     this.repo.savePlan(p);
     this.plans.set(p.id, p);
     this.compiled.set(p.id, compiled);
@@ -183,9 +187,10 @@ export class TrackingPlans {
    */
   planConfig(config: Config, sourceIdOf: (name: string) => string | undefined, now: number): { problems: { path: string; message: string }[]; write: () => void } {
     const problems: { path: string; message: string }[] = [];
+    this.checkedForImport = [];
     config.trackingPlans.forEach((p, i) => {
       try {
-        compilePlan('check', p.name, p.rules);
+        this.checkedForImport.push(compilePlan('check', p.name, p.rules, [...this.compiled.values(), ...this.checkedForImport]));
       } catch (err) {
         if (!(err instanceof RuleCompileError)) throw err;
         problems.push({ path: `trackingPlans[${i}].rules[${err.index}].jsonSchema`, message: err.message });
@@ -255,9 +260,9 @@ export class TrackingPlans {
 }
 
 /** Compiles a plan's rules; a rule that does not compile is a 400 naming it (`rules[3].jsonSchema`). */
-export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPlanRule[] }, path: string): CompiledPlan {
+export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPlanRule[] }, path: string, reuse: readonly CompiledPlan[] = []): CompiledPlan {
   try {
-    return compilePlan(p.id, p.name, p.rules);
+    return compilePlan(p.id, p.name, p.rules, reuse);
   } catch (err) {
     if (err instanceof RuleCompileError) throw refused(400, err.message, `${path}[${err.index}].jsonSchema`, err.reason);
     throw err;
