@@ -32,8 +32,24 @@ export const trackingPlanRuleSchema = z
     if (nestsDeeperThan(r.jsonSchema, MAX_CALL_DEPTH)) ctx.addIssue({ code: 'custom', path: ['jsonSchema'], message: `nests deeper than ${MAX_CALL_DEPTH} levels` });
     else if (JSON.stringify(r.jsonSchema).length > MAX_RULE_SCHEMA_CHARS) {
       ctx.addIssue({ code: 'custom', path: ['jsonSchema'], message: `is over ${MAX_RULE_SCHEMA_CHARS / 1024} KB of JSON` });
+    } else {
+      // A number beyond ±1.8e308 (1e400) is read as Infinity, which the rule compiled with but which is
+      // stored as null: the stored rule then no longer compiled, and the lab did not start.
+      const at = nonFiniteAt(r.jsonSchema);
+      if (at) ctx.addIssue({ code: 'custom', path: ['jsonSchema', ...at], message: 'is not a finite number (JSON has none beyond ±1.8e308: 1e400 reads as Infinity)' });
     }
   });
+
+/** The path of the first number in `value` that is not finite, or null (depth already bounded). */
+function nonFiniteAt(value: unknown): (string | number)[] | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : [];
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const inner = nonFiniteAt(v);
+    if (inner) return [k, ...inner];
+  }
+  return null;
+}
 
 export type TrackingPlanRule = z.output<typeof trackingPlanRuleSchema>;
 

@@ -80,6 +80,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       log(storage.ok ? 'storage: writes succeed again; collector and dispatcher resumed' : `storage: ${storage.message}`);
     });
     const faults = new FaultInjector(now());
+    const plans = trackingPlansOf(store);
+    for (const p of plans.unusablePlans()) log(`warning: ${p}; its sources' calls are not checked until it is saved again with rules that compile`);
     const ingest = new Ingest(
       store,
       now,
@@ -92,7 +94,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       },
       faults,
       // Tracking plans (issue 24): compiled once here, checked per call of a connected source.
-      trackingPlansOf(store),
+      plans,
     );
 
     const libraryMetrics = new LibraryMetrics(now);

@@ -28,6 +28,7 @@ export class TrackingPlans {
   /** The updatedAt each compiled plan was compiled from. */
   private readonly compiledAt = new Map<string, number>();
   private bySource = new Map<string, SourceChecker>();
+  private unusable = new Map<string, string>();
   /** Plans compiled to check a config before its import, whose rules reload() then takes (each rule compiled once). */
   private checkedForImport: CompiledPlan[] = [];
 
@@ -45,11 +46,33 @@ export class TrackingPlans {
       const p = this.plans.get(id);
       if (!p || p.updatedAt !== this.compiledAt.get(id)) this.compiled.delete(id);
     }
+    this.connectSources(reuse);
+  }
+
+  /**
+   * The sources' checkers from the stored connections. A stored plan that does not compile (one an
+   * older lab let in) is set aside with its reason rather than failing the start: its sources' calls
+   * are not checked until it is saved again (unusablePlans, logged at start).
+   */
+  private connectSources(reuse: readonly CompiledPlan[] = []): void {
     this.bySource = new Map();
+    this.unusable = new Map();
     for (const c of this.repo.connections()) {
-      const plan = this.compiledPlan(c.planId, reuse);
+      let plan: CompiledPlan | undefined;
+      try {
+        plan = this.compiledPlan(c.planId, reuse);
+      } catch (err) {
+        if (!(err instanceof RuleCompileError)) throw err;
+        this.unusable.set(c.planId, `tracking plan "${this.plans.get(c.planId)?.name ?? c.planId}": ${err.message}`);
+        continue;
+      }
       if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
     }
+  }
+
+  /** Stored plans that do not compile, each with why; their sources' calls are not checked. */
+  unusablePlans(): string[] {
+    return [...this.unusable.values()];
   }
 
   private compiledPlan(id: string, reuse: readonly CompiledPlan[] = []): CompiledPlan | undefined {
@@ -175,7 +198,7 @@ export class TrackingPlans {
     this.plans.set(p.id, p);
     this.compiled.set(p.id, compiled);
     this.compiledAt.set(p.id, p.updatedAt);
-    for (const [sourceId, c] of this.bySource) if (c.settings.planId === p.id) this.bySource.set(sourceId, { plan: compiled, settings: c.settings });
+    this.connectSources();
   }
 
   // ---------- the config file ----------
@@ -235,8 +258,14 @@ export class TrackingPlans {
     const p = this.byName(conn.name);
     if (!p) throw refused(400, `no tracking plan is named "${conn.name}"`, 'name', 'no tracking plan has this name');
     const settings: StoredConnection = { sourceId, planId: p.id, unplannedEvents: conn.unplannedEvents, unplannedProperties: conn.unplannedProperties, violations: conn.violations };
+    let plan: CompiledPlan | undefined;
+    try {
+      plan = this.compiledPlan(p.id);
+    } catch (err) {
+      if (!(err instanceof RuleCompileError)) throw err;
+      throw refused(409, `tracking plan "${p.name}" does not compile (${err.message}): save it again with rules that compile, then connect it`, 'name', 'this plan does not compile');
+    }
     this.repo.connect(settings);
-    const plan = this.compiledPlan(p.id);
     if (plan) this.bySource.set(sourceId, { plan, settings });
     return this.view(p);
   }

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { startControlServer } from '../../src/main/server/control-server';
+import { startTestEngine, type TestEngine } from '../helpers/engine';
+import { openDbFile } from '../helpers/db-file';
+
+// A number JSON.parse reads as Infinity (1e400) in a rule's schema compiled, was stored as null
+// (JSON has no Infinity), and the stored rule then did not compile: every later start of the lab
+// failed with a stack trace. Found by a fresh-eyes review. Such a number is refused when it comes
+// in, naming the field; and a stored plan that does not compile no longer stops the start.
+
+const KEY = 'wk_unusable';
+const TOKEN = 'unusable-token';
+const schemaWith = (maximum: string) =>
+  `{"type":"object","properties":{"properties":{"type":"object","properties":{"v":{"type":"number","maximum":${maximum}}}}}}`;
+
+let engine: TestEngine | undefined;
+let server: { app: FastifyInstance; url: string } | undefined;
+afterEach(async () => {
+  await server?.app.close();
+  server = undefined;
+  await engine?.stop();
+  engine = undefined;
+});
+
+describe('a rule schema with a number JSON cannot keep', () => {
+  it('is refused naming the field, over the control API and in a config', async () => {
+    engine = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
+    server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+    const res = await fetch(`${server.url}/api/tracking-plans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: `{"name":"P","rules":[{"type":"TRACK","key":"M","version":1,"jsonSchema":${schemaWith('-1e400')}}]}`,
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { fields?: { path: string; message: string }[] };
+    expect(body.fields).toEqual([{ path: 'rules[0].jsonSchema.properties.properties.properties.v.maximum', message: expect.stringMatching(/finite/) }]);
+    expect((await engine.call('listTrackingPlans', {})).length).toBe(0);
+    // A config read from a file is JSON.parse'd alike: 1e400 there is Infinity here.
+    const config = await engine.call('getConfig', {});
+    const plan = { name: 'P', rules: [{ type: 'TRACK' as const, key: 'M', version: 1, jsonSchema: { type: 'object', properties: { n: { maximum: Infinity } } } }] };
+    await expect(engine.call('importConfig', { ...config, trackingPlans: [plan] })).rejects.toThrow(/trackingPlans\[0\]\.rules\[0\]\.jsonSchema\.properties\.n\.maximum: is not a finite number/);
+  });
+});
+
+describe('a stored plan that does not compile', () => {
+  it('does not stop the start: the lab says which, and its sources are not checked until it is saved again', async () => {
+    const config = {
+      sources: [{ name: 'app', writeKey: KEY, trackingPlan: { name: 'P', violations: 'block' as const } }],
+      trackingPlans: [{ name: 'P', rules: [{ type: 'TRACK' as const, key: 'M', version: 1, jsonSchema: JSON.parse(schemaWith('10')) }] }],
+    };
+    const first = await startTestEngine({ config });
+    await first.stop({ keepData: true });
+    // What an older lab stored for 1e400: null where a number must be.
+    const db = openDbFile(first.dataDir, { write: true });
+    const rules = JSON.stringify([{ type: 'TRACK', key: 'M', version: 1, jsonSchema: JSON.parse(schemaWith('null')) }]);
+    db.prepare('UPDATE tracking_plans SET rules = ?').run(rules);
+    db.close();
+
+    const lines: string[] = [];
+    engine = await startTestEngine({ dataDir: first.dataDir, log: (l) => lines.push(l) });
+    expect(lines.filter((l) => l.includes('tracking plan "P"'))).toEqual([expect.stringMatching(/does not compile.*not checked until/)]);
+    expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
+    let [call] = (await engine.call('listMessages', { limit: 1 })).items;
+    expect([call!.status, call!.violations ?? null]).toEqual(['accepted', null]);
+
+    // Connecting another source to it is refused, saying why (it was a 500).
+    const other = await engine.call('createSource', { name: 'other' });
+    await expect(engine.call('connectTrackingPlan', { id: other.id, trackingPlan: { name: 'P' } })).rejects.toThrow(/tracking plan "P" does not compile/);
+    // Saved again with a rule that compiles: the next call is checked (and blocked: 50 > 10).
+    const plan = (await engine.call('listTrackingPlans', {})).find((p) => p.name === 'P')!;
+    await engine.call('replaceTrackingPlan', { id: plan.id, name: 'P', rules: config.trackingPlans[0]!.rules });
+    expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
+    [call] = (await engine.call('listMessages', { limit: 1 })).items;
+    expect(call!.status).toBe('blocked');
+  });
+});
