@@ -8,9 +8,13 @@ export const SEARCH_FIELDS = ['userId', 'anonymousId', 'messageId', 'label', 'gr
 
 export type SearchFields = { [K in (typeof SEARCH_FIELDS)[number]]?: string | null };
 
-/** Case-insensitive means: both sides lowercased by JavaScript's toLowerCase (Unicode, locale-free). */
+/**
+ * Case-insensitive means: both sides lowercased by JavaScript's toLowerCase (Unicode, locale-free).
+ * A lone surrogate becomes U+FFFD, as it is in whatever the database stores (UTF-8 has none), so a
+ * body read behind the index matches as the index does.
+ */
 export function foldCase(s: string): string {
-  return s.toLowerCase();
+  return s.toLowerCase().toWellFormed();
 }
 
 /** What `q` searches for: trimmed and folded; null when there is nothing to search (no filter). */

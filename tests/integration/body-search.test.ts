@@ -64,6 +64,9 @@ describe('body search (trigram index fed in the background)', () => {
     { type: 'track', userId: 'c', messageId: 'm-key', event: 'E', properties: { CheckoutStep: 3, flag: true } },
     { type: 'track', userId: 'd', messageId: 'm-nested', event: 'E', properties: { items: [{ sku: 'SKU-Blue-42' }, 'Gift "Wrap"'] } },
     { type: 'track', userId: 'e', messageId: 'm-number', event: 'E', properties: { total: 12345 } },
+    // A lone surrogate (JSON "\ud800"): stored text is UTF-8, so it is U+FFFD in the index; the bodies
+    // read behind it must say the same (found by review: found only once indexed).
+    { type: 'track', userId: 'f', messageId: 'm-lone', event: 'E', properties: { note: 'zq\ud800w' } },
   ];
   // term → messageIds, by the shared rule (keys and string values, folded; numbers not searched).
   const expected: [string, string[]][] = [
@@ -81,12 +84,15 @@ describe('body search (trigram index fed in the background)', () => {
     // Under three characters: not in the index, read from the bodies; the same answers.
     ['zo', ['m-emile']],
     // In the fields (messageId) and in the bodies alike: each call once.
-    ['m-', ['m-emile', 'm-greek', 'm-key', 'm-nested', 'm-number']],
+    ['m-', ['m-emile', 'm-greek', 'm-key', 'm-nested', 'm-number', 'm-lone']],
     ['m-e', ['m-emile']],
     ['ß', ['m-greek']],
     ['"w', ['m-nested']],
     // A line break: not in the index (it separates the values there); read from the bodies.
     ['zola\nparis', []],
+    ['zq\ufffdw', ['m-lone']],
+    ['q\ufffd', ['m-lone']],
+    ['zq\ud800w', ['m-lone']],
   ];
 
   it('finds substrings in any letter case, non-ASCII and short terms included, the same behind and once indexed', async () => {
