@@ -37,6 +37,14 @@ export const createTrackingPlansSlice =
       set({ plansError: asApiError(err) });
       return false;
     };
+    // The slice's plan requests run one after another: a read (the list, then each plan's figures)
+    // begun by a live event just before a delete asked for the deleted plan's figures after it (a 404).
+    let turn: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+      const run = turn.then(fn, fn);
+      turn = run.catch(() => undefined);
+      return run;
+    };
     return {
       plans: [],
       planStats: {},
@@ -44,8 +52,10 @@ export const createTrackingPlansSlice =
       plansLoadError: null,
       async loadPlans() {
         try {
-          const plans = await api.call('listTrackingPlans', {});
-          const stats = await Promise.all(plans.map((p) => api.call('getTrackingPlanStats', { id: p.id })));
+          const { plans, stats } = await inTurn(async () => {
+            const plans = await api.call('listTrackingPlans', {});
+            return { plans, stats: await Promise.all(plans.map((p) => api.call('getTrackingPlanStats', { id: p.id }))) };
+          });
           set({ plans, planStats: Object.fromEntries(plans.map((p, i) => [p.id, stats[i]!])), plansLoadError: null });
         } catch (err) {
           set({ plansLoadError: errorText(err) });
@@ -60,7 +70,7 @@ export const createTrackingPlansSlice =
           return false;
         }
         try {
-          const r = await api.call('importTrackingPlan', { file, replace });
+          const r = await inTurn(() => api.call('importTrackingPlan', { file, replace }));
           set({ plansError: null });
           get().notify(`Imported "${r.plan.name}" (${r.plan.rules.length} rules, ${r.shape})${r.replaced ? ', replacing the plan of that name' : ''}`, 'info');
           await get().loadPlans();
@@ -72,7 +82,7 @@ export const createTrackingPlansSlice =
       async draftPlanFrom(sourceId) {
         try {
           const draft = await api.call('draftTrackingPlan', { sourceId });
-          const plan = await api.call('createTrackingPlan', { name: draft.name, rules: draft.rules });
+          const plan = await inTurn(() => api.call('createTrackingPlan', { name: draft.name, rules: draft.rules }));
           set({ plansError: null });
           get().notify(`Made "${plan.name}" from ${draft.calls} calls: ${plan.rules.length} rules`, 'info');
           await get().loadPlans();
@@ -93,7 +103,7 @@ export const createTrackingPlansSlice =
         }
         const rules: TrackingPlanRule[] = plan.rules.map((r, i) => (i === index ? { ...r, jsonSchema } : r));
         try {
-          await api.call('replaceTrackingPlan', { id: planId, name: plan.name, rules });
+          await inTurn(() => api.call('replaceTrackingPlan', { id: planId, name: plan.name, rules }));
           set({ plansError: null });
           await get().loadPlans();
           return true;
@@ -120,7 +130,7 @@ export const createTrackingPlansSlice =
       },
       async connectPlan(sourceId, trackingPlan) {
         try {
-          await api.call('connectTrackingPlan', { id: sourceId, trackingPlan });
+          await inTurn(() => api.call('connectTrackingPlan', { id: sourceId, trackingPlan }));
           set({ plansError: null });
           await get().loadPlans();
           return true;
@@ -130,7 +140,7 @@ export const createTrackingPlansSlice =
       },
       async deletePlan(id) {
         try {
-          await api.call('deleteTrackingPlan', { id });
+          await inTurn(() => api.call('deleteTrackingPlan', { id }));
           await get().loadPlans();
         } catch (err) {
           get().notify(`Could not delete the plan: ${errorText(err)}`, 'error');
