@@ -64,9 +64,16 @@ describe('a stored plan that does not compile', () => {
     let [call] = (await engine.call('listMessages', { limit: 1 })).items;
     expect([call!.status, call!.violations ?? null]).toEqual(['accepted', null]);
 
-    // Connecting another source to it is refused, saying why (it was a 500).
+    // Still shown connected, and exported so (a lab it moves to keeps the connection).
+    const listed = (await engine.call('listTrackingPlans', {})).find((p) => p.name === 'P')!;
+    expect(listed.sources.map((s) => s.sourceName)).toEqual(['app']);
+    const exported = await engine.call('getConfig', {});
+    expect(exported.sources!.find((s) => s.name === 'app')!.trackingPlan).toMatchObject({ name: 'P', violations: 'block' });
+    // Connecting another source to it is refused, saying why (it was a 500), by the API and by a config alike.
     const other = await engine.call('createSource', { name: 'other' });
     await expect(engine.call('connectTrackingPlan', { id: other.id, trackingPlan: { name: 'P' } })).rejects.toThrow(/tracking plan "P" does not compile/);
+    const connectOther = { sources: [{ name: 'other', writeKey: other.writeKey, trackingPlan: { name: 'P' } }] };
+    await expect(engine.call('importConfig', connectOther)).rejects.toThrow(/sources\[0\]\.trackingPlan\.name: tracking plan "P" does not compile/);
     // Saved again with a rule that compiles: the next call is checked (and blocked: 50 > 10).
     const plan = (await engine.call('listTrackingPlans', {})).find((p) => p.name === 'P')!;
     await engine.call('replaceTrackingPlan', { id: plan.id, name: 'P', rules: config.trackingPlans[0]!.rules });

@@ -29,6 +29,8 @@ export class TrackingPlans {
   private readonly compiledAt = new Map<string, number>();
   private bySource = new Map<string, SourceChecker>();
   private unusable = new Map<string, string>();
+  /** Every stored connection by source, a plan that does not compile included (shown and exported, not checked). */
+  private connections = new Map<string, StoredConnection>();
   /** Plans compiled to check a config before its import, whose rules reload() then takes (each rule compiled once). */
   private checkedForImport: CompiledPlan[] = [];
 
@@ -57,7 +59,9 @@ export class TrackingPlans {
   private connectSources(reuse: readonly CompiledPlan[] = []): void {
     this.bySource = new Map();
     this.unusable = new Map();
+    this.connections = new Map();
     for (const c of this.repo.connections()) {
+      this.connections.set(c.sourceId, c);
       let plan: CompiledPlan | undefined;
       try {
         plan = this.compiledPlan(c.planId, reuse);
@@ -67,6 +71,17 @@ export class TrackingPlans {
         continue;
       }
       if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
+    }
+  }
+
+  /** Why a stored plan does not compile, or null when it does. */
+  private compileProblem(id: string): string | null {
+    try {
+      this.compiledPlan(id);
+      return null;
+    } catch (err) {
+      if (err instanceof RuleCompileError) return err.message;
+      throw err;
     }
   }
 
@@ -220,8 +235,16 @@ export class TrackingPlans {
       }
     });
     const names = new Set([...[...this.plans.values()].map((p) => p.name), ...config.trackingPlans.map((p) => p.name)]);
+    const inFile = new Set(config.trackingPlans.map((p) => p.name));
     config.sources.forEach((s, i) => {
-      if (s.trackingPlan && !names.has(s.trackingPlan.name)) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `no tracking plan is named "${s.trackingPlan.name}"` });
+      const name = s.trackingPlan?.name;
+      if (name === undefined) return;
+      if (!names.has(name)) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `no tracking plan is named "${name}"` });
+      else if (!inFile.has(name)) {
+        // A stored plan that does not compile (an older lab let it in) is refused here as connecting to it is.
+        const reason = this.compileProblem(this.byName(name)!.id);
+        if (reason) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `tracking plan "${name}" does not compile (${reason}): give it in the file with rules that compile` });
+      }
     });
     const write = () => {
       const ids = new Map<string, string>();
@@ -253,6 +276,7 @@ export class TrackingPlans {
     if (conn === null) {
       this.repo.disconnect(sourceId);
       this.bySource.delete(sourceId);
+      this.connections.delete(sourceId);
       return null;
     }
     const p = this.byName(conn.name);
@@ -266,23 +290,25 @@ export class TrackingPlans {
       throw refused(409, `tracking plan "${p.name}" does not compile (${err.message}): save it again with rules that compile, then connect it`, 'name', 'this plan does not compile');
     }
     this.repo.connect(settings);
+    this.connections.set(sourceId, settings);
     if (plan) this.bySource.set(sourceId, { plan, settings });
     return this.view(p);
   }
 
   connectionOf(sourceId: string): (TrackingPlanConnection & { planId: string }) | null {
-    const c = this.bySource.get(sourceId);
-    if (!c) return null;
-    return { name: c.plan.name, planId: c.settings.planId, unplannedEvents: c.settings.unplannedEvents, unplannedProperties: c.settings.unplannedProperties, violations: c.settings.violations };
+    const c = this.connections.get(sourceId);
+    const p = c && this.plans.get(c.planId);
+    if (!c || !p) return null;
+    return { name: p.name, planId: c.planId, unplannedEvents: c.unplannedEvents, unplannedProperties: c.unplannedProperties, violations: c.violations };
   }
 
   private view(p: StoredPlan): TrackingPlan {
     const sources: TrackingPlan['sources'] = [];
-    for (const c of this.bySource.values()) {
-      if (c.settings.planId !== p.id) continue;
-      const s = this.store.sources.get(c.settings.sourceId);
+    for (const c of this.connections.values()) {
+      if (c.planId !== p.id) continue;
+      const s = this.store.sources.get(c.sourceId);
       if (!s) continue;
-      sources.push({ sourceId: s.id, sourceName: s.name, unplannedEvents: c.settings.unplannedEvents, unplannedProperties: c.settings.unplannedProperties, violations: c.settings.violations });
+      sources.push({ sourceId: s.id, sourceName: s.name, unplannedEvents: c.unplannedEvents, unplannedProperties: c.unplannedProperties, violations: c.violations });
     }
     return { id: p.id, name: p.name, rules: p.rules, createdAt: formatTimestamp(p.createdAt), updatedAt: formatTimestamp(p.updatedAt), sources };
   }
