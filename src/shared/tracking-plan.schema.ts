@@ -88,6 +88,11 @@ export interface TrackingPlan {
   updatedAt: string;
   /** Sources connected to it, with their enforcement settings. */
   sources: { sourceId: string; sourceName: string; unplannedEvents: 'allow' | 'block'; unplannedProperties: 'allow' | 'omit'; violations: 'allow' | 'block' }[];
+  /**
+   * Set when the stored plan does not compile (an older lab let such a rule in): which rule and why.
+   * Its sources' calls are not checked until it is saved again with rules that compile.
+   */
+  problem?: string;
 }
 
 export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema'] as const;

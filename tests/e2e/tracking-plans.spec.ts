@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
 
@@ -250,4 +252,41 @@ test('calls picked in the inspector (Ctrl-click, Shift-click, x) become a draft 
   await expect(card.locator('[data-testid="plan-rule"][data-key="Signed Up"]')).toHaveCount(1);
   await expect(card.locator('[data-testid="plan-rule"][data-key="Cart Viewed"]')).toHaveCount(1);
   await expect(card.locator('[data-testid="plan-rule"][data-key="Left Out"]')).toHaveCount(0);
+});
+
+test('a stored plan that does not compile is shown as such, with its sources, and fixed by saving it', async ({ page }) => {
+  // What an older lab stored for `"maximum": 1e400` (null where a number must be): the lab starts,
+  // and the plan's card says why its sources' calls are not checked.
+  const dataDir = mkdtempSync(join(tmpdir(), 'webhook-lab-e2e-plan-'));
+  try {
+    let own = await startLab({ dataDir });
+    const source = await own.lab.api<{ id: string }>('POST', '/sources', { name: 'broken-plan-source', webhooks: { enabled: false, sharedSecret: '', urls: [] } });
+    const rule = (maximum: number | null) => ({ type: 'TRACK', key: 'Paid', version: 1, jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties: { amount: { type: 'number', maximum } } } } } });
+    await own.lab.api('POST', '/tracking-plans', { name: 'Broken plan', rules: [rule(100)] });
+    await own.lab.api('PUT', `/sources/${source.id}/tracking-plan`, { trackingPlan: { name: 'Broken plan' } });
+    await own.stop();
+    const db = new Database(join(dataDir, 'webhook-lab.db'));
+    db.prepare('UPDATE tracking_plans SET rules = ?').run(JSON.stringify([rule(null)]));
+    db.close();
+
+    own = await startLab({ dataDir });
+    try {
+      await openApp(page, own.lab, 'compose');
+      await page.getByTestId('nav-plans').click();
+      const card = page.locator('[data-testid="plan-card"][data-name="Broken plan"]');
+      await expect(card.getByTestId('plan-problem')).toContainText('This plan does not compile: rule TRACK "Paid" version 1');
+      await expect(card.getByTestId('plan-sources')).toContainText('broken-plan-source');
+      // Saving the rule with a schema that compiles ends it.
+      await card.getByTestId('rule-edit').first().click();
+      await card.getByTestId('rule-schema').fill(JSON.stringify(rule(100).jsonSchema));
+      await card.getByTestId('rule-save').click();
+      await expect(card.getByTestId('plan-problem')).toHaveCount(0);
+    } finally {
+      // Away from the app before its lab stops: its live-event stream would end mid-chunk.
+      await page.goto('about:blank');
+      await own.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

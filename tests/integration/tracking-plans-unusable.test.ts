@@ -67,6 +67,7 @@ describe('a stored plan that does not compile', () => {
     // Still shown connected, and exported so (a lab it moves to keeps the connection).
     const listed = (await engine.call('listTrackingPlans', {})).find((p) => p.name === 'P')!;
     expect(listed.sources.map((s) => s.sourceName)).toEqual(['app']);
+    expect(listed.problem).toMatch(/^rule TRACK "M" version 1: its JSON Schema does not compile: .*maximum must be number/);
     const exported = await engine.call('getConfig', {});
     expect(exported.sources!.find((s) => s.name === 'app')!.trackingPlan).toMatchObject({ name: 'P', violations: 'block' });
     // Connecting another source to it is refused, saying why (it was a 500), by the API and by a config alike.
@@ -80,5 +81,6 @@ describe('a stored plan that does not compile', () => {
     expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
     [call] = (await engine.call('listMessages', { limit: 1 })).items;
     expect(call!.status).toBe('blocked');
+    expect((await engine.call('getTrackingPlan', { id: plan.id })).problem).toBeUndefined();
   });
 });

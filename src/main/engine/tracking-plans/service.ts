@@ -28,6 +28,7 @@ export class TrackingPlans {
   /** The updatedAt each compiled plan was compiled from. */
   private readonly compiledAt = new Map<string, number>();
   private bySource = new Map<string, SourceChecker>();
+  /** Connected plans that do not compile, by id: why. */
   private unusable = new Map<string, string>();
   /** Every stored connection by source, a plan that does not compile included (shown and exported, not checked). */
   private connections = new Map<string, StoredConnection>();
@@ -67,7 +68,7 @@ export class TrackingPlans {
         plan = this.compiledPlan(c.planId, reuse);
       } catch (err) {
         if (!(err instanceof RuleCompileError)) throw err;
-        this.unusable.set(c.planId, `tracking plan "${this.plans.get(c.planId)?.name ?? c.planId}": ${err.message}`);
+        this.unusable.set(c.planId, err.message);
         continue;
       }
       if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
@@ -87,7 +88,7 @@ export class TrackingPlans {
 
   /** Stored plans that do not compile, each with why; their sources' calls are not checked. */
   unusablePlans(): string[] {
-    return [...this.unusable.values()];
+    return [...this.unusable].map(([id, why]) => `tracking plan "${this.plans.get(id)?.name ?? id}": ${why}`);
   }
 
   private compiledPlan(id: string, reuse: readonly CompiledPlan[] = []): CompiledPlan | undefined {
@@ -310,7 +311,8 @@ export class TrackingPlans {
       if (!s) continue;
       sources.push({ sourceId: s.id, sourceName: s.name, unplannedEvents: c.unplannedEvents, unplannedProperties: c.unplannedProperties, violations: c.violations });
     }
-    return { id: p.id, name: p.name, rules: p.rules, createdAt: formatTimestamp(p.createdAt), updatedAt: formatTimestamp(p.updatedAt), sources };
+    const problem = this.unusable.get(p.id);
+    return { id: p.id, name: p.name, rules: p.rules, createdAt: formatTimestamp(p.createdAt), updatedAt: formatTimestamp(p.updatedAt), sources, ...(problem ? { problem } : {}) };
   }
 }
 

@@ -169,6 +169,11 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
           </button>
         )}
       </header>
+      {plan.problem ? (
+        <div className="notice error" role="alert" data-testid="plan-problem">
+          {`This plan does not compile: ${plan.problem}. Its sources' calls are not checked until it is saved with rules that compile.`}
+        </div>
+      ) : null}
       <div className="small-text muted" data-testid="plan-sources">
         {plan.sources.length ? 'Checks: ' : 'No source is connected.'}
         {plan.sources.map((s) => (
