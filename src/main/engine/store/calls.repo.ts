@@ -50,8 +50,8 @@ const wellFormed = (v: string | null | undefined): boolean => v == null || v.isW
  */
 function wellFormedIds(c: NewCall): NewCall {
   if (wellFormed(c.messageId) && wellFormed(c.userId) && wellFormed(c.anonymousId) && wellFormed(c.label) && wellFormed(c.groupId) && wellFormed(c.previousId)) return c;
-  const fix = (v: string | null | undefined) => (v == null ? v : v.toWellFormed());
-  return { ...c, messageId: fix(c.messageId)!, userId: fix(c.userId)!, anonymousId: fix(c.anonymousId)!, label: fix(c.label)!, groupId: fix(c.groupId), previousId: fix(c.previousId) };
+  const fix = <T extends string | null | undefined>(v: T): T => (v == null ? v : (v.toWellFormed() as T));
+  return { ...c, messageId: fix(c.messageId), userId: fix(c.userId), anonymousId: fix(c.anonymousId), label: fix(c.label), groupId: fix(c.groupId), previousId: fix(c.previousId) };
 }
 
 export interface CallFilter {
