@@ -63,22 +63,19 @@ export class TrackingPlans {
     this.connections = new Map();
     for (const c of this.repo.connections()) {
       this.connections.set(c.sourceId, c);
-      let plan: CompiledPlan | undefined;
-      try {
-        plan = this.compiledPlan(c.planId, reuse);
-      } catch (err) {
-        if (!(err instanceof RuleCompileError)) throw err;
-        this.unusable.set(c.planId, err.message);
-        continue;
-      }
+      // A plan found not to compile is tried once, not again for each further source connected to it.
+      if (this.unusable.has(c.planId)) continue;
+      const why = this.compileProblem(c.planId, reuse);
+      if (why !== null) this.unusable.set(c.planId, why);
+      const plan = this.compiled.get(c.planId);
       if (plan) this.bySource.set(c.sourceId, { plan, settings: c });
     }
   }
 
-  /** Why a stored plan does not compile, or null when it does. */
-  private compileProblem(id: string): string | null {
+  /** Why a stored plan does not compile, or null when it does (compiled then, in `compiled`). */
+  private compileProblem(id: string, reuse: readonly CompiledPlan[] = []): string | null {
     try {
-      this.compiledPlan(id);
+      this.compiledPlan(id, reuse);
       return null;
     } catch (err) {
       if (err instanceof RuleCompileError) return err.message;
@@ -243,7 +240,8 @@ export class TrackingPlans {
       if (!names.has(name)) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `no tracking plan is named "${name}"` });
       else if (!inFile.has(name)) {
         // A stored plan that does not compile (an older lab let it in) is refused here as connecting to it is.
-        const reason = this.compileProblem(this.byName(name)!.id);
+        const id = this.byName(name)!.id;
+        const reason = this.unusable.get(id) ?? this.compileProblem(id);
         if (reason) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `tracking plan "${name}" does not compile (${reason}): give it in the file with rules that compile` });
       }
     });
@@ -283,15 +281,11 @@ export class TrackingPlans {
     const p = this.byName(conn.name);
     if (!p) throw refused(400, `no tracking plan is named "${conn.name}"`, 'name', 'no tracking plan has this name');
     const settings: StoredConnection = { sourceId, planId: p.id, unplannedEvents: conn.unplannedEvents, unplannedProperties: conn.unplannedProperties, violations: conn.violations };
-    let plan: CompiledPlan | undefined;
-    try {
-      plan = this.compiledPlan(p.id);
-    } catch (err) {
-      if (!(err instanceof RuleCompileError)) throw err;
-      throw refused(409, `tracking plan "${p.name}" does not compile (${err.message}): save it again with rules that compile, then connect it`, 'name', 'this plan does not compile');
-    }
+    const why = this.unusable.get(p.id) ?? this.compileProblem(p.id);
+    if (why !== null) throw refused(409, `tracking plan "${p.name}" does not compile (${why}): save it again with rules that compile, then connect it`, 'name', 'this plan does not compile');
     this.repo.connect(settings);
     this.connections.set(sourceId, settings);
+    const plan = this.compiled.get(p.id);
     if (plan) this.bySource.set(sourceId, { plan, settings });
     return this.view(p);
   }
