@@ -235,7 +235,7 @@ export class CallsRepo {
 
   /** The newest retired messageId's row (Clear all calls: those up to it are cleared too). */
   lastRetired(): number {
-    return (this.db.prepare('SELECT IFNULL(MAX(rowid), 0) FROM dedup_retired').pluck().get() as number) ?? 0;
+    return this.db.prepare('SELECT IFNULL(MAX(rowid), 0) FROM dedup_retired').pluck().get() as number;
   }
 
   /**
