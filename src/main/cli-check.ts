@@ -24,14 +24,15 @@ Options:
   --json           print the result as one JSON object instead of the summary (with the tracking
                    plan violations per source, event and kind)
   --fail-on-violations
-                   exit 1 when a call had tracking plan violations (docs/tracking-plans.md); calls
-                   a plan blocked are reported, and fail the check only with this flag
+                   exit 1 when a call had tracking plan violations (docs/tracking-plans.md), or
+                   when a source's plan does not compile (its calls are not checked); calls a
+                   plan blocked are reported, and fail the check only with this flag
   -h, --help       this help
 
 Exit status:
   0  nothing failed: every forwarded call was delivered (canceled and not forwarded are reported only)
   1  a delivery failed or expired, or a call was dropped (or, with --fail-on-violations, a call
-     had tracking plan violations)
+     had tracking plan violations, or a source's plan does not compile)
   2  bad usage (a flag, or a --source that does not exist)
   3  timed out: deliveries still pending, in flight or retrying after --timeout, none failed so far
   4  the control API could not be reached, refused the token, answered with an error, or what
@@ -251,7 +252,9 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
   if (s.deliveries.expired) parts.push(`${s.deliveries.expired} expired`);
   if (s.dropped) parts.push(`${s.dropped} dropped`);
   const v = r.violations;
-  if (v && r.violationsFailed) parts.push(`${v.withViolations} with tracking plan violations`);
+  const unchecked = uncheckedOf(v);
+  if (v && r.violationsFailed && v.withViolations) parts.push(`${v.withViolations} with tracking plan violations`);
+  if (r.violationsFailed && unchecked.length) parts.push(`${unchecked.length} source${unchecked.length === 1 ? '' : 's'} not checked (tracking plan does not compile)`);
   if (r.status === 'ok') lines.push('OK: nothing failed, expired or was dropped');
   else if (r.status === 'failures') lines.push(`FAILED: ${parts.join(', ')}`);
   else lines.push(`TIMED OUT after ${(r.waitedMs / 1000).toFixed(1)}s: ${s.unfinished} deliver${s.unfinished === 1 ? 'y' : 'ies'} not finished`);
@@ -266,6 +269,7 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     }
     lines.push(`    ${p.link}`);
   }
+  for (const u of unchecked) lines.push(`  source "${u.sourceName ?? u.sourceId}" not checked: tracking plan "${u.plan}" does not compile (${u.problem}); save it again with rules that compile`);
   // Tracking plan violations per event and kind, most frequent first (docs/tracking-plans.md).
   for (const i of r.violations?.items.slice(0, 10) ?? []) {
     // count is calls; a call can have several violations of a kind (one per property): said apart.
@@ -290,11 +294,17 @@ export async function runCheck(args: CheckArgs, sourceId: string | undefined): P
   }
   const waitedMs = Date.now() - started;
   const violations = await violationsOf(args, sourceId);
-  const violationsFailed = args.failOnViolations === true && (violations?.withViolations ?? 0) > 0;
+  // A source whose plan does not compile is not checked: its violations cannot be known, so it fails too.
+  const violationsFailed = args.failOnViolations === true && ((violations?.withViolations ?? 0) > 0 || uncheckedOf(violations).length > 0);
   const failures = failureCount(stats) + (violationsFailed ? 1 : 0);
   const status = failures > 0 ? 'failures' : stats.unfinished > 0 ? 'timeout' : 'ok';
   const exitCode = status === 'ok' ? CHECK_EXIT.ok : status === 'failures' ? CHECK_EXIT.failures : CHECK_EXIT.timeout;
   return { status, exitCode, waitedMs, stats, problems: failureCount(stats) ? await examples(args, sourceId, stats) : [], violations, ...(violationsFailed ? { violationsFailed: true as const } : {}) };
+}
+
+/** Sources whose tracking plan does not compile (none from a lab older than this field). */
+function uncheckedOf(v: ViolationSummary | null): ViolationSummary['unchecked'] {
+  return v?.unchecked ?? [];
 }
 
 /**

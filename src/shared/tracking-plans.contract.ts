@@ -30,6 +30,11 @@ export interface ViolationSummary {
    * newest example call. Dropped calls (duplicate messageIds) are not checked and count nowhere.
    */
   items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; violations: number; lastSeen: string; exampleCallId: number }[];
+  /**
+   * Sources (of those asked about) connected to a stored plan that does not compile (an older lab let
+   * its rule in): their calls are not checked, so no count above can speak for them.
+   */
+  unchecked: { sourceId: string; sourceName: string | null; plan: string; problem: string }[];
 }
 
 export interface ImportedTrackingPlan {

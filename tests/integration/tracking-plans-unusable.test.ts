@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { startControlServer } from '../../src/main/server/control-server';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
 import { openDbFile } from '../helpers/db-file';
+import { formatSummary, runCheck } from '../../src/main/cli-check';
 
 // A number JSON.parse reads as Infinity (1e400) in a rule's schema compiled, was stored as null
 // (JSON has no Infinity), and the stored rule then did not compile: every later start of the lab
@@ -75,9 +76,24 @@ describe('a stored plan that does not compile', () => {
     await expect(engine.call('connectTrackingPlan', { id: other.id, trackingPlan: { name: 'P' } })).rejects.toThrow(/tracking plan "P" does not compile/);
     const connectOther = { sources: [{ name: 'other', writeKey: other.writeKey, trackingPlan: { name: 'P' } }] };
     await expect(engine.call('importConfig', connectOther)).rejects.toThrow(/sources\[0\]\.trackingPlan\.name: tracking plan "P" does not compile/);
+    // A pipeline's check cannot pass a source it could not check: named, and failed with --fail-on-violations.
+    server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+    const args = { api: server.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true };
+    const app = (await engine.call('listSources', {})).find((s) => s.name === 'app')!;
+    let checked = await runCheck(args, undefined);
+    expect(checked.violations!.unchecked).toEqual([{ sourceId: app.id, sourceName: 'app', plan: 'P', problem: expect.stringMatching(/^rule TRACK "M" version 1: /) }]);
+    expect([checked.exitCode, checked.violationsFailed]).toEqual([1, true]);
+    expect(formatSummary(checked)).toMatch(/^FAILED: 1 source not checked \(tracking plan does not compile\)$/m);
+    expect(formatSummary(checked)).toMatch(/^ {2}source "app" not checked: tracking plan "P" does not compile \(rule TRACK "M"/m);
+    // Without the flag it is said, not failed; another source asked about alone has nothing unchecked.
+    expect((await runCheck({ ...args, failOnViolations: false }, undefined)).exitCode).toBe(0);
+    expect((await runCheck(args, other.id)).violations!.unchecked).toEqual([]);
+
     // Saved again with a rule that compiles: the next call is checked (and blocked: 50 > 10).
     const plan = (await engine.call('listTrackingPlans', {})).find((p) => p.name === 'P')!;
     await engine.call('replaceTrackingPlan', { id: plan.id, name: 'P', rules: config.trackingPlans[0]!.rules });
+    checked = await runCheck({ ...args, failOnViolations: false }, undefined);
+    expect(checked.violations!.unchecked).toEqual([]);
     expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
     [call] = (await engine.call('listMessages', { limit: 1 })).items;
     expect(call!.status).toBe('blocked');

@@ -143,7 +143,8 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
         lastSeen: formatTimestamp(r.lastSeen),
         exampleCallId: r.exampleCallId,
       }));
-      return { since: formatTimestamp(since), ...totals, items };
+      const unchecked = plans.uncheckedSources(input.sourceId).map((u) => ({ ...u, sourceName: store.sources.get(u.sourceId)?.name ?? null }));
+      return { since: formatTimestamp(since), ...totals, items, unchecked };
     },
   };
 }

@@ -88,6 +88,17 @@ export class TrackingPlans {
     return [...this.unusable].map(([id, why]) => `tracking plan "${this.plans.get(id)?.name ?? id}": ${why}`);
   }
 
+  /** Connected sources whose plan does not compile (of one source, or all): their calls are not checked. */
+  uncheckedSources(sourceId?: string): { sourceId: string; plan: string; problem: string }[] {
+    const out: { sourceId: string; plan: string; problem: string }[] = [];
+    for (const c of this.connections.values()) {
+      const problem = this.unusable.get(c.planId);
+      if (problem === undefined || (sourceId !== undefined && c.sourceId !== sourceId)) continue;
+      out.push({ sourceId: c.sourceId, plan: this.plans.get(c.planId)?.name ?? c.planId, problem });
+    }
+    return out;
+  }
+
   private compiledPlan(id: string, reuse: readonly CompiledPlan[] = []): CompiledPlan | undefined {
     const hit = this.compiled.get(id);
     if (hit) return hit;
