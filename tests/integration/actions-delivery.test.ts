@@ -5,6 +5,8 @@ import type { TestReceiver } from '../helpers/receiver';
 import { testLab } from '../helpers/test-lab';
 import type { CallSummary } from '../../src/shared/types';
 import { sentBody } from '../../src/shared/attempt-body';
+import type { z } from 'zod';
+import type { configSchema } from '../../src/shared/config.schema';
 
 // Webhooks (Actions) beside Classic, end to end: collector → SQLite (calls, deliveries, batch items
 // in one write job) → dispatcher/batcher → real local receivers; and what the inspector reads back.
@@ -15,7 +17,9 @@ const receiver = () => lab.receiver();
 
 const sha1 = (text: string | Buffer) => createHmac('sha1', SECRET).update(text).digest('hex');
 
-function source(classic: TestReceiver, single: TestReceiver, batched: TestReceiver, batchSize = 3) {
+type ConfigSource = NonNullable<z.input<typeof configSchema>['sources']>[number];
+
+function source(classic: TestReceiver, single: TestReceiver, batched: TestReceiver, batchSize = 3): ConfigSource {
   return {
     name: 'shop',
     writeKey: KEY,
@@ -209,7 +213,7 @@ describe('Webhooks (Actions) settings in the config file and control API', () =>
     await engine.call('importConfig', exported);
     const [created] = (await engine.call('listSources', {})).filter((x) => x.name === 'shop');
     expect(created.webhooks).toEqual(webhooks);
-    const bad = { ...webhooks, mappings: [{ ...webhooks.mappings[0], method: 'DELETE' }] };
+    const bad = { ...webhooks, mappings: [{ ...webhooks.mappings![0], method: 'DELETE' }] };
     await expect(engine.call('updateSource', { id: created.id, webhooks: bad } as never)).rejects.toThrow(/mappings\.0\.method|method/);
   });
 });
