@@ -39,7 +39,7 @@ export async function startEngine({ root, dataDir, config, nodeFlags = [] }) {
     async stop() {
       child.kill('SIGTERM');
       const code = await exited(child, 30_000);
-      if (code !== 0) throw new Error(`engine exited with ${code}\n${stderr()}`);
+      if (code !== 0) throw new Error(`engine exited with ${code ?? `signal ${child.signalCode}`}\n${stderr()}`);
     },
     /** SIGKILL: no checkpoint, no cleanup; resolves once the process is gone. */
     kill: () => (child.kill('SIGKILL'), exited(child, 15_000)),

@@ -132,11 +132,6 @@ async function serve(argv: string[]): Promise<void> {
     failIfPortInUse(err, 'control API/UI', 'ui-port', host, uiPort);
     throw err;
   }
-  process.stdout.write(`collector: ${engine.collectorUrl}\n`);
-  process.stdout.write(`ui: ${server.url}/?token=${encodeURIComponent(token)}\n`);
-  process.stdout.write(`api: ${server.url}/api (Authorization: Bearer ${token})\n`);
-  process.stdout.write(`data: ${dataDir}\n`);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -152,6 +147,12 @@ async function serve(argv: string[]): Promise<void> {
   const onSignal = (signal: NodeJS.Signals) => shutdown(signal).catch((err: unknown) => fail(`shutdown failed: ${(err as Error)?.stack ?? String(err)}`, 1));
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Printed once the signals are handled: a script that waits for these lines, then stops the lab,
+  // could otherwise signal it before the handler was there and kill it without its shutdown.
+  process.stdout.write(`collector: ${engine.collectorUrl}\n`);
+  process.stdout.write(`ui: ${server.url}/?token=${encodeURIComponent(token)}\n`);
+  process.stdout.write(`api: ${server.url}/api (Authorization: Bearer ${token})\n`);
+  process.stdout.write(`data: ${dataDir}\n`);
 }
 
 async function main(): Promise<void> {

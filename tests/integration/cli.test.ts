@@ -47,8 +47,8 @@ function tempDir(prefix = 'wl-cli-'): string {
   return d;
 }
 
-function spawnCli(args: string[]) {
-  const env = { ...process.env };
+function spawnCli(args: string[], extraEnv: Record<string, string> = {}) {
+  const env = { ...process.env, ...extraEnv };
   delete env.WEBHOOK_LAB_TOKEN;
   const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(proc);
@@ -74,8 +74,8 @@ async function runCli(args: string[]): Promise<{ code: number | null; stdout: st
 }
 
 /** Starts `serve` and resolves once it printed its four lines. */
-async function serve(args: string[]): Promise<Running> {
-  const p = spawnCli(['serve', '--collector-port', '0', '--ui-port', '0', '--token', TOKEN, ...args]);
+async function serve(args: string[], extraEnv: Record<string, string> = {}): Promise<Running> {
+  const p = spawnCli(['serve', '--collector-port', '0', '--ui-port', '0', '--token', TOKEN, ...args], extraEnv);
   const until = Date.now() + START_TIMEOUT_MS;
   let exitedEarly: { code: number | null } | null = null;
   void p.exited.then((e) => (exitedEarly = e));
@@ -304,6 +304,26 @@ describe('webhook-lab serve', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('handles SIGTERM before it prints its first line: a script that stops it on reading one stops it cleanly', async () => {
+    // A preload notes, when serve prints its first line, whether SIGTERM is handled yet. It printed its
+    // lines first: a script signalling it on the first line killed it now and then (1-2 starts in 10 here).
+    const probe = join(tempDir(), 'first-line-probe.cjs');
+    writeFileSync(
+      probe,
+      `const write = process.stdout.write.bind(process.stdout);
+let first = true;
+process.stdout.write = (chunk, ...rest) => {
+  if (first) process.stderr.write('SIGTERM handlers at the first line: ' + process.listenerCount('SIGTERM') + '\\n');
+  first = false;
+  return write(chunk, ...rest);
+};
+`,
+    );
+    const r = await serve(['--data-dir', tempDir()], { NODE_OPTIONS: `--require ${probe}` });
+    expect(r.stderr()).toContain('SIGTERM handlers at the first line: 1');
+    expect(await stop(r)).toMatchObject({ code: 0 });
   });
 
   it('--strict answers an unknown write key with 401 and an invalid call with 400', async () => {
