@@ -32,12 +32,37 @@ const ruleKey = (type: string, key: string | null | undefined) => `${type}\u0000
  * rule, so saving a 1,000-rule plan with one rule changed held the collector for about a second.
  */
 export function compilePlan(id: string, name: string, rules: TrackingPlanRule[], reuse: readonly CompiledPlan[] = []): CompiledPlan {
-  const map = new Map<string, CompiledRule[]>();
-  const byContent = new Map<string, CompiledRule>();
-  rules.forEach((rule, i) => {
+  const compiler = new PlanCompiler(id, name, rules, reuse);
+  while (compiler.step());
+  return compiler.plan;
+}
+
+/**
+ * compilePlan a rule at a time, for work that must not hold the event loop: a plan loaded at start is
+ * compiled in slices between answers (TrackingPlans.warmUp), and finished at once if a call needs it first.
+ */
+export class PlanCompiler {
+  readonly plan: CompiledPlan;
+  private next = 0;
+
+  constructor(
+    id: string,
+    name: string,
+    private readonly rules: TrackingPlanRule[],
+    private readonly reuse: readonly CompiledPlan[] = [],
+  ) {
+    this.plan = { id, name, rules: new Map(), byContent: new Map() };
+  }
+
+  /** Compiles the next rule (throws RuleCompileError naming it); false once every rule is compiled. */
+  step(): boolean {
+    const i = this.next;
+    const rule = this.rules[i];
+    if (rule === undefined) return false;
+    const { rules: map, byContent } = this.plan;
     const content = JSON.stringify(rule);
     let compiled = byContent.get(content);
-    for (let p = 0; !compiled && p < reuse.length; p++) compiled = reuse[p]!.byContent.get(content);
+    for (let p = 0; !compiled && p < this.reuse.length; p++) compiled = this.reuse[p]!.byContent.get(content);
     try {
       compiled ??= compileRule(rule);
     } catch (err) {
@@ -49,8 +74,9 @@ export function compilePlan(id: string, name: string, rules: TrackingPlanRule[],
     list.push(compiled);
     list.sort((a, b) => b.rule.version - a.rule.version);
     map.set(k, list);
-  });
-  return { id, name, rules: map, byContent };
+    this.next = i + 1;
+    return this.next < this.rules.length;
+  }
 }
 
 export class RuleCompileError extends Error {
