@@ -16,10 +16,10 @@ const CONNECT_TEXT: Record<string, string> = {
 };
 
 export function isConnectCode(code: string | null): boolean {
-  return code !== null && code in CONNECT_TEXT;
+  return code !== null && Object.hasOwn(CONNECT_TEXT, code);
 }
 
 /** What a connection error code means, for people; null for a code that is not one. */
 export function connectCodeText(code: string): string | null {
-  return CONNECT_TEXT[code] ?? null;
+  return isConnectCode(code) ? (CONNECT_TEXT[code] ?? null) : null;
 }

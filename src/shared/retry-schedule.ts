@@ -64,11 +64,17 @@ export interface RetryScheduleInput {
   retryRule?: RetryRule;
 }
 
+/** A preset's own name: `in` (and a lookup) also finds what every object inherits ("constructor", "toString"). */
+export function isRetryPreset(name: string): boolean {
+  return Object.hasOwn(RETRY_PRESETS, name);
+}
+
 /** A preset's values, or the default's; anything given explicitly wins (custom takes the default's timeout and rule unless given). */
 export function resolveRetrySchedule(input: RetryScheduleInput): Required<RetrySchedule> {
-  const base = RETRY_PRESETS[input.preset] ?? RETRY_PRESETS.default;
+  const known = isRetryPreset(input.preset);
+  const base = (known ? RETRY_PRESETS[input.preset] : undefined) ?? RETRY_PRESETS.default;
   return {
-    preset: input.preset in RETRY_PRESETS || input.preset === 'custom' ? input.preset : 'default',
+    preset: known || input.preset === 'custom' ? input.preset : 'default',
     delaysMs: input.delaysMs ?? base.delaysMs,
     jitter: input.jitter ?? base.jitter,
     windowMs: input.windowMs ?? base.windowMs,

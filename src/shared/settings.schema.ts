@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RETRY_PRESETS } from './retry-schedule';
+import { isRetryPreset, RETRY_PRESETS } from './retry-schedule';
 
 /** Bounds of a schedule's attempt timeout: long enough for a slow receiver, short enough that a round cannot hang. */
 export const MIN_TIMEOUT_MS = 100;
@@ -8,7 +8,7 @@ export const MAX_TIMEOUT_MS = 60_000;
 export const MAX_ROTATION_WINDOW_MS = 30 * 24 * 3_600_000;
 
 export const retryScheduleInputSchema = z.strictObject({
-  preset: z.string().refine((p) => p === 'custom' || p in RETRY_PRESETS, {
+  preset: z.string().refine((p) => p === 'custom' || isRetryPreset(p), {
     message: `unknown preset (use custom or one of: ${Object.keys(RETRY_PRESETS).join(', ')})`,
   }),
   delaysMs: z.array(z.number().int().min(0).max(7 * 24 * 3600_000)).min(1).max(1000).optional(),

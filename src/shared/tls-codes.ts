@@ -43,16 +43,16 @@ const TLS_CODES: Record<string, { kind: TlsErrorKind; text: string }> = {
 };
 
 export function isTlsCode(code: string | null): boolean {
-  return code !== null && (code in TLS_CODES || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
+  return code !== null && (Object.hasOwn(TLS_CODES, code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'));
 }
 
 /** A TLS error code's kind; null for a code that is not a TLS error. */
 export function tlsKind(code: string | null): TlsErrorKind | null {
   if (!isTlsCode(code)) return null;
-  return TLS_CODES[code as string]?.kind ?? 'other';
+  return (Object.hasOwn(TLS_CODES, code as string) ? TLS_CODES[code as string]?.kind : undefined) ?? 'other';
 }
 
 /** What a TLS error code means, for people; a generic sentence for one without its own. */
 export function tlsCodeText(code: string): string {
-  return TLS_CODES[code]?.text ?? 'the secure connection could not be established';
+  return (Object.hasOwn(TLS_CODES, code) ? TLS_CODES[code]?.text : undefined) ?? 'the secure connection could not be established';
 }

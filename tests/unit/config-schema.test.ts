@@ -62,6 +62,11 @@ describe('config schema (SPEC §8)', () => {
     expect(errorsOf({ settings: { retrySchedule: { preset: 'default', jiter: 0 } } })).toBe('settings.retrySchedule.jiter: unknown key');
   });
 
+  // `in` found what every object inherits: "constructor" was taken as a preset and jammed the dispatcher (review).
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'])('refuses the preset name %s, which only an object inherits', (preset) => {
+    expect(errorsOf({ settings: { retrySchedule: { preset } } })).toMatch(/^settings\.retrySchedule\.preset: unknown preset \(use custom or one of: default, /);
+  });
+
   it.each(['Content-Type', 'content-length', 'Host', 'USER-AGENT', 'X-Signature', 'Transfer-Encoding', 'Connection'])(
     'refuses the reserved header %s, naming the entry',
     (name) => {

@@ -87,6 +87,8 @@ describe('default retry schedule (SPEC §4)', () => {
 describe('resolveRetrySchedule', () => {
   it('falls back to the default for an unknown preset and keeps custom delays', () => {
     expect(resolveRetrySchedule({ preset: 'nope' })).toEqual({ preset: 'default', ...withoutLabel('default') });
+    // A name every object inherits is no preset either (one stored before the schema refused it).
+    for (const preset of ['constructor', 'toString', '__proto__']) expect(resolveRetrySchedule({ preset })).toEqual({ preset: 'default', ...withoutLabel('default') });
     const custom = resolveRetrySchedule({ preset: 'custom', delaysMs: [1000, 2000], jitter: 0, windowMs: 10_000 });
     expect(custom).toEqual({ preset: 'custom', delaysMs: [1000, 2000], jitter: 0, windowMs: 10_000, timeoutMs: 5000, retryRule: 'classic' });
     // 0, 1 s, 3 s, then 2 s apart: 5, 7, 9 (11 is past 10 s).

@@ -29,7 +29,7 @@ export class SettingsRepo {
     // Other features keep their own rows in this table (see getExtra); only Settings keys are read here.
     const stored = Object.fromEntries(
       (db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[])
-        .filter((r) => r.key in DEFAULT_SETTINGS)
+        .filter((r) => Object.hasOwn(DEFAULT_SETTINGS, r.key))
         .map((r) => [r.key, JSON.parse(r.value)]),
     );
     this.current = { ...DEFAULT_SETTINGS, ...stored };
