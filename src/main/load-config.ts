@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { visit } from 'jsonc-parser';
-import { configSchema, type Config } from '../shared/config.schema';
+import { configSchema, MAX_CONFIG_BYTES, type Config } from '../shared/config.schema';
 // Segment's mapping-kit and FQL checks, into the config schema (shared/actions/rules.ts).
 import './engine/actions/rules';
 import { inputTooDeep } from '../shared/input-depth';
@@ -9,7 +9,7 @@ import { describeErrors, fieldErrors, formatPath, type FieldError } from '../sha
 export class ConfigError extends Error {}
 
 /** A config file larger than this is refused without being read (a real one is a few KB). */
-export const MAX_CONFIG_FILE_BYTES = 10 * 1024 * 1024;
+export const MAX_CONFIG_FILE_BYTES = MAX_CONFIG_BYTES;
 
 /**
  * Reads and validates a config file; every problem is reported with the path of the bad field.

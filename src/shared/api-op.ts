@@ -7,6 +7,8 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O = unknown> {
   /** Path under /api; `:name` segments are filled from the input field of that name. */
   path: string;
   input: I;
+  /** The most bytes its HTTP body may have, when more than the control API's 2 MB (a config, a tracking plan). */
+  bodyLimit?: number;
   /** Phantom: carries the output type only. */
   readonly __output?: O;
 }
@@ -14,4 +16,4 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O = unknown> {
 /** `op<Output>()(method, path, inputSchema)`: the output type is given, the input type inferred. */
 export const op =
   <O>() =>
-  <I extends z.ZodType>(method: HttpMethod, path: string, input: I): OpDef<I, O> => ({ method, path, input });
+  <I extends z.ZodType>(method: HttpMethod, path: string, input: I, options: { bodyLimit?: number } = {}): OpDef<I, O> => ({ method, path, input, ...options });

@@ -60,6 +60,12 @@ export const configSourceSchema = z.strictObject({
  */
 export const CONFIG_VERSION = 2;
 
+/**
+ * The most bytes a config may have: a file (`serve --config`, load-config.ts) and an import over the
+ * control API alike, so any export imports back; tracking plans over the API take as much.
+ */
+export const MAX_CONFIG_BYTES = 10 * 1024 * 1024;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z

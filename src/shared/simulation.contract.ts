@@ -3,7 +3,7 @@ import { flagParam } from './query-flag';
 import { op } from './api-op';
 import { URL_STATE_FILTERS } from './delivery-filters';
 import { mockBehaviorSchema, mockReceiverSchema, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
-import { configSchema, type Config, type ConfigWarning } from './config.schema';
+import { configSchema, MAX_CONFIG_BYTES, type Config, type ConfigWarning } from './config.schema';
 import { audienceInputSchema, audienceRuleSchema, audienceUpdateSchema, computedTraitSchema, type AudienceRule, type ComputedTraitDef } from './audience.schema';
 export * from './audience.schema';
 import type { DeliveryState, Source } from './types';
@@ -205,7 +205,7 @@ export const simulationOps = {
   exportDeliveries: op<ExportFile>()('GET', '/export', exportInputSchema),
   getConfig: op<Config>()('GET', '/config', z.strictObject({})),
   /** `warnings`: what the import adjusted or doubts, applied anyway (config-receivers.ts); [] when nothing. */
-  importConfig: op<{ ok: true; sources: number; mockReceivers: number; audiences: number; warnings: ConfigWarning[] }>()('POST', '/config', configSchema),
+  importConfig: op<{ ok: true; sources: number; mockReceivers: number; audiences: number; warnings: ConfigWarning[] }>()('POST', '/config', configSchema, { bodyLimit: MAX_CONFIG_BYTES }),
 } as const;
 
 export type SimulationEvent =

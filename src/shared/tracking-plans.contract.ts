@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { op } from './api-op';
+import { MAX_CONFIG_BYTES } from './config.schema';
 import {
   planNameSchema,
   trackingPlanConnectionSchema,
@@ -53,13 +54,16 @@ export interface DraftTrackingPlan {
   calls: number;
 }
 
+/** A plan may hold 2,000 rules of up to 256 KB each: past the control API's 2 MB, as a config can be. */
+const LARGE = { bodyLimit: MAX_CONFIG_BYTES };
+
 export const trackingPlanOps = {
   listTrackingPlans: op<TrackingPlan[]>()('GET', '/tracking-plans', z.strictObject({})),
   getTrackingPlan: op<TrackingPlan>()('GET', '/tracking-plans/:id', z.strictObject({ id })),
   /** A new plan `{name, rules}`; every rule's JSON Schema must compile (400 naming the rule otherwise). */
-  createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema),
+  createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema, LARGE),
   /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
-  replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id })),
+  replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id }), LARGE),
   /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
   getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: z.iso.datetime({ offset: true }).optional() })),
   deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),
@@ -71,6 +75,7 @@ export const trackingPlanOps = {
     'POST',
     '/tracking-plans/import',
     z.strictObject({ file: z.unknown(), name: planNameSchema.optional(), replace: z.boolean().optional() }),
+    LARGE,
   ),
   /** Connects a source to a plan with Protocols' enforcement settings, or disconnects it (null). */
   connectTrackingPlan: op<TrackingPlan | null>()('PUT', '/sources/:id/tracking-plan', z.strictObject({ id, trackingPlan: trackingPlanConnectionSchema.nullable() })),

@@ -13,6 +13,7 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
     app.route({
       method: def.method,
       url: API_PREFIX + def.path,
+      ...(def.bodyLimit === undefined ? {} : { bodyLimit: def.bodyLimit }),
       handler: async (req, reply) => {
         // Depth first, without recursion: the schemas recurse (input-depth.ts).
         const tooDeep = inputTooDeep(req.body);
