@@ -276,7 +276,17 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     const many = i.violations > i.count ? `, ${i.violations} violations` : '';
     lines.push(`  ${i.sourceName ?? i.sourceId} ${i.type}${i.event ? ` "${i.event}"` : ''}: ${i.kind.replace(/_/g, ' ')} in ${i.count} call${i.count === 1 ? '' : 's'}${many} (e.g. call ${i.exampleCallId})`);
   }
-  return `${lines.join('\n')}\n`;
+  // Each line is one line of the log: a newline, terminal escape or bidi control inside an event or
+  // source name (anyone who can send to the collector chooses those) is shown escaped, not obeyed.
+  return `${lines.map(printable).join('\n')}\n`;
+}
+
+// C0 and C1 controls (newline and ESC among them), line/paragraph separators, bidi embeddings and isolates.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A line with its unprintable characters as `\uXXXX`. */
+export function printable(line: string): string {
+  return line.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));

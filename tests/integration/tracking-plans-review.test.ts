@@ -143,6 +143,22 @@ describe('violations per call, and what check prints', () => {
   });
 });
 
+describe('what check prints of names anyone can send', () => {
+  it('shows newlines, terminal escapes and bidi controls in event and source names escaped: no forged line', async () => {
+    // Found by a review: an event named "x\nOK: nothing failed…" printed an OK line under FAILED, and ESC sequences reached the CI log.
+    const source = 'web\u001b[31m\u202e';
+    const t = await start({ sources: [{ name: source, writeKey: 'wk_esc', trackingPlan: { name: 'p' } }], trackingPlans: [{ name: 'p', rules: [ONLY_TOTAL] }] });
+    const event = 'x"\nOK: nothing failed, expired or was dropped\n\u001b[2K\u001b[1Afoo\u2028';
+    expect((await t.post('/v1/track', { userId: 'u', event, properties: {} }, { writeKey: 'wk_esc' })).status).toBe(200);
+    const r = await runCheck({ api: server!.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true }, undefined);
+    const text = formatSummary(r);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+    expect(text.split('\n')).not.toContain('OK: nothing failed, expired or was dropped');
+    expect(text).toMatch(/^FAILED: 1 with tracking plan violations$/m);
+    expect(text).toContain('  web\\u001b[31m\\u202e track "x"\\u000aOK: nothing failed, expired or was dropped\\u000a\\u001b[2K\\u001b[1Afoo\\u2028": unplanned event in 1 call');
+  });
+});
+
 describe('smaller answers', () => {
   it('POST /api/tracking-plans/check for a source without a plan answers null', async () => {
     await start({ sources: [{ name: 'bare', writeKey: 'wk_bare' }] });
