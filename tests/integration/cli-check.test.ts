@@ -138,7 +138,7 @@ describe('webhook-lab check', () => {
         unfinished: 0,
       },
       problems: [],
-      violations: { since: expect.any(String), checked: 0, withViolations: 0, blocked: 0, items: [] },
+      violations: { since: expect.any(String), checked: 0, withViolations: 0, blocked: 0, items: [], unchecked: [] },
     });
 
     const failed = await check([...auth(), '--source', 'broken', '--json']);
@@ -185,9 +185,12 @@ describe('webhook-lab check', () => {
     const noSource = await check([...auth(), '--source', 'nope']);
     expect(noSource.code).toBe(2);
     expect(noSource.stderr).toMatch(/no source named "nope" \(sources: good, broken, flaky, dups, acts, acts-broken\)/);
-    const badSince = await check([...auth(), '--since', 'yesterday']);
-    expect(badSince.code).toBe(2);
-    expect(badSince.stderr).toContain('--since: expected an ISO time');
+    // What Date.parse alone took (a review): "1" as 2001, 2026-02-30 as 2 March, a year the API refuses (it exited 4).
+    for (const since of ['yesterday', '1', 'Nov 26', '2026-02-30T00:00:00Z', '+275760-09-13T00:00:00Z']) {
+      const badSince = await check([...auth(), '--since', since]);
+      expect([since, badSince.code]).toEqual([since, 2]);
+      expect(badSince.stderr).toContain('--since: expected an ISO time');
+    }
     const noApi = await check(['--token', 't']);
     expect(noApi.code).toBe(2);
     expect(noApi.stderr).toContain('WEBHOOK_LAB_API');
