@@ -77,6 +77,9 @@ describe('a stored plan that does not compile', () => {
     await expect(engine.call('connectTrackingPlan', { id: other.id, trackingPlan: { name: 'P' } })).rejects.toThrow(/tracking plan "P" does not compile/);
     const connectOther = { sources: [{ name: 'other', writeKey: other.writeKey, trackingPlan: { name: 'P' } }] };
     await expect(engine.call('importConfig', connectOther)).rejects.toThrow(/sources\[0\]\.trackingPlan\.name: tracking plan "P" does not compile/);
+    // Checking a call against the source's plan, or again, says why it cannot (it answered null: "no plan").
+    await expect(engine.call('checkTrackingPlanCall', { sourceId: listed.sources[0]!.sourceId, call: { type: 'track', event: 'M' } })).rejects.toThrow(/tracking plan "P" does not compile/);
+    await expect(engine.call('recheckTrackingPlanCalls', { callIds: [call!.id] })).rejects.toThrow(/tracking plan "P" does not compile/);
     // A pipeline's check cannot pass a source it could not check: named, and failed with --fail-on-violations.
     server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
     const args = { api: server.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true };

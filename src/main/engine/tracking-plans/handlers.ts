@@ -29,6 +29,12 @@ const HOUR_MS = 3_600_000;
 export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: () => number }): Handlers {
   const { store } = d;
   const plans = trackingPlansOf(store);
+  // null means "no plan" to a caller: a source connected to a plan that does not compile says so instead (409).
+  const notCheckable = (sourceId: string): undefined => {
+    const broken = plans.uncheckedSources(sourceId)[0];
+    if (broken) throw conflict(`tracking plan "${broken.plan}" does not compile (${broken.problem}): save it again with rules that compile`);
+    return undefined;
+  };
   // Sources show their plan's name; the plans screen lists the plans.
   const changed = () => {
     d.events.emit({ type: 'sources.changed' });
@@ -83,7 +89,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       }
       if (!input.sourceId) throw invalidInput('give sourceId, planId or rules');
       if (!store.sources.get(input.sourceId)) throw notFound(`source ${input.sourceId}`);
-      const c = plans.forSource(input.sourceId);
+      const c = plans.forSource(input.sourceId) ?? notCheckable(input.sourceId);
       // A source without a plan: nothing to check against.
       if (!c) return null;
       return plans.check(c, input.call, {});
@@ -92,7 +98,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       input.callIds.map((callId) => {
         const c = store.calls.get(callId);
         if (!c) throw notFound(`message ${callId}`);
-        const checker = c.sourceId ? plans.forSource(c.sourceId) : undefined;
+        const checker = c.sourceId ? (plans.forSource(c.sourceId) ?? notCheckable(c.sourceId)) : undefined;
         const item = c.raw;
         if (!checker || c.status === 'dropped' || typeof item !== 'object' || item === null || Array.isArray(item)) return { callId, verdict: null };
         // As at ingest: the batch envelope's context (kept in the normalized form) under the call's own.
