@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWellFormedText, LONE_SURROGATE } from './well-formed';
 
 // Audiences and computed traits (SPEC §6): rules over profiles built from received calls.
 const traitCondition = z.strictObject({
@@ -35,7 +36,7 @@ export type ComputedTraitDef = z.infer<typeof computedTraitSchema>;
 
 export const audienceInputSchema = z
   .strictObject({
-    name: z.string().trim().min(1, { message: 'required' }).max(200),
+    name: z.string().trim().min(1, { message: 'required' }).max(200).refine(isWellFormedText, LONE_SURROGATE),
     type: z.enum(['audience', 'computed_trait']).default('audience'),
     rule: audienceRuleSchema.optional(),
     compute: computedTraitSchema.optional(),
@@ -58,7 +59,7 @@ export type AudienceInput = z.input<typeof audienceInputSchema>;
  */
 export const audienceUpdateSchema = z.strictObject({
   id: z.string().min(1),
-  name: z.string().trim().min(1, { message: 'required' }).max(200).optional(),
+  name: z.string().trim().min(1, { message: 'required' }).max(200).refine(isWellFormedText, LONE_SURROGATE).optional(),
   type: z.enum(['audience', 'computed_trait']).optional(),
   rule: audienceRuleSchema.optional(),
   compute: computedTraitSchema.optional(),
@@ -70,7 +71,7 @@ export type AudienceUpdate = z.input<typeof audienceUpdateSchema>;
 
 /** The config file's form: sources by name (ids differ between machines). */
 export const audienceConfigSchema = z.strictObject({
-  name: z.string().trim().min(1, { message: 'required' }).max(200),
+  name: z.string().trim().min(1, { message: 'required' }).max(200).refine(isWellFormedText, LONE_SURROGATE),
   type: z.enum(['audience', 'computed_trait']).default('audience'),
   rule: audienceRuleSchema.optional(),
   compute: computedTraitSchema.optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWellFormedText, LONE_SURROGATE } from './well-formed';
 import { secretProblem } from './standard-webhooks';
 
 // Mock receivers (SPEC §7): the definition schema, shared by the config file key `mockReceivers`,
@@ -131,7 +132,7 @@ export const mockPathSchema = z
 
 export const mockReceiverSchema = z.strictObject({
   id: z.string().min(1).max(100).optional(),
-  name: z.string().trim().min(1, { message: 'required' }).max(200),
+  name: z.string().trim().min(1, { message: 'required' }).max(200).refine(isWellFormedText, LONE_SURROGATE),
   path: mockPathSchema,
   /** Shared secret the X-Signature header is checked against; absent = not checked. */
   secret: z.string().min(1, { message: 'leave out for no signature check' }).max(1024).optional(),

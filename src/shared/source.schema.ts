@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWellFormedText, LONE_SURROGATE } from './well-formed';
 import { dataFieldsOver } from './actions/data-mapping';
 import { actionsRules } from './actions/rules';
 import { ACTIONS_MAX_BATCH_SIZE, ACTIONS_REPLACEABLE_HEADERS } from './actions/request';
@@ -157,7 +158,7 @@ function conditionSchema(allowed?: readonly string[]) {
 export const triggerObjectSchema = z.strictObject({ type: conditionSchema(CALL_TYPES).optional(), event: conditionSchema().optional() });
 
 export const actionsMappingSchema = z.strictObject({
-  name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }),
+  name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }).refine(isWellFormedText, LONE_SURROGATE),
   /** FQL text as Segment writes it, or the older object form; omitted or empty = every call. */
   trigger: z
     .union([
@@ -266,7 +267,7 @@ export function webhookSettingsSchemaOf<U extends z.ZodType<WithHeaders>, M exte
 
 export const webhookSettingsSchema = webhookSettingsSchemaOf(webhookUrlSchema, actionsMappingSchema);
 
-export const sourceNameSchema = z.string().trim().min(1, { message: 'required' }).max(200);
+export const sourceNameSchema = z.string().trim().min(1, { message: 'required' }).max(200).refine(isWellFormedText, LONE_SURROGATE);
 export const writeKeySchema = z
   .string()
   .min(1, { message: 'required' })

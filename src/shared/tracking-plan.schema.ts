@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWellFormedText, LONE_SURROGATE } from './well-formed';
 import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
 
 // Tracking plans (issue 24, docs/tracking-plans.md): the rule shape of Segment's Public API
@@ -53,7 +54,7 @@ function nonFiniteAt(value: unknown): (string | number)[] | null {
 
 export type TrackingPlanRule = z.output<typeof trackingPlanRuleSchema>;
 
-export const planNameSchema = z.string().trim().min(1).max(MAX_PLAN_NAME_CHARS);
+export const planNameSchema = z.string().trim().min(1).max(MAX_PLAN_NAME_CHARS).refine(isWellFormedText, LONE_SURROGATE);
 
 export const trackingPlanRulesSchema = z
   .array(trackingPlanRuleSchema)

@@ -62,6 +62,17 @@ describe('config schema (SPEC §8)', () => {
     expect(errorsOf({ settings: { retrySchedule: { preset: 'default', jiter: 0 } } })).toBe('settings.retrySchedule.jiter: unknown key');
   });
 
+  // Stored as three U+FFFD, such a name no longer matched itself: the same file applied twice tried to make its source again (review).
+  it('refuses a lone surrogate in any name, naming it', () => {
+    const lone = 'x\ud800';
+    expect(errorsOf({ sources: [{ name: lone }] })).toBe('sources[0].name: has a lone surrogate (an unpaired \\uD800-\\uDFFF escape): not text');
+    expect(errorsOf({ mockReceivers: [{ name: lone, path: '/a' }] })).toMatch(/^mockReceivers\[0\]\.name: has a lone surrogate/);
+    expect(errorsOf({ trackingPlans: [{ name: `\udc00${lone}`, rules: [] }] })).toMatch(/^trackingPlans\[0\]\.name: has a lone surrogate/);
+    expect(errorsOf(withWebhooks({ mappings: [{ name: lone, url: 'https://example.com/a' }] }))).toMatch(/^sources\[0\]\.webhooks\.mappings\[0\]\.name: has a lone surrogate/);
+    // A pair is one character, not two halves.
+    expect(configSchema.safeParse({ sources: [{ name: 'x\ud83d\ude00' }] }).success).toBe(true);
+  });
+
   // `in` found what every object inherits: "constructor" was taken as a preset and jammed the dispatcher (review).
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'])('refuses the preset name %s, which only an object inherits', (preset) => {
     expect(errorsOf({ settings: { retrySchedule: { preset } } })).toMatch(/^settings\.retrySchedule\.preset: unknown preset \(use custom or one of: default, /);
