@@ -282,6 +282,8 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
     const many = i.violations > i.count ? `, ${i.violations} violations` : '';
     lines.push(`  ${i.sourceName ?? i.sourceId} ${i.type}${i.event ? ` "${i.event}"` : ''}: ${i.kind.replace(/_/g, ' ')} in ${i.count} call${i.count === 1 ? '' : 's'}${many} (e.g. call ${i.exampleCallId})`);
   }
+  const left = (r.violations?.itemsTotal ?? r.violations?.items.length ?? 0) - 10;
+  if (left > 0) lines.push(`  … and ${left} more kind${left === 1 ? '' : 's'} of violation by event (--json lists the ${r.violations!.items.length} most frequent)`);
   // Each line is one line of the log: a newline, terminal escape or bidi control inside an event or
   // source name (anyone who can send to the collector chooses those) is shown escaped, not obeyed.
   return `${lines.map(printable).join('\n')}\n`;

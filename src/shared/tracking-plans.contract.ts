@@ -18,6 +18,9 @@ import type { ImportedShape } from './tracking-plan-import';
 
 const id = z.string().min(1);
 
+/** GET /api/violations lists at most this many items, the most frequent first. */
+export const MAX_VIOLATION_ITEMS = 500;
+
 export interface ViolationSummary {
   /** Counted from this time (ISO): the `since` asked, or the last hour. */
   since: string;
@@ -31,6 +34,8 @@ export interface ViolationSummary {
    * newest example call. Dropped calls (duplicate messageIds) are not checked and count nowhere.
    */
   items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; violations: number; lastSeen: string; exampleCallId: number }[];
+  /** How many items there are in all: `items` holds the MAX_VIOLATION_ITEMS most frequent (20,000 distinct events made 5 MB). */
+  itemsTotal: number;
   /**
    * Sources (of those asked about) connected to a stored plan that does not compile (an older lab let
    * its rule in): their calls are not checked, so no count above can speak for them.

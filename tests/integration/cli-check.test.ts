@@ -138,7 +138,7 @@ describe('webhook-lab check', () => {
         unfinished: 0,
       },
       problems: [],
-      violations: { since: expect.any(String), checked: 0, withViolations: 0, blocked: 0, items: [], unchecked: [] },
+      violations: { since: expect.any(String), checked: 0, withViolations: 0, blocked: 0, items: [], itemsTotal: 0, unchecked: [] },
     });
 
     const failed = await check([...auth(), '--source', 'broken', '--json']);

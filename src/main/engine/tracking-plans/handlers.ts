@@ -1,5 +1,5 @@
 import type { ApiHandlers } from '../../../shared/api.contract';
-import type { trackingPlanOps, ViolationSummary } from '../../../shared/tracking-plans.contract';
+import { MAX_VIOLATION_ITEMS, type trackingPlanOps, type ViolationSummary } from '../../../shared/tracking-plans.contract';
 import { importTrackingPlan } from '../../../shared/tracking-plan-import';
 import { trackingPlanRulesSchema, type PlanVerdict, type ViolationKind } from '../../../shared/tracking-plan.schema';
 import { draftRules } from '../../../shared/tracking-plan-draft';
@@ -138,7 +138,8 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
     getViolations: (input): ViolationSummary => {
       const since = input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since);
       const totals = plans.repo.totals(since, input.sourceId);
-      const items = plans.repo.summary(since, input.sourceId).map((r) => ({
+      const summary = plans.repo.summary(since, input.sourceId, MAX_VIOLATION_ITEMS);
+      const items = summary.rows.map((r) => ({
         sourceId: r.sourceId,
         sourceName: store.sources.get(r.sourceId)?.name ?? null,
         type: r.type,
@@ -150,7 +151,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
         exampleCallId: r.exampleCallId,
       }));
       const unchecked = plans.uncheckedSources(input.sourceId).map((u) => ({ ...u, sourceName: store.sources.get(u.sourceId)?.name ?? null }));
-      return { since: formatTimestamp(since), ...totals, items, unchecked };
+      return { since: formatTimestamp(since), ...totals, items, itemsTotal: summary.total, unchecked };
     },
   };
 }

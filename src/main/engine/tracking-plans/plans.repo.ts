@@ -157,16 +157,22 @@ export class TrackingPlansRepo {
     return out;
   }
 
-  /** Violations per source, call type, event and kind since a time: calls, violations, last seen, one example call (the newest). */
-  summary(since: number, sourceId: string | undefined): ViolationSummaryRow[] {
-    return this.stmt(
+  /**
+   * Violations per source, call type, event and kind since a time: calls, violations, last seen, one
+   * example call (the newest); the `limit` most frequent, and how many there are in all.
+   */
+  summary(since: number, sourceId: string | undefined, limit: number): { rows: ViolationSummaryRow[]; total: number } {
+    const rows = this.stmt(
       `SELECT v.source_id AS sourceId, v.type AS type, v.label AS event, json_extract(j.value, '$.kind') AS kind,
-              COUNT(DISTINCT v.call_id) AS count, COUNT(*) AS violations, MAX(v.received_at) AS lastSeen, MAX(v.call_id) AS exampleCallId
+              COUNT(DISTINCT v.call_id) AS count, COUNT(*) AS violations, MAX(v.received_at) AS lastSeen, MAX(v.call_id) AS exampleCallId,
+              COUNT(*) OVER () AS total
          FROM call_violations v, json_each(v.violations) j
         WHERE v.count > 0 AND v.received_at >= ? AND (? IS NULL OR v.source_id = ?)
         GROUP BY v.source_id, v.type, v.label, kind
-        ORDER BY count DESC, lastSeen DESC`,
-    ).all(since, sourceId ?? null, sourceId ?? null) as ViolationSummaryRow[];
+        ORDER BY count DESC, lastSeen DESC
+        LIMIT ?`,
+    ).all(since, sourceId ?? null, sourceId ?? null, limit) as (ViolationSummaryRow & { total: number })[];
+    return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
   }
 
   /** Checked calls since a time: how many, with violations, blocked (for getViolations' totals). */
