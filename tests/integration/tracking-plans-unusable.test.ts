@@ -106,3 +106,48 @@ describe('a stored plan that does not compile', () => {
     expect(lines.filter((l) => l.includes('tracking plan "P"'))).toEqual([expect.stringMatching(/^warning: tracking plan "P": rule .*does not compile.*not checked until/)]);
   });
 });
+
+describe('a stored plan whose rows were edited by hand', () => {
+  it('does not stop the start either: each is said, shown and left unchecked; the other plans still check', async () => {
+    // Found by review: each of these stopped `serve` with a stack trace (SyntaxError, rules.forEach, reading 'type' of null).
+    const rule = { type: 'TRACK' as const, key: 'M', version: 1, jsonSchema: JSON.parse(schemaWith('10')) };
+    const names = ['Text', 'Object', 'Null rule', 'Bad type'];
+    const config = {
+      sources: [...names, 'Good'].map((n, i) => ({ name: `s${i}`, writeKey: `wk_${i}`, trackingPlan: { name: n, violations: 'block' as const } })),
+      trackingPlans: [...names, 'Good'].map((name) => ({ name, rules: [rule] })),
+    };
+    const first = await startTestEngine({ config });
+    await first.stop({ keepData: true });
+    const db = openDbFile(first.dataDir, { write: true });
+    const rows = ['not json', '{"a":1}', '[null]', JSON.stringify([{ ...rule, type: 'WHATEVER' }])];
+    names.forEach((name, i) => db.prepare('UPDATE tracking_plans SET rules = ? WHERE name = ?').run(rows[i], name));
+    db.close();
+
+    const lines: string[] = [];
+    engine = await startTestEngine({ dataDir: first.dataDir, log: (l) => lines.push(l) });
+    await waitFor(() => lines.filter((l) => l.startsWith('warning: tracking plan')).length === 4 || undefined, 'four warnings');
+    expect(lines.filter((l) => l.startsWith('warning: tracking plan')).sort()).toEqual([
+      expect.stringMatching(/^warning: tracking plan "Bad type": its stored rule 0 is not a rule; .*not checked/),
+      expect.stringMatching(/^warning: tracking plan "Null rule": its stored rule 0 is not a rule; /),
+      expect.stringMatching(/^warning: tracking plan "Object": its stored rules are not a list; /),
+      expect.stringMatching(/^warning: tracking plan "Text": its stored rules are not JSON \(/),
+    ]);
+    const listed = await engine.call('listTrackingPlans', {});
+    expect(listed.map((p) => [p.name, p.rules.length, p.problem ?? null])).toEqual([
+      ['Bad type', 0, expect.stringMatching(/not a rule/)],
+      ['Good', 1, null],
+      ['Null rule', 0, expect.stringMatching(/not a rule/)],
+      ['Object', 0, expect.stringMatching(/not a list/)],
+      ['Text', 0, expect.stringMatching(/not JSON/)],
+    ]);
+    // A call of a damaged plan's source is stored unchecked; the good plan's source is checked (50 > 10: blocked).
+    expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: 'wk_0' })).status).toBe(200);
+    expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: 'wk_4' })).status).toBe(200);
+    const calls = (await engine.call('listMessages', { limit: 2 })).items;
+    expect(calls.map((c) => [c.sourceName, c.status])).toEqual([['s4', 'blocked'], ['s0', 'accepted']]);
+    // Saved again, it checks.
+    const text = listed.find((p) => p.name === 'Text')!;
+    await engine.call('replaceTrackingPlan', { id: text.id, name: 'Text', rules: [rule] });
+    expect((await engine.call('getTrackingPlan', { id: text.id })).problem).toBeUndefined();
+  });
+});

@@ -1,6 +1,6 @@
 import type { FeatureDb } from '../store/feature-db';
 import { statementCache } from '../store/statement-cache';
-import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation } from '../../../shared/tracking-plan.schema';
+import { RULE_TYPES, type PlanVerdict, type TrackingPlanConnection, type TrackingPlanRule, type Violation } from '../../../shared/tracking-plan.schema';
 
 
 // The tables of migration 13: tracking_plans, tracking_plan_connections, call_violations. A feature
@@ -12,6 +12,8 @@ export interface StoredPlan {
   rules: TrackingPlanRule[];
   createdAt: number;
   updatedAt: number;
+  /** Why the stored rules could not be read (a row edited by hand, or damaged): loaded with none. */
+  damaged?: string;
 }
 
 export interface StoredConnection extends Omit<TrackingPlanConnection, 'name'> {
@@ -47,6 +49,37 @@ interface PlanRow {
   updated_at: number;
 }
 
+/**
+ * A row's rules as the lab wrote them, or why they are not: the shape every reader relies on (an array
+ * of objects with a known type, a JSON Schema object, a whole version, a key or none), checked in
+ * microseconds. What a rule's schema says is left to its compile.
+ */
+function readRules(text: string): TrackingPlanRule[] | string {
+  let rules: unknown;
+  try {
+    rules = JSON.parse(text);
+  } catch (err) {
+    return `its stored rules are not JSON (${(err as Error).message})`;
+  }
+  if (!Array.isArray(rules)) return 'its stored rules are not a list';
+  const bad = rules.findIndex((r) => !isRuleShaped(r));
+  if (bad !== -1) return `its stored rule ${bad} is not a rule`;
+  return rules as TrackingPlanRule[];
+}
+
+function isRuleShaped(r: unknown): boolean {
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) return false;
+  const { type, jsonSchema, version, key } = r as Record<string, unknown>;
+  return (
+    (RULE_TYPES as readonly unknown[]).includes(type) &&
+    typeof jsonSchema === 'object' &&
+    jsonSchema !== null &&
+    !Array.isArray(jsonSchema) &&
+    Number.isInteger(version) &&
+    (key === undefined || key === null || typeof key === 'string')
+  );
+}
+
 export class TrackingPlansRepo {
   private readonly stmt;
 
@@ -55,13 +88,10 @@ export class TrackingPlansRepo {
   }
 
   plans(): StoredPlan[] {
-    return (this.stmt('SELECT * FROM tracking_plans ORDER BY name').all() as PlanRow[]).map((r) => ({
-      id: r.id,
-      name: r.name,
-      rules: JSON.parse(r.rules) as TrackingPlanRule[],
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    }));
+    return (this.stmt('SELECT * FROM tracking_plans ORDER BY name').all() as PlanRow[]).map((r) => {
+      const read = readRules(r.rules);
+      return { id: r.id, name: r.name, createdAt: r.created_at, updatedAt: r.updated_at, ...(typeof read === 'string' ? { rules: [], damaged: read } : { rules: read }) };
+    });
   }
 
   savePlan(p: StoredPlan): void {

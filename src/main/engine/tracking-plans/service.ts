@@ -51,7 +51,7 @@ export class TrackingPlans {
 
   constructor(private readonly store: Store) {
     this.repo = store.featureRepo((db) => new TrackingPlansRepo(db));
-    this.plans = new Map(this.repo.plans().map((p) => [p.id, p]));
+    this.readPlans();
     this.connectSources();
   }
 
@@ -132,7 +132,7 @@ export class TrackingPlans {
 
   /** Reads plans and connections from SQLite again (after a config import, or one rolled back). */
   reload(): void {
-    this.plans = new Map(this.repo.plans().map((p) => [p.id, p]));
+    this.readPlans();
     this.reusable = [...this.checkedForImport];
     this.checkedForImport = [];
     for (const id of new Set([...this.compiled.keys(), ...this.unusable.keys()])) {
@@ -145,6 +145,12 @@ export class TrackingPlans {
       this.reported.delete(id);
     }
     this.connectSources();
+  }
+
+  /** The stored plans; one whose rows could not be read (edited by hand) is set aside as one that does not compile. */
+  private readPlans(): void {
+    this.plans = new Map(this.repo.plans().map((p) => [p.id, p]));
+    for (const p of this.plans.values()) if (p.damaged !== undefined) this.markUnusable(p.id, p.updatedAt, p.damaged);
   }
 
   /**
