@@ -7,7 +7,8 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { describeUse, detached, receiverUses, retargeted, type ReceiverUse } from '../../../shared/receiver-uses';
+import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
+import { followReceivers, rewriteUses } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
@@ -103,7 +104,7 @@ export class ReceiversService implements Feature<Ops> {
         changed();
         // A new path or TLS is a new URL: the sources sending to the old one follow it (it would 404).
         const after = this.host.urlFor(r);
-        if (after !== before && this.retarget(before, after)) events.emit({ type: 'sources.changed' });
+        if (followReceivers(store, [{ receiver: r.name, from: before, to: after }]).length) events.emit({ type: 'sources.changed' });
         return this.view(r);
       },
       deleteReceiver: async ({ id, detach }: { id: string; detach?: boolean }) => {
@@ -170,30 +171,11 @@ export class ReceiversService implements Feature<Ops> {
     if (uses.length && !detach) {
       throw conflict(`receiver "${r.name}" is used by ${uses.map(describeUse).join('; ')}: their calls would fail with 404 once it is gone. Delete with detach=1 to remove its URL from them`);
     }
-    const stopped: { sourceId: string; side: StoppedSide }[] = [];
-    store.transaction(() => {
-      for (const u of uses) {
-        const source = store.sources.get(u.sourceId)!;
-        const next = detached(source.webhooks, url);
-        store.sources.update(source.id, { webhooks: next.webhooks });
-        const side = sidesStopped(source.webhooks, next.webhooks);
-        if (side) stopped.push({ sourceId: source.id, side });
-      }
+    const stopped = rewriteUses(store, uses, (w) => detached(w, url).webhooks).flatMap(({ use, before, after }) => {
+      const side = sidesStopped(before, after);
+      return side ? [{ sourceId: use.sourceId, side }] : [];
     });
     return { uses, stopped };
-  }
-
-  /** Every source's uses of `from` become `to`, in one transaction; whether any source changed. */
-  private retarget(from: string, to: string): boolean {
-    const { store } = this.deps;
-    const uses = receiverUses(from, store.sources.list());
-    store.transaction(() => {
-      for (const u of uses) {
-        const source = store.sources.get(u.sourceId)!;
-        store.sources.update(source.id, { webhooks: retargeted(source.webhooks, from, to) });
-      }
-    });
-    return uses.length > 0;
   }
 
   /** Serves the definitions as stored (a config import wrote them: apply-config.ts); unchanged ones keep their counters. */
