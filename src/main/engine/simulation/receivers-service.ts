@@ -8,7 +8,7 @@ import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
-import { followReceivers, rewriteUses } from './receiver-moves';
+import { describeFollowed, followReceivers, rewriteUses, type ReceiverMove } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
@@ -59,11 +59,30 @@ export class ReceiversService implements Feature<Ops> {
       await this.host.start();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || this.ports) throw err;
-      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports (receiver URLs change)`);
       this.host = this.newHost({ http: 0, https: 0 });
       await this.host.start();
+      // The receivers' URLs changed: the sources sending to the old ones follow them (or their calls
+      // would go to whatever program holds the old port now), in the transaction that keeps the new ports.
+      const got = this.listenerPorts();
+      const followed = store.transaction(() => {
+        store.settings.setExtra('mockReceiverPorts', got);
+        return followReceivers(store, this.moves(wanted));
+      });
+      const who = followed.length ? `; the sources sending to them follow: ${followed.map(describeFollowed).join(', ')}` : '; no source sent to them';
+      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports ${got.http} and ${got.https} (receiver URLs change)${who}`);
+      return;
     }
     if (!this.ports) store.settings.setExtra('mockReceiverPorts', this.listenerPorts());
+  }
+
+  /** Each stored receiver's URL on the listeners at `was` (the ports it had), to its URL now. */
+  private moves(was: { http: number; https: number }): ReceiverMove[] {
+    return this.repo.definitions().map((r) => {
+      const to = this.host.urlFor(r);
+      const from = new URL(to);
+      from.port = String(r.tls ? was.https : was.http);
+      return { receiver: r.name, from: from.href, to };
+    });
   }
 
   async start(): Promise<void> {
