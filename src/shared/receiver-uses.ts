@@ -15,11 +15,32 @@ export interface ReceiverUse {
   effect: 'url_removed' | 'webhooks_off' | 'actions_only';
 }
 
+/**
+ * Whether a source's URL sends to the receiver at `receiverUrl` (README, Decisions): the same scheme,
+ * host and port as the lab writes them, and the receiver's path. The query, fragment and credentials
+ * do not count: the receiver routes on the path alone, so `…/hook?x=1` reaches it too. Another spelling
+ * of the host (`localhost`) does not count: the lab never writes one, and it may resolve elsewhere.
+ */
+export function pointsAt(url: string, receiverUrl: string): boolean {
+  if (url === receiverUrl) return true;
+  const u = parse(url);
+  const r = parse(receiverUrl);
+  return !!u && !!r && u.protocol === r.protocol && u.host === r.host && u.pathname === r.pathname;
+}
+
+function parse(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
 export function receiverUses(url: string, sources: Pick<Source, 'id' | 'name' | 'webhooks'>[]): ReceiverUse[] {
   const uses: ReceiverUse[] = [];
   for (const s of sources) {
-    const urls = s.webhooks.urls.flatMap((u, i) => (u.url === url ? [i] : []));
-    const mappings = (s.webhooks.mappings ?? []).filter((m) => m.url === url).map((m) => m.name);
+    const urls = s.webhooks.urls.flatMap((u, i) => (pointsAt(u.url, url) ? [i] : []));
+    const mappings = (s.webhooks.mappings ?? []).filter((m) => pointsAt(m.url, url)).map((m) => m.name);
     if (urls.length === 0 && mappings.length === 0) continue;
     uses.push({ sourceId: s.id, sourceName: s.name, urls, mappings, effect: detached(s.webhooks, url).effect });
   }
@@ -32,7 +53,7 @@ export function receiverUses(url: string, sources: Pick<Source, 'id' | 'name' | 
  * sending its Actions mappings only.
  */
 export function detached(webhooks: WebhookSettings, url: string): { webhooks: WebhookSettings; effect: ReceiverUse['effect'] } {
-  const urls = webhooks.urls.filter((u) => u.url !== url);
+  const urls = webhooks.urls.filter((u) => !pointsAt(u.url, url));
   const mode = webhooks.mode ?? 'classic';
   if (urls.length > 0 || !webhooks.enabled || mode === 'actions') return { webhooks: { ...webhooks, urls }, effect: 'url_removed' };
   if (mode === 'both') return { webhooks: { ...webhooks, urls, mode: 'actions' }, effect: 'actions_only' };
@@ -47,12 +68,31 @@ export function describeUse(u: ReceiverUse): string {
 }
 
 /**
- * The source's settings with the receiver's old URL replaced by its new one (its path or TLS was
- * edited), in Classic URLs and mappings alike; a Classic URL the source already had is not repeated.
+ * The source's settings with the receiver's old URL replaced by its new one (its path, TLS or port
+ * changed), in Classic URLs and mappings alike. A URL pointing at it (pointsAt) keeps its query,
+ * fragment and credentials; a Classic URL the source already had is not repeated.
  */
 export function retargeted(webhooks: WebhookSettings, from: string, to: string): WebhookSettings {
-  const had = webhooks.urls.some((u) => u.url === to);
-  const urls = webhooks.urls.flatMap((u) => (u.url !== from ? [u] : had ? [] : [{ ...u, url: to }]));
-  const mappings = webhooks.mappings?.map((m) => (m.url === from ? { ...m, url: to } : m));
+  const move = (url: string) => (pointsAt(url, from) ? moved(url, to) : url);
+  const seen = new Set<string>();
+  const urls = webhooks.urls.flatMap((u) => {
+    const url = move(u.url);
+    if (url !== u.url && (seen.has(url) || webhooks.urls.some((o) => o.url === url))) return [];
+    seen.add(url);
+    return [url === u.url ? u : { ...u, url }];
+  });
+  const mappings = webhooks.mappings?.map((m) => (pointsAt(m.url, from) ? { ...m, url: moved(m.url, to) } : m));
   return { ...webhooks, urls, ...(mappings ? { mappings } : {}) };
+}
+
+/** `url` at the receiver's new origin and path, with its own credentials, query and fragment. */
+function moved(url: string, to: string): string {
+  const u = new URL(url);
+  const t = new URL(to);
+  if (!u.username && !u.password && !u.search && !u.hash) return to;
+  t.username = u.username;
+  t.password = u.password;
+  t.search = u.search;
+  t.hash = u.hash;
+  return t.href;
 }

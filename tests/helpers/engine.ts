@@ -21,12 +21,13 @@ export interface TestEngine {
 }
 
 export async function startTestEngine(
-  o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string } & Pick<EngineOptions, 'lanes' | 'onStore' | 'log'> = {},
+  /** rememberedReceiverPorts: the mock receivers take the ports kept in the data folder (8789/8790 at first), as `serve` does; else free ones each start. */
+  o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string; rememberedReceiverPorts?: boolean } & Pick<EngineOptions, 'lanes' | 'onStore' | 'log'> = {},
 ): Promise<TestEngine> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'wl-test-'));
   const config: Config | undefined = o.config ? configSchema.parse(o.config) : undefined;
   const engine = await startEngine({
-    dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: { http: 0, https: 0 }, lanes: o.lanes, onStore: o.onStore, log: o.log,
+    dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: o.rememberedReceiverPorts ? undefined : { http: 0, https: 0 }, lanes: o.lanes, onStore: o.onStore, log: o.log,
   });
   const events: EngineEvent[] = [];
   engine.onEvents((batch) => events.push(...batch));

@@ -35,9 +35,9 @@ const ok: ReceiverHandler = (_req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 };
 
-/** A real HTTP receiver on 127.0.0.1, port 0. */
-export function startReceiver(handler: ReceiverHandler = ok): Promise<TestReceiver> {
-  return listen(createHttpServer(), handler, 'http');
+/** A real HTTP receiver on 127.0.0.1, port 0 (or the port given: another program holding it). */
+export function startReceiver(handler: ReceiverHandler = ok, port = 0): Promise<TestReceiver> {
+  return listen(createHttpServer(), handler, 'http', port);
 }
 
 /** The same over TLS with the given key/cert (see tls.ts for a self-signed one). */
@@ -46,7 +46,7 @@ export function startHttpsReceiver(tls: TlsMaterial, handler: ReceiverHandler = 
   return listen(server, handler, 'https');
 }
 
-async function listen(server: Server, handler: ReceiverHandler, scheme: 'http' | 'https'): Promise<TestReceiver> {
+async function listen(server: Server, handler: ReceiverHandler, scheme: 'http' | 'https', wanted = 0): Promise<TestReceiver> {
   const requests: ReceivedRequest[] = [];
   const stats = { connections: 0, secureConnections: 0, tlsClientErrors: 0, requestEvents: 0 };
   const sockets = new Set<Socket>();
@@ -85,7 +85,7 @@ async function listen(server: Server, handler: ReceiverHandler, scheme: 'http' |
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(wanted, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
 

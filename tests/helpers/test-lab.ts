@@ -32,8 +32,8 @@ export function testLab() {
       engine = await startTestEngine(o);
       return engine;
     },
-    async receiver(handler?: ReceiverHandler): Promise<TestReceiver> {
-      return keep(await startReceiver(handler));
+    async receiver(handler?: ReceiverHandler, port?: number): Promise<TestReceiver> {
+      return keep(await startReceiver(handler, port));
     },
     /** The same over TLS with the given key/cert (see tls.ts for a self-signed one). */
     async httpsReceiver(tls: TlsMaterial, handler?: ReceiverHandler): Promise<TestReceiver> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testLab } from '../helpers/test-lab';
-import { retargeted } from '../../src/shared/receiver-uses';
+import { pointsAt, retargeted } from '../../src/shared/receiver-uses';
 
 // A mock receiver's URL is its path on the HTTP or HTTPS listener: editing the path or TLS gives it a
 // new URL. The sources sending to the old one follow it (they would get 404 from then on).
@@ -47,6 +47,34 @@ describe('editing a mock receiver’s path or TLS', () => {
     await expect
       .poll(async () => (await t.call('listReceiverRequests', { id: hook.id, limit: 10 })).map((r) => r.path))
       .toEqual(expect.arrayContaining(['/after']));
+  });
+
+  it('a URL with a query string or credentials points at the receiver too (it routes on the path): it follows, keeping them; deleting is refused for it', async () => {
+    const t = await lab.start();
+    const hook = await t.call('createReceiver', { name: 'hook', path: '/before' });
+    const withQuery = `${hook.url}?tenant=a`;
+    const withUser = hook.url.replace('http://', 'http://u:p@');
+    const shop = await t.call('createSource', { name: 'shop', writeKey: 'wk_q', webhooks: { enabled: true, urls: [{ url: withQuery }, { url: withUser }] } });
+    await expect(t.call('deleteReceiver', { id: hook.id })).rejects.toThrow(/source "shop"/);
+
+    const moved = await t.call('updateReceiver', { id: hook.id, path: '/after' });
+    const source = (await t.call('listSources', {})).find((s) => s.id === shop.id)!;
+    expect(source.webhooks.urls.map((u) => u.url)).toEqual([`${moved.url}?tenant=a`, moved.url.replace('http://', 'http://u:p@')]);
+    expect((await t.post('/v1/track', { userId: 'u', event: 'Moved' }, { writeKey: 'wk_q' })).status).toBe(200);
+    await expect.poll(async () => (await t.call('listReceiverRequests', { id: hook.id, limit: 10 })).map((r) => r.path)).toContain('/after?tenant=a');
+  });
+
+  it('points at: same scheme, host, port and path; not another spelling of the host, nor another path or port', () => {
+    const r = 'http://127.0.0.1:8789/hook';
+    expect(pointsAt('http://127.0.0.1:8789/hook?x=1#f', r)).toBe(true);
+    expect(pointsAt('http://a:b@127.0.0.1:8789/hook', r)).toBe(true);
+    expect(pointsAt('http://localhost:8789/hook', r)).toBe(false);
+    expect(pointsAt('http://127.0.0.1:8789/hook/', r)).toBe(false);
+    expect(pointsAt('http://127.0.0.1:8789/hooks', r)).toBe(false);
+    expect(pointsAt('https://127.0.0.1:8789/hook', r)).toBe(false);
+    expect(pointsAt('http://127.0.0.1:8790/hook', r)).toBe(false);
+    const w = { enabled: true, sharedSecret: '', urls: [{ url: `${r}?x=1`, headers: {} }, { url: 'http://127.0.0.1:9/b', headers: {} }] };
+    expect(retargeted(w, r, 'http://127.0.0.1:9/b').urls.map((u) => u.url)).toEqual(['http://127.0.0.1:9/b?x=1', 'http://127.0.0.1:9/b']);
   });
 
   it('a source that already had the new URL keeps it once', () => {

@@ -12,6 +12,7 @@ import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/
 import { trackingPlansOf } from './tracking-plans/service';
 import { resolveReceiverRefs, type LabAddresses } from './config-receivers';
 import { configKeyCheck } from './sw-key-policy';
+import { describeFollowed, followReceivers, type ReceiverMove, type SourceFollowed } from './simulation/receiver-moves';
 
 /** A config that cannot be applied to what is stored; nothing of it was. 409 when it clashes with stored data, else 400. */
 export class ConfigRefused extends HttpError {
@@ -29,7 +30,7 @@ export interface ConfigApplied {
   /** Whether the file named any mock receiver (the running host reloads them). */
   receivers: boolean;
   audiences: { created: string[]; updated: number };
-  /** What it adjusted: each mock receiver named in a source, and the URL it got here (config-receivers.ts). */
+  /** What it adjusted: each mock receiver named in a source, and the URL it got here (config-receivers.ts); each source that followed a receiver the file moved. */
   warnings: ConfigWarning[];
 }
 
@@ -63,8 +64,13 @@ export function applyConfig(store: Store, config: Config, now: number, lab: LabA
     if (check.problem) problems.push(check.problem);
     if (check.warning) keyWarnings.push(check.warning);
   });
+  // A stored receiver the file gives a new path or TLS moves: the stored sources sending to it follow
+  // it (as with PATCH), except those whose webhooks the file gives: the file's URLs are applied as given.
+  const moves: (ReceiverMove & { at: string })[] = [];
+  const receiverUrl = (r: Pick<MockReceiver, 'path' | 'tls'>) => lab.receiverBase(r.tls ?? false) + r.path;
   const receiverIds = config.mockReceivers.map((e, i) => {
     const existing = stored.find((r) => r.name === e.name);
+    if (existing) moves.push({ receiver: e.name, from: receiverUrl(existing), to: receiverUrl(e), at: `mockReceivers[${i}].path` });
     const other = stored.find((r) => r.name !== e.name && r.path === e.path);
     if (other) problems.push({ path: `mockReceivers[${i}].path`, message: `"${e.path}" is used by receiver "${other.name}"`, conflict: true });
     const given = 'id' in e && typeof e.id === 'string' ? e.id : undefined;
@@ -82,8 +88,13 @@ export function applyConfig(store: Store, config: Config, now: number, lab: LabA
 
   // The plans' mirror is read again whether the transaction commits or rolls back.
   try {
-    const applied = applyInTransaction(store, config, resolved.webhooks, now, receivers, receiverIds, audiences, trackingPlans.write);
-    return { ...applied, warnings: [...resolved.warnings, ...keyWarnings] };
+    const applied = applyInTransaction(store, config, resolved.webhooks, now, receivers, receiverIds, audiences, trackingPlans.write, moves);
+    const followed: ConfigWarning[] = applied.followed.map((f) => ({
+      path: moves.find((m) => m.receiver === f.receiver)!.at,
+      code: 'mock_receiver_resolved',
+      message: `${describeFollowed(f)}: it sent to the receiver's old URL, which would answer 404`,
+    }));
+    return { turnedOff: applied.turnedOff, receivers: applied.receivers, audiences: applied.audiences, warnings: [...resolved.warnings, ...followed, ...keyWarnings] };
   } finally {
     plans.reload();
   }
@@ -98,7 +109,8 @@ function applyInTransaction(
   receiverIds: string[],
   audiences: ReturnType<typeof planAudiencesConfig>,
   writeTrackingPlans: () => void,
-): Omit<ConfigApplied, 'warnings'> {
+  moves: ReceiverMove[],
+): Omit<ConfigApplied, 'warnings'> & { followed: SourceFollowed[] } {
   return store.transaction(() => {
     const turnedOff: ConfigApplied['turnedOff'] = [];
     config.sources.forEach((s, i) => {
@@ -111,9 +123,11 @@ function applyInTransaction(
     });
     if (Object.keys(config.settings).length > 0) store.settings.apply(config.settings);
     config.mockReceivers.forEach((e, i) => receivers.save({ ...e, id: receiverIds[i] } as MockReceiver, now));
+    const given = new Set(config.sources.filter((s) => s.webhooks).map((s) => store.sources.byName(s.name)?.id));
+    const followed = followReceivers(store, moves, (id) => given.has(id));
     const sourceId = (name: string) => store.sources.byName(name)?.id ?? '';
     writeTrackingPlans();
-    return { turnedOff, receivers: config.mockReceivers.length > 0, audiences: audiences.write(sourceId, now) };
+    return { turnedOff, receivers: config.mockReceivers.length > 0, audiences: audiences.write(sourceId, now), followed };
   });
 }
 

@@ -7,7 +7,8 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { describeUse, detached, receiverUses, retargeted, type ReceiverUse } from '../../../shared/receiver-uses';
+import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
+import { describeFollowed, followReceivers, rewriteUses, type ReceiverMove } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
@@ -58,11 +59,30 @@ export class ReceiversService implements Feature<Ops> {
       await this.host.start();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || this.ports) throw err;
-      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports (receiver URLs change)`);
       this.host = this.newHost({ http: 0, https: 0 });
       await this.host.start();
+      // The receivers' URLs changed: the sources sending to the old ones follow them (or their calls
+      // would go to whatever program holds the old port now), in the transaction that keeps the new ports.
+      const got = this.listenerPorts();
+      const followed = store.transaction(() => {
+        store.settings.setExtra('mockReceiverPorts', got);
+        return followReceivers(store, this.moves(wanted));
+      });
+      const who = followed.length ? `; the sources sending to them follow: ${followed.map(describeFollowed).join(', ')}` : '; no source sent to them';
+      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports ${got.http} and ${got.https} (receiver URLs change)${who}`);
+      return;
     }
     if (!this.ports) store.settings.setExtra('mockReceiverPorts', this.listenerPorts());
+  }
+
+  /** Each stored receiver's URL on the listeners at `was` (the ports it had), to its URL now. */
+  private moves(was: { http: number; https: number }): ReceiverMove[] {
+    return this.repo.definitions().map((r) => {
+      const to = this.host.urlFor(r);
+      const from = new URL(to);
+      from.port = String(r.tls ? was.https : was.http);
+      return { receiver: r.name, from: from.href, to };
+    });
   }
 
   async start(): Promise<void> {
@@ -103,7 +123,7 @@ export class ReceiversService implements Feature<Ops> {
         changed();
         // A new path or TLS is a new URL: the sources sending to the old one follow it (it would 404).
         const after = this.host.urlFor(r);
-        if (after !== before && this.retarget(before, after)) events.emit({ type: 'sources.changed' });
+        if (followReceivers(store, [{ receiver: r.name, from: before, to: after }]).length) events.emit({ type: 'sources.changed' });
         return this.view(r);
       },
       deleteReceiver: async ({ id, detach }: { id: string; detach?: boolean }) => {
@@ -170,30 +190,11 @@ export class ReceiversService implements Feature<Ops> {
     if (uses.length && !detach) {
       throw conflict(`receiver "${r.name}" is used by ${uses.map(describeUse).join('; ')}: their calls would fail with 404 once it is gone. Delete with detach=1 to remove its URL from them`);
     }
-    const stopped: { sourceId: string; side: StoppedSide }[] = [];
-    store.transaction(() => {
-      for (const u of uses) {
-        const source = store.sources.get(u.sourceId)!;
-        const next = detached(source.webhooks, url);
-        store.sources.update(source.id, { webhooks: next.webhooks });
-        const side = sidesStopped(source.webhooks, next.webhooks);
-        if (side) stopped.push({ sourceId: source.id, side });
-      }
+    const stopped = rewriteUses(store, uses, (w) => detached(w, url).webhooks).flatMap(({ use, before, after }) => {
+      const side = sidesStopped(before, after);
+      return side ? [{ sourceId: use.sourceId, side }] : [];
     });
     return { uses, stopped };
-  }
-
-  /** Every source's uses of `from` become `to`, in one transaction; whether any source changed. */
-  private retarget(from: string, to: string): boolean {
-    const { store } = this.deps;
-    const uses = receiverUses(from, store.sources.list());
-    store.transaction(() => {
-      for (const u of uses) {
-        const source = store.sources.get(u.sourceId)!;
-        store.sources.update(source.id, { webhooks: retargeted(source.webhooks, from, to) });
-      }
-    });
-    return uses.length > 0;
   }
 
   /** Serves the definitions as stored (a config import wrote them: apply-config.ts); unchanged ones keep their counters. */
