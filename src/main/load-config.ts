@@ -74,7 +74,7 @@ export function parseConfigText(text: string, what: string): Config {
   // Depth first, without recursion (as for the control API's input): the key scan and the schema recurse.
   const tooDeep = inputTooDeep(json);
   if (tooDeep) throw invalid(tooDeep.fields);
-  const duplicates = duplicateKeys(text);
+  const duplicates = keyProblems(text);
   if (duplicates.length > 0) throw invalid(duplicates);
   const r = configSchema.safeParse(json);
   if (!r.success) throw invalid(fieldErrors(r.error));
@@ -82,12 +82,19 @@ export function parseConfigText(text: string, what: string): Config {
 }
 
 /**
- * Every key given twice in one object, by its path, with the line of the second. jsonc-parser's
- * visitor (VS Code's JSON scanner) walks the text, which JSON.parse has already accepted; it
- * recurses once per level, which the depth check before it bounds.
+ * Every key given twice in one object, by its path, with the line of the second, and every key that
+ * would become a prototype. jsonc-parser's visitor (VS Code's JSON scanner) walks the text, which
+ * JSON.parse has already accepted; it recurses once per level, which the depth check before it bounds.
  */
-export function duplicateKeys(text: string): FieldError[] {
-  const found: FieldError[] = [];
+export function keyProblems(text: string): FieldError[] {
+  const { duplicates, prototypes } = scanKeys(text);
+  return [...duplicates, ...prototypes];
+}
+
+/** The keys given twice in an object, and the keys JavaScript would take for a prototype. */
+export function scanKeys(text: string): { duplicates: FieldError[]; prototypes: FieldError[] } {
+  const duplicates: FieldError[] = [];
+  const prototypes: FieldError[] = [];
   const open: Set<string>[] = [];
   visit(text, {
     onObjectBegin: () => {
@@ -98,9 +105,15 @@ export function duplicateKeys(text: string): FieldError[] {
     },
     onObjectProperty: (key, _offset, _length, line, _character, pathSupplier) => {
       const keys = open[open.length - 1];
-      if (keys.has(key)) found.push({ path: formatPath([...pathSupplier(), key]), message: `duplicate key (line ${line + 1}): JSON keeps only the last, so the first would be lost` });
+      const path = pathSupplier();
+      if (keys.has(key)) duplicates.push({ path: formatPath([...path, key]), message: `duplicate key (line ${line + 1}): JSON keeps only the last, so the first would be lost` });
+      // An object's own "__proto__" (or "constructor"."prototype") becomes its prototype when copied:
+      // the control API's parser refused such a body as "not valid JSON", a config file lost the key.
+      if (key === '__proto__' || (key === 'prototype' && path.at(-1) === 'constructor')) {
+        prototypes.push({ path: formatPath([...path, key]), message: `key "${key}" is not accepted (line ${line + 1}): JavaScript reads it as an object's prototype, so it would be lost` });
+      }
       keys.add(key);
     },
   });
-  return found;
+  return { duplicates, prototypes };
 }

@@ -149,6 +149,14 @@ describe('reading the file', () => {
     expect(() => loadConfigFile(file('esc.json', '{"sources":[],"\\u0073ources":[]}'))).toThrow('sources: duplicate key (line 1)');
   });
 
+  it('a key JavaScript would take for a prototype is refused naming it, not lost (as the control API refuses it)', async () => {
+    // A review: `"__proto__": {...}` in headers or mapping data was dropped without a word by `serve --config`.
+    const text = '{"sources":[{"name":"s","webhooks":{"enabled":true,"urls":[{"url":"http://127.0.0.1:9/h","headers":{"__proto__":{"X-Evil":"1"},"X-Good":"2"}}]}}],\n"settings":{"constructor":{"prototype":{}}}}';
+    const r = await runServe(['--data-dir', tempDir(), '--config', file('proto.json', text)]);
+    expectRefused(r, 'sources[0].webhooks.urls[0].headers.__proto__: key "__proto__" is not accepted (line 1): JavaScript reads it as an object\'s prototype, so it would be lost');
+    expect(r.stderr).toContain('settings.constructor.prototype: key "prototype" is not accepted (line 2)');
+  });
+
   it(`a file nested past ${MAX_INPUT_DEPTH} levels is refused naming the path, not a stack overflow`, async () => {
     const rule = (n: number) => '{"combine":"and","conditions":['.repeat(n) + '{"kind":"trait","trait":"t","op":"exists"}' + ']}'.repeat(n);
     const config = file('deep.json', `{"sources":[{"name":"s"}],"audiences":[{"name":"A","sources":["s"],"rule":${rule(200_000)}}]}`);

@@ -108,6 +108,17 @@ describe('an error answered over HTTP and over IPC', () => {
     };
     expect(await send(JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }))).toEqual({ status: 413, code: 'too_large' });
     expect(await send('{"name":')).toEqual({ status: 400, code: 'invalid_input' });
+    // A prototype key is named (it was "Body is not valid JSON"), on any route.
+    const res = await request(`${server.url}${API_PREFIX}/sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"name":"x","webhooks":{"urls":[{"url":"http://127.0.0.1:9/h","headers":{"__proto__":{"X-Evil":"1"}}}]}}',
+      dispatcher: agent,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as ApiErrorBody).fields).toEqual([
+      { path: 'webhooks.urls[0].headers.__proto__', message: 'key "__proto__" is not accepted (line 1): JavaScript reads it as an object\'s prototype, so it would be lost' },
+    ]);
   });
 
   it('answers the control API guard with codes too', async () => {

@@ -11,7 +11,7 @@ import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
-import { duplicateKeys } from '../load-config';
+import { keyProblems, scanKeys } from '../load-config';
 import { inputTooDeep } from '../../shared/input-depth';
 import { ValidationError } from '../../shared/validation-error';
 
@@ -104,18 +104,26 @@ function isPublicRoute(req: FastifyRequest): boolean {
  * config posted to `/api/config` with a key given twice is refused naming it, as a config file is
  * (load-config.ts), instead of JSON.parse keeping the last one without a word.
  */
+/** A body's prototype keys, refused naming each; undefined when it has none (another fault). */
+function protoKeys(body: string): ValidationError | undefined {
+  const { prototypes } = scanKeys(body);
+  return prototypes.length > 0 ? new ValidationError(prototypes) : undefined;
+}
+
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
   const configRoute = `${API_PREFIX}/config`;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined);
-    if (req.method !== 'POST' || req.url.split('?')[0] !== configRoute) return json(req, body as string, done);
+    const isConfig = req.method === 'POST' && req.url.split('?')[0] === configRoute;
     return json(req, body as string, (err, parsed) => {
-      if (err) return done(err);
+      // The parser refuses a prototype key as "not valid JSON": named, as a config file's is.
+      if (err) return done(protoKeys(body as string) ?? err);
+      if (!isConfig) return done(null, parsed);
       // Too deep is refused by the operation's own input check; the key scan recurses once per level.
-      const duplicates = inputTooDeep(parsed) ? [] : duplicateKeys(body as string);
-      if (duplicates.length > 0) return done(new ValidationError(duplicates));
+      const problems = inputTooDeep(parsed) ? [] : keyProblems(body as string);
+      if (problems.length > 0) return done(new ValidationError(problems));
       done(null, parsed);
     });
   });
