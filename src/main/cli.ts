@@ -114,10 +114,11 @@ async function serve(argv: string[]): Promise<void> {
     });
   } catch (err) {
     failIfPortInUse(err, 'collector', 'collector-port', host, collectorPort);
-    // The file is valid on its own but clashes with the data folder (a write key another source has):
-    // nothing of it was applied (one transaction), and this is the user's to fix, as a bad file is.
+    // The file reads well but cannot be applied: it clashes with the data folder (a write key another
+    // source has) or holds what only applying finds (a tracking plan rule that does not compile).
+    // Nothing of it was applied (one transaction), and this is the user's to fix, as a bad file is.
     if (err instanceof ConfigRefused && values.config) {
-      fail(`config file ${values.config} does not fit the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
+      fail(`config file ${values.config} cannot be applied to the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
     }
     failIfDataProblem(err, dataDir);
     throw err;
