@@ -1,6 +1,7 @@
 import { CALL_TYPES, type CallType } from './types';
 import { checkTimestamp } from './timestamp';
-import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
+import { callWalkProblem, MAX_CALL_DEPTH, nestsDeeperThan, NON_FINITE_REASON, nonFinitePath, TOO_DEEP_REASON } from './nesting';
+import { formatPath } from './validation-error';
 
 // The one place that says what a valid call is. Three readers:
 // - the batching client (validateMessage; it throws on any violation, SPEC §5),
@@ -192,8 +193,11 @@ export function clientViolations(m: Msg, type: CallType): RuleViolation[] {
   return out;
 }
 
-/** Why the collector must drop this item, or null when it may be accepted (SPEC §3). */
-export function collectorDropReason(item: unknown): string | null {
+/**
+ * Why the collector must drop this item, or null when it may be accepted (SPEC §3), by the rules of
+ * a normalization version (normalize.ts): from version 2 a number JSON cannot carry is dropped too.
+ */
+export function collectorDropReason(item: unknown, rulesVersion: number): string | null {
   if (!isPlainObject(item)) return 'not a JSON object';
   if (!isCallType(item.type)) return unknownType(item.type);
   const type = item.type;
@@ -202,5 +206,8 @@ export function collectorDropReason(item: unknown): string | null {
     if (found.length) return found[0].reason;
   }
   // Last, as the one check that walks the whole call (nesting.ts says why there is a limit).
-  return nestsDeeperThan(item, MAX_CALL_DEPTH) ? TOO_DEEP_REASON : null;
+  if (rulesVersion < 2) return nestsDeeperThan(item, MAX_CALL_DEPTH) ? TOO_DEEP_REASON : null;
+  const problem = callWalkProblem(item, MAX_CALL_DEPTH);
+  if (problem === 'deep') return TOO_DEEP_REASON;
+  return problem === 'non-finite' ? `${formatPath(nonFinitePath(item))}: ${NON_FINITE_REASON}` : null;
 }

@@ -16,8 +16,21 @@ export const TOO_DEEP_REASON = `nested too deep (more than ${MAX_CALL_DEPTH} lev
  * stops at the first container past the limit. Meant for JSON values (own enumerable keys).
  */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (limit < 1) return true;
+  return walkProblem(value, limit, false) === 'deep';
+}
+
+/**
+ * A call's walk (normalization rules from version 2): nested past `limit` ('deep'), or holding a
+ * number JSON cannot carry ('non-finite': JSON.parse reads 1e999 as Infinity, which JSON.stringify
+ * writes as null, so the value would be stored and sent as null), whichever the walk meets first.
+ */
+export function callWalkProblem(value: unknown, limit: number): 'deep' | 'non-finite' | null {
+  return walkProblem(value, limit, true);
+}
+
+function walkProblem(value: unknown, limit: number, numbers: boolean): 'deep' | 'non-finite' | null {
+  if (typeof value !== 'object' || value === null) return numbers && nonFinite(value) ? 'non-finite' : null;
+  if (limit < 1) return 'deep';
   // Containers still to look into, with each one's level.
   const stack: object[] = [value];
   const levels: number[] = [1];
@@ -27,23 +40,47 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const c: unknown = v[i];
-        if (typeof c !== 'object' || c === null) continue;
-        if (level === limit) return true;
+        if (typeof c !== 'object' || c === null) {
+          if (numbers && nonFinite(c)) return 'non-finite';
+          continue;
+        }
+        if (level === limit) return 'deep';
         stack.push(c);
         levels.push(level + 1);
       }
     } else {
       for (const k in v) {
         const c = v[k];
-        if (typeof c !== 'object' || c === null) continue;
-        if (level === limit) return true;
+        if (typeof c !== 'object' || c === null) {
+          if (numbers && nonFinite(c)) return 'non-finite';
+          continue;
+        }
+        if (level === limit) return 'deep';
         stack.push(c);
         levels.push(level + 1);
       }
     }
   }
-  return false;
+  return null;
 }
+
+const nonFinite = (v: unknown): boolean => typeof v === 'number' && !Number.isFinite(v);
+
+/** Where the first number JSON cannot carry is (see callWalkProblem), as a path; [] when none is. */
+export function nonFinitePath(value: unknown): (string | number)[] {
+  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (nonFinite(v)) return path;
+    if (typeof v !== 'object' || v === null) continue;
+    const keys: (string | number)[] = Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v);
+    // Pushed last first, so the first key is looked at first.
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string | number, unknown>)[keys[i]!], path: [...path, keys[i]!] });
+  }
+  return [];
+}
+
+export const NON_FINITE_REASON = "a number beyond what JSON can hold (past ±1.8e308, read as Infinity): it would be stored and sent as null";
 
 /**
  * How deep an operation's input (a control API body, an IPC payload) may nest, the input itself

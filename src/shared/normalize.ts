@@ -1,7 +1,8 @@
 import type { CallType, JsonObject, NormalizedCall } from './types';
 import { collectorDropReason, isId, isPlainObject } from './message-rules';
 import { applyClockSkew, checkTimestamp, formatTimestamp } from './timestamp';
-import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
+import { callWalkProblem, MAX_CALL_DEPTH, nestsDeeperThan, NON_FINITE_REASON, nonFinitePath, TOO_DEEP_REASON } from './nesting';
+import { formatPath } from './validation-error';
 
 // One inbound item → the record the store keeps and the dispatcher builds bodies from (SPEC §3).
 // Pure apart from id generation: no I/O, no de-duplication (the store owns that, it needs history).
@@ -14,8 +15,13 @@ import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from './nesting';
  * change that alters any record (a field read, a merge, a format) bumps this and keeps the old rule
  * for older versions, branching on NormalizeOptions.version; tests/unit/normalize-version.test.ts
  * fails on a change to version 1's records. Calls stored before versions existed are version 1.
+ *
+ * Version 2 (2026-11-26): a call, or its batch's context or integrations, holding a number JSON cannot
+ * carry (1e999, read as Infinity, written back as null) is dropped saying where, rather than stored
+ * and forwarded with null there; and a messageId is made well-formed (a lone surrogate becomes U+FFFD),
+ * as the calls list and the duplicate window already keep it.
  */
-export const NORMALIZE_VERSION = 1;
+export const NORMALIZE_VERSION = 2;
 
 /** Whether this build has the rules of that version (a newer build's calls read back as received only). */
 export function knowsNormalizeVersion(version: number): boolean {
@@ -121,12 +127,15 @@ export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult 
   if (opts.version !== undefined && opts.version !== NORMALIZE_VERSION && !knowsNormalizeVersion(opts.version)) {
     throw new RangeError(`normalization rules version ${opts.version} are unknown to this build (it has 1 to ${NORMALIZE_VERSION})`);
   }
-  const reason = collectorDropReason(item);
+  const version = opts.version ?? NORMALIZE_VERSION;
+  const reason = collectorDropReason(item, version);
   if (reason !== null && !(opts.lenient && isPlainObject(item))) return { ok: false, reason };
   // collectorDropReason guarantees a plain object with a known call type.
   const m = item as Record<string, unknown>;
   const envelope = opts.envelope ?? {};
   if (!opts.lenient && envelopeTooDeep(envelope)) return { ok: false, reason: TOO_DEEP_REASON };
+  const envelopeReason = !opts.lenient && version >= 2 ? envelopeNonFinite(envelope) : null;
+  if (envelopeReason !== null) return { ok: false, reason: envelopeReason };
 
   const ts = parseTime('timestamp', m.timestamp);
   if (ts.reason && !opts.lenient) return { ok: false, reason: ts.reason };
@@ -134,7 +143,8 @@ export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult 
   if (sent.reason && !opts.lenient) return { ok: false, reason: sent.reason };
   const skew = applyClockSkew({ receivedAt: opts.receivedAt, timestamp: ts.ms, sentAt: sent.ms });
 
-  const messageId = idText(m.messageId);
+  const given = idText(m.messageId);
+  const messageId = version >= 2 ? given?.toWellFormed() : given;
   const head: CallHead = { type: m.type as CallType, messageId: messageId ?? (opts.newId ?? defaultId)(), timestampMs: skew.timestamp };
   if (skew.originalTimestamp !== undefined) head.originalMs = skew.originalTimestamp;
   if (sent.ms !== undefined) head.sentMs = sent.ms;
@@ -149,6 +159,19 @@ export function readCallHead(item: unknown, opts: NormalizeOptions): HeadResult 
 
 /** Per envelope object: every item of a batch shares it, so a wide envelope is walked once. */
 const deepEnvelopes = new WeakMap<Envelope, boolean>();
+const nonFiniteEnvelopes = new WeakMap<Envelope, string | null>();
+
+/** Where a batch's context or integrations holds a number JSON cannot carry (version 2), once per batch. */
+function envelopeNonFinite(envelope: Envelope): string | null {
+  if (envelope.context === undefined && envelope.integrations === undefined) return null;
+  let reason = nonFiniteEnvelopes.get(envelope);
+  if (reason === undefined) {
+    const key = (['context', 'integrations'] as const).find((k) => callWalkProblem(envelope[k], MAX_CALL_DEPTH - 1) === 'non-finite');
+    reason = key ? `${formatPath([key, ...nonFinitePath(envelope[key])])}: ${NON_FINITE_REASON}` : null;
+    nonFiniteEnvelopes.set(envelope, reason);
+  }
+  return reason;
+}
 
 /**
  * Whether the envelope's context or integrations, merged into each call one level down (the call is

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientViolations, collectorDropReason, passesClientChecks, validateMessage } from '../../src/shared/message-rules';
+import { NORMALIZE_VERSION } from '../../src/shared/normalize';
 import { CALL_TYPES } from '../../src/shared/types';
 
 const fields = (type: string, message: unknown) => validateMessage(type, message).map((v) => v.field);
@@ -169,20 +170,20 @@ describe('collectorDropReason (SPEC §3)', () => {
     [{ type: 'track', userId: 'u', event: null }, 'track without event'],
     [{ type: 'identify', anonymousId: 'a', userId: ['u'] }, 'userId must be a string or a number'],
   ])('%j → %s', (item, reason) => {
-    expect(collectorDropReason(item)).toBe(reason);
+    expect(collectorDropReason(item, NORMALIZE_VERSION)).toBe(reason);
   });
 
   it('accepts what real clients send, including numeric ids and alias with only an anonymousId', () => {
-    expect(collectorDropReason({ type: 'identify', userId: 123 })).toBeNull();
-    expect(collectorDropReason({ type: 'track', anonymousId: 'a', event: 'E' })).toBeNull();
-    expect(collectorDropReason({ type: 'alias', anonymousId: 'a', previousId: 'p' })).toBeNull();
-    expect(collectorDropReason({ type: 'group', userId: 'u', groupId: 99 })).toBeNull();
-    expect(collectorDropReason({ type: 'screen', userId: 'u' })).toBeNull();
+    expect(collectorDropReason({ type: 'identify', userId: 123 }, NORMALIZE_VERSION)).toBeNull();
+    expect(collectorDropReason({ type: 'track', anonymousId: 'a', event: 'E' }, NORMALIZE_VERSION)).toBeNull();
+    expect(collectorDropReason({ type: 'alias', anonymousId: 'a', previousId: 'p' }, NORMALIZE_VERSION)).toBeNull();
+    expect(collectorDropReason({ type: 'group', userId: 'u', groupId: 99 }, NORMALIZE_VERSION)).toBeNull();
+    expect(collectorDropReason({ type: 'screen', userId: 'u' }, NORMALIZE_VERSION)).toBeNull();
   });
 
   it('is more lenient than the client where SPEC §3 says nothing: integration values and timestamps', () => {
     const item = { type: 'track', userId: 'u', event: 'E', integrations: { Webhooks: 'on' }, timestamp: 'garbage' };
-    expect(collectorDropReason(item)).toBeNull();
+    expect(collectorDropReason(item, NORMALIZE_VERSION)).toBeNull();
     expect(validateMessage('track', item).map((v) => v.field)).toEqual(['integrations.Webhooks', 'timestamp']);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_CALL_DEPTH, nestsDeeperThan, pathPastDepth, stringifyJson, TOO_DEEP_REASON } from '../../src/shared/nesting';
+import { NORMALIZE_VERSION } from '../../src/shared/normalize';
 import { collectorDropReason } from '../../src/shared/message-rules';
 import { prettyJson } from '../../src/renderer/components/format';
 
@@ -63,14 +64,14 @@ describe('stringifyJson', () => {
 describe('the collector drops a call nested too deep', () => {
   it(`at ${MAX_CALL_DEPTH + 1} levels, not at ${MAX_CALL_DEPTH}`, () => {
     const call = (levels: number) => ({ type: 'track', userId: 'u', event: 'E', properties: { p: arrays(levels) } });
-    expect(collectorDropReason(call(MAX_CALL_DEPTH - 2))).toBeNull();
-    expect(collectorDropReason(call(MAX_CALL_DEPTH - 1))).toBe(TOO_DEEP_REASON);
-    expect(collectorDropReason(call(100_000))).toBe(TOO_DEEP_REASON);
+    expect(collectorDropReason(call(MAX_CALL_DEPTH - 2), NORMALIZE_VERSION)).toBeNull();
+    expect(collectorDropReason(call(MAX_CALL_DEPTH - 1), NORMALIZE_VERSION)).toBe(TOO_DEEP_REASON);
+    expect(collectorDropReason(call(100_000), NORMALIZE_VERSION)).toBe(TOO_DEEP_REASON);
   });
 
   it('an object or array type is an unknown type, described rather than serialized', () => {
-    expect(collectorDropReason({ type: arrays(100_000), userId: 'u' })).toBe('unknown type (an array)');
-    expect(collectorDropReason({ type: { a: 1 }, userId: 'u' })).toBe('unknown type (an object)');
+    expect(collectorDropReason({ type: arrays(100_000), userId: 'u' }, NORMALIZE_VERSION)).toBe('unknown type (an array)');
+    expect(collectorDropReason({ type: { a: 1 }, userId: 'u' }, NORMALIZE_VERSION)).toBe('unknown type (an object)');
   });
 });
 

@@ -29,6 +29,16 @@ describe('normalization rules, versioned', () => {
     expect(normalizeAll()).toEqual(normalizeAll(NORMALIZE_VERSION));
   });
 
+  it('version 2 drops a number JSON cannot carry and makes a messageId well-formed; version 1 reads such calls as it always has', () => {
+    const item = { type: 'track', userId: 'u', event: 'E', messageId: 'm-\ud800', properties: { total: Infinity } };
+    const read = (version: number) => normalizeCall(item, { receivedAt: Date.parse('2026-01-01T00:00:00.000Z'), version });
+    const v1 = read(1);
+    expect(v1.ok && [v1.call.messageId, JSON.stringify(v1.call.properties)]).toEqual(['m-\ud800', '{"total":null}']);
+    expect(read(2)).toEqual({ ok: false, reason: expect.stringMatching(/^properties\.total: a number beyond what JSON can hold/) });
+    const clean = normalizeCall({ ...item, properties: {} }, { receivedAt: 0, version: 2 });
+    expect(clean.ok && clean.call.messageId).toBe('m-\ufffd');
+  });
+
   it('a version this build does not have is refused, never answered with the current rules', () => {
     expect(knowsNormalizeVersion(1)).toBe(true);
     expect(knowsNormalizeVersion(NORMALIZE_VERSION)).toBe(true);

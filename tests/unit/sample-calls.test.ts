@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_CALLS, sampleCall } from '../../src/shared/sample-calls';
+import { NORMALIZE_VERSION } from '../../src/shared/normalize';
 import { collectorDropReason, validateMessage } from '../../src/shared/message-rules';
 import { normalizeCall } from '../../src/shared/normalize';
 import { buildWebhookBody } from '../../src/shared/webhook-body';
@@ -8,7 +9,7 @@ import { CALL_TYPES } from '../../src/shared/types';
 describe('sample calls', () => {
   it.each(SAMPLE_CALLS.map((s) => [s.id, s] as const))('%s passes the client rules and the collector', (_, s) => {
     expect(validateMessage(s.type, s.message)).toEqual([]);
-    expect(collectorDropReason({ ...s.message, type: s.type })).toBeNull();
+    expect(collectorDropReason({ ...s.message, type: s.type }, NORMALIZE_VERSION)).toBeNull();
     const r = normalizeCall({ ...s.message, type: s.type }, { receivedAt: Date.UTC(2024, 0, 1) });
     expect(r.ok).toBe(true);
     if (r.ok) expect(buildWebhookBody(r.call, 'documented').type).toBe(s.type);
