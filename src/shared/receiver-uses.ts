@@ -72,8 +72,13 @@ export function describeUse(u: ReceiverUse): string {
  * changed), in Classic URLs and mappings alike. A URL pointing at it (pointsAt) keeps its query,
  * fragment and credentials; a Classic URL the source already had is not repeated.
  */
+/** `url` moved from a receiver's old URL to its new one when it points at it (pointsAt); else as it is. */
+export function movedUrl(url: string, from: string, to: string): string {
+  return pointsAt(url, from) ? moved(url, to) : url;
+}
+
 export function retargeted(webhooks: WebhookSettings, from: string, to: string): WebhookSettings {
-  const move = (url: string) => (pointsAt(url, from) ? moved(url, to) : url);
+  const move = (url: string) => movedUrl(url, from, to);
   const seen = new Set<string>();
   const urls = webhooks.urls.flatMap((u) => {
     const url = move(u.url);

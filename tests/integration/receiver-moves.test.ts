@@ -50,6 +50,32 @@ describe('a source keeps sending to a mock receiver that moved', () => {
     expect(foreign.requests).toEqual([]);
   });
 
+  it('restart with the port taken: a delivery retrying since before the restart retries at the receiver, not at the old port', async () => {
+    const dataDir = lab.dataDir();
+    // One retry 3 s after the first attempt: due after the restart.
+    const overrides = { retrySchedule: { preset: 'custom' as const, delaysMs: [3_000], jitter: 0, windowMs: 3_600_000 } };
+    const first = await lab.start({ dataDir, rememberedReceiverPorts: true, overrides });
+    await first.call('importConfig', {
+      mockReceivers: [{ name: 'flaky', path: '/flaky', behavior: { failFirst: 1, status: 503 } }],
+      sources: [{ name: 's', writeKey: 'wk_s', webhooks: { enabled: true, urls: [{ mockReceiver: 'flaky' }] } }],
+    });
+    const old = (await sourceUrls(first, 's'))[0]!;
+    expect((await first.post('/v1/track', { userId: 'u', event: 'retried' }, { writeKey: 'wk_s' })).status).toBe(200);
+    await waitFor(async () => (await first.call('listMessages', { limit: 1 })).items[0]?.deliveryState === 'retrying' || undefined, 'a retry scheduled');
+    await first.stop({ keepData: true });
+
+    const foreign = await lab.receiver(undefined, Number(new URL(old).port));
+    const log: string[] = [];
+    const t = await lab.start({ dataDir, rememberedReceiverPorts: true, overrides, log: (l) => log.push(l) });
+    const [call] = await waitFor(async () => {
+      const items = (await t.call('listMessages', { limit: 1 })).items;
+      return items[0]?.deliveryState === 'delivered' ? items : undefined;
+    }, 'the retry delivered', 15_000);
+    expect(foreign.requests).toEqual([]);
+    expect(call!.urls[0]!.url).not.toBe(old);
+    expect(log.find((l) => l.includes('is taken'))).toContain('1 unfinished delivery follows too');
+  });
+
   it('a config import giving a receiver a new path: stored sources follow it; a source whose URLs the file gives keeps them', async () => {
     const t = await lab.start();
     await t.call('importConfig', {

@@ -7,7 +7,7 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { describeUse, detached, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
+import { describeUse, detached, movedUrl, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
 import { describeFollowed, followReceivers, rewriteUses, type ReceiverMove } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
 
@@ -64,12 +64,17 @@ export class ReceiversService implements Feature<Ops> {
       // The receivers' URLs changed: the sources sending to the old ones follow them (or their calls
       // would go to whatever program holds the old port now), in the transaction that keeps the new ports.
       const got = this.listenerPorts();
-      const followed = store.transaction(() => {
+      const moves = this.moves(wanted);
+      const { followed, retried } = store.transaction(() => {
         store.settings.setExtra('mockReceiverPorts', got);
-        return followReceivers(store, this.moves(wanted));
+        // Their unfinished deliveries too (the dispatcher reads them back after this): a retry made
+        // before the restart would otherwise take the signed call to the old port's new holder.
+        const retried = store.ledger.retargetUnfinished((url) => moves.reduce((u, m) => movedUrl(u, m.from, m.to), url));
+        return { followed: followReceivers(store, moves), retried };
       });
       const who = followed.length ? `; the sources sending to them follow: ${followed.map(describeFollowed).join(', ')}` : '; no source sent to them';
-      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports ${got.http} and ${got.https} (receiver URLs change)${who}`);
+      const pending = retried ? `; ${retried} unfinished deliver${retried === 1 ? 'y follows' : 'ies follow'} too` : '';
+      this.deps.log(`mock receivers: port ${wanted.http} or ${wanted.https} is taken; using free ports ${got.http} and ${got.https} (receiver URLs change)${who}${pending}`);
       return;
     }
     if (!this.ports) store.settings.setExtra('mockReceiverPorts', this.listenerPorts());

@@ -69,6 +69,27 @@ export class DeliveryLedger {
     };
   }
 
+  // --- retargeted -------------------------------------------------------------------------------
+
+  /**
+   * Unfinished deliveries' URLs rewritten by `move` (at start, before the dispatcher reads them back:
+   * a mock receiver that had to take other ports takes its retries along, rather than leave them to
+   * whatever program holds its old port). Returns how many deliveries changed.
+   */
+  retargetUnfinished(move: (url: string) => string): number {
+    const rows = this.db.prepare(`SELECT id, urls FROM deliveries WHERE ${UNFINISHED}`).all() as { id: number; urls: string }[];
+    const update = this.db.prepare('UPDATE deliveries SET urls = ? WHERE id = ?');
+    let changed = 0;
+    for (const r of rows) {
+      const urls = JSON.parse(r.urls) as { url: string }[];
+      const moved = urls.map((u) => ({ ...u, url: move(u.url) }));
+      if (moved.every((u, i) => u.url === urls[i]!.url)) continue;
+      update.run(JSON.stringify(moved), r.id);
+      changed++;
+    }
+    return changed;
+  }
+
   // --- created ---------------------------------------------------------------------------------
 
   /** A call's Classic delivery, pending: the dispatcher sends it once the write job has committed. Inside a write job. */
