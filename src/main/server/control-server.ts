@@ -104,9 +104,17 @@ function isPublicRoute(req: FastifyRequest): boolean {
  * config posted to `/api/config` with a key given twice is refused naming it, as a config file is
  * (load-config.ts), instead of JSON.parse keeping the last one without a word.
  */
-/** A body's prototype keys, refused naming each; undefined when it has none (another fault). */
+/**
+ * A body's prototype keys, refused naming each; undefined when it has none (another fault) or when
+ * it nests too deep to scan (the scanner recurses once per level): the parser's own refusal stands.
+ */
 function protoKeys(body: string): ValidationError | undefined {
-  const { prototypes } = scanKeys(body);
+  let prototypes;
+  try {
+    ({ prototypes } = scanKeys(body));
+  } catch {
+    return undefined;
+  }
   return prototypes.length > 0 ? new ValidationError(prototypes) : undefined;
 }
 
