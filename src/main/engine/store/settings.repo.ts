@@ -32,6 +32,12 @@ export class SettingsRepo {
         .filter((r) => Object.hasOwn(DEFAULT_SETTINGS, r.key))
         .map((r) => [r.key, JSON.parse(r.value)]),
     );
+    // Read through the same resolution a write gets: a preset an older build let in ("constructor",
+    // stored without delays) reads as the default instead of jamming every retry.
+    if ('retrySchedule' in stored) {
+      const r: unknown = stored.retrySchedule;
+      stored.retrySchedule = resolveRetrySchedule(typeof r === 'object' && r !== null && typeof (r as { preset?: unknown }).preset === 'string' ? (r as never) : { preset: 'default' });
+    }
     this.current = { ...DEFAULT_SETTINGS, ...stored };
   }
 
