@@ -136,6 +136,12 @@ describe('tracking plans stored before a start', () => {
     await waitFor(() => lab.lines.find((l) => l.includes('tracking plan "Q"')), 'the warning');
     expect((await engine!.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
     expect((await engine!.call('listMessages', { limit: 1 })).items[0]!.status).toBe('blocked');
+    // Given as stored, a plan that does not compile still takes no new connection (review): only one already stored is repeated.
+    await expect(engine!.call('importConfig', { sources: [{ name: 's2', writeKey: 'wk_s2', trackingPlan: { name: 'Q' } }], trackingPlans: [q] })).rejects.toThrow(
+      /sources\[0\]\.trackingPlan\.name: tracking plan "Q" does not compile/,
+    );
+    await expect(engine!.call('importConfig', { sources: [{ name: 'other', writeKey: 'wk_other', trackingPlan: { name: 'Q', violations: 'block' } }], trackingPlans: [q] })).rejects.toThrow(/does not compile/);
+    await engine!.call('importConfig', { sources: [{ name: 'other', writeKey: 'wk_other', trackingPlan: { name: 'Q' } }], trackingPlans: [q] });
     // A plan the file changes is written and checked as before: its bad rule refused, nothing applied.
     await expect(engine!.call('importConfig', { trackingPlans: [{ name: 'P', rules: [...bigPlan(10), brokenRule] }] })).rejects.toThrow(/trackingPlans\[0\]\.rules\[400\]\.jsonSchema/);
     await engine!.call('importConfig', { trackingPlans: [{ name: 'P', rules: bigPlan(100) }] });

@@ -381,8 +381,10 @@ export class TrackingPlans {
       const name = s.trackingPlan?.name;
       if (name === undefined) return;
       if (!names.has(name)) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `no tracking plan is named "${name}"` });
-      else if (!inFile.has(name)) {
-        // A stored plan that does not compile (an older lab let it in) is refused here as connecting to it is.
+      else if (!inFile.has(name) || (unchanged.has(name) && !this.connectedAs(sourceIdOf(s.name), name, s.trackingPlan!))) {
+        // A stored plan that does not compile (an older lab let it in) is refused here as connecting to
+        // it is: also when the file gives it as stored (so not compiled above), unless the file only
+        // repeats a connection that is stored already (a `serve --config` at every start).
         const id = this.byName(name)!.id;
         const reason = this.unusable.get(id) ?? this.compileProblem(id);
         if (reason) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `tracking plan "${name}" does not compile (${reason}): give it in the file with rules that compile` });
@@ -410,6 +412,18 @@ export class TrackingPlans {
       }
     };
     return { problems, write };
+  }
+
+  /** Whether a source is stored connected to this plan with these settings. */
+  private connectedAs(sourceId: string | undefined, plan: string, c: TrackingPlanConnection): boolean {
+    const stored = sourceId === undefined ? undefined : this.connections.get(sourceId);
+    return (
+      stored !== undefined &&
+      stored.planId === this.byName(plan)?.id &&
+      stored.unplannedEvents === c.unplannedEvents &&
+      stored.unplannedProperties === c.unplannedProperties &&
+      stored.violations === c.violations
+    );
   }
 
   /** Whether a plan of the file is stored with this name and these rules. */
