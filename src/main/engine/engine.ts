@@ -82,7 +82,11 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const faults = new FaultInjector(now());
     const plans = trackingPlansOf(store);
     // Compiled after the start, in slices (a large plan held the first answer for ~0.6 s).
-    plans.startWarmUp((line) => log(`warning: ${line}`));
+    // A plan found not to compile then is logged, and the plans screen told to read the list again.
+    plans.startWarmUp((line) => {
+      log(`warning: ${line}`);
+      events.emit({ type: 'plans.changed' });
+    });
     const ingest = new Ingest(
       store,
       now,

@@ -201,9 +201,17 @@ export class TrackingPlans {
     }
   }
 
-  /** Connected sources whose plan does not compile (of one source, or all): their calls are not checked. */
+  /**
+   * Connected sources whose plan does not compile (of one source, or all): their calls are not checked.
+   * Plans the start's slices have not reached are compiled now, so the answer is whole (a pipeline's
+   * `check` right after the start passed such a source).
+   */
   uncheckedSources(sourceId?: string): { sourceId: string; plan: string; problem: string }[] {
     const out: { sourceId: string; plan: string; problem: string }[] = [];
+    for (const c of this.connections.values()) {
+      if (sourceId !== undefined && c.sourceId !== sourceId) continue;
+      if (!this.bySource.has(c.sourceId)) this.checkerFor(c);
+    }
     for (const c of this.connections.values()) {
       const problem = this.unusable.get(c.planId);
       if (problem === undefined || (sourceId !== undefined && c.sourceId !== sourceId)) continue;
