@@ -120,6 +120,10 @@ describe('plans over the control API', () => {
     const notAPlan = await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file: { hello: 1 } });
     expect(notAPlan.status).toBe(400);
     expect(notAPlan.body.error).toMatch(/^file: no rules/);
+    // A name read from the file is held to a given name's rules: one with a lone surrogate made an export that did not import (review).
+    const lone = await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file: { display_name: 'd\ud800', rules: { events: [] } } });
+    expect(lone.status).toBe(400);
+    expect(lone.body.fields).toEqual([{ path: 'file.name', message: expect.stringMatching(/lone surrogate/) }]);
   });
 
   it('checks a call without storing it: against a source\'s plan, or against given rules', async () => {

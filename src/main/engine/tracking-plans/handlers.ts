@@ -1,7 +1,7 @@
 import type { ApiHandlers } from '../../../shared/api.contract';
 import { MAX_VIOLATION_ITEMS, type trackingPlanOps, type ViolationSummary } from '../../../shared/tracking-plans.contract';
 import { importTrackingPlan } from '../../../shared/tracking-plan-import';
-import { trackingPlanRulesSchema, type PlanVerdict, type ViolationKind } from '../../../shared/tracking-plan.schema';
+import { planNameSchema, trackingPlanRulesSchema, type PlanVerdict, type ViolationKind } from '../../../shared/tracking-plan.schema';
 import { draftRules } from '../../../shared/tracking-plan-draft';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { parseOrThrow } from '../../../shared/validation-error';
@@ -66,7 +66,8 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       } catch (err) {
         throw invalidInput(`file: ${(err as Error).message}`);
       }
-      const name = input.name ?? read.name;
+      // A name read from the file is held to the rules of one given (trimmed, its length, well-formed text).
+      const name = input.name ?? (read.name === null ? null : parseOrThrow(planNameSchema, read.name, ['file', 'name']));
       if (!name) throw invalidInput('name: the file names no plan; give one');
       // The file's rules are checked like any other (their paths name the file's rules).
       const rules = parseOrThrow(trackingPlanRulesSchema, read.rules, ['rules']);
