@@ -73,6 +73,9 @@ const RULES: [string, Record<string, unknown>, string, RegExp][] = [
   ['track', { userId: 'u1', event: 'E', timestamp: new Date(Date.UTC(10000, 0, 1)) }, 'timestamp', /out of range/],
   ['track', { userId: 'u1', event: 'E', big: 1n }, '', /not serializable to JSON/],
   ['track', deepCycle(), '', /not serializable to JSON/],
+  // JSON has no Infinity or NaN: JSON.stringify writes null, which the receiver took for the value (a review).
+  ['track', { userId: 'u1', event: 'E', properties: { total: Infinity } }, 'properties.total', /Infinity or NaN, which JSON cannot hold/],
+  ['track', { userId: 'u1', event: 'E', properties: { items: [1, { n: Number.NaN }] } }, 'properties.items[1].n', /Infinity or NaN, which JSON cannot hold/],
 ];
 
 describe('validation (SPEC §5): an invalid message throws naming the field, and nothing is queued', () => {

@@ -1,5 +1,6 @@
 import { isPlainObject, validateMessage } from '../../../shared/message-rules';
-import { MAX_CALL_DEPTH, nestsDeeperThan, TOO_DEEP_REASON } from '../../../shared/nesting';
+import { callWalkProblem, MAX_CALL_DEPTH, nonFinitePath, TOO_DEEP_REASON } from '../../../shared/nesting';
+import { formatPath } from '../../../shared/validation-error';
 import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
 import { AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
@@ -179,7 +180,8 @@ export function prepareMessage(type: string, message: unknown, now: number, aren
   if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
   // The collector would drop it; and past a few thousand levels it could not even be serialized. A
   // cycle also looks endlessly deep: it keeps serialize's own message (a TypeError, where depth is a RangeError).
-  if (nestsDeeperThan(wire, MAX_CALL_DEPTH)) {
+  const problem = callWalkProblem(wire, MAX_CALL_DEPTH);
+  if (problem === 'deep') {
     try {
       serialize(type, wire);
     } catch (err) {
@@ -187,6 +189,8 @@ export function prepareMessage(type: string, message: unknown, now: number, aren
     }
     throw new AnalyticsValidationError(type, [{ field: '', message: TOO_DEEP_REASON }]);
   }
+  // Infinity or NaN would be written as null (JSON has neither): refused naming the field, as the collector drops it.
+  if (problem === 'non-finite') throw new AnalyticsValidationError(type, [{ field: formatPath(nonFinitePath(wire)), message: 'is Infinity or NaN, which JSON cannot hold: it would be sent as null' }]);
   const input = wire as MessageBase;
   // Decision (as the Go v2 library): the timestamp is set at enqueue when omitted, so a batch that
   // waits in the queue (or across a restart) still reports when the event happened.
