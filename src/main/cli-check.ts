@@ -289,8 +289,9 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
   return `${lines.map(printable).join('\n')}\n`;
 }
 
-// C0 and C1 controls (newline and ESC among them), line/paragraph separators, bidi embeddings and isolates.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// C0 and C1 controls (newline and ESC among them), line/paragraph separators, and every Bidi_Control
+// character (the Arabic letter mark, the left-to-right and right-to-left marks, embeddings, isolates).
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A line with its unprintable characters as `\uXXXX`. */
 export function printable(line: string): string {

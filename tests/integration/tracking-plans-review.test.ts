@@ -162,14 +162,14 @@ describe('what check prints of names anyone can send', () => {
     // Found by a review: an event named "x\nOK: nothing failed…" printed an OK line under FAILED, and ESC sequences reached the CI log.
     const source = 'web\u001b[31m\u202e';
     const t = await start({ sources: [{ name: source, writeKey: 'wk_esc', trackingPlan: { name: 'p' } }], trackingPlans: [{ name: 'p', rules: [ONLY_TOTAL] }] });
-    const event = 'x"\nOK: nothing failed, expired or was dropped\n\u001b[2K\u001b[1Afoo\u2028';
+    const event = 'x"\nOK: nothing failed, expired or was dropped\n\u001b[2K\u001b[1Afoo\u2028\u061c\u200e\u200f';
     expect((await t.post('/v1/track', { userId: 'u', event, properties: {} }, { writeKey: 'wk_esc' })).status).toBe(200);
     const r = await runCheck({ api: server!.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true }, undefined);
     const text = formatSummary(r);
-    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e]/);
     expect(text.split('\n')).not.toContain('OK: nothing failed, expired or was dropped');
     expect(text).toMatch(/^FAILED: 1 with tracking plan violations$/m);
-    expect(text).toContain('  web\\u001b[31m\\u202e track "x"\\u000aOK: nothing failed, expired or was dropped\\u000a\\u001b[2K\\u001b[1Afoo\\u2028": unplanned event in 1 call');
+    expect(text).toContain('  web\\u001b[31m\\u202e track "x"\\u000aOK: nothing failed, expired or was dropped\\u000a\\u001b[2K\\u001b[1Afoo\\u2028\\u061c\\u200e\\u200f": unplanned event in 1 call');
   });
 });
 

@@ -126,8 +126,9 @@ export class TrackingPlans {
     return true;
   }
 
+  /** Compiled rules a compile may take: compiled plans, what the last reload set aside, and what the slices compiled so far. */
   private reuse(): CompiledPlan[] {
-    return [...this.compiled.values(), ...this.reusable];
+    return [...this.compiled.values(), ...this.reusable, ...[...this.pending.values()].map((p) => p.compiler.plan)];
   }
 
   /** Reads plans and connections from SQLite again (after a config import, or one rolled back). */
