@@ -80,6 +80,8 @@ describe('a stored plan that does not compile', () => {
     // Checking a call against the source's plan, or again, says why it cannot (it answered null: "no plan").
     await expect(engine.call('checkTrackingPlanCall', { sourceId: listed.sources[0]!.sourceId, call: { type: 'track', event: 'M' } })).rejects.toThrow(/tracking plan "P" does not compile/);
     await expect(engine.call('recheckTrackingPlanCalls', { callIds: [call!.id] })).rejects.toThrow(/tracking plan "P" does not compile/);
+    // By the plan's id too: the same 409 (it was a 400 naming a rule the caller never sent).
+    await expect(engine.call('checkTrackingPlanCall', { planId: listed.id, call: { type: 'track', event: 'M' } })).rejects.toThrow(/tracking plan "P" does not compile/);
     // A pipeline's check cannot pass a source it could not check: named, and failed with --fail-on-violations.
     server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
     const args = { api: server.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true };
@@ -145,8 +147,10 @@ describe('a stored plan whose rows were edited by hand', () => {
     expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: 'wk_4' })).status).toBe(200);
     const calls = (await engine.call('listMessages', { limit: 2 })).items;
     expect(calls.map((c) => [c.sourceName, c.status])).toEqual([['s4', 'blocked'], ['s0', 'accepted']]);
-    // Saved again, it checks.
+    // Its rules could not be read: checking a call against it says so, instead of finding nothing wrong against no rules.
     const text = listed.find((p) => p.name === 'Text')!;
+    await expect(engine.call('checkTrackingPlanCall', { planId: text.id, call: { type: 'track', event: 'M' } })).rejects.toThrow(/tracking plan "Text" does not compile \(its stored rules are not JSON/);
+    // Saved again, it checks.
     await engine.call('replaceTrackingPlan', { id: text.id, name: 'Text', rules: [rule] });
     expect((await engine.call('getTrackingPlan', { id: text.id })).problem).toBeUndefined();
   });

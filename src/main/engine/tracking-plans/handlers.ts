@@ -84,10 +84,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
     },
     checkTrackingPlanCall: (input): PlanVerdict | null => {
       if (input.rules) return checkCall(compileOrRefuse({ id: 'draft', name: 'draft', rules: input.rules }, 'rules'), ALLOW, input.call);
-      if (input.planId) {
-        const p = plans.get(input.planId);
-        return checkCall(compileOrRefuse(p, 'rules'), ALLOW, input.call);
-      }
+      if (input.planId) return checkCall(plans.compiledOrRefuse(input.planId), ALLOW, input.call);
       if (!input.sourceId) throw invalidInput('give sourceId, planId or rules');
       if (!store.sources.get(input.sourceId)) throw notFound(`source ${input.sourceId}`);
       const c = plans.forSource(input.sourceId) ?? notCheckable(input.sourceId);

@@ -6,7 +6,7 @@ import type { CallDetail } from '../../../shared/types';
 import type { Config } from '../../../shared/config.schema';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { ruleId, type PlanVerdict, type RuleStats, type TrackingPlan, type TrackingPlanConnection, type TrackingPlanInput, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
-import { HttpError, notFound } from '../errors';
+import { conflict, HttpError, notFound } from '../errors';
 import type { FieldError } from '../../../shared/validation-error';
 import { checkCall, compilePlan, PlanCompiler, RuleCompileError, type CompiledPlan } from './check';
 import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './plans.repo';
@@ -68,6 +68,19 @@ export class TrackingPlans {
   /** Resolves when no connected plan is left to compile (tests; the engine does not wait for it). */
   whenWarm(): Promise<void> {
     return this.warming ?? Promise.resolve();
+  }
+
+  /**
+   * A stored plan's validators (compiled once, as for its sources), or a 409 saying why there are none:
+   * its rules do not compile, or its row could not be read (it answered 400 naming a rule, or checked
+   * a call against no rules at all).
+   */
+  compiledOrRefuse(id: string): CompiledPlan {
+    const p = this.plans.get(id);
+    if (!p) throw notFound(`tracking plan ${id}`);
+    const why = this.unusable.get(id) ?? this.compileProblem(id);
+    if (why !== null) throw conflict(`tracking plan "${p.name}" does not compile (${why}): save it again with rules that compile`);
+    return this.compiled.get(id)!;
   }
 
   /** Whether a plan's validators are ready (compiled at a save, by warmUp, or for a call that needed them). */
