@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from './engine';
 import { startHttpsReceiver, startReceiver, type ReceiverHandler, type TestReceiver } from './receiver';
 import type { TlsMaterial } from './tls';
+import type { FastifyInstance } from 'fastify';
+import { startControlServer } from '../../src/main/server/control-server';
 
 /**
  * What an integration test starts and must stop after it: a test engine (one at a time; starting
@@ -15,12 +17,14 @@ import type { TlsMaterial } from './tls';
 export function testLab() {
   let engine: TestEngine | undefined;
   const receivers: TestReceiver[] = [];
+  const servers: FastifyInstance[] = [];
   const dirs: string[] = [];
   const keep = (r: TestReceiver) => {
     receivers.push(r);
     return r;
   };
   afterEach(async () => {
+    for (const app of servers.splice(0)) await app.close();
     await engine?.stop();
     engine = undefined;
     await Promise.all(receivers.splice(0).map((r) => r.close()));
@@ -38,6 +42,12 @@ export function testLab() {
     /** The same over TLS with the given key/cert (see tls.ts for a self-signed one). */
     async httpsReceiver(tls: TlsMaterial, handler?: ReceiverHandler): Promise<TestReceiver> {
       return keep(await startHttpsReceiver(tls, handler));
+    },
+    /** The control API (HTTP, Bearer `token`) over an engine, closed after the test. */
+    async controlServer(on: TestEngine, token: string): Promise<{ app: FastifyInstance; url: string }> {
+      const server = await startControlServer({ engine: on.engine, host: '127.0.0.1', port: 0, token });
+      servers.push(server.app);
+      return server;
     },
     /** A data folder kept across restarts within the test, removed after it. */
     dataDir(): string {

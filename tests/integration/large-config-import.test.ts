@@ -1,8 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { startControlServer } from '../../src/main/server/control-server';
+import { describe, expect, it } from 'vitest';
 import { MAX_CONFIG_BYTES } from '../../src/shared/config.schema';
-import { startTestEngine, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 
 // A config file may be 10 MiB (serve --config), but the control API took 2 MB: an export of a larger
 // lab (one big tracking plan is enough) could not be imported back through the API or the web UI (a
@@ -10,14 +8,8 @@ import { startTestEngine, type TestEngine } from '../helpers/engine';
 // a config file may hold; other operations keep the 2 MB limit.
 
 const TOKEN = 'large-token';
-let engine: TestEngine | undefined;
-let server: { app: FastifyInstance; url: string } | undefined;
-afterEach(async () => {
-  await server?.app.close();
-  server = undefined;
-  await engine?.stop();
-  engine = undefined;
-});
+const lab = testLab();
+let server: { url: string } | undefined;
 
 /** 300 rules with an 8 KB description each: ~2.5 MB of JSON, cheap to compile. */
 const bigRules = () =>
@@ -35,8 +27,7 @@ async function send(method: string, path: string, body: string): Promise<{ statu
 
 describe('a config or tracking plan over 2 MB', () => {
   it('imports over the control API, and its export imports back; past 10 MiB it is refused with too_large', async () => {
-    engine = await startTestEngine();
-    server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+    server = await lab.controlServer(await lab.start(), TOKEN);
     const config = { sources: [{ name: 'app', writeKey: 'wk_large', trackingPlan: { name: 'Big' } }], trackingPlans: [{ name: 'Big', rules: bigRules() }] };
     const text = JSON.stringify(config);
     expect(text.length).toBeGreaterThan(2 * 1024 * 1024);

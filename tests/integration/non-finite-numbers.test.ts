@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { describe, expect, it } from 'vitest';
+import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import { NON_FINITE_REASON } from '../../src/shared/nesting';
 import { NORMALIZE_VERSION } from '../../src/shared/normalize';
@@ -11,21 +10,14 @@ import { NORMALIZE_VERSION } from '../../src/shared/normalize';
 // body keeps the text as sent. And a lone-surrogate messageId reads back well-formed in the detail too.
 
 const KEY = 'wk_nonfinite';
-let engine: TestEngine | undefined;
-let receiver: TestReceiver | undefined;
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await receiver?.close();
-  receiver = undefined;
-});
+const lab = testLab();
 
 const config = (url: string) => ({ sources: [{ name: 'app', writeKey: KEY, webhooks: { enabled: true, urls: [{ url }] } }] });
 
 describe('a number beyond what JSON can hold', () => {
   it('drops the call naming the field, forwards nothing, keeps the body as sent; in a batch only that call', async () => {
-    receiver = await startReceiver();
-    engine = await startTestEngine({ config: config(`${receiver.url}/hook`) });
+    const receiver = await lab.receiver();
+    const engine = await lab.start({ config: config(`${receiver.url}/hook`) });
     expect((await engine.post('/v1/track', '{"userId":"u","event":"E","messageId":"m-1","properties":{"total":1e999,"n":[1,-1e400]}}', { writeKey: KEY })).status).toBe(200);
     const batch = '{"batch":[{"type":"track","userId":"u","event":"ok","messageId":"m-2"},{"type":"identify","userId":"u","messageId":"m-3","traits":{"t":[0,{"x":-1e999}]}}]}';
     expect((await engine.post('/v1/batch', batch, { writeKey: KEY })).status).toBe(200);
@@ -53,7 +45,7 @@ describe('a number beyond what JSON can hold', () => {
   });
 
   it('is refused with 400 naming the field in strict mode', async () => {
-    engine = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] }, overrides: { strict: true } });
+    const engine = await lab.start({ config: { sources: [{ name: 'app', writeKey: KEY }] }, overrides: { strict: true } });
     const r = await engine.post('/v1/track', '{"userId":"u","event":"E","properties":{"total":1e999}}', { writeKey: KEY });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain(`properties.total: ${NON_FINITE_REASON}`);
@@ -62,7 +54,7 @@ describe('a number beyond what JSON can hold', () => {
 
 describe('normalization rules version 2', () => {
   it('stamps new calls with it, and shows a lone-surrogate messageId well-formed in the detail as in the list', async () => {
-    engine = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
+    const engine = await lab.start({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
     expect(NORMALIZE_VERSION).toBe(2);
     await engine.post('/v1/track', { userId: 'u', event: 'once', messageId: 'lone-\ud800' }, { writeKey: KEY });
     const [c] = (await engine.call('listMessages', { limit: 1 })).items;

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import { RETRY_PRESETS } from '../../src/shared/retry-schedule';
 
@@ -9,31 +9,24 @@ import { RETRY_PRESETS } from '../../src/shared/retry-schedule';
 // threw and the call's deliveries stayed pending for good (a review found it after the fix). The
 // stored schedule is read through the same resolution a write gets.
 
-let engine: TestEngine | undefined;
-let receiver: TestReceiver | undefined;
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await receiver?.close();
-  receiver = undefined;
-});
+const lab = testLab();
 
 describe('a retry schedule stored by an older build', () => {
   it.each(['{"preset":"constructor"}', '{"preset":"__proto__"}', '"toString"'])('%s reads as the default, and retries run', async (row) => {
-    receiver = await startReceiver((_req, res) => res.writeHead(500).end());
+    const receiver = await lab.receiver((_req, res) => res.writeHead(500).end());
     const config = { sources: [{ name: 'app', writeKey: 'wk_old', webhooks: { enabled: true, urls: [{ url: `${receiver.url}/hook` }] } }] };
-    const first = await startTestEngine({ config });
-    await first.stop({ keepData: true });
-    const db = openDbFile(first.dataDir, { write: true });
+    const dataDir = lab.dataDir();
+    await (await lab.start({ dataDir, config })).stop();
+    const db = openDbFile(dataDir, { write: true });
     db.prepare("INSERT INTO settings (key, value) VALUES ('retrySchedule', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(row);
     db.close();
 
-    engine = await startTestEngine({ dataDir: first.dataDir });
+    const engine = await lab.start({ dataDir });
     const settings = await engine.call('getSettings', {});
     expect(settings.retrySchedule).toMatchObject({ preset: 'default', delaysMs: RETRY_PRESETS.default!.delaysMs });
     expect((await engine.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_old' })).status).toBe(200);
     const [call] = await waitFor(async () => {
-      const items = (await engine!.call('listMessages', { limit: 1 })).items;
+      const items = (await engine.call('listMessages', { limit: 1 })).items;
       return items[0]?.deliveryState === 'retrying' ? items : undefined;
     }, 'a retry scheduled');
     expect(call!.urls[0]).toMatchObject({ lastStatus: 500, attempts: 1 });

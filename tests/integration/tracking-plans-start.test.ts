@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { describe, expect, it } from 'vitest';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import type { Store } from '../../src/main/engine/store/store';
 import { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
@@ -23,15 +24,14 @@ const bigPlan = (max: number) => [
 ];
 const brokenRule = { type: 'TRACK' as const, key: 'N', version: 1, jsonSchema: { type: 'object', properties: { n: { maximum: null } } } };
 
+const lab = testLab();
 let engine: TestEngine | undefined;
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-});
 
 /** A lab whose big plan P is connected to "app" (blocking) and plan Q, stored as an older lab stored it (not compiling), to "other"; restarted. */
 async function restartedLab(restartConfig?: unknown) {
-  const first = await startTestEngine({
+  const dataDir = lab.dataDir();
+  const first = await lab.start({
+    dataDir,
     config: {
       sources: [
         { name: 'app', writeKey: KEY, trackingPlan: { name: 'P', violations: 'block' } },
@@ -44,13 +44,13 @@ async function restartedLab(restartConfig?: unknown) {
     },
   });
   const before = new Map((await first.call('listTrackingPlans', {})).map((x) => [x.name, x.updatedAt]));
-  await first.stop({ keepData: true });
-  const db = openDbFile(first.dataDir, { write: true });
+  await first.stop();
+  const db = openDbFile(dataDir, { write: true });
   db.prepare("UPDATE tracking_plans SET rules = ? WHERE name = 'Q'").run(JSON.stringify([brokenRule]));
   db.close();
   let store: Store | undefined;
   const lines: string[] = [];
-  engine = await startTestEngine({ dataDir: first.dataDir, config: restartConfig, onStore: (s) => void (store = s), log: (l) => lines.push(l) });
+  engine = await lab.start({ dataDir, config: restartConfig, onStore: (s) => void (store = s), log: (l) => lines.push(l) });
   const sources = await engine.call('listSources', {});
   const plans = await engine.call('listTrackingPlans', {});
   return {

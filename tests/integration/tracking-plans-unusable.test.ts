@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { startControlServer } from '../../src/main/server/control-server';
-import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
+import { describe, expect, it } from 'vitest';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import { formatSummary, runCheck } from '../../src/main/cli-check';
 
@@ -15,19 +14,13 @@ const TOKEN = 'unusable-token';
 const schemaWith = (maximum: string) =>
   `{"type":"object","properties":{"properties":{"type":"object","properties":{"v":{"type":"number","maximum":${maximum}}}}}}`;
 
-let engine: TestEngine | undefined;
-let server: { app: FastifyInstance; url: string } | undefined;
-afterEach(async () => {
-  await server?.app.close();
-  server = undefined;
-  await engine?.stop();
-  engine = undefined;
-});
+const lab = testLab();
+let engine: TestEngine;
 
 describe('a rule schema with a number JSON cannot keep', () => {
   it('is refused naming the field, over the control API and in a config', async () => {
-    engine = await startTestEngine({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
-    server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+    engine = await lab.start({ config: { sources: [{ name: 'app', writeKey: KEY }] } });
+    const server = await lab.controlServer(engine, TOKEN);
     const res = await fetch(`${server.url}/api/tracking-plans`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -50,16 +43,16 @@ describe('a stored plan that does not compile', () => {
       sources: [{ name: 'app', writeKey: KEY, trackingPlan: { name: 'P', violations: 'block' as const } }],
       trackingPlans: [{ name: 'P', rules: [{ type: 'TRACK' as const, key: 'M', version: 1, jsonSchema: JSON.parse(schemaWith('10')) }] }],
     };
-    const first = await startTestEngine({ config });
-    await first.stop({ keepData: true });
+    const dataDir = lab.dataDir();
+    await (await lab.start({ dataDir, config })).stop();
     // What an older lab stored for 1e400: null where a number must be.
-    const db = openDbFile(first.dataDir, { write: true });
+    const db = openDbFile(dataDir, { write: true });
     const rules = JSON.stringify([{ type: 'TRACK', key: 'M', version: 1, jsonSchema: JSON.parse(schemaWith('null')) }]);
     db.prepare('UPDATE tracking_plans SET rules = ?').run(rules);
     db.close();
 
     const lines: string[] = [];
-    engine = await startTestEngine({ dataDir: first.dataDir, log: (l) => lines.push(l) });
+    engine = await lab.start({ dataDir, log: (l) => lines.push(l) });
     // Said once the start's compile reaches it (after the first answer: tracking-plans-start.test.ts).
     await waitFor(() => lines.find((l) => l.includes('tracking plan "P"')), 'the warning');
     expect((await engine.post('/v1/track', { userId: 'u', event: 'M', properties: { v: 50 } }, { writeKey: KEY })).status).toBe(200);
@@ -83,7 +76,7 @@ describe('a stored plan that does not compile', () => {
     // By the plan's id too: the same 409 (it was a 400 naming a rule the caller never sent).
     await expect(engine.call('checkTrackingPlanCall', { planId: listed.id, call: { type: 'track', event: 'M' } })).rejects.toThrow(/tracking plan "P" does not compile/);
     // A pipeline's check cannot pass a source it could not check: named, and failed with --fail-on-violations.
-    server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN });
+    const server = await lab.controlServer(engine, TOKEN);
     const args = { api: server.url, token: TOKEN, timeoutMs: 5_000, json: false, failOnViolations: true };
     const app = (await engine.call('listSources', {})).find((s) => s.name === 'app')!;
     let checked = await runCheck(args, undefined);
@@ -118,15 +111,15 @@ describe('a stored plan whose rows were edited by hand', () => {
       sources: [...names, 'Good'].map((n, i) => ({ name: `s${i}`, writeKey: `wk_${i}`, trackingPlan: { name: n, violations: 'block' as const } })),
       trackingPlans: [...names, 'Good'].map((name) => ({ name, rules: [rule] })),
     };
-    const first = await startTestEngine({ config });
-    await first.stop({ keepData: true });
-    const db = openDbFile(first.dataDir, { write: true });
+    const dataDir = lab.dataDir();
+    await (await lab.start({ dataDir, config })).stop();
+    const db = openDbFile(dataDir, { write: true });
     const rows = ['not json', '{"a":1}', '[null]', JSON.stringify([{ ...rule, type: 'WHATEVER' }])];
     names.forEach((name, i) => db.prepare('UPDATE tracking_plans SET rules = ? WHERE name = ?').run(rows[i], name));
     db.close();
 
     const lines: string[] = [];
-    engine = await startTestEngine({ dataDir: first.dataDir, log: (l) => lines.push(l) });
+    engine = await lab.start({ dataDir, log: (l) => lines.push(l) });
     await waitFor(() => lines.filter((l) => l.startsWith('warning: tracking plan')).length === 4 || undefined, 'four warnings');
     expect(lines.filter((l) => l.startsWith('warning: tracking plan')).sort()).toEqual([
       expect.stringMatching(/^warning: tracking plan "Bad type": its stored rule 0 is not a rule; .*not checked/),
