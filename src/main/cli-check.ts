@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { isoTimeSchema } from '../shared/iso-time';
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
 import type { OpInput, OpName, OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
@@ -70,7 +70,7 @@ export function parseCheckArgs(argv: string[], env: Record<string, string | unde
   if (values.since !== undefined) {
     // The API's own rule for a time (an ISO date-time with its offset), so what passes here passes there:
     // Date.parse alone took "1" for 2001, "Nov 26" and 2026-02-30 for 2 March.
-    const t = ISO_TIME.safeParse(values.since).success ? Date.parse(values.since) : NaN;
+    const t = isoTimeSchema.safeParse(values.since).success ? Date.parse(values.since) : NaN;
     if (Number.isNaN(t)) throw new UsageError(`--since: expected an ISO time such as 2025-01-31T12:00:00Z, got "${values.since}"`);
     since = formatTimestamp(t);
   }
@@ -180,9 +180,6 @@ export interface CheckProblem {
    */
   link: string;
 }
-
-/** A time as the API takes `since` (getStats, getViolations). */
-const ISO_TIME = z.iso.datetime({ offset: true });
 
 /** What `--json` prints. */
 export interface CheckResult {

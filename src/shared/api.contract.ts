@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimeSchema } from './iso-time';
 import { DELIVERY_FILTERS, URL_STATE_FILTERS } from './delivery-filters';
 import { createSourceSchema, webhookSettingsSchema, sourceNameSchema, rotateSecretSchema } from './source.schema';
 import { settingsPatchSchema } from './settings.schema';
@@ -179,7 +180,7 @@ export const api = {
   getStats: op<CallStats>()(
     'GET',
     '/stats',
-    z.strictObject({ since: z.iso.datetime({ offset: true }).optional(), sourceId: z.string().min(1).optional() }),
+    z.strictObject({ since: isoTimeSchema.optional(), sourceId: z.string().min(1).optional() }),
   ),
   replayMessage: op<ReplayResult>()(
     'POST',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { op } from './api-op';
+import { isoTimeSchema } from './iso-time';
 import { MAX_CONFIG_BYTES } from './config.schema';
 import {
   planNameSchema,
@@ -70,7 +71,7 @@ export const trackingPlanOps = {
   /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
   replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id }), LARGE),
   /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
-  getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: z.iso.datetime({ offset: true }).optional() })),
+  getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: isoTimeSchema.optional() })),
   deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),
   /**
    * A plan file as Segment's tools write it (Public API rules, Typewriter v8 or v7 plan.json), parsed
@@ -110,5 +111,5 @@ export const trackingPlanOps = {
     z.strictObject({ sourceId: id.optional(), callIds: z.array(z.number().int().min(1)).max(5_000).optional(), name: planNameSchema.optional() }),
   ),
   /** Violations per source, event and kind since a time (default: the last hour): count, last seen, an example call. */
-  getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: z.iso.datetime({ offset: true }).optional(), sourceId: id.optional() })),
+  getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: isoTimeSchema.optional(), sourceId: id.optional() })),
 } as const;
