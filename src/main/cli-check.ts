@@ -7,6 +7,7 @@ import type { CallSummary } from '../shared/types';
 import type { ViolationSummary } from '../shared/tracking-plans.contract';
 import { formatTimestamp } from '../shared/timestamp';
 import { hasUrlCredentials, maskUrlPassword, maskUrlPasswordsIn } from '../shared/url-credentials';
+import { printable } from './printable';
 
 const USAGE = `Usage:
   webhook-lab check --api URL --token T [--since ISO] [--source NAME] [--timeout S] [--json] [--fail-on-violations]
@@ -284,15 +285,6 @@ export function formatSummary(r: CheckResult, sourceLabel?: string): string {
   // Each line is one line of the log: a newline, terminal escape or bidi control inside an event or
   // source name (anyone who can send to the collector chooses those) is shown escaped, not obeyed.
   return `${lines.map(printable).join('\n')}\n`;
-}
-
-// C0 and C1 controls (newline and ESC among them), line/paragraph separators, and every Bidi_Control
-// character (the Arabic letter mark, the left-to-right and right-to-left marks, embeddings, isolates).
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** A line with its unprintable characters as `\uXXXX`. */
-export function printable(line: string): string {
-  return line.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));

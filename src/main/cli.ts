@@ -15,6 +15,7 @@ import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
+import { printableLog } from './printable';
 
 const USAGE = `Webhook Lab ${VERSION} — headless mode
 
@@ -37,7 +38,7 @@ Options:
 `;
 
 function fail(message: string, code = 2): never {
-  process.stderr.write(`webhook-lab: ${message}\n`);
+  process.stderr.write(`webhook-lab: ${printableLog(message)}\n`);
   process.exit(code);
 }
 
@@ -110,7 +111,7 @@ async function serve(argv: string[]): Promise<void> {
       apiPort: uiPort,
       config,
       overrides,
-      log: (line) => process.stderr.write(`${line}\n`),
+      log: (line) => process.stderr.write(`${printableLog(line)}\n`),
     });
   } catch (err) {
     failIfPortInUse(err, 'collector', 'collector-port', host, collectorPort);
@@ -167,7 +168,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'serve') {
-    keepRunningOnUnhandledRejection((line) => process.stderr.write(`${line}\n`));
+    keepRunningOnUnhandledRejection((line) => process.stderr.write(`${printableLog(line)}\n`));
     return serve(rest);
   }
   if (command === 'load') return runLoadCommand(rest);

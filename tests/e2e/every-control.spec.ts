@@ -1,9 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, ownLab, test } from './lab-fixture';
 import { openApp } from './ui-steps';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 
 // Every button, select, checkbox, radio and menu item of every screen is used at least once, the
 // destructive ones included, and what each did is asserted. The controls on screen are enumerated as
@@ -469,7 +467,7 @@ test('inspector: every control', async ({ page, receivers }) => {
   }
   // Open an export: the calls of a JSON Lines file, read-only in place of the live ones, until Back.
   const exported = await fetch(`${lab.apiBase}/api/export/file?format=jsonl`, { headers: { Authorization: `Bearer ${lab.token}` } });
-  const exportFile = join(mkdtempSync(join(tmpdir(), 'wl-export-')), 'every.jsonl');
+  const exportFile = test.info().outputPath('every.jsonl');
   writeFileSync(exportFile, await exported.text());
   await t('export-menu-toggle').click();
   const chooser = page.waitForEvent('filechooser');
@@ -900,7 +898,7 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   const s = new Screen(page, 'plans');
   await expect(t('plans-empty')).toBeVisible();
   // A plan file as Typewriter v8 writes it, chosen in the file dialog.
-  const file = join(mkdtempSync(join(tmpdir(), 'wl-plan-')), 'plan.json');
+  const file = test.info().outputPath('plan.json');
   writeFileSync(file, JSON.stringify({ name: 'Every plan', rules: [{ key: 'Every Control', type: 'TRACK', version: 1, jsonSchema: { eventMetadata: { name: 'Every Control', type: 'TRACK' }, type: 'object', properties: { total: { type: 'number' } } } }] }));
   let chooser = page.waitForEvent('filechooser');
   await s.use('plans-import', t('plans-import'));

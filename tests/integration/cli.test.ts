@@ -227,6 +227,22 @@ describe('webhook-lab serve', () => {
     }
   });
 
+  it('prints what a config names with its control and bidi characters escaped: a name cannot drive the terminal', async () => {
+    // A config file may come from someone else; its names reach serve's log lines (here the note that
+    // a mockReceiver name became this lab's URL). Found by review: ESC sequences were printed raw.
+    const name = 'red\u001b[31m\u202e';
+    const config = writeConfig({
+      sources: [{ name: 's', webhooks: { enabled: true, sharedSecret: '', urls: [{ mockReceiver: name }] } }],
+      mockReceivers: [{ name, path: '/r' }],
+    });
+    const r = await serve(['--data-dir', tempDir(), '--config', config]);
+    const until = Date.now() + START_TIMEOUT_MS;
+    while (!r.stderr().includes('mock receiver "red') && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
+    expect(r.stderr()).toContain('mock receiver "red\\u001b[31m\\u202e" is http://127.0.0.1:');
+    expect(r.stderr()).not.toMatch(/[\u001b\u202e]/);
+    expect(await stop(r)).toMatchObject({ code: 0 });
+  });
+
   it('refuses a config with six URLs: exit 2 naming sources[0].webhooks.urls[5]', async () => {
     const config = writeConfig({
       sources: [{ name: 'too-many', webhooks: { enabled: true, urls: Array.from({ length: 6 }, (_, i) => ({ url: `http://127.0.0.1:9/${i}` })) } }],
