@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { op } from './api-op';
 import { isoTimeSchema } from './iso-time';
 import { MAX_CONFIG_BYTES } from './config.schema';
+import { NON_FINITE_REASON, nonFinitePath } from './nesting';
 import {
   planNameSchema,
   trackingPlanConnectionSchema,
@@ -18,6 +19,15 @@ import type { ImportedShape } from './tracking-plan-import';
 // Tracking plans (issue 24, docs/tracking-plans.md). Spread into `api` by api.contract.ts.
 
 const id = z.string().min(1);
+
+/**
+ * A call to check, as a client would send it. A number JSON cannot hold (`1e999`, read as Infinity)
+ * is refused naming its field, as the collector drops such a call: a plan's `number` would pass it.
+ */
+const callToCheck = z.record(z.string(), z.unknown()).superRefine((call, ctx) => {
+  const path = nonFinitePath(call);
+  if (path.length > 0) ctx.addIssue({ code: 'custom', path, message: `${NON_FINITE_REASON}; the collector drops such a call` });
+});
 
 /** GET /api/violations lists at most this many items, the most frequent first. */
 export const MAX_VIOLATION_ITEMS = 500;
@@ -93,7 +103,7 @@ export const trackingPlanOps = {
   checkTrackingPlanCall: op<PlanVerdict | null>()(
     'POST',
     '/tracking-plans/check',
-    z.strictObject({ call: z.record(z.string(), z.unknown()), sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),
+    z.strictObject({ call: callToCheck, sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),
   ),
   /**
    * Checks stored calls again against their source's current plan, without changing what they were

@@ -134,6 +134,14 @@ describe('plans over the control API', () => {
     const byRules = await api<PlanVerdict>('POST', '/api/tracking-plans/check', { rules: [rule('B', {}, ['must'])], call: { type: 'track', event: 'B', properties: {} } });
     expect(byRules.body.violations.map((v) => v.path)).toEqual(['/properties/must']);
     expect((await api<Page<CallSummary>>('GET', '/api/messages')).body.total).toBe(0);
+    // 1e999 is Infinity to JSON.parse: a plan's `number` passed it, where the collector drops the call.
+    const res = await fetch(`${server!.url}/api/tracking-plans/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: `{"sourceId":"${source.id}","call":{"type":"track","event":"A","properties":{"n":1e999}}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { fields?: unknown }).fields).toEqual([{ path: 'call.properties.n', message: expect.stringMatching(/Infinity.*collector drops such a call/) }]);
   });
 
   it('GET /api/violations counts per source, event and kind with the newest example; a draft plan comes from observed calls', async () => {
