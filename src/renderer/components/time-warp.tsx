@@ -56,7 +56,7 @@ export function TimeWarpControl({ compact = false, testId = 'time-warp' }: { com
             min={0.001}
             className="time-warp-custom"
             aria-label="Custom time-warp factor"
-            placeholder={scale !== null && !isPreset ? `×${scale}` : 'custom'}
+            placeholder={scale !== null && !isPreset ? `×${scale}` : '×n'}
             value={custom}
             data-testid={`${testId}-custom`}
             onChange={(e) => setCustom(e.target.value)}

@@ -38,7 +38,7 @@ export function FiltersBar() {
         value={filters.urlState ?? ''}
         onChange={(e) => s.setFilters({ urlState: (e.target.value || undefined) as UrlStateFilter | undefined })}
       >
-        <option value="">any URL state</option>
+        <option value="">any URL</option>
         {URL_STATE_FILTERS.map((f) => (
           <option key={f} value={f}>
             URL {URL_STATE_LABELS[f]}
