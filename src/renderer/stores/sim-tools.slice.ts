@@ -4,6 +4,7 @@ import type { ConfigWarning } from '../../shared/config.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 import { connectSimulationEvents } from './sim-events';
+import { configFileText } from './config-file-text';
 
 // Time-warp, export of deliveries, config export/import: small actions shared by several screens.
 
@@ -79,7 +80,9 @@ export const createSimToolsSlice =
     },
     async exportConfig() {
       try {
-        return JSON.stringify(await api.call('getConfig', {}), null, 2) + '\n';
+        const { text, problem } = configFileText(await api.call('getConfig', {}));
+        if (problem) get().notify(`Config exported, but ${problem}`, 'error');
+        return text;
       } catch (err) {
         get().notify(`Config export failed: ${errorText(err)}`, 'error');
         return null;
