@@ -372,6 +372,11 @@ describe('messages', () => {
 
     const notJson = await api<ApiErrorBody>('POST', `/api/messages/${summary.id}/replay`, { body: { body: '{nope' } });
     expect(notJson.status).toBe(400);
+    // The bad field is named in `fields`, as every other 400 names it.
+    expect(notJson.body.fields).toEqual([{ path: 'body', message: expect.stringMatching(/^not valid JSON/) }]);
+    const noSuchUrl = await api<ApiErrorBody>('POST', `/api/messages/${summary.id}/replay`, { body: { urlIndex: 3 } });
+    expect(noSuchUrl.status).toBe(400);
+    expect(noSuchUrl.body.fields).toEqual([{ path: 'urlIndex', message: expect.stringMatching(/URL/) }]);
 
     const dropped = (await listMessages({ q: ids.noEvent })).items[0];
     const refused = await api<ApiErrorBody>('POST', `/api/messages/${dropped.id}/replay`, { body: {} });

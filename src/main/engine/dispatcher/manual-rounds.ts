@@ -1,6 +1,7 @@
 import type { Attempt, AttemptTrigger, NormalizedCall } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../errors';
+import { ValidationError } from '../../../shared/validation-error';
 import { withoutOmitted } from '../../../shared/tracking-plan.schema';
 import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
@@ -117,13 +118,13 @@ export class ManualRounds {
       throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
     }
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
-      throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
+      throw new ValidationError([{ path: 'urlIndex', message: `the delivery has ${d.urls.length} URL(s): 0 to ${d.urls.length - 1}` }]);
     }
     if (opts.body !== undefined) {
       try {
         JSON.parse(opts.body);
       } catch (err) {
-        throw new HttpError(400, `body: not valid JSON (${(err as Error).message})`);
+        throw new ValidationError([{ path: 'body', message: `not valid JSON (${(err as Error).message})` }]);
       }
     }
     const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);
