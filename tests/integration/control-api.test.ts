@@ -166,6 +166,14 @@ describe('sources', () => {
     expect((await api<Source[]>('GET', '/api/sources')).body.some((s) => s.id === created.id)).toBe(false);
     expect((await api('DELETE', `/api/sources/${created.id}`)).status).toBe(404);
     expect((await api('PATCH', `/api/sources/${created.id}`, { body: { name: 'x' } })).status).toBe(404);
+    // The 404 says what was not found, as for messages and receivers (it was "not found: <id>").
+    for (const [method, path, body] of [
+      ['DELETE', `/api/sources/${created.id}`, undefined],
+      ['PATCH', `/api/sources/${created.id}`, { name: 'x' }],
+      ['POST', `/api/sources/${created.id}/rotate-secret`, { which: 'sharedSecret' }],
+    ] as const) {
+      expect((await api<ApiErrorBody>(method, path, body ? { body } : {})).body.error).toBe(`not found: source ${created.id}`);
+    }
   });
 
   it('refuses invalid webhook settings with 400 and the field of each problem', async () => {
