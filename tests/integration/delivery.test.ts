@@ -230,6 +230,19 @@ describe('replay', () => {
     expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].state).toBe('delivered');
   });
 
+  it('a call whose source was deleted is not replayed unsigned (409), and a bulk retry leaves it out', async () => {
+    const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u', event: 'orphan' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    await t.call('deleteSource', { id: (await t.call('listSources', {}))[0].id });
+    // The current secret is what a replay signs with: the source, and its secrets, are gone.
+    await expect(t.call('replayMessage', { id: d.call.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/source .*no longer exists/) });
+    expect(await t.call('retryMatching', {})).toMatchObject({ retried: 0 });
+    await new Promise((done) => setTimeout(done, 200));
+    expect(r.requests).toHaveLength(1);
+  });
+
   it('a dropped call cannot be replayed (409)', async () => {
     const r = await receiver();
     const t = await setup([`${r.url}/h`]);

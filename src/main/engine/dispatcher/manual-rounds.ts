@@ -67,7 +67,8 @@ export class ManualRounds {
     while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
       const id = this.queue.shift()!;
       const d = this.deps.store.deliveries.active(id);
-      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d)) {
+      // A deleted source's delivery would go out unsigned (a retry signs with the current secret).
+      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !this.deps.store.sources.get(d.sourceId)) {
         this.queued.delete(id);
         continue;
       }
@@ -114,6 +115,9 @@ export class ManualRounds {
       if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
       d = await this.createForReplay(callId, call.sourceId, call.normalized);
     }
+    // A replay signs with the source's current secrets: with the source deleted (its secrets retired)
+    // it would go out unsigned, which the receiver refuses for a reason the lab made.
+    if (!store.sources.get(d.sourceId)) throw new HttpError(409, `the source of message ${callId} no longer exists: a replay signs with its current secret, so there is nothing to sign with`);
     if (opts.body === undefined && neverSent(d)) {
       throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
     }
