@@ -181,6 +181,15 @@ describe('retries', () => {
     expect(r.requests[1].receivedAt - r.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
   });
 
+  it('a Retry-After past the retry window expires the delivery, saying so (not that the window is over)', async () => {
+    const r = await receiver((_req, res) => res.writeHead(503, { 'retry-after': '86400' }).end());
+    const t = await setup([`${r.url}/tomorrow`]);
+    await t.post('/v1/track', { userId: 'u', event: 'later' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'expired');
+    expect(d.deliveries[0].attempts).toHaveLength(1);
+    expect(d.deliveries[0].lastError).toMatch(/Retry-After of 86400 s would put the next attempt past the retry window of 4 h$/);
+  });
+
   it('time-warp: the default 4 h schedule at speed 1000 ends expired after 16 attempts', async () => {
     const r = await receiver((_req, res) => res.writeHead(500).end());
     const t = await setup([`${r.url}/down`], { timeScale: 1000, retrySchedule: { preset: 'default', jitter: 0 } });
