@@ -91,6 +91,9 @@ async function serve(argv: string[]): Promise<void> {
   const checked = settingsPatchSchema.safeParse(overrides);
   if (!checked.success) fail(describeErrors(fieldErrors(checked.error)).replace('timeScale', '--time-scale'));
 
+  // An empty token would start a lab no request can authenticate to (an empty Bearer is refused).
+  if (values.token === '') fail('--token: must not be empty (leave it out for WEBHOOK_LAB_TOKEN or the token kept in the data folder)');
+
   const config = values.config ? loadConfigFile(values.config) : undefined;
   // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.
   const givenDataDir = values['data-dir'] ?? (process.env.WEBHOOK_LAB_DATA_DIR || undefined);
@@ -125,7 +128,8 @@ async function serve(argv: string[]): Promise<void> {
     throw err;
   }
   // After the engine made (or checked) the data folder: the kept token lives there.
-  const token = values.token ?? process.env.WEBHOOK_LAB_TOKEN ?? keptToken(dataDir);
+  // An empty WEBHOOK_LAB_TOKEN counts as unset, as an empty WEBHOOK_LAB_DATA_DIR does.
+  const token = values.token ?? (process.env.WEBHOOK_LAB_TOKEN || undefined) ?? keptToken(dataDir);
   let server;
   try {
     server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });

@@ -40,7 +40,10 @@ export const RETRY_PRESETS: Record<string, Preset> = {
     label: 'Svix: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h',
     delaysMs: [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
     jitter: 0,
-    windowMs: 5 * SECOND + 5 * MINUTE + 30 * MINUTE + 2 * HOUR + 5 * HOUR + 20 * HOUR,
+    // The delays' sum plus 5 h: the window also counts the attempts' own time and a lane's wait
+    // (round.ts), so one ending at the last retry's offset lost that retry (7 attempts, not Svix's 8);
+    // 5 h is half the last delay, so no 9th attempt fits.
+    windowMs: 5 * SECOND + 5 * MINUTE + 30 * MINUTE + 2 * HOUR + 5 * HOUR + 20 * HOUR + 5 * HOUR,
     timeoutMs: CLASSIC_TIMEOUT_MS,
     retryRule: 'classic',
   },

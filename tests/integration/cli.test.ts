@@ -384,4 +384,20 @@ describe('webhook-lab usage', () => {
     expect(scale.code).toBe(2);
     expect(scale.stderr).toContain('--time-scale');
   });
+
+  it('refuses an empty --token (exit 2), and an empty WEBHOOK_LAB_TOKEN counts as unset: a lab no request could authenticate to never starts', async () => {
+    const empty = await runCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0', '--token', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--token');
+    const p = spawnCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0'], { WEBHOOK_LAB_TOKEN: '' });
+    try {
+      const until = Date.now() + START_TIMEOUT_MS;
+      while (!/^api: .*$/m.test(p.stdout()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      // The kept token (ui-token in the data folder), as when the variable is not set.
+      expect(/^api: .* \(Authorization: Bearer (.*)\)$/m.exec(p.stdout())?.[1]).toMatch(/^\S{16,}$/);
+    } finally {
+      p.proc.kill('SIGTERM');
+      await p.exited;
+    }
+  });
 });

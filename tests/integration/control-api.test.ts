@@ -166,6 +166,14 @@ describe('sources', () => {
     expect((await api<Source[]>('GET', '/api/sources')).body.some((s) => s.id === created.id)).toBe(false);
     expect((await api('DELETE', `/api/sources/${created.id}`)).status).toBe(404);
     expect((await api('PATCH', `/api/sources/${created.id}`, { body: { name: 'x' } })).status).toBe(404);
+    // The 404 says what was not found, as for messages and receivers (it was "not found: <id>").
+    for (const [method, path, body] of [
+      ['DELETE', `/api/sources/${created.id}`, undefined],
+      ['PATCH', `/api/sources/${created.id}`, { name: 'x' }],
+      ['POST', `/api/sources/${created.id}/rotate-secret`, { which: 'sharedSecret' }],
+    ] as const) {
+      expect((await api<ApiErrorBody>(method, path, body ? { body } : {})).body.error).toBe(`not found: source ${created.id}`);
+    }
   });
 
   it('refuses invalid webhook settings with 400 and the field of each problem', async () => {
@@ -372,6 +380,11 @@ describe('messages', () => {
 
     const notJson = await api<ApiErrorBody>('POST', `/api/messages/${summary.id}/replay`, { body: { body: '{nope' } });
     expect(notJson.status).toBe(400);
+    // The bad field is named in `fields`, as every other 400 names it.
+    expect(notJson.body.fields).toEqual([{ path: 'body', message: expect.stringMatching(/^not valid JSON/) }]);
+    const noSuchUrl = await api<ApiErrorBody>('POST', `/api/messages/${summary.id}/replay`, { body: { urlIndex: 3 } });
+    expect(noSuchUrl.status).toBe(400);
+    expect(noSuchUrl.body.fields).toEqual([{ path: 'urlIndex', message: expect.stringMatching(/URL/) }]);
 
     const dropped = (await listMessages({ q: ids.noEvent })).items[0];
     const refused = await api<ApiErrorBody>('POST', `/api/messages/${dropped.id}/replay`, { body: {} });

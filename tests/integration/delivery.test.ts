@@ -181,6 +181,15 @@ describe('retries', () => {
     expect(r.requests[1].receivedAt - r.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
   });
 
+  it('a Retry-After past the retry window expires the delivery, saying so (not that the window is over)', async () => {
+    const r = await receiver((_req, res) => res.writeHead(503, { 'retry-after': '86400' }).end());
+    const t = await setup([`${r.url}/tomorrow`]);
+    await t.post('/v1/track', { userId: 'u', event: 'later' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'expired');
+    expect(d.deliveries[0].attempts).toHaveLength(1);
+    expect(d.deliveries[0].lastError).toMatch(/Retry-After of 86400 s would put the next attempt past the retry window of 4 h$/);
+  });
+
   it('time-warp: the default 4 h schedule at speed 1000 ends expired after 16 attempts', async () => {
     const r = await receiver((_req, res) => res.writeHead(500).end());
     const t = await setup([`${r.url}/down`], { timeScale: 1000, retrySchedule: { preset: 'default', jitter: 0 } });
@@ -228,6 +237,19 @@ describe('replay', () => {
     expect(result.attempts[0].requestBody).toBe(edited);
     expect(r.requests[1].body.toString()).toBe(edited);
     expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].state).toBe('delivered');
+  });
+
+  it('a call whose source was deleted is not replayed unsigned (409), and a bulk retry leaves it out', async () => {
+    const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
+    const t = await setup([`${r.url}/h`]);
+    await t.post('/v1/track', { userId: 'u', event: 'orphan' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    await t.call('deleteSource', { id: (await t.call('listSources', {}))[0].id });
+    // The current secret is what a replay signs with: the source, and its secrets, are gone.
+    await expect(t.call('replayMessage', { id: d.call.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/source .*no longer exists/) });
+    expect(await t.call('retryMatching', {})).toMatchObject({ retried: 0 });
+    await new Promise((done) => setTimeout(done, 200));
+    expect(r.requests).toHaveLength(1);
   });
 
   it('a dropped call cannot be replayed (409)', async () => {

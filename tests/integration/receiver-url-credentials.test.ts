@@ -72,4 +72,23 @@ describe('a receiver URL with user:password@', () => {
     const [source] = await t.call('listSources', {});
     expect(source.webhooks.urls[0].url).toBe(url);
   });
+
+  it("a failed delivery's lastError masks the password too, in the detail and in the live events", async () => {
+    const r = await lab.receiver((_req, res) => res.writeHead(400).end());
+    const host = r.url.slice('http://'.length);
+    const t = await lab.start({
+      config: { sources: [{ name: 'creds', writeKey: 'wk_creds', webhooks: { enabled: true, urls: [{ url: `http://bob:${ENCODED}@${host}/hook`, headers: {} }] } }] },
+    });
+    await t.post('/v1/track', { userId: 'u1', event: 'Refused' }, { writeKey: 'wk_creds' });
+    const detail = await waitFor(async () => {
+      const c = (await t.call('listMessages', { limit: 1 })).items[0];
+      const d = c && (await t.call('getMessage', { id: c.id }));
+      return d?.deliveries[0]?.state === 'failed' ? d : null;
+    }, 'the call failed');
+    expect(detail.deliveries[0].lastError).toBe(`http://bob:****@${host}/hook: discarded: 4xx (HTTP 400)`);
+    for (const text of [JSON.stringify(detail), JSON.stringify(t.events)]) {
+      expect(text).not.toContain(ENCODED);
+      expect(text).not.toContain(PASSWORD);
+    }
+  });
 });

@@ -41,6 +41,20 @@ describe('mock receivers via the API', () => {
     expect((await t.call('listReceivers', {}))[0].requestCount).toBe(3);
   });
 
+  it('attaching a receiver with a Standard Webhooks secret gives it to a source that has none, so its check (and enforceSignature) passes', async () => {
+    const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk' }], settings: FAST } });
+    const key = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const r = await t.call('createReceiver', { name: 'sw', path: '/sw', standardWebhooksSecret: key, behavior: { enforceSignature: true } });
+    const attached = await t.call('attachReceiver', { id: r.id, sourceId: (await t.call('listSources', {}))[0].id });
+    expect(attached.webhooks.standardWebhooksSecret).toBe(key);
+    expect(attached.secretVersions?.standardWebhooksSecret).toMatchObject({ version: 1 });
+    await t.post('/v1/track', { userId: 'u', event: 'Standard' }, { writeKey: 'wk' });
+    const d = await lastDetail(t, 'delivered');
+    expect(d.deliveries[0].attempts.map((a) => a.responseStatus)).toEqual([200]);
+    const [req] = await t.call('listReceiverRequests', { id: r.id });
+    expect(req.standardWebhooks?.state).toBe('valid');
+  });
+
   it('a signature mismatch is reported with both digests', async () => {
     const t = await lab.start({ config: { sources: [{ name: 'app', writeKey: 'wk', webhooks: { enabled: false, sharedSecret: 'source-secret' } }] } });
     const r = await t.call('createReceiver', { name: 'strict', path: '/strict', secret: 'receiver-secret' });

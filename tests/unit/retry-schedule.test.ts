@@ -99,7 +99,23 @@ describe('resolveRetrySchedule', () => {
     const svix = resolveRetrySchedule({ preset: 'svix' });
     const offsets = plannedOffsets(svix);
     expect(offsets).toHaveLength(svix.delaysMs.length + 1);
-    expect(offsets.at(-1)).toBe(svix.windowMs);
+    expect(offsets.at(-1)).toBeLessThan(svix.windowMs);
+  });
+
+  it('the svix preset makes all 8 attempts when each attempt takes time (its window ended at the last retry, which was lost)', () => {
+    const svix = resolveRetrySchedule({ preset: 'svix' });
+    // The window counts the attempts' own time (round.ts): a 500 in 50 ms, or a 10 s Actions timeout.
+    for (const attemptMs of [50, 10 * SECOND]) {
+      let elapsed = 0;
+      let attempts = 1;
+      for (let round = 1; ; round++) {
+        const next = nextRetry(svix, round, elapsed + attemptMs, () => 0.5);
+        if (!next) break;
+        elapsed = next.offsetMs;
+        attempts++;
+      }
+      expect(attempts, `attempts of ${attemptMs} ms`).toBe(svix.delaysMs.length + 1);
+    }
   });
 });
 

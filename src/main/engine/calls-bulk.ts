@@ -42,7 +42,8 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
             if (seen.has(callId)) continue;
             seen.add(callId);
             // A request never sent (its mapped body passed the limit) has nothing to send again.
-            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d));
+            // Nor has one whose source was deleted (it would go out unsigned: manual-rounds.ts).
+            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && store.sources.get(d.sourceId) !== undefined);
             // The status passes are counted above; a call found only by its Actions parts adds itself.
             if (k >= states.length && failed.length > 0) matched++;
             if (!dryRun) for (const d of failed) deliveryIds.push(d.id);

@@ -1,6 +1,7 @@
 import type { Attempt, AttemptTrigger, NormalizedCall } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../errors';
+import { ValidationError } from '../../../shared/validation-error';
 import { withoutOmitted } from '../../../shared/tracking-plan.schema';
 import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
@@ -66,7 +67,8 @@ export class ManualRounds {
     while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
       const id = this.queue.shift()!;
       const d = this.deps.store.deliveries.active(id);
-      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d)) {
+      // A deleted source's delivery would go out unsigned (a retry signs with the current secret).
+      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !this.deps.store.sources.get(d.sourceId)) {
         this.queued.delete(id);
         continue;
       }
@@ -113,17 +115,20 @@ export class ManualRounds {
       if (!call.normalized) throw new HttpError(409, `message ${callId} has nothing to send: ${call.normalizedNote ?? 'it has no normalized form'}`);
       d = await this.createForReplay(callId, call.sourceId, call.normalized);
     }
+    // A replay signs with the source's current secrets: with the source deleted (its secrets retired)
+    // it would go out unsigned, which the receiver refuses for a reason the lab made.
+    if (!store.sources.get(d.sourceId)) throw new HttpError(409, `the source of message ${callId} no longer exists: a replay signs with its current secret, so there is nothing to sign with`);
     if (opts.body === undefined && neverSent(d)) {
       throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
     }
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
-      throw new HttpError(400, `urlIndex: the delivery has ${d.urls.length} URL(s)`);
+      throw new ValidationError([{ path: 'urlIndex', message: `the delivery has ${d.urls.length} URL(s): 0 to ${d.urls.length - 1}` }]);
     }
     if (opts.body !== undefined) {
       try {
         JSON.parse(opts.body);
       } catch (err) {
-        throw new HttpError(400, `body: not valid JSON (${(err as Error).message})`);
+        throw new ValidationError([{ path: 'body', message: `not valid JSON (${(err as Error).message})` }]);
       }
     }
     const indexes = opts.urlIndex !== undefined ? [opts.urlIndex] : d.urls.map((_, i) => i);

@@ -228,7 +228,14 @@ function stateAfterRound(
   // Simulated time: the delays are warped, the attempt itself took real time.
   const elapsed = d.simElapsedMs + durationMs;
   const next = nextRetry(settings.retrySchedule, roundNo, elapsed, random, retryAfter);
-  if (!next) return end(base, 'expired', elapsed, `${lastError}; retry window of ${formatWindow(settings.retrySchedule.windowMs)} is over`);
+  if (!next) {
+    const window = formatWindow(settings.retrySchedule.windowMs);
+    // The receiver's Retry-After, not the schedule, ended it: the window still had room for the
+    // schedule's own delay (its shortest, jitter at its low end; no draw taken from random).
+    const byRetryAfter = retryAfter > 0 && nextRetry(settings.retrySchedule, roundNo, elapsed, () => 0) !== null;
+    const why = byRetryAfter ? `a Retry-After of ${Math.round(retryAfter / 1000)} s would put the next attempt past the retry window of ${window}` : `retry window of ${window} is over`;
+    return end(base, 'expired', elapsed, `${lastError}; ${why}`);
+  }
   return {
     ...base,
     state: 'retrying',

@@ -7,6 +7,7 @@ import { ReceiversRepo } from './receivers.repo';
 import { conflict, HttpError, notFound } from '../errors';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import { formatTimestamp } from '../../../shared/timestamp';
+import { shortKeyWarning } from '../../../shared/standard-webhooks';
 import { describeUse, detached, movedUrl, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
 import { describeFollowed, followReceivers, rewriteUses, type ReceiverMove } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
@@ -170,9 +171,13 @@ export class ReceiversService implements Feature<Ops> {
           if (urls.length >= 5) throw new HttpError(409, `webhooks.urls: source "${source.name}" already has 5 URLs; remove one first`);
           urls.push({ url, headers: {} });
         }
-        // The receiver checks signatures against its own secret: give the source that secret when it has none.
+        // The receiver checks signatures against its own secrets: give the source each one it has none of
+        // (a Standard Webhooks key only when long enough for a source: sw-key-policy.ts), or
+        // enforceSignature refuses every call for the missing headers.
         const sharedSecret = source.webhooks.sharedSecret || r.secret;
-        const updated = store.sources.update(source.id, { webhooks: { ...source.webhooks, enabled: true, urls, sharedSecret } });
+        const receiverKey = r.standardWebhooksSecret && shortKeyWarning(r.standardWebhooksSecret) === null ? r.standardWebhooksSecret : undefined;
+        const standardWebhooksSecret = source.webhooks.standardWebhooksSecret || receiverKey;
+        const updated = store.sources.update(source.id, { webhooks: { ...source.webhooks, enabled: true, urls, sharedSecret, standardWebhooksSecret } });
         events.emit({ type: 'sources.changed' });
         return updated;
       },

@@ -1,6 +1,6 @@
 import type { ActionsMethod, Delivery, DeliveryProgress, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
-import { maskUrlPassword } from '../../../shared/url-credentials';
+import { maskUrlPassword, maskUrlPasswordsIn } from '../../../shared/url-credentials';
 import type { ActiveDelivery, DeliveryUpdate } from './delivery.types';
 import { decodeUrlStates } from './url-states';
 
@@ -83,7 +83,8 @@ export function toDelivery(r: DeliveryRow, body: string, callIds?: number[]): De
     firstAttemptAt: formatOptionalTimestamp(r.first_attempt_at),
     lastAttemptAt: formatOptionalTimestamp(r.last_attempt_at),
     deliveredAt: formatOptionalTimestamp(r.delivered_at),
-    lastError: r.last_error,
+    // It names the failing URLs (round.ts), passwords and all: masked like urls above.
+    lastError: r.last_error === null ? null : maskUrlPasswordsIn(r.last_error),
     body,
     kind: r.kind ?? 'classic',
     mapping: r.mapping ?? null,
@@ -106,6 +107,6 @@ export function progressOf(u: DeliveryUpdate): DeliveryProgress {
     firstAttemptAt: formatOptionalTimestamp(u.firstAttemptAt),
     lastAttemptAt: formatOptionalTimestamp(u.lastAttemptAt),
     deliveredAt: formatOptionalTimestamp(u.deliveredAt),
-    lastError: u.lastError,
+    lastError: u.lastError === null ? null : maskUrlPasswordsIn(u.lastError),
   };
 }

@@ -99,7 +99,7 @@ export class SourcesRepo {
 
   update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now = Date.now()): Source {
     const current = this.byId.get(id);
-    if (!current) throw notFound(id);
+    if (!current) throw notFound(`source ${id}`);
     if (patch.name && patch.name !== current.name && this.byName(patch.name)) {
       throw conflict(`name: a source named "${patch.name}" already exists`);
     }
@@ -122,7 +122,7 @@ export class SourcesRepo {
    */
   rotate(id: string, field: SecretField, secret: string, now: number): Source {
     const current = this.byId.get(id);
-    if (!current) throw notFound(id);
+    if (!current) throw notFound(`source ${id}`);
     if (!current.webhooks[field]) throw conflict(`${field}: the source has none to rotate; set one in its Webhooks settings first`);
     if (current.webhooks[field] === secret) throw conflict(`${field}: the new secret is the current one`);
     const kind = field === 'sharedSecret' ? 'shared' : 'standard';
@@ -134,7 +134,7 @@ export class SourcesRepo {
 
   delete(id: string): void {
     const current = this.byId.get(id);
-    if (!current) throw notFound(id);
+    if (!current) throw notFound(`source ${id}`);
     this.db.transaction(() => {
       this.deleteStmt.run(id);
       this.secrets.retireAll(id, Date.now());
