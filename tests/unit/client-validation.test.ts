@@ -259,6 +259,20 @@ describe('options', () => {
     expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'not a url' })).toThrow(/absolute http/);
   });
 
+  it('refuses times a timer cannot hold (Node fires a setTimeout over 2^31-1 ms after 1 ms)', () => {
+    const tooLong = 2 ** 31;
+    expect(() => new Analytics('wk', { transport: unusedTransport, flushAfter: tooLong })).toThrow(/flushAfter must be an integer ≥ 1 and ≤ 2147483647/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, httpTimeout: tooLong })).toThrow(/httpTimeout must be an integer ≥ 1 and ≤ 2147483647/);
+    const a = new Analytics('wk', { transport: unusedTransport, flushAfter: tooLong - 1, httpTimeout: tooLong - 1 });
+    expect(a.options).toMatchObject({ flushAfter: tooLong - 1, httpTimeout: tooLong - 1 });
+    expect(() => a.configure({ flushAfter: tooLong })).toThrow(/flushAfter/);
+  });
+
+  it('refuses an endpoint with a query or fragment, which {endpoint}/v1/batch would swallow the path into', () => {
+    expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'http://h:1/?x=1' })).toThrow(/query string or fragment/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'http://h:1/lab#f' })).toThrow(/query string or fragment/);
+  });
+
   it('reports the package version as the library version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(LIBRARY_VERSION).toBe(pkg.version);
