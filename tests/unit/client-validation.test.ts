@@ -279,6 +279,23 @@ describe('options', () => {
   });
 });
 
+describe('events', () => {
+  it('off() removes a listener added with once(), as with node:events', () => {
+    const { analytics } = client();
+    const seen: string[] = [];
+    const fn = (e: { messageId: string }) => void seen.push(e.messageId);
+    analytics.once('enqueue', fn);
+    analytics.off('enqueue', fn);
+    analytics.track({ userId: 'u1', event: 'E' });
+    expect(seen).toEqual([]);
+    expect(analytics.listenerCount('enqueue')).toBe(0);
+    analytics.once('enqueue', fn);
+    const id = analytics.track({ userId: 'u1', event: 'F' });
+    analytics.track({ userId: 'u1', event: 'G' });
+    expect(seen).toEqual([id]);
+  });
+});
+
 describe('messages with their own toJSON', () => {
   class Order {
     constructor(readonly id: string) {}
