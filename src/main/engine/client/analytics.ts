@@ -137,10 +137,14 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   enqueue(type: string, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
     const queued = prepareMessage(type, message, this.clock.now(), this.arena);
-    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
+    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) {
+      this.arena.release(queued.chunk, queued.offset, queued.bytes);
+      throw new QueueFullError(this.resolved.maxQueueSize);
+    }
     try {
       this.persistence?.add([queued.toRecord()]);
     } catch (err) {
+      this.arena.release(queued.chunk, queued.offset, queued.bytes);
       throw new PersistenceError(`could not persist the message, nothing queued: ${(err as Error)?.message ?? err}`, { cause: err });
     }
     this.pending.push(queued);
