@@ -228,6 +228,27 @@ describe('one flush at a time', () => {
   });
 });
 
+describe('concurrency raised by configure()', () => {
+  // The default transport's sockets must follow: a request waiting for one ran down its httpTimeout
+  // there, then was retried (a duplicate when it had been sent) or dropped as timed out.
+  it('sends that many requests at once, none waiting for a socket', async () => {
+    collector = await startCollector();
+    const b = client({ flushAt: 1, flushAfter: 60_000, clock: new ManualClock(), httpTimeout: 5000 });
+    b.configure({ concurrency: 8 });
+    collector.hold();
+    b.track({ userId: 'u1', event: 'first' });
+    await collector.waitForRequests(1);
+    for (let i = 0; i < 8; i++) b.track({ userId: 'u1', event: `E${i}` });
+    const done = b.flush();
+    collector.release();
+    collector.hold();
+    await collector.waitForRequests(9);
+    expect(collector.maxInFlight).toBe(8);
+    collector.release();
+    expect((await done).sent).toBe(9);
+  });
+});
+
 describe('persistence seam', () => {
   it('adds at enqueue, sends loaded messages first, and removes them once accepted', async () => {
     collector = await startCollector();

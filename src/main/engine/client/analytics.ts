@@ -68,7 +68,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.persistence = options.persistence ?? null;
     this.ownsTransport = !options.transport;
     this.transport =
-      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.resolved.concurrency }));
+      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport());
     this.warnLogger = options.logger ?? stderrLogger;
     this.logger = this.resolved.debug ? this.warnLogger : null;
     this.delivery = this.deliveryContext(writeKey);

@@ -64,7 +64,9 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
   const owned = !options.dispatcher;
   // undici's own headers/body timeouts are coarse (they fire up to ~0.5 s late), so the AbortSignal
   // below enforces httpTimeout; these are only a backstop.
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 8 });
+  // No socket limit by default: the client's `concurrency` (which configure() may raise) already bounds
+  // its requests, and one waiting here for a socket would run down its httpTimeout before it is sent.
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null });
   return {
     async send(req) {
       const ac = new AbortController();
