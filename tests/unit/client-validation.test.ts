@@ -166,6 +166,30 @@ describe('stamping', () => {
   });
 });
 
+describe('messageId and getters', () => {
+  it('an empty or blank messageId counts as none: a UUID is generated, as the Go v2 library does for ""', () => {
+    const { analytics, persistence } = client();
+    const ids = [analytics.track({ userId: 'u1', event: 'A', messageId: '' }), analytics.track({ userId: 'u1', event: 'B', messageId: '  ' })];
+    const sent = persistence.load().map((m) => JSON.parse(m.json));
+    for (const [i, m] of sent.entries()) {
+      expect(m.messageId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(ids[i]).toBe(m.messageId);
+    }
+  });
+
+  it('a getter that throws is a refusal like any other (AnalyticsValidationError), nothing queued', () => {
+    const { analytics, persistence } = client();
+    const top = { userId: 'u1', event: 'E', get properties(): Record<string, unknown> { throw new Error('getter boom'); } };
+    const nested = { userId: 'u1', event: 'E', properties: { get total(): number { throw new Error('nested boom'); } } };
+    for (const m of [top, nested]) {
+      const err = refusal(() => analytics.track(m));
+      expect(err.message).toMatch(/boom/);
+      expect(err.field).toBe('');
+    }
+    expect(persistence.load()).toEqual([]);
+  });
+});
+
 describe('refusals that are not validation', () => {
   it(`refuses a message over ${MAX_MESSAGE_BYTES} bytes serialized, and accepts one just under`, () => {
     const { analytics, persistence } = client();
