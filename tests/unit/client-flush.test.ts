@@ -268,6 +268,28 @@ describe('persistence seam', () => {
     expect(persistence.size).toBe(0);
     expect(second.stats().queued).toBe(0);
   });
+
+  it('a loaded record that is not a JSON object, or is over 32 KB, is not sent: it would sink its whole batch', async () => {
+    collector = await startCollector();
+    const persistence = new MemoryPersistence();
+    const first = new Analytics('wk_flush', { endpoint: collector.endpoint, clock: new ManualClock(), persistence, flushAt: 100 });
+    first.track({ userId: 'u1', event: 'good' });
+    const record = (id: string, json: string) => ({ id, messageId: id, type: 'track', json, bytes: Buffer.byteLength(json), enqueuedAt: 0 });
+    const huge = JSON.stringify({ type: 'track', userId: 'u1', event: 'huge', messageId: 'huge', properties: { s: 'x'.repeat(40_000) } });
+    persistence.add([record('torn', '{"type":"track","userId":"u1","ev'), record('array', '[1]'), record('huge', huge)]);
+
+    const second = client({ persistence, flushAt: 100, clock: new ManualClock() });
+    const errors: Error[] = [];
+    second.on('error', (e) => errors.push(e));
+    expect(second.stats().queued).toBe(1);
+    const flushed = new Promise((resolve) => second.once('flush', resolve));
+    await expect(flushed).resolves.toMatchObject({ trigger: 'load', count: 1, ok: true });
+    expect(events(collector.received[0])).toEqual(['good']);
+    expect(persistence.size).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'persistence_failed' });
+    expect(errors[0].message).toMatch(/3 restored messages .*torn.*array.*huge/);
+  });
 });
 
 describe('live settings and state', () => {
