@@ -13,6 +13,7 @@ import {
   type Clock,
   type DropEvent,
   type RetryEvent,
+  type Transport,
 } from '../../src/main/engine/client';
 
 interface Received {
@@ -359,5 +360,23 @@ describe('the answer after its status', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(result.batches[0]).toMatchObject({ status: 500, ok: false });
     expect(result.batches[0].error).toMatch(/^HTTP 500: x{200}… \(gave up after 0 retries\)$/);
+  });
+});
+
+describe('a transport that rejects with no error object', () => {
+  it.each([null, undefined, 'socket gone'])('rejecting with %s is retried like any failed attempt, never stuck in flight', async (reason) => {
+    let n = 0;
+    const transport: Transport = {
+      send: () => (n++ === 0 ? Promise.reject(reason) : Promise.resolve({ status: 200, body: '' })),
+    };
+    const a = new Analytics('k', { transport, env: {}, clock: fastClock().clock });
+    closers.push(() => a.close());
+    const retries: RetryEvent[] = [];
+    a.on('retry', (e) => retries.push(e));
+    a.track({ userId: 'u1', event: 'E' });
+    const result = await a.flush();
+    expect(result).toMatchObject({ sent: 1, dropped: 0, errors: [] });
+    expect(retries).toEqual([expect.objectContaining({ retry: 1, status: null, reason: String(reason) })]);
+    expect(a.stats()).toMatchObject({ queued: 0, inFlight: 0 });
   });
 });
