@@ -281,6 +281,9 @@ describe('options', () => {
     expect(() => new Analytics('wk', { transport: unusedTransport, maxRetries: -1 })).toThrow(/maxRetries/);
     expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'ftp://x' })).toThrow(/http: or https:/);
     expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'not a url' })).toThrow(/absolute http/);
+    // A logger without log() would swallow every report of a listener that threw, silently.
+    expect(() => new Analytics('wk', { transport: unusedTransport, logger: {} as never })).toThrow(/logger must have a log\(line\) function/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, debug: 'yes' as never })).toThrow(/debug must be true or false/);
   });
 
   it('refuses times a timer cannot hold (Node fires a setTimeout over 2^31-1 ms after 1 ms)', () => {

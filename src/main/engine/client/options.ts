@@ -33,6 +33,16 @@ function endpointOf(value: unknown): string {
   return String(value).replace(/\/+$/, '');
 }
 
+function debugOf(options: AnalyticsOptions): boolean {
+  const { debug, logger } = options;
+  if (debug !== undefined && typeof debug !== 'boolean') throw new TypeError(`analytics option debug must be true or false, got ${JSON.stringify(debug)}`);
+  // Checked here too: without log() every report (debug lines, listeners that threw) would vanish.
+  if (logger !== undefined && typeof (logger as { log?: unknown } | null)?.log !== 'function') {
+    throw new TypeError('analytics option logger must have a log(line) function (console works)');
+  }
+  return debug ?? debugEnabled(options.env ?? process.env);
+}
+
 /** Apply defaults and refuse nonsense up front, so a typo fails at construction, not at the first flush. */
 export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
   return {
@@ -43,6 +53,6 @@ export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
     httpTimeout: positiveInt('httpTimeout', options.httpTimeout, DEFAULTS.httpTimeout, 1, MAX_TIMER_MS),
     maxQueueSize: positiveInt('maxQueueSize', options.maxQueueSize, DEFAULTS.maxQueueSize),
     concurrency: positiveInt('concurrency', options.concurrency, DEFAULTS.concurrency),
-    debug: options.debug ?? debugEnabled(options.env ?? process.env),
+    debug: debugOf(options),
   };
 }
