@@ -13,6 +13,7 @@ import {
   type Clock,
   type DropEvent,
   type RetryEvent,
+  type Transport,
 } from '../../src/main/engine/client';
 
 interface Received {
@@ -296,5 +297,86 @@ describe('DEBUG logging', () => {
       spy.mockRestore();
     }
     expect(written).toEqual([expect.stringMatching(/^analytics: flush 1 messages, \d+ bytes → 200 in \d+ ms \(manual\)$/)]);
+  });
+});
+
+// Once the status line has come, the collector has decided: a body that stalls, runs on or breaks
+// must neither turn an accepted batch into a retry (a duplicate) nor be read into memory whole.
+describe('the answer after its status', () => {
+  async function rawCollector(answer: (res: import('node:http').ServerResponse) => void) {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        answer(res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+  }
+
+  const transports: [string, AnalyticsOptions][] = [
+    ['undici', {}],
+    ['fetch', { fetch: globalThis.fetch }],
+  ];
+
+  it.each(transports)('%s: a 200 whose body stalls is accepted, sent once', async (_name, options) => {
+    const collector = await rawCollector((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"succ');
+    });
+    const a = new Analytics('k', { endpoint: collector.endpoint, env: {}, httpTimeout: 300, maxRetries: 2, clock: fastClock().clock, ...options });
+    closers.push(() => a.close());
+    a.track({ userId: 'u1', event: 'E' });
+    const result = await a.flush();
+    expect(result).toMatchObject({ sent: 1, dropped: 0 });
+    expect(result.batches[0]).toMatchObject({ status: 200, ok: true, retries: 0 });
+    expect(collector.requests()).toBe(1);
+  });
+
+  it.each(transports)('%s: an endless 500 body is read only as far as the error message needs', async (_name, options) => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const collector = await rawCollector((res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    const a = new Analytics('k', { endpoint: collector.endpoint, env: {}, httpTimeout: 5000, maxRetries: 0, ...options });
+    closers.push(() => a.close());
+    a.track({ userId: 'u1', event: 'E' });
+    const started = Date.now();
+    const result = await a.flush();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result.batches[0]).toMatchObject({ status: 500, ok: false });
+    expect(result.batches[0].error).toMatch(/^HTTP 500: x{200}… \(gave up after 0 retries\)$/);
+  });
+});
+
+describe('a transport that rejects with no error object', () => {
+  it.each([null, undefined, 'socket gone'])('rejecting with %s is retried like any failed attempt, never stuck in flight', async (reason) => {
+    let n = 0;
+    const transport: Transport = {
+      send: () => (n++ === 0 ? Promise.reject(reason) : Promise.resolve({ status: 200, body: '' })),
+    };
+    const a = new Analytics('k', { transport, env: {}, clock: fastClock().clock });
+    closers.push(() => a.close());
+    const retries: RetryEvent[] = [];
+    a.on('retry', (e) => retries.push(e));
+    a.track({ userId: 'u1', event: 'E' });
+    const result = await a.flush();
+    expect(result).toMatchObject({ sent: 1, dropped: 0, errors: [] });
+    expect(retries).toEqual([expect.objectContaining({ retry: 1, status: null, reason: String(reason) })]);
+    expect(a.stats()).toMatchObject({ queued: 0, inFlight: 0 });
   });
 });

@@ -228,6 +228,27 @@ describe('one flush at a time', () => {
   });
 });
 
+describe('concurrency raised by configure()', () => {
+  // The default transport's sockets must follow: a request waiting for one ran down its httpTimeout
+  // there, then was retried (a duplicate when it had been sent) or dropped as timed out.
+  it('sends that many requests at once, none waiting for a socket', async () => {
+    collector = await startCollector();
+    const b = client({ flushAt: 1, flushAfter: 60_000, clock: new ManualClock(), httpTimeout: 5000 });
+    b.configure({ concurrency: 8 });
+    collector.hold();
+    b.track({ userId: 'u1', event: 'first' });
+    await collector.waitForRequests(1);
+    for (let i = 0; i < 8; i++) b.track({ userId: 'u1', event: `E${i}` });
+    const done = b.flush();
+    collector.release();
+    collector.hold();
+    await collector.waitForRequests(9);
+    expect(collector.maxInFlight).toBe(8);
+    collector.release();
+    expect((await done).sent).toBe(9);
+  });
+});
+
 describe('persistence seam', () => {
   it('adds at enqueue, sends loaded messages first, and removes them once accepted', async () => {
     collector = await startCollector();
@@ -246,6 +267,28 @@ describe('persistence seam', () => {
     expect(events(collector.received[0])).toEqual(['old0', 'old1', 'old2', 'new']);
     expect(persistence.size).toBe(0);
     expect(second.stats().queued).toBe(0);
+  });
+
+  it('a loaded record that is not a JSON object, or is over 32 KB, is not sent: it would sink its whole batch', async () => {
+    collector = await startCollector();
+    const persistence = new MemoryPersistence();
+    const first = new Analytics('wk_flush', { endpoint: collector.endpoint, clock: new ManualClock(), persistence, flushAt: 100 });
+    first.track({ userId: 'u1', event: 'good' });
+    const record = (id: string, json: string) => ({ id, messageId: id, type: 'track', json, bytes: Buffer.byteLength(json), enqueuedAt: 0 });
+    const huge = JSON.stringify({ type: 'track', userId: 'u1', event: 'huge', messageId: 'huge', properties: { s: 'x'.repeat(40_000) } });
+    persistence.add([record('torn', '{"type":"track","userId":"u1","ev'), record('array', '[1]'), record('huge', huge)]);
+
+    const second = client({ persistence, flushAt: 100, clock: new ManualClock() });
+    const errors: Error[] = [];
+    second.on('error', (e) => errors.push(e));
+    expect(second.stats().queued).toBe(1);
+    const flushed = new Promise((resolve) => second.once('flush', resolve));
+    await expect(flushed).resolves.toMatchObject({ trigger: 'load', count: 1, ok: true });
+    expect(events(collector.received[0])).toEqual(['good']);
+    expect(persistence.size).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'persistence_failed' });
+    expect(errors[0].message).toMatch(/3 restored messages .*torn.*array.*huge/);
   });
 });
 

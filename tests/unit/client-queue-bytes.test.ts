@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { Analytics, ManualClock, MAX_MESSAGE_BYTES, MessageTooLargeError, type Transport } from '../../src/main/engine/client';
+import { describe, expect, it, vi } from 'vitest';
+import { Analytics, ManualClock, MAX_MESSAGE_BYTES, MemoryPersistence, MessageTooLargeError, PersistenceError, QueueFullError, type Transport } from '../../src/main/engine/client';
 import { ARENA_CHUNK_BYTES, ByteArena } from '../../src/main/engine/client/byte-arena';
 
 // The queue keeps each message as UTF-8 bytes written at the call (byte-arena.ts). These tests read
@@ -128,6 +128,31 @@ describe('the bytes on the wire', () => {
   });
 });
 
+describe('a call refused after it was written gives its bytes back', () => {
+  // Otherwise, with a full queue (a dead endpoint), each refused call spends arena space, each accepted
+  // one lands in a fresh chunk, and a queue of 1000 small messages (128 KB) held 92 MB of chunks.
+  it('refused for a full queue or by persistence, calls open no chunk; the queue keeps the calls it accepted', async () => {
+    const { transport, sent } = recording();
+    const persistence = new MemoryPersistence();
+    const analytics = new Analytics('wk_test', { transport, clock: new ManualClock(), flushAt: 100, maxQueueSize: 1, persistence });
+    const kept = analytics.track({ userId: 'u1', event: 'Kept' });
+    const big = { userId: 'u1', event: 'E', properties: { s: 'x'.repeat(1000) } };
+    const allocs = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    try {
+      for (let i = 0; i < 1000; i++) expect(() => analytics.track(big)).toThrow(QueueFullError);
+      await analytics.flush();
+      persistence.add = () => {
+        throw new Error('disk full');
+      };
+      for (let i = 0; i < 1000; i++) expect(() => analytics.track(big)).toThrow(PersistenceError);
+      expect(allocs).not.toHaveBeenCalled();
+    } finally {
+      allocs.mockRestore();
+    }
+    expect(sent.map((s) => s.batch.map((m) => m.messageId))).toEqual([[kept]]);
+  });
+});
+
 describe('ByteArena', () => {
   it('hands out space in one chunk until it is short, then opens a new one', () => {
     const arena = new ByteArena(100);
@@ -156,6 +181,16 @@ describe('ByteArena', () => {
     arena.commit(10);
     expect(arena.reserve(500)).toBe(0);
     expect(arena.chunk.length).toBe(500);
+  });
+
+  it('release() gives back the last commit only', () => {
+    const arena = new ByteArena(100);
+    const a = arena.append('{"a":1}');
+    const b = arena.append('{"b":2}');
+    arena.release(a.chunk, a.offset, a.bytes);
+    expect(arena.reserve(1)).toBe(14);
+    arena.release(b.chunk, b.offset, b.bytes);
+    expect(arena.reserve(1)).toBe(7);
   });
 
   it('appends whole texts as UTF-8 and reports where they are', () => {

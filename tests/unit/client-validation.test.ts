@@ -166,6 +166,30 @@ describe('stamping', () => {
   });
 });
 
+describe('messageId and getters', () => {
+  it('an empty or blank messageId counts as none: a UUID is generated, as the Go v2 library does for ""', () => {
+    const { analytics, persistence } = client();
+    const ids = [analytics.track({ userId: 'u1', event: 'A', messageId: '' }), analytics.track({ userId: 'u1', event: 'B', messageId: '  ' })];
+    const sent = persistence.load().map((m) => JSON.parse(m.json));
+    for (const [i, m] of sent.entries()) {
+      expect(m.messageId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(ids[i]).toBe(m.messageId);
+    }
+  });
+
+  it('a getter that throws is a refusal like any other (AnalyticsValidationError), nothing queued', () => {
+    const { analytics, persistence } = client();
+    const top = { userId: 'u1', event: 'E', get properties(): Record<string, unknown> { throw new Error('getter boom'); } };
+    const nested = { userId: 'u1', event: 'E', properties: { get total(): number { throw new Error('nested boom'); } } };
+    for (const m of [top, nested]) {
+      const err = refusal(() => analytics.track(m));
+      expect(err.message).toMatch(/boom/);
+      expect(err.field).toBe('');
+    }
+    expect(persistence.load()).toEqual([]);
+  });
+});
+
 describe('refusals that are not validation', () => {
   it(`refuses a message over ${MAX_MESSAGE_BYTES} bytes serialized, and accepts one just under`, () => {
     const { analytics, persistence } = client();
@@ -257,11 +281,45 @@ describe('options', () => {
     expect(() => new Analytics('wk', { transport: unusedTransport, maxRetries: -1 })).toThrow(/maxRetries/);
     expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'ftp://x' })).toThrow(/http: or https:/);
     expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'not a url' })).toThrow(/absolute http/);
+    // A logger without log() would swallow every report of a listener that threw, silently.
+    expect(() => new Analytics('wk', { transport: unusedTransport, logger: {} as never })).toThrow(/logger must have a log\(line\) function/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, debug: 'yes' as never })).toThrow(/debug must be true or false/);
+  });
+
+  it('refuses times a timer cannot hold (Node fires a setTimeout over 2^31-1 ms after 1 ms)', () => {
+    const tooLong = 2 ** 31;
+    expect(() => new Analytics('wk', { transport: unusedTransport, flushAfter: tooLong })).toThrow(/flushAfter must be an integer ≥ 1 and ≤ 2147483647/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, httpTimeout: tooLong })).toThrow(/httpTimeout must be an integer ≥ 1 and ≤ 2147483647/);
+    const a = new Analytics('wk', { transport: unusedTransport, flushAfter: tooLong - 1, httpTimeout: tooLong - 1 });
+    expect(a.options).toMatchObject({ flushAfter: tooLong - 1, httpTimeout: tooLong - 1 });
+    expect(() => a.configure({ flushAfter: tooLong })).toThrow(/flushAfter/);
+  });
+
+  it('refuses an endpoint with a query or fragment, which {endpoint}/v1/batch would swallow the path into', () => {
+    expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'http://h:1/?x=1' })).toThrow(/query string or fragment/);
+    expect(() => new Analytics('wk', { transport: unusedTransport, endpoint: 'http://h:1/lab#f' })).toThrow(/query string or fragment/);
   });
 
   it('reports the package version as the library version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(LIBRARY_VERSION).toBe(pkg.version);
+  });
+});
+
+describe('events', () => {
+  it('off() removes a listener added with once(), as with node:events', () => {
+    const { analytics } = client();
+    const seen: string[] = [];
+    const fn = (e: { messageId: string }) => void seen.push(e.messageId);
+    analytics.once('enqueue', fn);
+    analytics.off('enqueue', fn);
+    analytics.track({ userId: 'u1', event: 'E' });
+    expect(seen).toEqual([]);
+    expect(analytics.listenerCount('enqueue')).toBe(0);
+    analytics.once('enqueue', fn);
+    const id = analytics.track({ userId: 'u1', event: 'F' });
+    analytics.track({ userId: 'u1', event: 'G' });
+    expect(seen).toEqual([id]);
   });
 });
 

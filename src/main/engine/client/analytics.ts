@@ -1,5 +1,5 @@
 import { systemClock, unrefHandle, type Clock } from './clock';
-import { LIBRARY_NAME, LIBRARY_VERSION, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES } from './constants';
+import { LIBRARY_NAME, LIBRARY_VERSION, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MAX_MESSAGE_BYTES } from './constants';
 import { deliverBatch, type DeliveredBatch, type DeliveryContext } from './delivery';
 import { TypedEmitter } from './emitter';
 import { ClientClosedError, DeliveryError, PersistenceError, QueueFullError } from './errors';
@@ -15,7 +15,7 @@ import {
 } from './message';
 import { resolveOptions } from './options';
 import { ByteArena } from './byte-arena';
-import type { Persistence } from './persistence';
+import type { Persistence, QueuedMessage } from './persistence';
 import { QueueEntry } from './queue-entry';
 import { splitBatches } from './batches';
 import { ClientStatsTracker } from './stats';
@@ -68,14 +68,14 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.persistence = options.persistence ?? null;
     this.ownsTransport = !options.transport;
     this.transport =
-      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport({ connections: this.resolved.concurrency }));
+      options.transport ?? (options.fetch ? createFetchTransport(options.fetch) : createUndiciTransport());
     this.warnLogger = options.logger ?? stderrLogger;
     this.logger = this.resolved.debug ? this.warnLogger : null;
     this.delivery = this.deliveryContext(writeKey);
     this.lastFlushStart = this.clock.now();
 
     // A crash loses nothing: what the last run left is sent first, as soon as listeners can be attached.
-    const restored = this.persistence?.load() ?? [];
+    const restored = this.keepSendable(this.persistence?.load() ?? []);
     if (restored.length > 0) {
       this.pending = restored.map((record) => QueueEntry.restore(record, this.arena));
       for (const m of this.pending) this.pendingBytes += m.bytes;
@@ -84,6 +84,39 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
         if (!this.current && !this.closing && this.pending.length > 0) this.flushInBackground('load');
       });
     }
+  }
+
+  /**
+   * Loaded records the collector would refuse with the whole batch around them (400 for a body that
+   * is not JSON, or over its limit) are removed from persistence instead of queued, and reported
+   * once listeners can be attached. Returns the others.
+   */
+  private keepSendable(records: QueuedMessage[]): QueuedMessage[] {
+    const bad: string[] = [];
+    const good = records.filter((r) => {
+      let ok = typeof r.json === 'string' && Buffer.byteLength(r.json) <= MAX_MESSAGE_BYTES;
+      if (ok) {
+        try {
+          const parsed: unknown = JSON.parse(r.json);
+          ok = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+        } catch {
+          ok = false;
+        }
+      }
+      if (!ok) bad.push(r.id);
+      return ok;
+    });
+    if (bad.length === 0) return records;
+    let removed = '';
+    try {
+      this.persistence?.remove(bad);
+    } catch (err) {
+      removed = ` (and could not remove them: ${(err as Error)?.message ?? err})`;
+    }
+    const shown = bad.slice(0, 10).join(', ') + (bad.length > 10 ? ', …' : '');
+    const error = new PersistenceError(`dropped ${bad.length} restored messages that are not a JSON object of at most ${MAX_MESSAGE_BYTES} bytes: ${shown}${removed}`);
+    queueMicrotask(() => this.emit('error', error));
+    return good;
   }
 
   /** The options in force, defaults applied. */
@@ -137,10 +170,14 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   enqueue(type: string, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
     const queued = prepareMessage(type, message, this.clock.now(), this.arena);
-    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) throw new QueueFullError(this.resolved.maxQueueSize);
+    if (this.pending.length + this.inFlight >= this.resolved.maxQueueSize) {
+      this.arena.release(queued.chunk, queued.offset, queued.bytes);
+      throw new QueueFullError(this.resolved.maxQueueSize);
+    }
     try {
       this.persistence?.add([queued.toRecord()]);
     } catch (err) {
+      this.arena.release(queued.chunk, queued.offset, queued.bytes);
       throw new PersistenceError(`could not persist the message, nothing queued: ${(err as Error)?.message ?? err}`, { cause: err });
     }
     this.pending.push(queued);

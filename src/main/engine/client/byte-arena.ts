@@ -36,6 +36,15 @@ export class ByteArena {
     this.used += bytes;
   }
 
+  /**
+   * Give back the last commit: a message refused after it was written (queue full, persistence
+   * failed). Otherwise every refused call would spend chunk space, and the calls accepted between
+   * them would each pin a chunk of their own. Anything but the last commit is left as it is.
+   */
+  release(chunk: Buffer, offset: number, bytes: number): void {
+    if (chunk === this.current && offset + bytes === this.used) this.used = offset;
+  }
+
   /** Copy a whole JSON text in (restored messages). */
   append(text: string): { chunk: Buffer; offset: number; bytes: number } {
     const offset = this.reserve(text.length * 3);

@@ -39,7 +39,9 @@ async function attempt(ctx: DeliveryContext, body: Buffer): Promise<AttemptOutco
     const reason = `HTTP ${res.status}${res.body ? `: ${snippet(res.body)}` : ''}`;
     return { kind, status: res.status, reason };
   } catch (err) {
-    const e = err as { code?: string; message?: string; cause?: { code?: string } };
+    // A transport may reject with anything, null and undefined included: still a failed attempt, never a throw
+    // here (that would leave the batch counted in flight for ever, neither sent nor dropped).
+    const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code;
     return { kind: 'retry', status: null, reason: `${code ? `${code}: ` : ''}${e.message ?? String(err)}`, cause: err };
   }

@@ -1,4 +1,6 @@
 type Listener<T> = (payload: T) => void;
+/** A once() wrapper remembers what it wraps, so off(event, fn) finds it (as node:events does). */
+type OnceWrapper<T> = Listener<T> & { listener?: Listener<T> };
 
 /**
  * A tiny typed event emitter. Unlike node:events it never throws for an `error` event nobody
@@ -18,15 +20,23 @@ export class TypedEmitter<Events extends object> {
   }
 
   off<K extends keyof Events>(event: K, fn: Listener<Events[K]>): this {
-    this.listeners.get(event)?.delete(fn as Listener<never>);
+    const set = this.listeners.get(event);
+    if (!set || set.delete(fn as Listener<never>)) return this;
+    for (const l of set) {
+      if ((l as OnceWrapper<never>).listener === fn) {
+        set.delete(l);
+        break;
+      }
+    }
     return this;
   }
 
   once<K extends keyof Events>(event: K, fn: Listener<Events[K]>): this {
-    const wrapper: Listener<Events[K]> = (payload) => {
+    const wrapper: OnceWrapper<Events[K]> = (payload) => {
       this.off(event, wrapper);
       fn(payload);
     };
+    wrapper.listener = fn;
     return this.on(event, wrapper);
   }
 

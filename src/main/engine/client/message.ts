@@ -2,7 +2,7 @@ import { isPlainObject, validateMessage } from '../../../shared/message-rules';
 import { callWalkProblem, MAX_CALL_DEPTH, nonFinitePath, TOO_DEEP_REASON } from '../../../shared/nesting';
 import { formatPath } from '../../../shared/validation-error';
 import { formatTimestamp, parseTimestamp } from '../../../shared/timestamp';
-import { AnalyticsValidationError, MessageTooLargeError } from './errors';
+import { AnalyticsError, AnalyticsValidationError, MessageTooLargeError } from './errors';
 import { MAX_MESSAGE_BYTES } from './constants';
 import type { ByteArena } from './byte-arena';
 import { QueueEntry } from './queue-entry';
@@ -175,6 +175,16 @@ function serialize(type: string, value: unknown): string {
  * AnalyticsValidationError or MessageTooLargeError; the caller queues nothing in that case.
  */
 export function prepareMessage(type: string, message: unknown, now: number, arena: ByteArena): QueueEntry {
+  try {
+    return prepare(type, message, now, arena);
+  } catch (err) {
+    if (err instanceof AnalyticsError) throw err;
+    // A getter (or Proxy trap) of the caller's object threw while it was read: a refusal like the others.
+    throw new AnalyticsValidationError(type, [{ field: '', message: `could not be read (${(err as Error)?.message ?? String(err)})` }]);
+  }
+}
+
+function prepare(type: string, message: unknown, now: number, arena: ByteArena): QueueEntry {
   const wire = asSerialized(type, message);
   const violations = validateMessage(type, wire);
   if (violations.length > 0) throw new AnalyticsValidationError(type, violations);
@@ -201,6 +211,8 @@ export function prepareMessage(type: string, message: unknown, now: number, aren
   }
   const id = uuidV4();
   // A caller's own messageId is kept (it may de-duplicate retries of its own); validated as an id above.
-  const messageId = input.messageId === undefined || input.messageId === null ? id : String(input.messageId);
+  // An empty or blank one counts as none (the Go v2 library generates one for ""), so track() returns an id that is sent.
+  const own = input.messageId;
+  const messageId = own === undefined || own === null || (typeof own === 'string' && own.trim() === '') ? id : String(own);
   return wholeEntry(arena, type, serialize(type, restamp(input, type, messageId, timestamp)), now, id, messageId);
 }

@@ -35,13 +35,38 @@ export class TransportTimeoutError extends Error {
 
 // Error text from a collector can be anything; keep what goes into messages and events short.
 const MAX_BODY_CHARS = 2000;
+/** At most this much of an answer's body is read: enough for MAX_BODY_CHARS characters of any UTF-8. */
+const MAX_BODY_BYTES = MAX_BODY_CHARS * 4;
+
+/**
+ * The start of an answer's body, once its status has come. The status is the collector's decision:
+ * a body that stalls (until httpTimeout aborts it), breaks or runs on forever changes nothing, and is
+ * never read further than an error message needs (leaving the loop early cancels the rest).
+ */
+async function readBodyStart(body: AsyncIterable<Uint8Array> | null | undefined, text?: () => Promise<string>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    if (!body || typeof body[Symbol.asyncIterator] !== 'function') return text ? (await text()).slice(0, MAX_BODY_CHARS) : '';
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_BODY_BYTES) break;
+    }
+  } catch {
+    // Timed out, reset or aborted after the status: keep what came.
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_BODY_CHARS);
+}
 
 /** Default transport: undici `request` over a keep-alive Agent, with an exact timeout of our own. */
 export function createUndiciTransport(options: { dispatcher?: Dispatcher; connections?: number } = {}): Transport {
   const owned = !options.dispatcher;
   // undici's own headers/body timeouts are coarse (they fire up to ~0.5 s late), so the AbortSignal
   // below enforces httpTimeout; these are only a backstop.
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 8 });
+  // No socket limit by default: the client's `concurrency` (which configure() may raise) already bounds
+  // its requests, and one waiting here for a socket would run down its httpTimeout before it is sent.
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null });
   return {
     async send(req) {
       const ac = new AbortController();
@@ -54,8 +79,7 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
           dispatcher,
           signal: ac.signal,
         });
-        const text = await res.body.text();
-        return { status: res.statusCode, body: text.slice(0, MAX_BODY_CHARS) };
+        return { status: res.statusCode, body: await readBodyStart(res.body) };
       } catch (err) {
         // Abort surfaces as undici's AbortError; report the timeout itself.
         if (ac.signal.aborted) throw ac.signal.reason;
@@ -80,8 +104,7 @@ export function createFetchTransport(fetchFn: typeof fetch): Transport {
         // Our bodies never sit on a SharedArrayBuffer, which is all that fetch's BodyInit type excludes.
         const body = req.body as Uint8Array<ArrayBuffer>;
         const res = await fetchFn(req.url, { method: 'POST', headers: req.headers, body, signal: ac.signal });
-        const text = await res.text();
-        return { status: res.status, body: text.slice(0, MAX_BODY_CHARS) };
+        return { status: res.status, body: await readBodyStart(res.body as AsyncIterable<Uint8Array> | null, () => res.text()) };
       } catch (err) {
         if (ac.signal.aborted) throw ac.signal.reason;
         throw err;

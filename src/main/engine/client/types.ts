@@ -131,7 +131,7 @@ export interface ClientStats {
   inFlight: number;
   /** ISO time the last flush started, or null. */
   lastFlushAt: string | null;
-  /** Summary of the last settled flush, e.g. `200: 20 sent in 1 batch`, or null. */
+  /** Summary of the last settled flush, e.g. `20 sent in 1 batch (HTTP 200)`, or null. */
   lastFlushResult: string | null;
   /** ISO time the interval flush is due, or null when nothing waits. */
   nextFlushAt: string | null;
