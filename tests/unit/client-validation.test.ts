@@ -91,6 +91,11 @@ describe('validation (SPEC §5): an invalid message throws naming the field, and
     expect(persistence.size).toBe(0);
   });
 
+  it('names a field once: a rule whose message starts with it is not prefixed again (a review)', () => {
+    const err = refusal(() => client().analytics.enqueue('track', { event: 'E' }));
+    expect(err.message).toBe('invalid track message: userId or anonymousId is required');
+  });
+
   it('each typed method validates its own type', () => {
     const { analytics } = client();
     expect(refusal(() => analytics.track({ userId: 'u1' } as never)).field).toBe('event');
@@ -276,6 +281,9 @@ describe('options', () => {
 
   it('refuses nonsense at construction', () => {
     expect(() => new Analytics('', { transport: unusedTransport })).toThrow(/writeKey/);
+    // Blank is no key: every request would be refused 401 (a review).
+    expect(() => new Analytics('  ', { transport: unusedTransport })).toThrow(/writeKey must be a non-empty string/);
+    expect(() => new Analytics('wk', { transport: unusedTransport }).configure({ writeKey: '\t' })).toThrow(/writeKey must be a non-empty string/);
     expect(() => new Analytics('wk', { transport: unusedTransport, flushAt: 0 })).toThrow(/flushAt must be an integer ≥ 1/);
     expect(() => new Analytics('wk', { transport: unusedTransport, flushAfter: 1.5 })).toThrow(/flushAfter/);
     expect(() => new Analytics('wk', { transport: unusedTransport, maxRetries: -1 })).toThrow(/maxRetries/);

@@ -62,7 +62,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
 
   constructor(writeKey: string, options: AnalyticsOptions = {}) {
     super((err, event) => this.warn(`analytics: a listener of "${String(event)}" threw: ${(err as Error)?.stack ?? String(err)}`));
-    if (typeof writeKey !== 'string' || writeKey === '') throw new TypeError('analytics: writeKey must be a non-empty string');
+    if (typeof writeKey !== 'string' || writeKey.trim() === '') throw new TypeError('analytics: writeKey must be a non-empty string');
     this.resolved = Object.freeze(resolveOptions(options));
     this.clock = options.clock ?? systemClock;
     this.persistence = options.persistence ?? null;
@@ -129,7 +129,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
    * to the new endpoint/write key; requests already in flight finish as they started.
    */
   configure(patch: ConfigurePatch): void {
-    if (patch.writeKey !== undefined && (typeof patch.writeKey !== 'string' || patch.writeKey === '')) {
+    if (patch.writeKey !== undefined && (typeof patch.writeKey !== 'string' || patch.writeKey.trim() === '')) {
       throw new TypeError('analytics: writeKey must be a non-empty string');
     }
     const { writeKey, ...rest } = patch;

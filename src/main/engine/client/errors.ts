@@ -28,7 +28,8 @@ export class AnalyticsValidationError extends AnalyticsError {
     readonly type: string,
     readonly violations: RuleViolation[],
   ) {
-    const text = violations.map((v) => (v.field ? `${v.field} ${v.message}` : v.message)).join('; ');
+    // A rule's message that already names its field ("userId or anonymousId is required") is not prefixed again.
+    const text = violations.map((v) => (v.field && !v.message.startsWith(`${v.field} `) ? `${v.field} ${v.message}` : v.message)).join('; ');
     super('invalid_message', `invalid ${type} message: ${text}`);
     this.name = 'AnalyticsValidationError';
     this.field = violations[0]?.field ?? '';
