@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Analytics, ManualClock, MemoryPersistence, systemClock, type AnalyticsOptions, type Clock } from '../../src/main/engine/client';
 import type { ClientState } from '../../src/shared/api.contract';
 
@@ -11,7 +11,8 @@ interface Received {
   json: { batch: Record<string, unknown>[]; [k: string]: unknown };
 }
 
-async function startCollector() {
+/** `statusOf`: the status to answer a request's body with (default 200). */
+async function startCollector(statusOf: (json: Received['json']) => number = () => 200) {
   const received: Received[] = [];
   let held: (() => void)[] | null = null;
   let inFlight = 0;
@@ -23,10 +24,12 @@ async function startCollector() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: req.headers, body, json: JSON.parse(body) });
+      const json = JSON.parse(body) as Received['json'];
+      received.push({ headers: req.headers, body, json });
       const answer = () => {
         inFlight--;
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+        const status = statusOf(json);
+        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"success":true}' : '{"success":false}');
       };
       if (held) held.push(answer);
       else answer();
@@ -158,7 +161,8 @@ describe('flush triggers', () => {
     expect(result.errors).toEqual([]);
     expect(result.batches.map((b) => [b.count, b.status, b.ok])).toEqual([[2, 200, true], [2, 200, true], [1, 200, true]]);
     expect(collector.received.map(events)).toEqual([['E0', 'E1'], ['E2', 'E3'], ['E4']]);
-    expect(a.stats().lastFlushResult).toBe('3 sent in 2 batches (HTTP 200)');
+    // E2 and E3 made a flush of their own (flushAt), so the last flush to finish is flush()'s: E4.
+    expect(a.stats().lastFlushResult).toBe('1 sent in 1 batch (HTTP 200)');
   });
 
   it('close() flushes everything, then refuses new calls', async () => {
@@ -175,8 +179,8 @@ describe('flush triggers', () => {
   });
 });
 
-describe('one flush at a time', () => {
-  it('holds messages queued during a flush for the next one, and flush() covers both', async () => {
+describe('flushes share `concurrency` request slots', () => {
+  it('a flush started while another is out waits for a slot, in order, and flush() covers both', async () => {
     collector = await startCollector();
     const a = client({ flushAt: 2, clock: new ManualClock(), concurrency: 1 });
     collector.hold();
@@ -186,7 +190,8 @@ describe('one flush at a time', () => {
     a.track({ userId: 'u1', event: 'E2' });
     a.track({ userId: 'u1', event: 'E3' });
     a.track({ userId: 'u1', event: 'E4' });
-    expect(a.stats()).toMatchObject({ queued: 5, inFlight: 2 });
+    // E2, E3 were taken by a count flush of their own (in flight, waiting for the one slot); E4 waits to be flushed.
+    expect(a.stats()).toMatchObject({ queued: 5, inFlight: 4 });
     const flushing = a.flush();
     await settle();
     expect(collector.received).toHaveLength(1);
@@ -209,6 +214,23 @@ describe('one flush at a time', () => {
     collector.release();
     await collector.waitForRequests(2);
     expect(collector.received.map(events)).toEqual([['E0', 'E1'], ['E2', 'E3']]);
+  });
+
+  it('a batch being retried does not hold back the flushes after it (Go v2 sends each batch on its own goroutine)', async () => {
+    // Found by review: one flush at a time made every later message wait out the failing batch's
+    // retries (up to ~43 s with the defaults). A ManualClock keeps 'bad' in its backoff meanwhile.
+    collector = await startCollector((json) => (json.batch.some((m) => m.event === 'bad') ? 500 : 200));
+    const clock = new ManualClock();
+    const a = client({ flushAt: 1, clock, concurrency: 4, maxRetries: 1 });
+    a.track({ userId: 'u1', event: 'bad' });
+    await collector.waitForRequests(1);
+    for (let i = 0; i < 3; i++) a.track({ userId: 'u1', event: `E${i}` });
+    await collector.waitForRequests(4);
+    expect(collector.received.map(events)).toEqual([['bad'], ['E0'], ['E1'], ['E2']]);
+    await vi.waitFor(() => expect(a.stats()).toMatchObject({ messagesSent: 3, inFlight: 1 }));
+    const dropped = new Promise((resolve) => a.once('drop', resolve));
+    clock.advance(60_000);
+    await expect(dropped).resolves.toMatchObject({ count: 1, status: 500 });
   });
 
   it('sends the batches of one flush with up to `concurrency` requests at once', async () => {

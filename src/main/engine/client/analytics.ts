@@ -24,6 +24,16 @@ import type { AnalyticsEvents, AnalyticsOptions, ClientStats, ConfigurePatch, Fl
 
 const emptyResult = (): FlushResult => ({ sent: 0, dropped: 0, batches: [], errors: [] });
 
+/** One flush: its batches in flight or waiting for a slot, and what they came to so far. */
+interface FlushRun {
+  trigger: FlushTrigger;
+  result: FlushResult;
+  /** Batches not settled yet. */
+  left: number;
+  done: Promise<FlushResult>;
+  resolve(result: FlushResult): void;
+}
+
 function mergeResults(a: FlushResult, b: FlushResult): FlushResult {
   return { sent: a.sent + b.sent, dropped: a.dropped + b.dropped, batches: [...a.batches, ...b.batches], errors: [...a.errors, ...b.errors] };
 }
@@ -51,8 +61,11 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private pendingBytes = 0;
   private inFlight = 0;
   private inFlightBytes = 0;
-  private current: Promise<FlushResult> | null = null;
-  private followUp: Promise<FlushResult> | null = null;
+  /** Flushes not settled yet, oldest first: each settles when the last of its batches does. */
+  private readonly runs: FlushRun[] = [];
+  /** Batches of every flush waiting for a request slot, oldest first; `concurrency` are out at once. */
+  private readonly waiting: { messages: QueueEntry[]; run: FlushRun }[] = [];
+  private sending = 0;
   private timer: unknown = null;
   private timerDue: number | null = null;
   /** Base of the flushAfter interval: the start of the last flush, or construction. */
@@ -81,7 +94,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       for (const m of this.pending) this.pendingBytes += m.bytes;
       this.debug(`analytics: restored ${restored.length} queued messages (${this.pendingBytes} bytes)`);
       queueMicrotask(() => {
-        if (!this.current && !this.closing && this.pending.length > 0) this.flushInBackground('load');
+        if (!this.closing && this.pending.length > 0) this.flushInBackground('load');
       });
     }
   }
@@ -138,7 +151,9 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.resolved = Object.freeze(resolveOptions({ ...this.resolved, ...changes, debug: this.resolved.debug }));
     this.delivery = this.deliveryContext(writeKey ?? this.writeKey);
     this.clearTimer();
-    if (this.closing || this.current) return;
+    // A raised concurrency takes batches already waiting at once.
+    this.pump();
+    if (this.closing) return;
     if (this.pending.length >= this.resolved.flushAt) this.flushInBackground('count');
     else this.armTimer();
   }
@@ -188,7 +203,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       this.emit('enqueue', { type, messageId, bytes: queued.bytes, queued: this.pending.length + this.inFlight });
     }
     if (this.pending.length >= this.resolved.flushAt) {
-      if (!this.current) this.flushInBackground('count');
+      this.flushInBackground('count');
     } else {
       this.armTimer();
     }
@@ -196,8 +211,8 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   }
 
   /**
-   * Send everything queued now; resolves (never rejects) once those messages are accepted or
-   * dropped. While a flush is in flight, this waits for it and then flushes what queued meanwhile.
+   * Send everything queued now; resolves (never rejects) once those messages, and those of flushes
+   * still in flight, are accepted or dropped (their results merged, oldest first).
    */
   flush(): Promise<FlushResult> {
     return this.requestFlush('manual');
@@ -232,14 +247,9 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   }
 
   private requestFlush(trigger: FlushTrigger): Promise<FlushResult> {
-    if (!this.current) return this.startFlush(trigger);
-    if (!this.followUp) {
-      this.followUp = this.current.then(async (first) => {
-        this.followUp = null;
-        return mergeResults(first, await this.requestFlush(trigger));
-      });
-    }
-    return this.followUp;
+    const earlier = this.runs.map((r) => r.done);
+    const own = this.startFlush(trigger);
+    return Promise.all([...earlier, own]).then((results) => results.reduce(mergeResults, emptyResult()));
   }
 
   /** A flush nobody awaits (count, timer, load): startFlush settles and never rejects, so nothing is lost by not waiting. */
@@ -247,55 +257,64 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
     this.startFlush(trigger).catch(() => undefined);
   }
 
+  /**
+   * Takes what is queued, splits it into batches and puts them behind those of earlier flushes: up to
+   * `concurrency` requests are out at once, whichever flush they belong to, so a batch being retried
+   * holds one slot, not the flushes after it (as the Go v2 library sends each batch on a goroutine).
+   */
   private startFlush(trigger: FlushTrigger): Promise<FlushResult> {
     this.clearTimer();
     const taken = this.pending;
     if (taken.length === 0) return Promise.resolve(emptyResult());
-    const takenBytes = this.pendingBytes;
     this.pending = [];
+    this.inFlightBytes += this.pendingBytes;
     this.pendingBytes = 0;
     this.inFlight += taken.length;
-    this.inFlightBytes += takenBytes;
     this.lastFlushStart = this.clock.now();
     this.tracker.lastFlushAt = this.lastFlushStart;
-    const run = this.sendAll(taken, trigger)
-      .catch((err: unknown) => {
-        // Unreachable unless a seam misbehaves; still, a flush must settle, never reject.
-        const result = emptyResult();
-        result.errors.push(err instanceof Error ? err : new Error(String(err)));
-        return result;
-      })
-      .then((result) => {
-        this.current = null;
-        this.tracker.finishFlush(result);
-        try {
-          this.afterFlush();
-        } catch (err) {
-          // Only an injected clock that throws gets here; report it rather than reject a settled flush.
-          this.emit('error', err instanceof Error ? err : new Error(String(err)));
-        }
-        return result;
-      });
-    this.current = run;
-    return run;
-  }
-
-  private async sendAll(taken: QueueEntry[], trigger: FlushTrigger): Promise<FlushResult> {
     const batches = splitBatches(taken, {
       maxMessages: Math.min(this.resolved.flushAt, MAX_BATCH_MESSAGES),
       maxBytes: MAX_BATCH_BYTES,
     });
-    const result = emptyResult();
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) {
-        const delivered = await deliverBatch(this.delivery, batches[next++]);
-        this.settle(delivered, trigger, result);
-      }
-    };
-    const workers = Math.min(this.resolved.concurrency, batches.length);
-    await Promise.all(Array.from({ length: workers }, worker));
-    return result;
+    let resolve!: (r: FlushResult) => void;
+    const run: FlushRun = { trigger, result: emptyResult(), left: batches.length, done: new Promise<FlushResult>((r) => (resolve = r)), resolve };
+    this.runs.push(run);
+    for (const messages of batches) this.waiting.push({ messages, run });
+    this.pump();
+    return run.done;
+  }
+
+  /** Starts waiting batches while fewer than `concurrency` requests are out. */
+  private pump(): void {
+    while (this.sending < this.resolved.concurrency && this.waiting.length > 0) {
+      const { messages, run } = this.waiting.shift()!;
+      this.sending++;
+      deliverBatch(this.delivery, messages)
+        .then(
+          (delivered) => this.settle(delivered, run.trigger, run.result),
+          (err: unknown) => {
+            // Unreachable unless a seam misbehaves (deliverBatch never rejects); still, a flush must settle.
+            run.result.errors.push(err instanceof Error ? err : new Error(String(err)));
+          },
+        )
+        .finally(() => {
+          this.sending--;
+          if (--run.left === 0) this.finishRun(run);
+          this.pump();
+        });
+    }
+  }
+
+  private finishRun(run: FlushRun): void {
+    this.runs.splice(this.runs.indexOf(run), 1);
+    this.tracker.finishFlush(run.result);
+    run.resolve(run.result);
+    try {
+      this.afterFlush();
+    } catch (err) {
+      // Only an injected clock that throws gets here; report it rather than reject a settled flush.
+      this.emit('error', err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private settle(d: DeliveredBatch, trigger: FlushTrigger, result: FlushResult): void {
@@ -333,14 +352,13 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   }
 
   private afterFlush(): void {
-    // A waiting flush()/close() runs next and takes what queued meanwhile.
-    if (this.followUp || this.pending.length === 0) return;
+    if (this.closing || this.pending.length === 0) return;
     if (this.pending.length >= this.resolved.flushAt) this.flushInBackground('count');
     else this.armTimer();
   }
 
   private armTimer(): void {
-    if (this.timer !== null || this.closing || this.current || this.pending.length === 0) return;
+    if (this.timer !== null || this.closing || this.pending.length === 0) return;
     // flushAfter counts from the last flush (SPEC §5), so an idle client sends a first message at once.
     const due = this.lastFlushStart + this.resolved.flushAfter;
     this.timerDue = due;
@@ -348,7 +366,7 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
       () => {
         this.timer = null;
         this.timerDue = null;
-        if (!this.current && !this.closing) this.flushInBackground('timer');
+        if (!this.closing) this.flushInBackground('timer');
       },
       Math.max(0, due - this.clock.now()),
     );

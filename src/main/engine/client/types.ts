@@ -18,7 +18,7 @@ export interface AnalyticsOptions {
   httpTimeout?: number;
   /** Most messages held (waiting plus in flight); more are refused with QueueFullError. Default 10000. */
   maxQueueSize?: number;
-  /** Batches of one flush sent in parallel. Default 4. */
+  /** Requests out at once, whichever flush their batches belong to (a batch being retried holds one). Default 4. */
   concurrency?: number;
   /** Where debug lines go. Default: stderr. Lines are written only when debug is on. */
   logger?: Logger;
