@@ -34,10 +34,6 @@ interface FlushRun {
   resolve(result: FlushResult): void;
 }
 
-function mergeResults(a: FlushResult, b: FlushResult): FlushResult {
-  return { sent: a.sent + b.sent, dropped: a.dropped + b.dropped, batches: [...a.batches, ...b.batches], errors: [...a.errors, ...b.errors] };
-}
-
 /**
  * Batching client with the semantics of the service's Go v2 library (SPEC §5): calls are validated
  * and queued synchronously, then sent in the background as `POST {endpoint}/v1/batch`.
@@ -249,7 +245,12 @@ export class Analytics extends TypedEmitter<AnalyticsEvents> {
   private requestFlush(trigger: FlushTrigger): Promise<FlushResult> {
     const earlier = this.runs.map((r) => r.done);
     const own = this.startFlush(trigger);
-    return Promise.all([...earlier, own]).then((results) => results.reduce(mergeResults, emptyResult()));
+    return Promise.all([...earlier, own]).then((results) => ({
+      sent: results.reduce((n, r) => n + r.sent, 0),
+      dropped: results.reduce((n, r) => n + r.dropped, 0),
+      batches: results.flatMap((r) => r.batches),
+      errors: results.flatMap((r) => r.errors),
+    }));
   }
 
   /** A flush nobody awaits (count, timer, load): startFlush settles and never rejects, so nothing is lost by not waiting. */
