@@ -333,7 +333,7 @@ describe('the answer after its status', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"succ');
     });
-    const a = new Analytics('k', { endpoint: collector.endpoint, env: {}, httpTimeout: 300, maxRetries: 2, clock: fastClock().clock, ...options });
+    const a = new Analytics('k', { endpoint: collector.endpoint, env: {}, httpTimeout: 2000, maxRetries: 2, clock: fastClock().clock, ...options });
     closers.push(() => a.close());
     a.track({ userId: 'u1', event: 'E' });
     const result = await a.flush();

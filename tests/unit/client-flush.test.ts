@@ -227,7 +227,7 @@ describe('flushes share `concurrency` request slots', () => {
     for (let i = 0; i < 3; i++) a.track({ userId: 'u1', event: `E${i}` });
     await collector.waitForRequests(4);
     expect(collector.received.map(events)).toEqual([['bad'], ['E0'], ['E1'], ['E2']]);
-    await vi.waitFor(() => expect(a.stats()).toMatchObject({ messagesSent: 3, inFlight: 1 }));
+    await vi.waitFor(() => expect(a.stats()).toMatchObject({ messagesSent: 3, inFlight: 1 }), { timeout: 5000 });
     const dropped = new Promise((resolve) => a.once('drop', resolve));
     clock.advance(60_000);
     await expect(dropped).resolves.toMatchObject({ count: 1, status: 500 });
