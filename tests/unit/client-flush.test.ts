@@ -179,6 +179,24 @@ describe('flush triggers', () => {
   });
 });
 
+/**
+ * One request held out, then `queued` more, flushed while answers are held: at most `atOnce` of them
+ * reach the collector together, and all are sent once released.
+ */
+async function expectAtOnce(b: Analytics, queued: number, atOnce: number): Promise<void> {
+  collector.hold();
+  b.track({ userId: 'u1', event: 'first' });
+  await collector.waitForRequests(1);
+  for (let i = 0; i < queued; i++) b.track({ userId: 'u1', event: `E${i}` });
+  const done = b.flush();
+  collector.release();
+  collector.hold();
+  await collector.waitForRequests(1 + atOnce);
+  expect(collector.maxInFlight).toBe(atOnce);
+  collector.release();
+  expect((await done).sent).toBe(1 + queued);
+}
+
 describe('flushes share `concurrency` request slots', () => {
   it('a flush started while another is out waits for a slot, in order, and flush() covers both', async () => {
     collector = await startCollector();
@@ -236,17 +254,7 @@ describe('flushes share `concurrency` request slots', () => {
   it('sends the batches of one flush with up to `concurrency` requests at once', async () => {
     collector = await startCollector();
     const b = client({ flushAt: 1, flushAfter: 60_000, clock: new ManualClock(), concurrency: 3 });
-    collector.hold();
-    b.track({ userId: 'u1', event: 'first' });
-    await collector.waitForRequests(1);
-    for (let i = 0; i < 6; i++) b.track({ userId: 'u1', event: `E${i}` });
-    const done = b.flush();
-    collector.release();
-    collector.hold();
-    await collector.waitForRequests(4);
-    expect(collector.maxInFlight).toBe(3);
-    collector.release();
-    expect((await done).sent).toBe(7);
+    await expectAtOnce(b, 6, 3);
   });
 });
 
@@ -257,17 +265,7 @@ describe('concurrency raised by configure()', () => {
     collector = await startCollector();
     const b = client({ flushAt: 1, flushAfter: 60_000, clock: new ManualClock(), httpTimeout: 5000 });
     b.configure({ concurrency: 8 });
-    collector.hold();
-    b.track({ userId: 'u1', event: 'first' });
-    await collector.waitForRequests(1);
-    for (let i = 0; i < 8; i++) b.track({ userId: 'u1', event: `E${i}` });
-    const done = b.flush();
-    collector.release();
-    collector.hold();
-    await collector.waitForRequests(9);
-    expect(collector.maxInFlight).toBe(8);
-    collector.release();
-    expect((await done).sent).toBe(9);
+    await expectAtOnce(b, 8, 8);
   });
 });
 
