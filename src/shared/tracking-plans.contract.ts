@@ -62,6 +62,12 @@ export interface ImportedTrackingPlan {
   replaced: boolean;
 }
 
+export interface TrackingPlanStats {
+  plans: TrackingPlan[];
+  /** Per plan id, each rule's figures, the worst first. */
+  stats: Record<string, RuleStats[]>;
+}
+
 export interface DraftTrackingPlan {
   name: string;
   /** One rule per event (and identify/group/page/screen seen), properties typed as observed. */
@@ -80,6 +86,11 @@ export const trackingPlanOps = {
   createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema, LARGE),
   /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
   replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id }), LARGE),
+  /**
+   * Every plan with its rules' figures (as getTrackingPlanStats), read at one moment: the plans screen's
+   * one request, so a plan deleted by another client between two reads cannot answer 404.
+   */
+  listTrackingPlanStats: op<TrackingPlanStats>()('GET', '/tracking-plans/stats', z.strictObject({ since: isoTimeSchema.optional() })),
   /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
   getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: isoTimeSchema.optional() })),
   deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),

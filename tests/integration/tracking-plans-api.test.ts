@@ -225,4 +225,28 @@ describe('per rule', () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     expect((await api<{ matched: number }[]>('GET', `/api/tracking-plans/${plan.id}/stats?since=${encodeURIComponent(later)}`)).body.every((s) => s.matched === 0)).toBe(true);
   });
+
+  it('GET /api/tracking-plans/stats: every plan with its figures in one read; a deleted plan is absent, never a 404', async () => {
+    const t = await start({
+      sources: [{ name: 'web', writeKey: 'wk_web', trackingPlan: { name: 'shop' } }],
+      trackingPlans: [{ name: 'shop', rules: [rule('A', { n: { type: 'number' } }, ['n'])] }, { name: 'other', rules: [rule('B', {})] }],
+    });
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 1 } },
+      { type: 'track', userId: 'u', event: 'A', properties: { n: 'x' } },
+    ] }, { writeKey: 'wk_web' });
+    type Overview = { plans: TrackingPlan[]; stats: Record<string, { key: string | null; matched: number; failed: number }[]> };
+    const all = (await api<Overview>('GET', '/api/tracking-plans/stats')).body;
+    expect(all.plans.map((p) => p.name)).toEqual(['other', 'shop']);
+    for (const p of all.plans) expect(all.stats[p.id]).toEqual((await api('GET', `/api/tracking-plans/${p.id}/stats`)).body);
+    const shop = all.plans.find((p) => p.name === 'shop')!;
+    expect(all.stats[shop.id]!.map((s) => [s.key, s.matched, s.failed])).toEqual([['A', 2, 1]]);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect(Object.values((await api<Overview>('GET', `/api/tracking-plans/stats?since=${encodeURIComponent(later)}`)).body.stats).flat().every((s) => s.matched === 0)).toBe(true);
+    expect((await api('GET', '/api/tracking-plans/stats?since=yesterday')).status).toBe(400);
+    await api('DELETE', `/api/tracking-plans/${all.plans.find((p) => p.name === 'other')!.id}`);
+    const after = (await api<Overview>('GET', '/api/tracking-plans/stats')).body;
+    expect(after.plans.map((p) => p.name)).toEqual(['shop']);
+    expect(Object.keys(after.stats)).toEqual([shop.id]);
+  });
 });

@@ -37,8 +37,8 @@ export const createTrackingPlansSlice =
       set({ plansError: asApiError(err) });
       return false;
     };
-    // The slice's plan requests run one after another: a read (the list, then each plan's figures)
-    // begun by a live event just before a delete asked for the deleted plan's figures after it (a 404).
+    // The slice's plan requests run one after another, so a read begun by a live event just before
+    // a delete never lands after it and shows the deleted plan again.
     let turn: Promise<unknown> = Promise.resolve();
     const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
       const run = turn.then(fn, fn);
@@ -52,11 +52,8 @@ export const createTrackingPlansSlice =
       plansLoadError: null,
       async loadPlans() {
         try {
-          const { plans, stats } = await inTurn(async () => {
-            const plans = await api.call('listTrackingPlans', {});
-            return { plans, stats: await Promise.all(plans.map((p) => api.call('getTrackingPlanStats', { id: p.id }))) };
-          });
-          set({ plans, planStats: Object.fromEntries(plans.map((p, i) => [p.id, stats[i]!])), plansLoadError: null });
+          const { plans, stats } = await inTurn(() => api.call('listTrackingPlanStats', {}));
+          set({ plans, planStats: stats, plansLoadError: null });
         } catch (err) {
           set({ plansLoadError: errorText(err) });
         }

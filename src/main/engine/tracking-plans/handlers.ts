@@ -35,6 +35,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
     if (broken) throw conflict(`tracking plan "${broken.plan}" does not compile (${broken.problem}): save it again with rules that compile`);
     return undefined;
   };
+  const sinceOf = (since: string | undefined) => (since === undefined ? d.now() - HOUR_MS : Date.parse(since));
   // Sources show their plan's name; the plans screen lists the plans.
   const changed = () => {
     d.events.emit({ type: 'sources.changed' });
@@ -43,7 +44,12 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
   return {
     listTrackingPlans: () => plans.list(),
     getTrackingPlan: (input) => plans.get(input.id),
-    getTrackingPlanStats: (input) => plans.ruleStats(input.id, input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since)),
+    listTrackingPlanStats: (input) => {
+      const since = sinceOf(input.since);
+      const list = plans.list();
+      return { plans: list, stats: Object.fromEntries(list.map((p) => [p.id, plans.ruleStats(p.id, since)])) };
+    },
+    getTrackingPlanStats: (input) => plans.ruleStats(input.id, sinceOf(input.since)),
     createTrackingPlan: (input) => {
       const p = plans.create(input, d.now());
       changed();
