@@ -1,7 +1,10 @@
 // C0 and C1 controls (newline and ESC among them), line/paragraph separators, and every Bidi_Control
 // character (the Arabic letter mark, the left-to-right and right-to-left marks, embeddings, isolates):
 // what a name or an event in a terminal or a CI log could use to forge a line, recolour or reorder it.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// Also the invisible ones that only hide (zero-width space, word joiner and invisible operators, BOM),
+// so two names that print alike are told apart. The zero-width joiner and non-joiner stay: emoji
+// sequences and several scripts need them.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** A line with its unprintable characters as `\uXXXX`. */
 export function printable(line: string): string {
@@ -9,10 +12,12 @@ export function printable(line: string): string {
 }
 
 /**
- * A log line as `serve` prints it: its own line breaks kept (a stack trace reads as one), every other
- * unprintable character escaped, so the names of sources, receivers and plans a config file gave
- * cannot send a terminal escape sequence.
+ * A log line as `serve` prints it, every unprintable character escaped so the names of sources,
+ * receivers and plans a config file gave cannot send a terminal escape sequence. A line break is kept
+ * only before an indented line (a stack trace's frames), so a name with a newline in it cannot start
+ * a line of its own that reads as the lab's.
  */
 export function printableLog(text: string): string {
-  return text.split('\n').map(printable).join('\n');
+  const lines = text.split('\n');
+  return lines.map((line, i) => printable(line) + (i === lines.length - 1 ? '' : /^[ \t]/.test(lines[i + 1]!) ? '\n' : '\\u000a')).join('');
 }

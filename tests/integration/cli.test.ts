@@ -230,7 +230,8 @@ describe('webhook-lab serve', () => {
   it('prints what a config names with its control and bidi characters escaped: a name cannot drive the terminal', async () => {
     // A config file may come from someone else; its names reach serve's log lines (here the note that
     // a mockReceiver name became this lab's URL). Found by review: ESC sequences were printed raw.
-    const name = 'red\u001b[31m\u202e';
+    // A newline in it would start a line that reads as the lab's own.
+    const name = 'red\u001b[31m\u202e\nwebhook-lab: forged';
     const config = writeConfig({
       sources: [{ name: 's', webhooks: { enabled: true, sharedSecret: '', urls: [{ mockReceiver: name }] } }],
       mockReceivers: [{ name, path: '/r' }],
@@ -238,8 +239,8 @@ describe('webhook-lab serve', () => {
     const r = await serve(['--data-dir', tempDir(), '--config', config]);
     const until = Date.now() + START_TIMEOUT_MS;
     while (!r.stderr().includes('mock receiver "red') && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
-    expect(r.stderr()).toContain('mock receiver "red\\u001b[31m\\u202e" is http://127.0.0.1:');
-    expect(r.stderr()).not.toMatch(/[\u001b\u202e]/);
+    expect(r.stderr()).toContain('mock receiver "red\\u001b[31m\\u202e\\u000awebhook-lab: forged" is http://127.0.0.1:');
+    expect(r.stderr()).not.toMatch(/[\u001b\u202e]|^webhook-lab: forged/m);
     expect(await stop(r)).toMatchObject({ code: 0 });
   });
 

@@ -1,0 +1,17 @@
+import { expect, it } from 'vitest';
+import { printable, printableLog } from '../../src/main/printable';
+
+it('escapes controls, bidi marks and invisible characters; keeps emoji joiners', () => {
+  expect(printable('a\u001b[31mb\u202ec\u200bd\ufeffe\u2060')).toBe('a\\u001b[31mb\\u202ec\\u200bd\\ufeffe\\u2060');
+  const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}';
+  expect(printable(`team ${family} \u0928\u094d\u200d`)).toBe(`team ${family} \u0928\u094d\u200d`);
+});
+
+it("a log keeps a stack trace's line breaks, and escapes one that would start a line of its own", () => {
+  const err = new Error('boom');
+  const stack = err.stack!;
+  expect(printableLog(`dispatcher: ${stack}`)).toBe(`dispatcher: ${stack}`);
+  expect(printableLog('mock receiver "a\nwebhook-lab: control API at http://evil" is up')).toBe('mock receiver "a\\u000awebhook-lab: control API at http://evil" is up');
+  expect(printableLog('ends with a break\n')).toBe('ends with a break\\u000a');
+  expect(printableLog('one line')).toBe('one line');
+});
