@@ -17,6 +17,9 @@ import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 import { printableLog } from './printable';
 
+/** What an Authorization header can carry as a token: printable ASCII, no space at either end. */
+const HEADER_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
 const USAGE = `Webhook Lab ${VERSION} — headless mode
 
 Usage:
@@ -91,8 +94,13 @@ async function serve(argv: string[]): Promise<void> {
   const checked = settingsPatchSchema.safeParse(overrides);
   if (!checked.success) fail(describeErrors(fieldErrors(checked.error)).replace('timeScale', '--time-scale'));
 
-  // An empty token would start a lab no request can authenticate to (an empty Bearer is refused).
+  // A token that cannot travel in an Authorization header (empty, blank, outer spaces, non-ASCII or
+  // controls) would start a lab no request can authenticate to.
   if (values.token === '') fail('--token: must not be empty (leave it out for WEBHOOK_LAB_TOKEN or the token kept in the data folder)');
+  const envToken = process.env.WEBHOOK_LAB_TOKEN || undefined;
+  for (const [name, t] of [['--token', values.token], ['WEBHOOK_LAB_TOKEN', envToken]] as const) {
+    if (t !== undefined && !HEADER_TOKEN.test(t)) fail(`${name}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
+  }
 
   const config = values.config ? loadConfigFile(values.config) : undefined;
   // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.
@@ -129,7 +137,7 @@ async function serve(argv: string[]): Promise<void> {
   }
   // After the engine made (or checked) the data folder: the kept token lives there.
   // An empty WEBHOOK_LAB_TOKEN counts as unset, as an empty WEBHOOK_LAB_DATA_DIR does.
-  const token = values.token ?? (process.env.WEBHOOK_LAB_TOKEN || undefined) ?? keptToken(dataDir);
+  const token = values.token ?? envToken ?? keptToken(dataDir);
   let server;
   try {
     server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });

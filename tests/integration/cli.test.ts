@@ -48,8 +48,9 @@ function tempDir(prefix = 'wl-cli-'): string {
 }
 
 function spawnCli(args: string[], extraEnv: Record<string, string> = {}) {
-  const env = { ...process.env, ...extraEnv };
-  delete env.WEBHOOK_LAB_TOKEN;
+  // The caller's own WEBHOOK_LAB_TOKEN never leaks in; a test gives one in extraEnv.
+  const env: Record<string, string | undefined> = { ...process.env, WEBHOOK_LAB_TOKEN: undefined, ...extraEnv };
+  if (env.WEBHOOK_LAB_TOKEN === undefined) delete env.WEBHOOK_LAB_TOKEN;
   const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(proc);
   let out = '';
@@ -66,9 +67,9 @@ function spawnCli(args: string[], extraEnv: Record<string, string> = {}) {
 }
 
 /** Runs a command that is expected to exit by itself. */
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+async function runCli(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const p = spawnCli(args);
+  const p = spawnCli(args, extraEnv);
   const { code } = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr(), ms: Date.now() - started };
 }
@@ -386,10 +387,17 @@ describe('webhook-lab usage', () => {
     expect(scale.stderr).toContain('--time-scale');
   });
 
-  it('refuses an empty --token (exit 2), and an empty WEBHOOK_LAB_TOKEN counts as unset: a lab no request could authenticate to never starts', async () => {
+  it('refuses an empty or blank --token or WEBHOOK_LAB_TOKEN (exit 2), though an empty variable counts as unset, and an empty WEBHOOK_LAB_TOKEN counts as unset: a lab no request could authenticate to never starts', async () => {
     const empty = await runCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0', '--token', '']);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('--token');
+    // Blank, or what no Authorization header can carry: refused too, from the flag or the variable.
+    for (const bad of [' ', ' t0ken', 't\u00f8ken', 'to\nken']) {
+      const r = await runCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0', '--token', bad]);
+      expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('--token: must be printable ASCII')]);
+    }
+    const blankEnv = await runCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0'], { WEBHOOK_LAB_TOKEN: '  ' });
+    expect([blankEnv.code, blankEnv.stderr]).toEqual([2, expect.stringContaining('WEBHOOK_LAB_TOKEN: must be printable ASCII')]);
     const p = spawnCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0'], { WEBHOOK_LAB_TOKEN: '' });
     try {
       const until = Date.now() + START_TIMEOUT_MS;
