@@ -239,13 +239,46 @@ describe('replay', () => {
     expect((await t.call('getMessage', { id: d.call.id })).deliveries[0].state).toBe('delivered');
   });
 
-  it('a call whose source was deleted is not replayed unsigned (409), and a bulk retry leaves it out', async () => {
+  it('a call whose source was deleted is resent as it first went (its X-Signature fixed at creation), by replay and by a bulk retry', async () => {
     const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
     const t = await setup([`${r.url}/h`]);
     await t.post('/v1/track', { userId: 'u', event: 'orphan' }, { writeKey: KEY });
     const d = await deliveryOf(t, 'failed');
     await t.call('deleteSource', { id: (await t.call('listSources', {}))[0].id });
-    // The current secret is what a replay signs with: the source, and its secrets, are gone.
+    const result = await t.call('replayMessage', { id: d.call.id });
+    expect(result.attempts).toHaveLength(1);
+    expect(r.requests[1].body.equals(r.requests[0].body)).toBe(true);
+    expect(r.requests[1].headers['x-signature']).toBe(hmac(r.requests[1].body));
+    expect(r.requests[1].headers['user-agent']).toBe(r.requests[0].headers['user-agent']);
+    expect(await t.call('retryMatching', {})).toMatchObject({ retried: 1 });
+    await waitFor(() => r.requests.length === 3 || undefined, 'bulk retry sent');
+    expect(r.requests[2].headers['x-signature']).toBe(hmac(r.requests[2].body));
+    // An edited body would need the retired secret: refused, nothing sent.
+    const edited = JSON.stringify({ ...JSON.parse(d.deliveries[0].body), event: 'edited' });
+    await expect(t.call('replayMessage', { id: d.call.id, body: edited })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/source .*no longer exists and its request was signed/) });
+    expect(r.requests).toHaveLength(3);
+  });
+
+  it("a deleted source's unsigned call is replayed, edited body included", async () => {
+    const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${r.url}/h`])] } });
+    await t.post('/v1/track', { userId: 'u', event: 'orphan' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    await t.call('deleteSource', { id: (await t.call('listSources', {}))[0].id });
+    const edited = JSON.stringify({ ...JSON.parse(d.deliveries[0].body), event: 'edited' });
+    await t.call('replayMessage', { id: d.call.id, body: edited });
+    expect(r.requests[1].body.toString()).toBe(edited);
+    expect(r.requests[1].headers['x-signature']).toBeUndefined();
+  });
+
+  it('a deleted source whose calls signed with Standard Webhooks: not replayed unsigned (409), and a bulk retry leaves them out', async () => {
+    const r = await receiver((_req, res) => res.writeHead(400).end('bad'));
+    const source = webhookSource('app', KEY, [`${r.url}/h`], SECRET);
+    const t = await lab.start({ config: { sources: [{ ...source, webhooks: { ...source.webhooks, standardWebhooksSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } }] } });
+    await t.post('/v1/track', { userId: 'u', event: 'orphan' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'failed');
+    expect(r.requests[0].headers['webhook-signature']).toMatch(/^v1,/);
+    await t.call('deleteSource', { id: (await t.call('listSources', {}))[0].id });
     await expect(t.call('replayMessage', { id: d.call.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/source .*no longer exists/) });
     expect(await t.call('retryMatching', {})).toMatchObject({ retried: 0 });
     await new Promise((done) => setTimeout(done, 200));

@@ -6,7 +6,7 @@ import type { Store } from './store/store';
 import type { Dispatcher } from './dispatcher/dispatcher';
 import type { EventHub } from './event-hub';
 import { CLEAR_CHUNK } from './store/clear-calls';
-import { neverSent } from './dispatcher/delivery-plan';
+import { neverSent, resendableWithoutSource } from './dispatcher/delivery-plan';
 
 /** Calls looked at per step of a bulk retry; the event loop turns between steps. */
 const RETRY_CHUNK = 500;
@@ -42,8 +42,8 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
             if (seen.has(callId)) continue;
             seen.add(callId);
             // A request never sent (its mapped body passed the limit) has nothing to send again.
-            // Nor has one whose source was deleted (it would go out unsigned: manual-rounds.ts).
-            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && store.sources.get(d.sourceId) !== undefined);
+            // Nor has a signed one whose source was deleted (it would go out unsigned: manual-rounds.ts).
+            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && (store.sources.get(d.sourceId) !== undefined || resendableWithoutSource(d, false)));
             // The status passes are counted above; a call found only by its Actions parts adds itself.
             if (k >= states.length && failed.length > 0) matched++;
             if (!dryRun) for (const d of failed) deliveryIds.push(d.id);

@@ -105,6 +105,17 @@ export function neverSent(d: Pick<ActiveDelivery, 'kind' | 'state' | 'attemptCou
   return d.kind === 'actions' && d.state === 'failed' && d.attemptCount === 0;
 }
 
+/**
+ * Whether a delivery whose source was deleted can be sent again as it first went: a manual round
+ * then resends its own request (User-Agent and X-Signature fixed at creation, round.ts). Not when
+ * it signed with Standard Webhooks (each attempt signs anew, and the deleted source's secrets are
+ * retired), nor an edited body that needs an X-Signature, nor a delivery older than its fixed
+ * request (the lab cannot tell whether it was signed).
+ */
+export function resendableWithoutSource(d: Pick<ActiveDelivery, 'frozen' | 'standardWebhooks'>, bodyEdited: boolean): boolean {
+  return d.frozen !== null && d.standardWebhooks === null && !(bodyEdited && d.frozen.signature !== null);
+}
+
 /** A batch's body and signed text from its items' stored data, in queue order (as buildActionsRequest would make them). */
 export function batchRequest(items: readonly { data: string }[]): { body: string; signedText: string | null } {
   return { body: `[${items.map((i) => i.data || 'null').join(',')}]`, signedText: items[0].data === '' ? null : items[0].data };

@@ -6,7 +6,7 @@ import { withoutOmitted } from '../../../shared/tracking-plan.schema';
 import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
-import { neverSent, planDelivery, targetOf } from './delivery-plan';
+import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
 import { roundUrlStates, sendRound, type RoundResult } from './round';
 import type { DispatcherDeps } from './dispatcher';
 
@@ -67,8 +67,8 @@ export class ManualRounds {
     while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
       const id = this.queue.shift()!;
       const d = this.deps.store.deliveries.active(id);
-      // A deleted source's delivery would go out unsigned (a retry signs with the current secret).
-      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !this.deps.store.sources.get(d.sourceId)) {
+      // A deleted source's signed delivery would go out unsigned (a retry signs with the current secret).
+      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !(this.deps.store.sources.get(d.sourceId) || resendableWithoutSource(d, false))) {
         this.queued.delete(id);
         continue;
       }
@@ -116,8 +116,11 @@ export class ManualRounds {
       d = await this.createForReplay(callId, call.sourceId, call.normalized);
     }
     // A replay signs with the source's current secrets: with the source deleted (its secrets retired)
-    // it would go out unsigned, which the receiver refuses for a reason the lab made.
-    if (!store.sources.get(d.sourceId)) throw new HttpError(409, `the source of message ${callId} no longer exists: a replay signs with its current secret, so there is nothing to sign with`);
+    // a signed request would go out unsigned, which the receiver refuses for a reason the lab made.
+    // One that loses nothing is resent as it first went.
+    if (!store.sources.get(d.sourceId) && !resendableWithoutSource(d, opts.body !== undefined)) {
+      throw new HttpError(409, `the source of message ${callId} no longer exists and its request was signed: a replay signs with the source's current secret, so there is nothing to sign with`);
+    }
     if (opts.body === undefined && neverSent(d)) {
       throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
     }

@@ -48,7 +48,10 @@ export async function sendRound(
   const body = bodyOverride ?? d.body;
   const actions = d.kind === 'actions';
   const scheduled = trigger === 'scheduled';
-  const { userAgent, signature } = scheduled && d.frozen ? d.frozen
+  // A manual round of a deleted source's delivery resends its own request (manual-rounds.ts allows
+  // it only where that loses nothing: resendableWithoutSource).
+  const asCreated = scheduled || (source === undefined && bodyOverride === undefined);
+  const { userAgent, signature } = asCreated && d.frozen ? d.frozen
     : actions ? currentActionsRequest(source?.webhooks.sharedSecret, body, isBatch(d, source))
     : currentRequest(settings.userAgentProduct, source?.webhooks.sharedSecret, body);
   const sw = scheduled ? d.standardWebhooks : currentStandardWebhooks(d, source);
