@@ -8,7 +8,7 @@ import { hasUrlCredentials, maskUrlPassword } from '../shared/url-credentials';
 import { ApiFailure, callOp } from './cli-check';
 import { formatProbeReport, probeJson, probeJunit } from './probe-report-format';
 import { describeDataProblem } from './engine/store/data-problem';
-import { printableLog } from './printable';
+import { printableText } from './printable';
 
 const USAGE = `Usage:
   webhook-lab probe --url URL --secret S [--standard-webhooks-secret whsec_…]
@@ -186,6 +186,6 @@ export async function runProbeCommand(argv: string[]): Promise<void> {
     return;
   }
   if (args.junit) writeFileSync(args.junit, probeJunit(report));
-  process.stdout.write(args.json ? probeJson(report) : printableLog(formatProbeReport(report, !!(args.api || args.dataDir))));
+  process.stdout.write(args.json ? probeJson(report) : printableText(formatProbeReport(report, !!(args.api || args.dataDir))));
   process.exitCode = probeExitCode(report);
 }

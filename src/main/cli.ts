@@ -15,7 +15,7 @@ import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
-import { printableLog } from './printable';
+import { printableLog, printableText } from './printable';
 
 /** What an Authorization header can carry as a token: printable ASCII, no space at either end. */
 const HEADER_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -41,7 +41,7 @@ Options:
 `;
 
 function fail(message: string, code = 2): never {
-  process.stderr.write(`webhook-lab: ${printableLog(message)}\n`);
+  process.stderr.write(`webhook-lab: ${printableText(message)}\n`);
   process.exit(code);
 }
 

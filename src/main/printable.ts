@@ -11,6 +11,11 @@ export function printable(line: string): string {
   return line.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** A report or message the lab wrote over several lines: its line breaks kept, every other unprintable character escaped. */
+export function printableText(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
+
 /**
  * A log line as `serve` prints it, every unprintable character escaped so the names of sources,
  * receivers and plans a config file gave cannot send a terminal escape sequence. A line break is kept

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { printable, printableLog } from '../../src/main/printable';
+import { printable, printableLog, printableText } from '../../src/main/printable';
 
 it('escapes controls, bidi marks and invisible characters; keeps emoji joiners', () => {
   expect(printable('a\u001b[31mb\u202ec\u200bd\ufeffe\u2060')).toBe('a\\u001b[31mb\\u202ec\\u200bd\\ufeffe\\u2060');
@@ -14,4 +14,8 @@ it("a log keeps a stack trace's line breaks, and escapes one that would start a 
   expect(printableLog('mock receiver "a\nwebhook-lab: control API at http://evil" is up')).toBe('mock receiver "a\\u000awebhook-lab: control API at http://evil" is up');
   expect(printableLog('ends with a break\n')).toBe('ends with a break\\u000a');
   expect(printableLog('one line')).toBe('one line');
+});
+
+it("a report the lab wrote over several lines keeps every line break, and escapes the rest", () => {
+  expect(printableText('PASS  a\nFAIL  b \u001b[2J\n')).toBe('PASS  a\nFAIL  b \\u001b[2J\n');
 });
