@@ -72,8 +72,21 @@ export function isRetryPreset(name: string): boolean {
   return Object.hasOwn(RETRY_PRESETS, name);
 }
 
+/**
+ * Values a preset had in an earlier release. Settings and exported configs of that release carry
+ * them as if given; read as given they would keep the old behaviour for ever, so they count as not
+ * given (the preset's current value applies). Someone giving exactly such a value by hand gets the
+ * preset's current one: a risk taken for the labs that stored it.
+ */
+const EARLIER_PRESET_VALUES: Record<string, { windowMs?: number[] }> = {
+  // Before the last 10 h retry was given room (d45921c): the window ended at its offset.
+  svix: { windowMs: [5 * SECOND + 5 * MINUTE + 30 * MINUTE + 2 * HOUR + 5 * HOUR + 20 * HOUR] },
+};
+
 /** A preset's values, or the default's; anything given explicitly wins (custom takes the default's timeout and rule unless given). */
-export function resolveRetrySchedule(input: RetryScheduleInput): Required<RetrySchedule> {
+export function resolveRetrySchedule(given: RetryScheduleInput): Required<RetrySchedule> {
+  const earlier = Object.hasOwn(EARLIER_PRESET_VALUES, given.preset) ? EARLIER_PRESET_VALUES[given.preset]! : {};
+  const input = given.windowMs !== undefined && earlier.windowMs?.includes(given.windowMs) ? { ...given, windowMs: undefined } : given;
   const known = isRetryPreset(input.preset);
   const base = (known ? RETRY_PRESETS[input.preset] : undefined) ?? RETRY_PRESETS.default;
   return {
@@ -84,6 +97,22 @@ export function resolveRetrySchedule(input: RetryScheduleInput): Required<RetryS
     timeoutMs: input.timeoutMs ?? base.timeoutMs,
     retryRule: input.retryRule ?? base.retryRule,
   };
+}
+
+/**
+ * A schedule as settings store it and a config exports it: a named preset and only what differs from
+ * it, so a preset changed by a later release (a fix) reaches labs that chose it; custom in full.
+ */
+export function compactRetrySchedule(schedule: RetrySchedule): RetryScheduleInput {
+  if (!isRetryPreset(schedule.preset)) return { ...schedule };
+  const base = RETRY_PRESETS[schedule.preset]!;
+  const out: RetryScheduleInput = { preset: schedule.preset };
+  if (JSON.stringify(schedule.delaysMs) !== JSON.stringify(base.delaysMs)) out.delaysMs = schedule.delaysMs;
+  if (schedule.jitter !== base.jitter) out.jitter = schedule.jitter;
+  if (schedule.windowMs !== base.windowMs) out.windowMs = schedule.windowMs;
+  if (schedule.timeoutMs !== undefined && schedule.timeoutMs !== base.timeoutMs) out.timeoutMs = schedule.timeoutMs;
+  if (schedule.retryRule !== undefined && schedule.retryRule !== base.retryRule) out.retryRule = schedule.retryRule;
+  return out;
 }
 
 /** A Classic delivery's attempt timeout under this schedule (settings saved before the field: 5 s). */

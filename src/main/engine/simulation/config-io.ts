@@ -5,6 +5,7 @@ import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-confi
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
+import { compactRetrySchedule } from '../../../shared/retry-schedule';
 
 type Ops = 'getConfig' | 'importConfig';
 
@@ -65,7 +66,7 @@ export class ConfigIo implements Feature<Ops> {
         const trackingPlan = plan && { name: plan.name, unplannedEvents: plan.unplannedEvents, unplannedProperties: plan.unplannedProperties, violations: plan.violations };
         return { name: s.name, writeKey: s.writeKey, webhooks: referToReceivers(s.webhooks, receivers), ...(s.collectorFaults ? { collectorFaults: s.collectorFaults } : {}), ...(trackingPlan ? { trackingPlan } : {}) };
       }),
-      settings: { ...settings, retrySchedule: { ...retrySchedule } },
+      settings: { ...settings, retrySchedule: compactRetrySchedule(retrySchedule) },
       mockReceivers: this.receivers.definitions().map((r) => ({ ...r })),
       audiences: this.audiences.list().map((a) => ({
         name: a.name,

@@ -1,5 +1,5 @@
 import type { Settings } from '../../../shared/types';
-import { resolveRetrySchedule } from '../../../shared/retry-schedule';
+import { compactRetrySchedule, resolveRetrySchedule } from '../../../shared/retry-schedule';
 import type { SettingsPatch } from '../../../shared/settings.schema';
 import { DEFAULT_USER_AGENT_PRODUCT } from '../../../shared/webhook-request';
 import type { Db } from './database';
@@ -68,7 +68,8 @@ export class SettingsRepo {
     }
     const before = this.current.secretRotationWindowMs;
     this.db.transaction(() => {
-      for (const [key, value] of Object.entries(next)) this.upsert.run(key, JSON.stringify(value));
+      // A named preset is stored as its name and what differs from it (compactRetrySchedule).
+      for (const [key, value] of Object.entries(next)) this.upsert.run(key, JSON.stringify(key === 'retrySchedule' ? compactRetrySchedule(next.retrySchedule) : value));
       // A rotation window closed by the old setting or the new one stays closed (source-secrets.ts).
       if (next.secretRotationWindowMs !== before) this.onWindowChange(before, next.secretRotationWindowMs);
     })();
