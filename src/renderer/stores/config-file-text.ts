@@ -15,6 +15,6 @@ export function configFileText(config: unknown, limit = MAX_CONFIG_BYTES): { tex
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   return {
     text,
-    problem: size <= limit ? null : `the config is ${mib(size)}, over the ${mib(limit)} a config file may be: it cannot be imported or given to serve --config whole (its tracking plans are most of it: move the largest through the control API, GET /api/tracking-plans/:id then POST /api/tracking-plans)`,
+    problem: size <= limit ? null : `the config is ${mib(size)}, over the ${mib(limit)} a config file may be: it cannot be imported or given to serve --config whole (its tracking plans are most of it: move the largest through the control API: POST /api/tracking-plans with the name and rules GET /api/tracking-plans/:id answers, each under ${mib(limit)})`,
   };
 }
