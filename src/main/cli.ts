@@ -15,7 +15,7 @@ import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
-import { printableLog, printableText } from './printable';
+import { printable, printableLog, printableText } from './printable';
 
 /** What an Authorization header can carry as a token: printable ASCII, no space at either end. */
 const HEADER_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -130,7 +130,7 @@ async function serve(argv: string[]): Promise<void> {
     // source has) or holds what only applying finds (a tracking plan rule that does not compile).
     // Nothing of it was applied (one transaction), and this is the user's to fix, as a bad file is.
     if (err instanceof ConfigRefused && values.config) {
-      fail(`config file ${values.config} cannot be applied to the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
+      fail(`config file ${values.config} cannot be applied to the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => printable(`${f.path}: ${f.message}`)).join('\n  ')}`);
     }
     failIfDataProblem(err, dataDir);
     throw err;

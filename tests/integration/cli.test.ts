@@ -372,6 +372,22 @@ describe('webhook-lab usage', () => {
     }
   });
 
+  it("a config file's error names a key or a name escaped: a newline in it cannot start a line that reads as the lab's (exit 2)", async () => {
+    // Found by review: serve's log escaped such a newline, but the usage error kept it.
+    const forged = (s: string) => s.split('\n').filter((l) => /^\s*(webhook-lab: forged|::error::)/.test(l));
+    const [invalid, unapplied] = await Promise.all([
+      runCli(['serve', '--data-dir', tempDir(), '--config', writeConfig({ sources: [{ name: 's', writeKey: 'wk_s_0123456789', 'k\nwebhook-lab: forged; ::error::x': 1 }] })]),
+      runCli(['serve', '--data-dir', tempDir(), '--config', writeConfig({
+        sources: [{ name: 's', writeKey: 'wk_s_0123456789' }],
+        audiences: [{ name: 'A', sources: ['nope\nwebhook-lab: forged'], rule: { combine: 'and', conditions: [{ kind: 'event', event: 'E', op: 'gte', count: 1, withinDays: 1 }] } }],
+      })]),
+    ]);
+    expect([invalid.code, unapplied.code]).toEqual([2, 2]);
+    expect(invalid.stderr).toContain('k\\u000awebhook-lab: forged; ::error::x');
+    expect(unapplied.stderr).toContain('audiences[0].sources[0]: no source named "nope\\u000awebhook-lab: forged"');
+    expect([...forged(invalid.stderr), ...forged(unapplied.stderr)]).toEqual([]);
+  });
+
   it('refuses an unknown option or command, and a bad --time-scale, with exit 2', async () => {
     const [option, command, scale] = await Promise.all([
       runCli(['serve', '--colector-port', '0']),
