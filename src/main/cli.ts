@@ -97,10 +97,10 @@ async function serve(argv: string[]): Promise<void> {
   // A token that cannot travel in an Authorization header (empty, blank, outer spaces, non-ASCII or
   // controls) would start a lab no request can authenticate to.
   if (values.token === '') fail('--token: must not be empty (leave it out for WEBHOOK_LAB_TOKEN or the token kept in the data folder)');
+  // Only the token used is judged: a --token given overrides the variable, whatever it holds.
   const envToken = process.env.WEBHOOK_LAB_TOKEN || undefined;
-  for (const [name, t] of [['--token', values.token], ['WEBHOOK_LAB_TOKEN', envToken]] as const) {
-    if (t !== undefined && !HEADER_TOKEN.test(t)) fail(`${name}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
-  }
+  const [tokenFrom, given] = values.token !== undefined ? ['--token', values.token] : ['WEBHOOK_LAB_TOKEN', envToken];
+  if (given !== undefined && !HEADER_TOKEN.test(given)) fail(`${tokenFrom}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
 
   const config = values.config ? loadConfigFile(values.config) : undefined;
   // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.

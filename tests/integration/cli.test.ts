@@ -425,4 +425,17 @@ describe('webhook-lab usage', () => {
       await p.exited;
     }
   });
+
+  it('a --token given wins over WEBHOOK_LAB_TOKEN: a variable it overrides is not judged (found by review: exit 2 for a token never used)', async () => {
+    const p = spawnCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0', '--token', 'flag-token'], { WEBHOOK_LAB_TOKEN: ' left over ' });
+    try {
+      const until = Date.now() + START_TIMEOUT_MS;
+      while (!/^api: .*$/m.test(p.stdout()) && p.proc.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect([p.proc.exitCode, p.stderr()]).toEqual([null, '']);
+      expect(/^api: .* \(Authorization: Bearer (.*)\)$/m.exec(p.stdout())?.[1]).toBe('flag-token');
+    } finally {
+      p.proc.kill('SIGTERM');
+      await p.exited;
+    }
+  });
 });
