@@ -15,7 +15,7 @@ import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
-import { printableLog, printableText } from './printable';
+import { printable, printableLog, printableText } from './printable';
 
 /** What an Authorization header can carry as a token: printable ASCII, no space at either end. */
 const HEADER_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -97,10 +97,10 @@ async function serve(argv: string[]): Promise<void> {
   // A token that cannot travel in an Authorization header (empty, blank, outer spaces, non-ASCII or
   // controls) would start a lab no request can authenticate to.
   if (values.token === '') fail('--token: must not be empty (leave it out for WEBHOOK_LAB_TOKEN or the token kept in the data folder)');
+  // Only the token used is judged: a --token given overrides the variable, whatever it holds.
   const envToken = process.env.WEBHOOK_LAB_TOKEN || undefined;
-  for (const [name, t] of [['--token', values.token], ['WEBHOOK_LAB_TOKEN', envToken]] as const) {
-    if (t !== undefined && !HEADER_TOKEN.test(t)) fail(`${name}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
-  }
+  const [tokenFrom, given] = values.token !== undefined ? ['--token', values.token] : ['WEBHOOK_LAB_TOKEN', envToken];
+  if (given !== undefined && !HEADER_TOKEN.test(given)) fail(`${tokenFrom}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
 
   const config = values.config ? loadConfigFile(values.config) : undefined;
   // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.
@@ -130,7 +130,7 @@ async function serve(argv: string[]): Promise<void> {
     // source has) or holds what only applying finds (a tracking plan rule that does not compile).
     // Nothing of it was applied (one transaction), and this is the user's to fix, as a bad file is.
     if (err instanceof ConfigRefused && values.config) {
-      fail(`config file ${values.config} cannot be applied to the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => `${f.path}: ${f.message}`).join('\n  ')}`);
+      fail(`config file ${values.config} cannot be applied to the data in ${dataDir}; nothing of it was applied:\n  ${err.fields.map((f) => printable(`${f.path}: ${f.message}`)).join('\n  ')}`);
     }
     failIfDataProblem(err, dataDir);
     throw err;

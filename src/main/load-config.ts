@@ -5,6 +5,7 @@ import { configSchema, MAX_CONFIG_BYTES, type Config } from '../shared/config.sc
 import './engine/actions/rules';
 import { inputTooDeep } from '../shared/input-depth';
 import { describeErrors, fieldErrors, formatPath, type FieldError } from '../shared/validation-error';
+import { printable } from './printable';
 
 export class ConfigError extends Error {}
 
@@ -70,7 +71,8 @@ export function parseConfigText(text: string, what: string): Config {
   } catch (err) {
     throw new ConfigError(`${what} is not valid JSON: ${(err as Error).message}`);
   }
-  const invalid = (fields: FieldError[]) => new ConfigError(`${what} is invalid:\n  ${describeErrors(fields).split('; ').join('\n  ')}`);
+  // One line per field, each escaped: a key or a name in the file (a newline, "; ") cannot start a line.
+  const invalid = (fields: FieldError[]) => new ConfigError(`${what} is invalid:\n  ${fields.map((f) => printable(describeErrors([f]))).join('\n  ')}`);
   // Depth first, without recursion (as for the control API's input): the key scan and the schema recurse.
   const tooDeep = inputTooDeep(json);
   if (tooDeep) throw invalid(tooDeep.fields);

@@ -6,6 +6,9 @@
 // sequences and several scripts need them.
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
+/** A V8 stack trace's frame line. */
+const STACK_FRAME = /^ {4}at /;
+
 /** A line with its unprintable characters as `\uXXXX`. */
 export function printable(line: string): string {
   return line.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -19,10 +22,11 @@ export function printableText(text: string): string {
 /**
  * A log line as `serve` prints it, every unprintable character escaped so the names of sources,
  * receivers and plans a config file gave cannot send a terminal escape sequence. A line break is kept
- * only before an indented line (a stack trace's frames), so a name with a newline in it cannot start
- * a line of its own that reads as the lab's.
+ * only before a stack frame (`    at …`), so a name with a newline in it cannot start a line of its
+ * own that reads as the lab's, indented ones included: CI runners read commands after leading space
+ * (GitHub Actions' `::error::`).
  */
 export function printableLog(text: string): string {
   const lines = text.split('\n');
-  return lines.map((line, i) => printable(line) + (i === lines.length - 1 ? '' : /^[ \t]/.test(lines[i + 1]!) ? '\n' : '\\u000a')).join('');
+  return lines.map((line, i) => printable(line) + (i === lines.length - 1 ? '' : STACK_FRAME.test(lines[i + 1]!) ? '\n' : '\\u000a')).join('');
 }

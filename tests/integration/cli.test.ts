@@ -372,6 +372,22 @@ describe('webhook-lab usage', () => {
     }
   });
 
+  it("a config file's error names a key or a name escaped: a newline in it cannot start a line that reads as the lab's (exit 2)", async () => {
+    // Found by review: serve's log escaped such a newline, but the usage error kept it.
+    const forged = (s: string) => s.split('\n').filter((l) => /^\s*(webhook-lab: forged|::error::)/.test(l));
+    const [invalid, unapplied] = await Promise.all([
+      runCli(['serve', '--data-dir', tempDir(), '--config', writeConfig({ sources: [{ name: 's', writeKey: 'wk_s_0123456789', 'k\nwebhook-lab: forged; ::error::x': 1 }] })]),
+      runCli(['serve', '--data-dir', tempDir(), '--config', writeConfig({
+        sources: [{ name: 's', writeKey: 'wk_s_0123456789' }],
+        audiences: [{ name: 'A', sources: ['nope\nwebhook-lab: forged'], rule: { combine: 'and', conditions: [{ kind: 'event', event: 'E', op: 'gte', count: 1, withinDays: 1 }] } }],
+      })]),
+    ]);
+    expect([invalid.code, unapplied.code]).toEqual([2, 2]);
+    expect(invalid.stderr).toContain('k\\u000awebhook-lab: forged; ::error::x');
+    expect(unapplied.stderr).toContain('audiences[0].sources[0]: no source named "nope\\u000awebhook-lab: forged"');
+    expect([...forged(invalid.stderr), ...forged(unapplied.stderr)]).toEqual([]);
+  });
+
   it('refuses an unknown option or command, and a bad --time-scale, with exit 2', async () => {
     const [option, command, scale] = await Promise.all([
       runCli(['serve', '--colector-port', '0']),
@@ -404,6 +420,19 @@ describe('webhook-lab usage', () => {
       while (!/^api: .*$/m.test(p.stdout()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       // The kept token (ui-token in the data folder), as when the variable is not set.
       expect(/^api: .* \(Authorization: Bearer (.*)\)$/m.exec(p.stdout())?.[1]).toMatch(/^\S{16,}$/);
+    } finally {
+      p.proc.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+
+  it('a --token given wins over WEBHOOK_LAB_TOKEN: a variable it overrides is not judged (found by review: exit 2 for a token never used)', async () => {
+    const p = spawnCli(['serve', '--data-dir', tempDir(), '--collector-port', '0', '--ui-port', '0', '--token', 'flag-token'], { WEBHOOK_LAB_TOKEN: ' left over ' });
+    try {
+      const until = Date.now() + START_TIMEOUT_MS;
+      while (!/^api: .*$/m.test(p.stdout()) && p.proc.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect([p.proc.exitCode, p.stderr()]).toEqual([null, '']);
+      expect(/^api: .* \(Authorization: Bearer (.*)\)$/m.exec(p.stdout())?.[1]).toBe('flag-token');
     } finally {
       p.proc.kill('SIGTERM');
       await p.exited;

@@ -19,3 +19,12 @@ it("a log keeps a stack trace's line breaks, and escapes one that would start a 
 it("a report the lab wrote over several lines keeps every line break, and escapes the rest", () => {
   expect(printableText('PASS  a\nFAIL  b \u001b[2J\n')).toBe('PASS  a\nFAIL  b \\u001b[2J\n');
 });
+
+it("a name cannot start an indented line either: only a stack frame's `    at` keeps its line break", () => {
+  // GitHub Actions' runner reads `::command::` after trimming leading space, so an indented line a
+  // name starts is as good as one at the margin (`::add-mask::`, `::error::`, `::stop-commands::`).
+  expect(printableLog('mock receiver "a\n  ::error::forged" is up')).toBe('mock receiver "a\\u000a  ::error::forged" is up');
+  expect(printableLog('mock receiver "a\n\t::error::forged" is up')).toBe('mock receiver "a\\u000a\\u0009::error::forged" is up');
+  const err = new AggregateError([new Error('x')], 'several');
+  expect(printableLog(`dispatcher: ${err.stack!}`)).toBe(`dispatcher: ${err.stack!}`);
+});

@@ -6,6 +6,7 @@ import { Field } from '../../components/field';
 import { formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
 import { ConfigIo } from '../../components/config-io';
+import { schedulePatch } from './schedule-patch';
 import { TimeWarpControl } from '../../components/time-warp';
 import { setThemeChoice, THEME_CHOICES, THEME_LABELS, useTheme, type ThemeChoice } from '../../theme';
 
@@ -49,7 +50,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const preview = (() => {
     const d = preset === 'custom' ? customDelays() : null;
     if (preset === 'custom' && !d) return null;
-    const schedule = resolveRetrySchedule(preset === 'custom' ? { preset, delaysMs: d!, windowMs: settings.retrySchedule.windowMs } : { preset });
+    const schedule = resolveRetrySchedule(schedulePatch(settings.retrySchedule, preset, d));
     const offsets = plannedOffsets(schedule);
     const scale = Number(timeScale) > 0 ? Number(timeScale) : 1;
     return `${offsets.length} attempts over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
@@ -62,15 +63,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
       data-testid="settings-form"
       onSubmit={async (e) => {
         e.preventDefault();
-        let retrySchedule: { preset: string; delaysMs?: number[] } = { preset };
-        if (preset === 'custom') {
-          const d = customDelays();
-          if (!d) {
-            setDelaysError('seconds separated by commas, e.g. 5, 10, 30');
-            return;
-          }
-          retrySchedule = { preset, delaysMs: d };
+        const d = preset === 'custom' ? customDelays() : null;
+        if (preset === 'custom' && !d) {
+          setDelaysError('seconds separated by commas, e.g. 5, 10, 30');
+          return;
         }
+        // What the form does not show (jitter, window, timeout, retry rule) is kept: schedule-patch.ts.
+        const retrySchedule = schedulePatch(settings.retrySchedule, preset, d);
         setDelaysError(null);
         await store.getState().saveSettings({
           payloadFormat,
