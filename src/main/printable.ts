@@ -4,14 +4,19 @@
 // Also the invisible ones that only hide (zero-width space, word joiner and invisible operators, BOM),
 // so two names that print alike are told apart. The zero-width joiner and non-joiner stay: emoji
 // sequences and several scripts need them.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// Soft hyphen, Mongolian vowel separator, the Hangul fillers and the tag characters are invisible too
+// (tags carry hidden ASCII; the subdivision flags that use them print escaped, a price taken).
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
 
 /** A V8 stack trace's frame line. */
 const STACK_FRAME = /^ {4}at /;
 
 /** A line with its unprintable characters as `\uXXXX`. */
 export function printable(line: string): string {
-  return line.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return line.replace(UNPRINTABLE, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** A report or message the lab wrote over several lines: its line breaks kept, every other unprintable character escaped. */

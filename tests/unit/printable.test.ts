@@ -3,6 +3,7 @@ import { printable, printableLog, printableText } from '../../src/main/printable
 
 it('escapes controls, bidi marks and invisible characters; keeps emoji joiners', () => {
   expect(printable('a\u001b[31mb\u202ec\u200bd\ufeffe\u2060')).toBe('a\\u001b[31mb\\u202ec\\u200bd\\ufeffe\\u2060');
+  expect(printable('soft\u00adhy\u3164phen\u{e0041}')).toBe('soft\\u00adhy\\u3164phen\\u{e0041}');
   const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}';
   expect(printable(`team ${family} \u0928\u094d\u200d`)).toBe(`team ${family} \u0928\u094d\u200d`);
 });

@@ -119,7 +119,8 @@ export class ManualRounds {
     // a signed request would go out unsigned, which the receiver refuses for a reason the lab made.
     // One that loses nothing is resent as it first went.
     if (!store.sources.get(d.sourceId) && !resendableWithoutSource(d, opts.body !== undefined)) {
-      throw new HttpError(409, `the source of message ${callId} no longer exists and its request was signed: a replay signs with the source's current secret, so there is nothing to sign with`);
+      const why = d.frozen === null ? 'its delivery is older than the lab keeping each request as first sent, so it may have been signed' : 'its request was signed';
+      throw new HttpError(409, `the source of message ${callId} no longer exists and ${why}: a replay signs with the source's current secret, so there is nothing to sign with`);
     }
     if (opts.body === undefined && neverSent(d)) {
       throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
