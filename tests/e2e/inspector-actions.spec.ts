@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { startHttpsReceiver, startReceiver, type TestReceiver } from '../helpers/receiver';
+import { selfSignedCert } from '../helpers/tls';
 import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, timeline } from './ui-steps';
 
@@ -295,4 +296,26 @@ test('clear all calls: confirmed, everything gone, new calls still arrive', asyn
   await track('shop', 'ada', 'After Clear');
   await expect(page.getByTestId('call-row')).toHaveCount(1);
   await expect(page.getByTestId('call-row').first()).toHaveAttribute('data-status', 'delivered');
+});
+
+test('a receiver with a self-signed certificate: the attempt says the TLS handshake failed, with its connect time and how long it ran', async ({ page }) => {
+  const selfSigned = await startHttpsReceiver(await selfSignedCert());
+  try {
+    sources.selfSigned = await lab.api('POST', '/sources', { name: 'self-signed', webhooks: { enabled: true, sharedSecret: SECRET, urls: [{ url: `${selfSigned.url}/hook`, headers: {} }] } });
+    await track('selfSigned', 'ada', 'Untrusted');
+    await expect.poll(async () => (await byLabel('Untrusted'))?.deliveryState).toBe('failed');
+    ids.Untrusted = (await byLabel('Untrusted'))!.id;
+    await openApp(page, lab, 'inspector');
+    await rowOf(page, 'Untrusted').click();
+    const hook = timeline(page, `${selfSigned.url}/hook`);
+    await hook.getByTestId('attempt').first().locator('summary').click();
+    const timing = hook.getByTestId('attempt').first().getByTestId('attempt-timing');
+    await expect(timing).toHaveAttribute('data-measured', 'true');
+    await expect(timing).toContainText(/connect \d[\d.]* ms/);
+    await expect(timing).toContainText(/TLS failed after \d[\d.]* ms/);
+    await expect(timing).toContainText('first byte —');
+    expect(selfSigned.requests).toHaveLength(0);
+  } finally {
+    await selfSigned.close();
+  }
 });

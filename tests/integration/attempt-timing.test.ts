@@ -95,6 +95,20 @@ describe('HTTP sender: timing split', () => {
     expect(res.errorCode).toBe('ECONNREFUSED');
     expect(res.timing).toBeNull();
   });
+
+  it('a TLS handshake that fails (self-signed): connect measured, and how long the handshake ran before it failed', async () => {
+    const r = await slowReceiver(await selfSignedCert());
+    // Both requests wait on the one connection: each gets its times (the second's began before it).
+    const s = sender();
+    const [a, b] = await Promise.all([1, 2].map(() => s.send({ url: `${r.url}/t`, headers: {}, body })));
+    for (const res of [a!, b!]) {
+      expect(res.tlsError).toBe(true);
+      expect(res.timing).toMatchObject({ reused: false, ttfbMs: null, connectMs: expect.any(Number), tlsMs: expect.any(Number) });
+    }
+    const t = a!.timing!;
+    expect(t.connectMs! + t.tlsMs!).toBeLessThanOrEqual(t.totalMs + 0.2);
+    expect(r.requests).toHaveLength(0);
+  });
 });
 
 describe('timing on the attempt row, through the engine', () => {

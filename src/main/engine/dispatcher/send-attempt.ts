@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { AttemptTiming } from '../../../shared/types';
 import type { SendResult } from './http-sender';
 import { describeError, errorCode, isTlsCode } from './send-errors';
-import { nextOnSocket, type SocketListener, type SocketTiming } from './socket-timing';
+import { connectFailureTiming, nextOnSocket, type SocketListener, type SocketTiming } from './socket-timing';
 
 // One attempt in flight, as undici's dispatch handler: it reads the response (up to the kept
 // limit), owns the attempt's timer, and builds the SendResult when the attempt ends, however it ends.
@@ -45,6 +45,8 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
   #timer: NodeJS.Timeout;
   /** The connection the request went out on (set when its headers are written), and the first response byte. */
   #socket: SocketTiming | null = null;
+  /** When the TLS handshake failed, before a request was written. */
+  #handshakeFailed: number | null = null;
   #reused = false;
   #firstByte: number | null = null;
 
@@ -108,6 +110,11 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
     if (this.#done) return;
     const code = errorCode(err);
     const tls = isTlsCode(code);
+    const failed = this.#socket === null ? connectFailureTiming(err) : undefined;
+    if (failed) {
+      this.#socket = failed;
+      if (tls) this.#handshakeFailed = failed.failed;
+    }
     this.#finish(code, describeError(code, err, tls), false, tls);
   }
 
@@ -154,7 +161,8 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
     const fresh = !this.#reused;
     return {
       connectMs: fresh && s.tcp !== null ? ms(s.tcp - s.start) : null,
-      tlsMs: fresh && s.tls !== null && s.tcp !== null ? ms(s.tls - s.tcp) : null,
+      // A handshake that failed: how long it ran before it did.
+      tlsMs: !fresh || s.tcp === null ? null : s.tls !== null ? ms(s.tls - s.tcp) : this.#handshakeFailed !== null ? ms(this.#handshakeFailed - s.tcp) : null,
       ttfbMs: this.#firstByte === null ? null : ms(this.#firstByte - this.#t0),
       totalMs: ms(end - this.#t0),
       reused: this.#reused,

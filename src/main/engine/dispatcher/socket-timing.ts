@@ -21,6 +21,13 @@ export interface SocketListener {
 }
 
 const socketTimings = new WeakMap<object, SocketTiming>();
+/** A connection that failed (refused, TLS handshake) never writes a request; its error names it. */
+const failedTimings = new WeakMap<object, SocketTiming & { failed: number }>();
+
+/** The times of the connection an error ended, when the error is a connect or handshake failure. */
+export function connectFailureTiming(err: unknown): (SocketTiming & { failed: number }) | undefined {
+  return typeof err === 'object' && err !== null ? failedTimings.get(err) : undefined;
+}
 
 /** undici's own connector, with each new socket's connect and handshake times noted. */
 export function timedConnector(base: buildConnector.connector): buildConnector.connector {
@@ -28,7 +35,12 @@ export function timedConnector(base: buildConnector.connector): buildConnector.c
   const open = base as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => Socket | undefined;
   return (opts, callback) => {
     const t: SocketTiming = { start: performance.now(), tcp: null, tls: null, uses: 0 };
-    const socket = open(opts, callback);
+    // undici hands the connector's error object itself to every request waiting on the connection.
+    const socket = open(opts, (err, sock) => {
+      // Only a connection made and then lost has times to show (a refused one shows its total only).
+      if (err && t.tcp !== null) failedTimings.set(err, { ...t, failed: performance.now() });
+      (callback as (e: Error | null, s: unknown) => void)(err, sock);
+    });
     if (!socket) return socket;
     socketTimings.set(socket, t);
     socket.once('connect', () => (t.tcp = performance.now()));

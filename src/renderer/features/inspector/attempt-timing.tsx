@@ -6,7 +6,8 @@ const fmt = (ms: number) => (ms < 10 ? `${ms.toFixed(1)} ms` : formatMs(Math.rou
 /**
  * Where an attempt's time went: connect, TLS, waiting for the first byte, reading the rest, as a bar
  * and in words. A reused keep-alive connection has no connect or TLS part; an attempt that never had
- * a connection (or was made before timing was recorded) shows its total only.
+ * a connection (or was made before timing was recorded) shows its total only; a TLS handshake that
+ * failed, how long it ran.
  */
 export function AttemptTimingView({ attempt: a }: { attempt: Attempt }) {
   const t = a.timing;
@@ -45,7 +46,7 @@ export function AttemptTimingView({ attempt: a }: { attempt: Attempt }) {
             {t.tlsMs !== null ? (
               <span>
                 <i className="timing-key timing-tls" />
-                TLS {fmt(t.tlsMs)}
+                {a.tlsError ? `TLS failed after ${fmt(t.tlsMs)}` : `TLS ${fmt(t.tlsMs)}`}
               </span>
             ) : null}
           </>
