@@ -15,7 +15,7 @@ import { RetryTimes } from '../../components/time-warp';
 import { outcomeLine } from '../../components/status-chip-model';
 import { BatchMembers, BatchMembership } from './batch-members';
 import { BatchBodyPages } from './batch-body-pages';
-import { deliveryTitle, deliveryUrlWarning, outcomesOf } from './delivery-model';
+import { deliveryTitle, deliveryUrlWarning, outcomesOf, urlCountOf } from './delivery-model';
 
 type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
 
@@ -146,7 +146,7 @@ function DeliveryView({ delivery, allUrls, callId }: { delivery: DeliveryWithAtt
   // The call's summary lists the Classic URLs, then one entry per Actions delivery carrying it.
   const urls = outcomesOf(delivery, allUrls);
   const warning = deliveryUrlWarning(delivery);
-  const urlCount = Math.max(delivery.urls.length, ...delivery.attempts.map((a) => a.urlIndex + 1));
+  const urlCount = urlCountOf(delivery);
   // The row says in flight while a round is out (not written to the delivery until it ends).
   const state = urls.some((u) => u.state === 'in_flight') ? 'in_flight' : delivery.state;
   return (
