@@ -125,6 +125,14 @@ export function scheduleRetryRule(schedule: RetrySchedule): RetryRule {
   return schedule.retryRule ?? 'classic';
 }
 
+/**
+ * The most rounds a delivery makes, whatever its schedule: a custom delay of 0 repeated until its
+ * window ends made 133,351 requests of one call in 60 s (a new user's test), and a detail no browser
+ * could draw. A schedule that plans more is taken (retrying every 200 ms "while I fix my receiver"
+ * is a fair use) and ends there; the Settings preview says so.
+ */
+export const MAX_ROUNDS = 1_000;
+
 /** Nominal delay (simulated ms) before round `round + 1`, given that `round` rounds have run (round ≥ 1). */
 export function nominalDelay(schedule: RetrySchedule, round: number): number {
   const i = Math.min(round - 1, schedule.delaysMs.length - 1);
@@ -143,6 +151,7 @@ export function nextRetry(
   random: () => number,
   minDelayMs = 0,
 ): { delayMs: number; offsetMs: number } | null {
+  if (round >= MAX_ROUNDS) return null;
   const nominal = nominalDelay(schedule, round);
   const factor = 1 + schedule.jitter * (2 * random() - 1);
   const delayMs = Math.max(minDelayMs, Math.round(nominal * factor));
@@ -151,13 +160,20 @@ export function nextRetry(
   return { delayMs, offsetMs };
 }
 
-/** The planned offsets of every round without jitter, for showing a schedule before it runs. */
+/** The planned offsets of every round without jitter, for showing a schedule before it runs (at most MAX_ROUNDS). */
 export function plannedOffsets(schedule: RetrySchedule): number[] {
   const out = [0];
-  for (let round = 1; round < 10_000; round++) {
+  for (let round = 1; round < MAX_ROUNDS; round++) {
     const next = nextRetry({ ...schedule, jitter: 0 }, round, out[out.length - 1], () => 0.5);
     if (!next) break;
     out.push(next.offsetMs);
   }
   return out;
+}
+
+/** Whether a schedule plans more rounds than a delivery makes: another would still start inside its window. */
+export function plansTooManyRounds(schedule: RetrySchedule): boolean {
+  const offsets = plannedOffsets(schedule);
+  const last = offsets[offsets.length - 1]!;
+  return offsets.length >= MAX_ROUNDS && last + nominalDelay(schedule, MAX_ROUNDS) <= schedule.windowMs;
 }

@@ -208,6 +208,18 @@ describe('retries', () => {
   }, 40_000);
 });
 
+describe('at most 1,000 rounds', () => {
+  it('a delay of 0 retries until 1,000 rounds, not for its whole window (133,351 requests in 60 s before)', async () => {
+    const r = await receiver((_req, res) => res.writeHead(500).end('down'));
+    const t = await setup([`${r.url}/h`], { retrySchedule: { preset: 'custom', delaysMs: [0], jitter: 0, windowMs: 3_600_000 } });
+    await t.post('/v1/track', { userId: 'u', event: 'storm' }, { writeKey: KEY });
+    const d = await deliveryOf(t, 'expired');
+    expect(d.deliveries[0].attempts).toHaveLength(1_000);
+    expect(d.deliveries[0].lastError).toMatch(/1,000 rounds made, the most a delivery makes/);
+    expect(r.requests).toHaveLength(1_000);
+  }, 40_000);
+});
+
 describe('replay', () => {
   it('appends attempts marked replay, re-signed with the current secret; earlier attempts unchanged', async () => {
     const r = await receiver((_req, res) => res.writeHead(400).end('bad'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_PRESETS, nextRetry, nominalDelay, plannedOffsets, resolveRetrySchedule, scheduleRetryRule, scheduleTimeoutMs } from '../../src/shared/retry-schedule';
-import { retryScheduleInputSchema } from '../../src/shared/settings.schema';
+import { MAX_ROUNDS, RETRY_PRESETS, nextRetry, nominalDelay, plannedOffsets, plansTooManyRounds, resolveRetrySchedule, scheduleRetryRule, scheduleTimeoutMs } from '../../src/shared/retry-schedule';
+import { retryScheduleInputSchema, settingsPatchSchema } from '../../src/shared/settings.schema';
 import { fieldErrors } from '../../src/shared/validation-error';
 
 const SECOND = 1000;
@@ -169,3 +169,25 @@ function withoutLabel(name: string) {
   const { label: _label, ...rest } = RETRY_PRESETS[name];
   return rest;
 }
+
+describe('at most MAX_ROUNDS rounds a delivery', () => {
+  const custom = (delaysMs: number[], windowMs: number) => resolveRetrySchedule({ preset: 'custom', delaysMs, jitter: 0, windowMs });
+
+  it('a schedule that plans more is found: a delay of 0 (it never reaches its window) or a short delay in a long window', () => {
+    expect(plansTooManyRounds(custom([0], 60_000))).toBe(true);
+    expect(plansTooManyRounds(custom([1_000], 4 * HOUR))).toBe(true);
+    expect(plansTooManyRounds(custom([1_000], 15 * MINUTE))).toBe(false);
+    // Exactly MAX_ROUNDS rounds fit: within; one more: over.
+    expect(plansTooManyRounds(custom([1_000], (MAX_ROUNDS - 1) * 1_000))).toBe(false);
+    expect(plansTooManyRounds(custom([1_000], MAX_ROUNDS * 1_000))).toBe(true);
+    for (const preset of Object.keys(RETRY_PRESETS)) expect([preset, plansTooManyRounds(resolveRetrySchedule({ preset }))]).toEqual([preset, false]);
+  });
+
+  it('nextRetry stops at MAX_ROUNDS whatever the window; the schema takes such a schedule', () => {
+    const s = custom([0], 60_000);
+    expect(nextRetry(s, MAX_ROUNDS - 1, 0, () => 0.5)).not.toBeNull();
+    expect(nextRetry(s, MAX_ROUNDS, 0, () => 0.5)).toBeNull();
+    expect(plannedOffsets(s)).toHaveLength(MAX_ROUNDS);
+    expect(settingsPatchSchema.safeParse({ retrySchedule: { preset: 'custom', delaysMs: [0], windowMs: 60_000 } }).success).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import type { AttemptTrigger, Settings, Source, DeliveryState } from '../../../shared/types';
-import { nextRetry, scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
+import { MAX_ROUNDS, nextRetry, scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
 import { ACTIONS_TIMEOUT_MS, type RetryRule } from '../../../shared/actions/retry-classes';
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../../shared/webhook-request';
 import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from './request-headers';
@@ -236,7 +236,8 @@ function stateAfterRound(
     // The receiver's Retry-After, not the schedule, ended it: the window still had room for the
     // schedule's own delay (its shortest, jitter at its low end; no draw taken from random).
     const byRetryAfter = retryAfter > 0 && nextRetry(settings.retrySchedule, roundNo, elapsed, () => 0) !== null;
-    const why = byRetryAfter ? `a Retry-After of ${Math.round(retryAfter / 1000)} s would put the next attempt past the retry window of ${window}` : `retry window of ${window} is over`;
+    const why = roundNo >= MAX_ROUNDS ? `${MAX_ROUNDS.toLocaleString('en-US')} rounds made, the most a delivery makes`
+      : byRetryAfter ? `a Retry-After of ${Math.round(retryAfter / 1000)} s would put the next attempt past the retry window of ${window}` : `retry window of ${window} is over`;
     return end(base, 'expired', elapsed, `${lastError}; ${why}`);
   }
   return {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { RETRY_PRESETS, plannedOffsets, resolveRetrySchedule } from '../../../shared/retry-schedule';
+import { MAX_ROUNDS, RETRY_PRESETS, plannedOffsets, plansTooManyRounds, resolveRetrySchedule } from '../../../shared/retry-schedule';
 import type { Settings } from '../../../shared/types';
 import { userAgentOf } from '../../../shared/webhook-request';
 import { Field } from '../../components/field';
@@ -53,7 +53,8 @@ function SettingsForm({ settings }: { settings: Settings }) {
     const schedule = resolveRetrySchedule(schedulePatch(settings.retrySchedule, preset, d));
     const offsets = plannedOffsets(schedule);
     const scale = Number(timeScale) > 0 ? Number(timeScale) : 1;
-    return `${offsets.length} attempts over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
+    const count = plansTooManyRounds(schedule) ? `${MAX_ROUNDS.toLocaleString('en-US')} attempts (the most a delivery makes, before its window ends)` : `${offsets.length} attempts`;
+    return `${count} over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
   })();
 
   return (
