@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTime } from '../../src/renderer/components/format';
+import { countOf, formatTime } from '../../src/renderer/components/format';
 
 describe('formatTime', () => {
   it('shows local time as 24-hour HH:MM:SS.mmm, zero-padded', () => {
@@ -12,5 +12,11 @@ describe('formatTime', () => {
     expect(formatTime(null)).toBe('—');
     expect(formatTime('')).toBe('—');
     expect(formatTime('not a date')).toBe('not a date');
+  });
+});
+
+describe('countOf', () => {
+  it('one is singular ("1 rules" read in the plans screen); others plural, with thousands separated', () => {
+    expect([countOf(1, 'rule'), countOf(0, 'rule'), countOf(2000, 'attempt')]).toEqual(['1 rule', '0 rules', '2,000 attempts']);
   });
 });

@@ -1,3 +1,4 @@
+import { countOf } from '../components/format';
 import type { ApiClient, ClearCallsResult, RetryMatchingResult } from '../../shared/api.contract';
 import type { BatchItemsPage } from '../../shared/types';
 import type { SliceCreator } from './app.types';
@@ -26,7 +27,7 @@ export const createInspectorActionsSlice =
       set({ replaying: true });
       try {
         const r = await api.call('replayMessage', { id, body, ...(deliveryId === undefined ? {} : { deliveryId }) });
-        get().notify(`Replayed with the edited body: ${r.attempts.length} new attempt(s)`);
+        get().notify(`Replayed with the edited body: ${countOf(r.attempts.length, 'new attempt')}`);
         await get().refreshDetail();
         return true;
       } catch (err) {

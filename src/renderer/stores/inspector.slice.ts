@@ -1,3 +1,4 @@
+import { countOf } from '../components/format';
 import type { ApiClient, ReplayResult } from '../../shared/api.contract';
 import type { CallDetail, CallSummary } from '../../shared/types';
 import type { SliceCreator } from './app.types';
@@ -191,7 +192,7 @@ export const createInspectorSlice =
         set({ replaying: true });
         try {
           const r = await api.call('replayMessage', { id, ...(urlIndex === undefined ? {} : { urlIndex }), ...(deliveryId === undefined ? {} : { deliveryId }) });
-          get().notify(`Replayed: ${r.attempts.length} new attempt(s)`);
+          get().notify(`Replayed: ${countOf(r.attempts.length, 'new attempt')}`);
           await get().refreshDetail();
           return r;
         } catch (err) {

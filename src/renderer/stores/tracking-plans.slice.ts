@@ -1,3 +1,4 @@
+import { countOf } from '../components/format';
 import type { ApiClient } from '../../shared/api.contract';
 import { ApiError } from '../../shared/api-error';
 import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanConnection, TrackingPlanRule } from '../../shared/tracking-plan.schema';
@@ -69,7 +70,7 @@ export const createTrackingPlansSlice =
         try {
           const r = await inTurn(() => api.call('importTrackingPlan', { file, replace }));
           set({ plansError: null });
-          get().notify(`Imported "${r.plan.name}" (${r.plan.rules.length} rules, ${r.shape})${r.replaced ? ', replacing the plan of that name' : ''}`, 'info');
+          get().notify(`Imported "${r.plan.name}" (${countOf(r.plan.rules.length, 'rule')}, ${r.shape})${r.replaced ? ', replacing the plan of that name' : ''}`, 'info');
           await get().loadPlans();
           return true;
         } catch (err) {
@@ -81,7 +82,7 @@ export const createTrackingPlansSlice =
           const draft = await api.call('draftTrackingPlan', { sourceId });
           const plan = await inTurn(() => api.call('createTrackingPlan', { name: draft.name, rules: draft.rules }));
           set({ plansError: null });
-          get().notify(`Made "${plan.name}" from ${draft.calls} calls: ${plan.rules.length} rules`, 'info');
+          get().notify(`Made "${plan.name}" from ${countOf(draft.calls, 'call')}: ${countOf(plan.rules.length, 'rule')}`, 'info');
           await get().loadPlans();
           return true;
         } catch (err) {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RuleStats, TrackingPlan } from '../../../shared/tracking-plan.schema';
 import { EmptyState } from '../../components/field';
-import { formatDateTime } from '../../components/format';
+import { countOf, formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { LoadError } from '../../components/load-error';
 import { useUnsaved } from '../../components/leave-dialog';
@@ -152,7 +152,7 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
     <section className="card" data-testid="plan-card" data-name={plan.name}>
       <header className="row">
         <h3 className="grow">
-          {plan.name} <span className="muted small-text">{plan.rules.length} rules · updated {formatDateTime(plan.updatedAt)}</span>
+          {plan.name} <span className="muted small-text">{countOf(plan.rules.length, 'rule')} · updated {formatDateTime(plan.updatedAt)}</span>
         </h3>
         {confirming ? (
           <>
