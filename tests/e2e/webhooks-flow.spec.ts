@@ -236,6 +236,9 @@ test('a call the collector drops shows why; dark theme follows the system', asyn
   await expect(dropped.locator('.chip')).toContainText('missing userId or anonymousId');
   await dropped.click();
   await expect(page.getByTestId('drop-reason')).toContainText('missing userId or anonymousId');
+  // Replay is off, and says why (it said "Send the stored body again").
+  await expect(page.getByTestId('replay-button')).toBeDisabled();
+  await expect(page.getByTestId('replay-button')).toHaveAttribute('title', /^Dropped by the collector/);
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expect(bg).toBe('rgb(22, 24, 29)');
   await page.getByTestId('filter-status').selectOption('');

@@ -214,7 +214,7 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
             data-testid="replay-button"
             disabled={!first || replaying || readOnly !== null}
             onClick={() => void store.getState().replay(call.id)}
-            title={readOnly ?? 'Send the stored body again to every URL, re-signed with the current secret'}
+            title={readOnly ?? (first ? 'Send the stored body again to every URL, re-signed with the current secret' : noReplayReason(call.status))}
           >
             {replaying ? 'Replaying…' : 'Replay'}
           </button>
@@ -269,4 +269,11 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
       </div>
     </div>
   );
+}
+
+/** Why a call without a delivery has no Replay (the button is disabled; its tooltip says why). */
+function noReplayReason(status: string): string {
+  if (status === 'blocked') return 'Blocked by its tracking plan: never sent, a replay included';
+  if (status === 'dropped') return 'Dropped by the collector: there is nothing to send';
+  return 'Nothing to send again: this call was not forwarded (see why below)';
 }
