@@ -14,11 +14,10 @@ export function deliveryTitle(d: D, besideActions = false): string {
   return besideActions ? 'Webhooks (Classic) · POST' : 'Webhooks delivery';
 }
 
-/** The outcomes of the call's summary that belong to this delivery, in its URL order. */
 /**
  * How many URL timelines a delivery shows: its URLs, or more when an attempt names a later index.
- * A loop, not Math.max(...attempts): a delivery can hold over 100,000 attempts (a custom schedule of
- * short delays over a long window), and spreading that many arguments overflows the stack.
+ * A loop, not Math.max(...attempts): a delivery held over 100,000 attempts before rounds were capped
+ * (and replays still add), and spreading that many arguments overflows the stack.
  */
 export function urlCountOf(d: { urls: readonly unknown[]; attempts: readonly Pick<Attempt, 'urlIndex'>[] }): number {
   let count = d.urls.length;
@@ -26,6 +25,7 @@ export function urlCountOf(d: { urls: readonly unknown[]; attempts: readonly Pic
   return count;
 }
 
+/** The outcomes of the call's summary that belong to this delivery, in its URL order. */
 export function outcomesOf(d: Pick<Delivery, 'id' | 'kind'>, urls: readonly UrlOutcome[]): UrlOutcome[] {
   if (d.kind === 'actions') return urls.filter((u) => u.via?.deliveryId === d.id);
   return urls.filter((u) => !u.via);
