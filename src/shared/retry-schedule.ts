@@ -171,9 +171,11 @@ export function plannedOffsets(schedule: RetrySchedule): number[] {
   return out;
 }
 
-/** Whether a schedule plans more rounds than a delivery makes: another would still start inside its window. */
-export function plansTooManyRounds(schedule: RetrySchedule): boolean {
-  const offsets = plannedOffsets(schedule);
+/**
+ * Whether a schedule plans more rounds than a delivery makes: another would still start inside its
+ * window. `offsets` are its plannedOffsets, when the caller has them already (the Settings preview).
+ */
+export function plansTooManyRounds(schedule: RetrySchedule, offsets = plannedOffsets(schedule)): boolean {
   const last = offsets[offsets.length - 1]!;
   return offsets.length >= MAX_ROUNDS && last + nominalDelay(schedule, MAX_ROUNDS) <= schedule.windowMs;
 }

@@ -53,7 +53,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
     const schedule = resolveRetrySchedule(schedulePatch(settings.retrySchedule, preset, d));
     const offsets = plannedOffsets(schedule);
     const scale = Number(timeScale) > 0 ? Number(timeScale) : 1;
-    const count = plansTooManyRounds(schedule) ? `${MAX_ROUNDS.toLocaleString('en-US')} attempts (the most a delivery makes, before its window ends)` : countOf(offsets.length, 'attempt');
+    const count = plansTooManyRounds(schedule, offsets) ? `${MAX_ROUNDS.toLocaleString('en-US')} attempts (the most a delivery makes, before its window ends)` : countOf(offsets.length, 'attempt');
     return `${count} over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
   })();
 
