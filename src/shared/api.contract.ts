@@ -243,7 +243,11 @@ export type ApiHandlers = { [K in OpName]: (input: OpParsed<K>) => Promise<OpOut
 
 /** What the renderer (and any other client) calls; IPC and HTTP both implement it. */
 export interface ApiClient {
-  call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>>;
+  /**
+   * `signal` cancels a request whose answer is no longer wanted (Compose's as-you-type check when the
+   * source changes): where the transport can, the request is withdrawn, not just its answer ignored.
+   */
+  call<K extends OpName>(name: K, input: OpInput<K>, opts?: { signal?: AbortSignal }): Promise<OpOutput<K>>;
   /** Engine events, delivered in batches; returns an unsubscribe function. */
   subscribe(listener: (events: EngineEvent[]) => void): () => void;
   /**

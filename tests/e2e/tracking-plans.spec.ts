@@ -272,6 +272,10 @@ test('a stored plan that does not compile is shown as such, with its sources, an
     own = await startLab({ dataDir });
     try {
       await openApp(page, own.lab, 'compose');
+      // Compose says so instead of asking the engine (it answered 409 to every keystroke, issue 44).
+      await page.getByTestId('compose-source').selectOption({ label: 'broken-plan-source' });
+      await expect(page.getByTestId('compose-plan-check')).toContainText('The source’s tracking plan “Broken plan” does not compile, so its calls are not checked');
+      await page.getByTestId('field-userId').fill('u-broken');
       await page.getByTestId('nav-plans').click();
       const card = page.locator('[data-testid="plan-card"][data-name="Broken plan"]');
       await expect(card.getByTestId('plan-problem')).toContainText('This plan does not compile: rule TRACK "Paid" version 1');

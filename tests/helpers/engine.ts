@@ -64,6 +64,28 @@ export async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeout
   }
 }
 
+/**
+ * For work that grows with the machine's slowness (a thousand rounds, a long import): waits for `fn`
+ * as long as `progress()` keeps changing, and fails only after `stallMs` without any change. The
+ * deadline follows what the machine does, not a constant tuned on a fast one (issue 44).
+ */
+export async function waitWhileProgressing<T>(fn: () => T | Promise<T>, progress: () => unknown, what: string, stallMs = 30_000): Promise<NonNullable<T>> {
+  let last = progress();
+  let lastChange = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    const now = progress();
+    if (now !== last) {
+      last = now;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > stallMs) {
+      throw new Error(`timed out waiting for ${what}: no progress for ${stallMs} ms (at ${String(now)})`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export function webhookSource(name: string, writeKey: string, urls: string[], secret?: string) {
   return { name, writeKey, webhooks: { enabled: true, sharedSecret: secret, urls: urls.map((url) => ({ url, headers: {} })) } };
 }

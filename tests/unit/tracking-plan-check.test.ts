@@ -149,14 +149,14 @@ describe('compiling', () => {
     });
   });
 
-  it('a 1,000-rule plan compiles in under a second of CPU time', () => {
-    // Each rule different (Ajv caches nothing across them); CPU time, not wall time: on a busy 2-core
-    // machine the wall clock counts other programs' turns (README, Performance).
+  it('a 1,000-rule plan compiles whole: each rule judges its own event', () => {
+    // How long it takes is a figure of `npm run bench` (restart, "with a 1,000-rule plan connected"),
+    // never a test's assertion: machines of this kind differ 3× in speed (issue 44).
     const rules = Array.from({ length: 1000 }, (_, i) => track(`Event ${i}`, 1, props({ a: { type: 'string' }, b: { type: 'number' }, [`p${i}`]: { type: 'string', maxLength: i + 1 } }, ['a'])));
-    const before = process.cpuUsage();
-    compilePlan('p', 'big', rules);
-    const used = process.cpuUsage(before);
-    expect((used.user + used.system) / 1000).toBeLessThan(1000);
+    const plan = compilePlan('p', 'big', rules);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Event 999', properties: { a: 'x', p999: 'y'.repeat(1000) } }).violations).toEqual([]);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Event 0', properties: { a: 'x', p0: 'yy' } }).violations.map((v) => v.path)).toEqual(['/properties/p0']);
+    expect(checkCall(plan, ALLOW, { type: 'track', event: 'Event 500', properties: { b: 1 } }).violations.map((v) => v.kind)).toEqual(['required_missing']);
   });
 });
 

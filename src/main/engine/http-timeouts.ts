@@ -142,6 +142,26 @@ export function closeConnectionsGracefully(server: Server): void {
   // The HTTP layer's socket: the TCP one, or over TLS the TLS one.
   server.on('connection', take);
   server.on('secureConnection', take);
+  server.on('timeout', closeIdleAfterReading);
+}
+
+/**
+ * The keep-alive timeout (the only socket timeout these servers set: server.timeout stays 0), in
+ * place of Node's own close. Timers run before the loop reads its sockets: after the loop was held
+ * (a busy machine, a long task), a client's next request may already wait unread on a connection
+ * whose timer is overdue, and Node would destroy it with that request, which the client sees as a
+ * reset (issue 44: ECONNRESET under load). One poll phase reads what came first (setImmediate runs
+ * after it); a connection that received nothing meanwhile is closed as Node would.
+ */
+function closeIdleAfterReading(socket: Duplex & { bytesRead?: number; _httpMessage?: unknown }): void {
+  const read = socket.bytesRead;
+  setImmediate(() => {
+    if (socket.destroyed) return;
+    // Bytes of a new request arrived: Node cleared the keep-alive timer for it (or the headers
+    // timeout now bounds it); a response under way is not idle.
+    if (socket.bytesRead !== read || socket._httpMessage) return;
+    socket.destroy();
+  });
 }
 
 function seconds(ms: number): string {

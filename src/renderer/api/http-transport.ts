@@ -45,7 +45,7 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
   };
 
   /** Status and the whole body text: a call is not answered until its body is read. */
-  async function exchange(name: OpName, input: Record<string, unknown>): Promise<EarlyAnswer> {
+  async function exchange(name: OpName, input: Record<string, unknown>, signal: AbortSignal | undefined): Promise<EarlyAnswer> {
     const e = early;
     if (e && e.op === name && sameQuery(e.input, input)) {
       early = null;
@@ -60,6 +60,7 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
       method: req.method,
       headers: req.body === undefined ? auth : { ...auth, 'Content-Type': 'application/json' },
       body: req.body,
+      signal,
     });
     return { status: res.status, body: await res.text() };
   }
@@ -73,11 +74,13 @@ export function createHttpTransport(opts: HttpTransportOptions): Transport & { c
     return ApiError.fromBody(status, body);
   }
 
-  async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+  async function call<K extends OpName>(name: K, input: OpInput<K>, opts?: { signal?: AbortSignal }): Promise<OpOutput<K>> {
     let res: EarlyAnswer;
     try {
-      res = await exchange(name, (input ?? {}) as Record<string, unknown>);
+      res = await exchange(name, (input ?? {}) as Record<string, unknown>, opts?.signal);
     } catch (err) {
+      // Withdrawn by its caller: not the engine's absence.
+      if (opts?.signal?.aborted) throw err;
       throw unreachable(err);
     }
     const text = res.body;

@@ -78,7 +78,8 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     if (client) s.setClientState(client);
     if (sourcesChanged) void s.loadSources();
     // The plans screen reads its plans (and their rules' figures) when it opens; while it shows, again.
-    if (plansChanged && s.tab === 'plans') void s.loadPlans();
+    // Compose too: its as-you-type check asks only about a source whose plan compiles.
+    if (plansChanged && (s.tab === 'plans' || s.tab === 'compose')) void s.loadPlans();
     if (detailChanged && (detailMustRead || (summaries.length > 0 && pushed.length === 0) || !patchOpenDetail(s, pushed, summaries))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
   };
@@ -113,7 +114,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
       void s.loadReceiverRequests();
       void s.loadAudiences();
       void s.loadDeletions();
-      if (s.tab === 'plans') void s.loadPlans();
+      if (s.tab === 'plans' || s.tab === 'compose') void s.loadPlans();
       void s.fetchLoadRun();
     } else {
       void s.resyncCalls();

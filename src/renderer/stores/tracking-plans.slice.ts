@@ -27,8 +27,8 @@ export interface TrackingPlansSlice {
   recheckCall(callId: number): Promise<PlanVerdict | null>;
   /** Connects a source to a plan with its enforcement settings, or disconnects it (null). */
   connectPlan(sourceId: string, connection: TrackingPlanConnection | null): Promise<boolean>;
-  /** What the source's plan would make of a call (Compose, as you type); null when the engine could not tell. */
-  checkCallAgainstPlan(sourceId: string, call: Record<string, unknown>): Promise<PlanVerdict | null>;
+  /** What the source's plan would make of a call (Compose, as you type); null when the engine could not tell or `signal` withdrew it. */
+  checkCallAgainstPlan(sourceId: string, call: Record<string, unknown>, signal?: AbortSignal): Promise<PlanVerdict | null>;
 }
 
 export const createTrackingPlansSlice =
@@ -109,9 +109,9 @@ export const createTrackingPlansSlice =
           return fail(err);
         }
       },
-      async checkCallAgainstPlan(sourceId, call) {
+      async checkCallAgainstPlan(sourceId, call, signal) {
         try {
-          return await api.call('checkTrackingPlanCall', { sourceId, call });
+          return await api.call('checkTrackingPlanCall', { sourceId, call }, { signal });
         } catch {
           // A call the engine cannot read yet (half typed): the form's own checks say why.
           return null;

@@ -49,6 +49,8 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
   #handshakeFailed: number | null = null;
   #reused = false;
   #firstByte: number | null = null;
+  /** The deadline passed once already: the loop has since read what the sockets held (expire()). */
+  #lastLook = false;
 
   constructor(
     readonly onSettled: () => void,
@@ -125,6 +127,15 @@ export class SendAttempt implements Dispatcher.DispatchHandler, SocketListener {
     const left = this.timeoutMs - (performance.now() - this.#t0);
     if (left > 0) {
       this.#timer = setTimeout(onTimer, Math.ceil(left), this);
+      return;
+    }
+    // Timers run before the loop reads its sockets: after the loop was held (a busy machine, a long
+    // task), an answer or a refusal that came in time may be waiting unread. One poll phase reads it
+    // (setImmediate runs after it) before the attempt is called timed out (issue 44).
+    if (!this.#lastLook) {
+      this.#lastLook = true;
+      // Not cleared when the attempt ends first: expire() then does nothing.
+      setImmediate(onTimer, this);
       return;
     }
     this.#finish('TIMEOUT', `timed out after ${this.timeoutMs} ms`, true, false);

@@ -148,10 +148,14 @@ export async function runProbe(
   }
 }
 
-/** No answer and no connection: refused, no route, no such host (a timeout or a reset had one). */
-function unreachable(a: ProbeAnswer): boolean {
+/**
+ * No connection was ever made: refused, no route, no such host, or no connection within the time
+ * (a request written, then a reset or a timeout, had one). Told by what the connection did, never by
+ * how long it took: on a slow or busy machine a refusal can be read after the attempt's deadline.
+ */
+export function unreachable(a: Pick<ProbeAnswer, 'result'>): boolean {
   const r = a.result;
-  return r.status === null && r.errorCode !== null && !r.timedOut && r.timing === null;
+  return r.status === null && r.errorCode !== null && r.timing === null;
 }
 
 /** "HTTP 200 ×40 (delivered); HTTP 401 ×3 (not retried: …)" over a run's answers. */
