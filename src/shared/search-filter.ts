@@ -78,11 +78,12 @@ function someBodyText(item: unknown, found: (text: string) => boolean): boolean 
 /**
  * The text bodyMatches() searches in an item, for the engine's body index (store/body-search.ts): each
  * key and string value folded, one per line, in the order bodyMatches() visits them. A term without
- * a line break is a substring of this text exactly when bodyMatches() finds it in the item.
+ * a line break or U+0000 is a substring of this text exactly when bodyMatches() finds it in the item.
+ * U+0000 becomes a line break: FTS5's trigram tokenizer skips it, so `foobar` matched `foo\u0000bar`.
  */
 export function bodySearchText(item: unknown): string {
   const parts: string[] = [];
-  someBodyText(item, (text) => (parts.push(foldCase(text)), false));
+  someBodyText(item, (text) => (parts.push(foldCase(text).replaceAll('\0', '\n')), false));
   return parts.join('\n');
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Store } from '../../src/main/engine/store/store';
 import type { Source } from '../../src/shared/types';
 import { startTestEngine, waitFor, type TestEngine } from '../helpers/engine';
@@ -173,6 +174,36 @@ describe('body search (trigram index fed in the background)', () => {
     }
   });
 
+  it('body=1 only widens: a call its fields match stays when the term is also in another call\'s body (issue 37, item 9)', async () => {
+    // The index's "does this call's body hold it" test bound the call id as a number, which FTS5
+    // ignored on its contentless table: every field match counted as covered by the index and fell out.
+    // A field the body does not hold: the messageId the lab made for a call sent without one.
+    const { t, store, source } = await lab();
+    await send(t, source, [{ type: 'track', userId: 'no-id-user', event: 'E', properties: { word: 'plain' } }]);
+    const made = (await t.call('listMessages', { q: 'no-id-user', limit: 10 } as never)).items[0]!.messageId!;
+    const part = made.slice(-6);
+    await send(t, source, [{ type: 'track', userId: 'u2', messageId: 'by-body', event: 'E', properties: { note: `about ${part}` } }]);
+    for (const when of ['behind', 'indexed']) {
+      if (when === 'indexed') store.calls.bodyIndex.catchUp();
+      const both = await search(t, part);
+      expect(sorted(both.ids), when).toEqual(sorted(['by-body', made]));
+      expect(both.totals, when).toEqual([2]);
+    }
+  });
+
+  it('an exact substring is exact: "foobar" does not find "foo\\u0000bar", which U+0000 itself finds (issue 37, item 10)', async () => {
+    const { t, store, source } = await lab();
+    await send(t, source, [
+      { type: 'track', userId: 'u1', messageId: 'nul', event: 'E', properties: { v: 'foo\u0000bar' } },
+      { type: 'track', userId: 'u2', messageId: 'plain', event: 'E', properties: { v: 'xfoobarx' } },
+    ]);
+    for (const when of ['behind', 'indexed']) {
+      if (when === 'indexed') store.calls.bodyIndex.catchUp();
+      expect((await search(t, 'foobar')).ids, when).toEqual(['plain']);
+      expect((await search(t, 'foo\u0000bar')).ids, when).toEqual(['nul']);
+    }
+  });
+
   it('a call nested 100,000 levels deep (stored as dropped) is searched behind and indexed, and the indexer goes past it', async () => {
     const { t, store, source } = await lab();
     const deep = `{"type":"track","userId":"deep","messageId":"deep-1","event":"E","properties":{"p":${'['.repeat(100_000)}"Abyssal Plain"${']'.repeat(100_000)}}}`;
@@ -257,5 +288,32 @@ describe('body search (trigram index fed in the background)', () => {
     expect(second.store.calls.bodyIndex.indexedMatches('kiwi')).toHaveLength(150);
     expect(sorted((await search(second.t, 'KIWI')).ids)).toEqual(sorted(kiwis));
     expect((await search(second.t, 'kumquat')).ids).toHaveLength(150);
+  });
+
+  it('an index an older lab built is built again (migration 21): a body that held U+0000 is no longer found across it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-body-search-'));
+    dirs.push(dir);
+    const first = await lab(dir);
+    await send(first.t, first.source, [
+      { type: 'track', userId: 'u1', messageId: 'nul', event: 'E', properties: { v: 'foo\u0000bar' } },
+      { type: 'track', userId: 'u2', messageId: 'plain', event: 'E', properties: { v: 'xfoobarx' } },
+    ]);
+    first.store.calls.bodyIndex.catchUp();
+    await first.t.stop({ keepData: true });
+    te = undefined;
+    // As schema 20 left it: the body indexed with its U+0000, which the tokenizer skips.
+    const db = new Database(join(dir, 'webhook-lab.db'));
+    const nul = (db.prepare("SELECT id FROM calls WHERE message_id = 'nul'").get() as { id: number }).id;
+    db.prepare('DELETE FROM body_index WHERE rowid = ?').run(nul);
+    db.prepare('INSERT INTO body_index (rowid, text) VALUES (?, ?)').run(nul, 'foo\u0000bar');
+    db.pragma('user_version = 20');
+    db.close();
+
+    const second = await lab(dir);
+    expect(second.store.calls.bodyIndex.watermark).toBe(0);
+    expect((await search(second.t, 'foobar')).ids).toEqual(['plain']);
+    second.store.calls.bodyIndex.catchUp();
+    expect((await search(second.t, 'foobar')).ids).toEqual(['plain']);
+    expect(second.store.calls.bodyIndex.indexedMatches('foobar')).toHaveLength(1);
   });
 });

@@ -85,7 +85,9 @@ export class BodyIndex {
     // Counting is several times cheaper than listing a common term's 180,000 rowids into JavaScript.
     this.countStmt = db.prepare('SELECT COUNT(*) FROM body_index WHERE body_index MATCH ?').pluck();
     this.pageStmt = db.prepare('SELECT rowid FROM body_index WHERE body_index MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?').pluck();
-    this.holdsStmt = db.prepare('SELECT 1 FROM body_index WHERE body_index MATCH ? AND rowid = ?').pluck();
+    // CAST: FTS5 ignores `rowid = ?` on this contentless table when the id is bound as a JavaScript
+    // number (a REAL), and then answered 1 for every id: body=1 dropped calls only their fields match (issue 37).
+    this.holdsStmt = db.prepare('SELECT 1 FROM body_index WHERE body_index MATCH ? AND rowid = CAST(? AS INTEGER)').pluck();
     this.indexedTo = this.readMark();
     // Defensive: the mark never stands above the newest call (ids above it are given again).
     this.lower();
