@@ -39,6 +39,8 @@ export type SecretField = (typeof SECRET_FIELDS)[SecretKind];
 export class SourcesRepo {
   private byId = new Map<string, Source>();
   private byKey = new Map<string, Source>();
+  /** Names are unique: a config import looks each of its sources up by name (a scan each made it quadratic, issue 38). */
+  private byNameMap = new Map<string, Source>();
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
@@ -73,7 +75,7 @@ export class SourcesRepo {
   }
 
   byName(name: string): Source | undefined {
-    return this.list().find((s) => s.name === name);
+    return this.byNameMap.get(name);
   }
 
   create(input: { name: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now: number): Source {
@@ -112,6 +114,7 @@ export class SourcesRepo {
       next = this.writeSecrets(next, current, now);
     })();
     this.byKey.delete(current.writeKey);
+    this.byNameMap.delete(current.name);
     this.index(next);
     return next;
   }
@@ -141,12 +144,14 @@ export class SourcesRepo {
     })();
     this.byId.delete(id);
     this.byKey.delete(current.writeKey);
+    this.byNameMap.delete(current.name);
   }
 
   /** Puts the sources back as they were (a transaction that wrote them rolled back: Store.transaction). */
   restore(sources: readonly Source[]): void {
     this.byId = new Map();
     this.byKey = new Map();
+    this.byNameMap = new Map();
     for (const s of sources) this.index(s);
   }
 
@@ -172,6 +177,7 @@ export class SourcesRepo {
   private index(s: Source): void {
     this.byId.set(s.id, s);
     this.byKey.set(s.writeKey, s);
+    this.byNameMap.set(s.name, s);
   }
 }
 
