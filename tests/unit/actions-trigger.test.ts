@@ -59,6 +59,17 @@ describe('Actions triggers in FQL', () => {
     expect(triggerProblem('!contains(event, "Order") and !match(userId, "u*") and properties.plan != "x!(y"')).toBeNull();
     expect(matchesTrigger(track, '!contains(event, "Order")')).toBe(false);
   });
+
+  it('>= and <= are operators (issue 37, item 1: the lab read ">=" as ">" then "=" and refused it)', () => {
+    const total = (n: number) => ({ ...track, properties: { total: n } });
+    for (const fql of ['properties.total >= 10', 'type = "track" and properties.total >= 10']) expect(triggerProblem(fql), fql).toBeNull();
+    expect([5, 10, 42].map((n) => matchesTrigger(total(n), 'properties.total >= 10'))).toEqual([false, true, true]);
+    expect([5, 10, 42].map((n) => matchesTrigger(total(n), 'properties.total <= 10'))).toEqual([true, true, false]);
+    // Still refused: two operators in a row.
+    expect(triggerProblem('properties.total >= = 10')).toMatch(/is not an operator/);
+    expect(triggerProblem('properties.total => 10')).toMatch(/is not an operator/);
+    expect(triggerProblem('properties.total >== 10')).toMatch(/is not an operator/);
+  });
 });
 
 describe('the object form, written as FQL and decided by the same code', () => {

@@ -34,6 +34,8 @@ function parse(fql: string): Compiled {
   return { ast };
 }
 
+const OPERATORS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+
 /** A problem Segment's parser lets through, or null. */
 function fqlProblem(fql: string): string | null {
   if (fql.trim() === '') return 'empty: write a condition such as type = "track"';
@@ -44,8 +46,14 @@ function fqlProblem(fql: string): string | null {
   if (/!(?!=)\s*(\(|(type|event|name|userId|properties|traits|context)\b)/.test(fql.replace(/"[^"]*"/g, '""'))) {
     return 'Segment\'s parser drops a "!" before a group or a field (the condition would count without it): use != or !contains() / !match()';
   }
-  const doubled = /(!=|<=|>=|=|<|>)\s*(=|!=|<|>)/.exec(fql);
-  if (doubled) return `"${doubled[1]}${doubled[2]}" is not an operator: use =, !=, <, <=, > or >=`;
+  // Operators read whole (`>=` is one, not `>` then `=`), outside quoted values: two in a row, or a
+  // run that is none of them (`==`, `=>`), is a typo Segment's parser does not refuse.
+  const unquoted = fql.replace(/"[^"]*"/g, '""');
+  for (const m of unquoted.matchAll(/[<>=!]+(\s*[<>=]+)?/g)) {
+    const run = m[0];
+    // `!` alone comes before contains( or match( (a `!` before anything else is refused above).
+    if (run !== '!' && (m[1] !== undefined || !OPERATORS.has(run))) return `"${run.replace(/\s+/g, '')}" is not an operator: use =, !=, <, <=, > or >=`;
+  }
   return null;
 }
 
