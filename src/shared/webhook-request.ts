@@ -59,6 +59,9 @@ export function buildRequestHeaders(o: RequestHeadersInput): Record<string, stri
   return headers;
 }
 
+/** What node-fetch 2 (Segment's Actions request client) sends when a request has no User-Agent. */
+const NODE_FETCH_USER_AGENT = 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)';
+
 /** Names a Webhooks (Actions) request never takes from a mapping: the framing and the connection's own. */
 const ACTIONS_NEVER = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
 
@@ -85,11 +88,16 @@ export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<strin
     if (ACTIONS_NEVER.has(lower) || HOP_BY_HOP.has(lower)) continue;
     if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
     if (lower === 'content-type' && hasBody) continue;
-    headers[lower] = o.urlHeaders[name];
+    // The text `undefined` (what a mapping's value resolving to nothing reads as): Segment's client
+    // removes the header, its own of that name too (actions-core request-client mergeHeaders).
+    if (o.urlHeaders[name] === 'undefined') delete headers[lower];
+    else headers[lower] = o.urlHeaders[name];
   }
   if (hasBody) headers['content-type'] = 'application/json';
   if (headers.accept === undefined) headers.accept = '*/*';
   headers['content-length'] = String(o.body.byteLength);
+  // node-fetch's own, where the merge left none.
+  if (headers['user-agent'] === undefined) headers['user-agent'] = NODE_FETCH_USER_AGENT;
   if (headers['accept-encoding'] === undefined) headers['accept-encoding'] = 'gzip,deflate';
   if (sw) Object.assign(headers, sw);
   return headers;

@@ -57,6 +57,10 @@ const MAPPINGS: MappingCase[] = [
   { trigger: 'properties.plan != "pro"', data: { arr: [{ '@path': '$.userId' }, 'lit', { '@path': '$.properties.missing' }, 0, false, null], nested: { deep: { v: { '@path': '$.properties.no' } } } }, method: 'PATCH' },
   { trigger: 'event = "Order Completed"', data: { '@template': '{{properties.text}}' } },
   { trigger: 'traits.plan = "pro" or properties.plan = "pro"', data: { '@path': '$.properties.maybe' }, headers: { 'X-Signature': 'forged', 'Accept-Encoding': 'identity' } },
+  // Issue 37: `>=` and `<=` (the lab refused them); the text `undefined` as a header value (Segment's
+  // client removes that header, its own of the name too).
+  { trigger: 'properties.total >= 10 and properties.total <= 20', data: { t: { '@path': '$.properties.total' } } },
+  { trigger: 'type = "identify"', data: { '@path': '$.traits' }, headers: { 'X-Gone': 'undefined', 'X-Keep': 'k', 'User-Agent': 'undefined', 'X-Signature': 'undefined' } },
   { trigger: 'type = "track" or type = "identify"', data: { q: { '@path': "$.properties['text']" }, d: { '@path': "$.context['library'].name" }, i: { '@path': '$.properties.items[0].sku' }, proto: { '@path': '$.properties.text.length' }, t: { '@template': '{{properties.items[1].sku}}|{{traits.name.length}}' } } },
 ];
 

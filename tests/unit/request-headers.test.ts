@@ -120,6 +120,15 @@ describe('Standard Webhooks headers per attempt', () => {
 });
 
 describe('Actions request headers', () => {
+  it('a mapping header whose value is the text "undefined" is left out, Segment\'s own of that name too (issue 37, item 4)', () => {
+    const h = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: 'sig', urlHeaders: { 'X-Gone': 'undefined', 'X-Keep': 'k', 'X-Signature': 'undefined', 'User-Agent': 'undefined' }, body });
+    expect(h['x-gone']).toBeUndefined();
+    expect(h['x-signature']).toBeUndefined();
+    expect(h['x-keep']).toBe('k');
+    // node-fetch's own, as Segment's client sends when none is left.
+    expect(h['user-agent']).toBe('node-fetch/1.0 (+https://github.com/bitinn/node-fetch)');
+  });
+
   // As Segment's request client sends them (captured from @segment/actions-core's createRequestClient
   // with the webhook destination's X-Signature): user-agent, x-signature, the mapping's headers sorted
   // by name (node-fetch's Headers iterate sorted) and lowercased, content-type for a body, then what
