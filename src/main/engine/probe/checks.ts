@@ -16,6 +16,8 @@ export interface CheckResult {
   verdict: FinalVerdict;
   detail: string;
   evidence: ProbeEvidence[];
+  /** Signature only: every validly signed request was refused, so other checks' failures say so instead of a fix of their own. */
+  blocksOthers?: boolean;
 }
 
 export interface CheckContext {
@@ -97,6 +99,19 @@ export async function callTypes(ctx: CheckContext): Promise<CheckResult> {
   return { verdict: 'fail', detail: `not accepted: ${misses(evidence)}`, evidence };
 }
 
+/**
+ * The JSON text as Go's encoding/json writes it (Segment's servers are Go): `<`, `>`, `&`, U+2028 and
+ * U+2029 escaped as \u003c…, and a whole number written `1.0` as some senders keep it. The same
+ * JSON, other bytes: a receiver that verifies JSON.stringify(JSON.parse(body)) computes another HMAC.
+ */
+export function asGoWritesIt(text: string): string {
+  const escapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+  return text.replace(/[<>&\u2028\u2029]/g, (c) => escapes[c]!).replace('"probe_ratio":1,', '"probe_ratio":1.0,');
+}
+
+/** Set on a signature result whose validly signed requests were refused: the other checks' failures follow from it. */
+export const VALID_SIGNATURES_REFUSED = 'validly signed requests were refused';
+
 export async function signature(ctx: CheckContext): Promise<CheckResult> {
   if (!ctx.hasSecret) return { verdict: 'skipped', detail: 'no shared secret given (--secret): without one nothing is signed, and anyone can post to the receiver', evidence: [] };
   const now = ctx.now();
@@ -105,13 +120,42 @@ export async function signature(ctx: CheckContext): Promise<CheckResult> {
     { label: 'wrong X-Signature', expected: '4xx', call: probeCall('track', now), signature: 'wrong' },
     { label: 'no X-Signature', expected: '4xx', call: probeCall('track', now), signature: 'none' },
   ];
-  const evidence = (await Promise.all(reqs.map((r) => ctx.send(r)))).map((a) => a.evidence);
-  const accepted = evidence.filter((e) => e.status !== null && e.status >= 200 && e.status < 300 && e.error === null);
+  const valid: ProbeRequest[] = [
+    { label: 'valid X-Signature', expected: '2xx', call: probeCall('track', now) },
+    {
+      label: 'valid X-Signature, the body written as Go writes JSON (\\u003c escapes, 1.0)',
+      expected: '2xx',
+      call: probeCall('track', now, { properties: { probe_ratio: 1, probe_text: '<b> & "c" \u2028 end' } }),
+      rewriteBody: asGoWritesIt,
+    },
+  ];
+  const answers = await Promise.all([...reqs, ...valid].map((r) => ctx.send(r)));
+  const evidence = answers.map((a) => a.evidence);
+  const [plain, goWritten] = evidence.slice(reqs.length);
+  const accepted = evidence.filter((e) => e.expected === '4xx' && e.status !== null && e.status >= 200 && e.status < 300 && e.error === null);
   if (accepted.length > 0) {
     return { verdict: 'fail', detail: `anyone can post to it: answered 2xx to ${accepted.map((e) => e.label).join(', ')}`, evidence };
   }
+  if (!plain.ok) {
+    const refused = plain.status === 401 || plain.status === 403;
+    return {
+      verdict: 'fail',
+      detail: refused
+        ? `${VALID_SIGNATURES_REFUSED} (${answerOf(plain)}): compute HMAC-SHA1 over the raw body bytes with the shared secret and compare it as lowercase hex (not SHA-256, not base64)`
+        : `a validly signed request was not accepted: ${misses([plain])}`,
+      evidence,
+      ...(refused ? { blocksOthers: true } : {}),
+    };
+  }
+  if (!goWritten.ok) {
+    return {
+      verdict: 'fail',
+      detail: `a validly signed body was refused when its bytes were not those JSON.stringify writes (${answerOf(goWritten)}): verify the raw bytes, before parsing; parsing and serializing again changes them`,
+      evidence,
+    };
+  }
   if (two(evidence).length > 0) return { verdict: 'warn', detail: `refused, but not with a 4xx: ${misses(evidence)}; answer 401 or 403`, evidence };
-  return { verdict: 'pass', detail: 'refused all three with 4xx', evidence };
+  return { verdict: 'pass', detail: 'refused all three bad signatures with 4xx, accepted both valid ones (one with its bytes as Go writes JSON)', evidence };
 }
 
 export async function standardWebhooks(ctx: CheckContext): Promise<CheckResult> {
@@ -210,8 +254,10 @@ export async function robustness(ctx: CheckContext): Promise<CheckResult> {
 
 export async function ordering(ctx: CheckContext): Promise<CheckResult> {
   const now = ctx.now();
-  const newer = probeCall('track', now, { userId: PROBE_USER, event: 'Probe Second Step', timestamp: new Date(now).toISOString() });
-  const older = probeCall('track', now, { userId: PROBE_USER, event: 'Probe First Step', timestamp: new Date(now - 60_000).toISOString() });
+  // The sample's event, which call-types sends too: only the order differs, so a receiver that
+  // refuses unfamiliar events fails retry-classes, not this (issue 37, item 8).
+  const newer = probeCall('track', now, { userId: PROBE_USER, timestamp: new Date(now).toISOString() });
+  const older = probeCall('track', now, { userId: PROBE_USER, timestamp: new Date(now - 60_000).toISOString() });
   const a = await ctx.send({ label: 'newer call first', expected: '2xx', call: newer });
   const b = await ctx.send({ label: 'older call (timestamp 60 s before) second', expected: '2xx', call: older });
   const evidence = [a.evidence, b.evidence];

@@ -74,7 +74,9 @@ export async function runProbe(
   };
   const check = (name: ProbeCheckId) => report.checks.find((c) => c.name === name)!;
   const selected = (name: ProbeCheckId) => check(name).verdict !== 'skipped';
+  let signaturesRefused = false;
   const set = (name: ProbeCheckId, r: CheckResult) => {
+    if (r.blocksOthers) signaturesRefused = true;
     Object.assign(check(name), { verdict: r.verdict, ok: r.verdict !== 'fail', detail: r.detail, evidence: r.evidence });
     changed();
   };
@@ -127,6 +129,13 @@ export async function runProbe(
       run('robustness', () => robustness(ctx)),
       run('ordering', () => ordering(ctx)),
     ]);
+    if (signaturesRefused) {
+      // Their failures follow from the refused signatures: a fix of their own would mislead (issue 37, item 6).
+      for (const c of report.checks) {
+        if (c.name !== 'signature' && c.verdict === 'fail') c.detail = `not judged on its own: the receiver refused every validly signed request (see Signature); fix that first. What it answered: ${c.detail}`;
+      }
+      changed();
+    }
     if (selected('retry-classes')) check('retry-classes').detail += `. Every answer of this run, as Segment treats it: ${treatmentSummary(answers.map((a) => a.evidence))}`;
     if (mapping) await run('actions', () => actionsCheck(probe, mapping, deps.now()));
     else if (selected('actions')) {

@@ -47,6 +47,11 @@ export interface ProbeRequest {
   call: NormalizedCall;
   /** Changes the built body before it is signed (a future version, unknown fields). */
   editBody?: (body: JsonObject) => JsonObject;
+  /**
+   * The built body's text as another sender writes the same JSON (escapes, number forms), signed as
+   * sent: bytes a receiver must verify as they came, since parsing and serializing again changes them.
+   */
+  rewriteBody?: (text: string) => string;
   /** Sent in place of the signed body, under the original signature (X-Signature and Standard Webhooks). */
   tamperedBody?: (body: JsonObject) => JsonObject;
   /** X-Signature: the one the lab computes (default), one made with another key, or none. */
@@ -103,6 +108,10 @@ export class ProbeSender {
     let plan = planDelivery(req.call, { urls: [{ url, headers: {} }], sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, this.settings)!;
     if (req.editBody) {
       const body = Buffer.from(JSON.stringify(req.editBody(JSON.parse(plan.body.toString('utf8')) as JsonObject)));
+      plan = { ...plan, body, signature: currentRequest(this.settings.userAgentProduct, secret || undefined, body).signature };
+    }
+    if (req.rewriteBody) {
+      const body = Buffer.from(req.rewriteBody(plan.body.toString('utf8')));
       plan = { ...plan, body, signature: currentRequest(this.settings.userAgentProduct, secret || undefined, body).signature };
     }
     const tampered = req.tamperedBody ? Buffer.from(JSON.stringify(req.tamperedBody(JSON.parse(plan.body.toString('utf8')) as JsonObject))) : undefined;
