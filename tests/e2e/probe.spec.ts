@@ -64,7 +64,7 @@ test('checks a careful receiver, then a sloppy one, and opens a request in the I
   await expect(check('signature')).toHaveAttribute('data-verdict', 'fail');
   await expect(check('signature')).toContainText('anyone can post to it');
   await check('signature').locator('summary').click();
-  await expect(check('signature').getByTestId('probe-evidence')).toHaveCount(3);
+  await expect(check('signature').getByTestId('probe-evidence')).toHaveCount(5);
   await expect(check('signature')).toContainText('Without checking X-Signature anyone can post to your receiver');
   await page.screenshot({ path: `${SHOTS}/receiver-check.png` });
   const tampered = check('signature').getByTestId('probe-evidence').filter({ hasText: 'tampered body' });
