@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   actionsMappingSchema,
   headersSchema,
+  classicUrlSchema,
   receiverUrlSchema,
   sourceNameSchema,
   webhookSettingsSchemaOf,
@@ -32,7 +33,7 @@ function urlOrReceiver(entry: { url?: string; mockReceiver?: string }, ctx: z.Re
 }
 
 export const configWebhookUrlSchema = z
-  .strictObject({ url: receiverUrlSchema.optional(), mockReceiver: mockReceiverRefSchema.optional(), headers: headersSchema.default({}) })
+  .strictObject({ url: classicUrlSchema.optional(), mockReceiver: mockReceiverRefSchema.optional(), headers: headersSchema.default({}) })
   .superRefine(urlOrReceiver);
 
 export const configActionsMappingSchema = actionsMappingSchema

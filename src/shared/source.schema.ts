@@ -85,12 +85,20 @@ export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
   const max = `at most ${MAX_RECEIVER_URL_CHARS} characters (2 KB)`;
   if (url.length > MAX_RECEIVER_URL_CHARS) return ctx.addIssue({ code: 'custom', message: `${max}; this one has ${url.length}` });
   if (!isHttpUrl(url)) return ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
+  // URL parsing drops tabs and line breaks silently: the URL stored would not be the one sent (issue 38).
+  // Segment refuses them too (its url field is format: 'uri').
+  if (/[\x00-\x1f\x7f]/.test(url)) return ctx.addIssue({ code: 'custom', message: 'must not contain control characters (a line break, a tab)' });
   const sent = new URL(url).href.length;
   if (sent > MAX_RECEIVER_URL_CHARS) ctx.addIssue({ code: 'custom', message: `${max} as sent; percent-encoded, this one has ${sent}` });
 });
 
+/** A Classic receiver URL: port 0 cannot be connected to (an Actions mapping's URL follows Segment, which takes it). */
+export const classicUrlSchema = receiverUrlSchema.superRefine((url, ctx) => {
+  if (URL.canParse(url) && new URL(url).port === '0') ctx.addIssue({ code: 'custom', message: 'port 0 cannot be connected to: give the port the receiver listens on' });
+});
+
 export const webhookUrlSchema = z.strictObject({
-  url: receiverUrlSchema,
+  url: classicUrlSchema,
   headers: headersSchema.default({}),
 });
 

@@ -62,4 +62,16 @@ describe('Expect: 100-continue at the collector', () => {
     const { items } = await t.call('listMessages', { q: 'expect-ok-1', limit: 10 });
     expect(items.map((m) => m.label)).toEqual(['Asked First']);
   });
+
+  it('a zero-padded Content-Length within the limit (0000000105) is its number: 100 Continue, stored (issue 38)', async () => {
+    const body = JSON.stringify({ userId: 'u', event: 'Padded Length', messageId: 'expect-padded-1' });
+    const c = await open(t.collectorUrl);
+    c.socket.write(head('/v1/track', String(Buffer.byteLength(body)).padStart(10, '0')));
+    await expect.poll(() => c.text(), { timeout: 10_000 }).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    c.socket.write(body);
+    await expect.poll(() => c.text(), { timeout: 10_000 }).toContain('{"success":true}');
+    c.socket.destroy();
+    const { items } = await t.call('listMessages', { q: 'expect-padded-1', limit: 10 });
+    expect(items.map((m) => m.label)).toEqual(['Padded Length']);
+  });
 });

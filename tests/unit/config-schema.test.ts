@@ -95,6 +95,14 @@ describe('config schema (SPEC §8)', () => {
     expect(errorsOf(withWebhooks({ urls: name }))).toBe('sources[0].webhooks.urls[0].headers.X-Env\n: invalid header name "X-Env\n"');
   });
 
+  it.each([
+    ['http://127.0.0.1:9001/hook\r\nX-Injected: 1', 'must not contain control characters (a line break, a tab)'],
+    ['http://127.0.0.1:9001/ho\tok', 'must not contain control characters (a line break, a tab)'],
+    ['http://127.0.0.1:0/hook', 'port 0 cannot be connected to: give the port the receiver listens on'],
+  ])('refuses the receiver URL %j, naming why (issue 38)', (url, why) => {
+    expect(errorsOf(withWebhooks({ urls: [{ url }] }))).toBe(`sources[0].webhooks.urls[0].url: ${why}`);
+  });
+
   it.each(['ftp://example.com/hook', 'file:///etc/passwd', '/relative/hook', 'example.com/hook', 'http://'])(
     'refuses the URL %s',
     (url) => {

@@ -83,7 +83,10 @@ export class CallFastPath {
     const route = this.routeOf(req);
     const length = req.headers['content-length'];
     if (!route || length === undefined || !/^\d+$/.test(length)) return undefined;
-    return length.length > 9 || Number(length) > route.bodyLimit ? route : undefined;
+    // The number, not its text: `0000000105` is 105 bytes (issue 38). Past 15 digits Number() rounds,
+    // but any such number is over every limit.
+    const digits = length.replace(/^0+(?=\d)/, '');
+    return digits.length > 15 || Number(digits) > route.bodyLimit ? route : undefined;
   }
 
   /** The call route a POST names, exactly as routed (a query string allowed). */
