@@ -137,7 +137,13 @@ async function serve(argv: string[]): Promise<void> {
   }
   // After the engine made (or checked) the data folder: the kept token lives there.
   // An empty WEBHOOK_LAB_TOKEN counts as unset, as an empty WEBHOOK_LAB_DATA_DIR does.
-  const token = values.token ?? envToken ?? keptToken(dataDir);
+  let token: string;
+  try {
+    token = values.token ?? envToken ?? keptToken(dataDir);
+  } catch (err) {
+    failIfDataProblem(err, dataDir);
+    throw err;
+  }
   let server;
   try {
     server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { namingPath } from './engine/store/folder-lock';
 
 // The web mode's token, kept in the data folder (owner-only, as everything there) so a tab left open
 // reconnects after a restart instead of saying "Not authorized" forever (issue 26). A token given
@@ -20,6 +21,10 @@ export function keptToken(dataDir: string): string {
     // none yet
   }
   const token = randomBytes(24).toString('hex');
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  try {
+    writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  } catch (err) {
+    throw namingPath(err, path);
+  }
   return token;
 }

@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from '../helpers/serve';
 import { SERVE_EXIT_DATA_PROBLEM } from '../../src/main/engine/store/data-problem';
+import { fillDisk, smallDisk } from '../helpers/small-disk';
 
 // `webhook-lab serve` on a database it cannot use (issue 22, item 7): no stack trace, but which file,
 // what is wrong and what to do, and its own exit code (README, Troubleshooting).
@@ -130,4 +131,23 @@ describe('serve on a database it cannot use', () => {
     expect(r.stderr).toContain(`${db}: cannot be written`);
     expect(r.stderr).not.toMatch(/SqliteError|\n\s+at /);
   });
+});
+
+const fullDisk = smallDisk('1m', 'cli-data-problem', 'the other unusable folders above take the same path to exit 3');
+describe.runIf(fullDisk)('serve on a full disk, at the first start (issue 38)', () => {
+  it('exits 3 naming the folder and the full disk, not a stack trace, and leaves no file behind', async () => {
+    try {
+      fillDisk(fullDisk!.dir);
+      const dataDir = join(fullDisk!.dir, 'data');
+      const r = await serve(dataDir);
+      expect(r.code).toBe(SERVE_EXIT_DATA_PROBLEM);
+      expect(r.stderr).toMatch(/^webhook-lab: Webhook Lab cannot use its data folder\.\n/);
+      expect(r.stderr).toMatch(/cannot be written: the disk is full \(ENOSPC/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      // The lock's own file, made before its write failed, is not left in the folder.
+      expect(readdirSync(dataDir).filter((f) => f.startsWith('webhook-lab.lock'))).toEqual([]);
+    } finally {
+      fullDisk!.unmount();
+    }
+  }, 120_000);
 });

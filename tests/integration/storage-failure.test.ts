@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { fillDisk, smallDisk } from '../helpers/small-disk';
 import { testLab } from '../helpers/test-lab';
 import type { Store } from '../../src/main/engine/store/store';
 import { recordArrivals, type Arrival } from '../../src/main/engine/store/arrivals';
@@ -191,45 +190,7 @@ describe('the WAL stays small', () => {
 });
 
 /** Mounts a tmpfs of `size` at a new folder; null (with the reason printed) where this machine cannot. */
-function smallDisk(size: string): { dir: string; unmount: () => void } | null {
-  if (process.platform !== 'linux') return skipReason('not Linux');
-  const dir = mkdtempSync(join(tmpdir(), 'wl-fulldisk-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    return skipReason(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]}); the size-cap test above covers the same path`);
-  }
-  return {
-    dir,
-    unmount: () => {
-      execFileSync('umount', ['-l', dir]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function skipReason(why: string): null {
-  process.stdout.write(`storage-failure: real full-disk test skipped: ${why}\n`);
-  return null;
-}
-
-/** Writes zeros until the file system is full; returns the filler's path. */
-function fillDisk(dir: string): string {
-  const path = join(dir, 'filler');
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-  return path;
-}
-
-const disk = smallDisk('24m');
+const disk = smallDisk('24m', 'storage-failure', 'the size-cap test above covers the same path');
 describe.runIf(disk)('storage failure on a real full file system (tmpfs)', () => {
   it('survives a full disk: 503 while full, nothing acknowledged lost, everything delivered once there is room', async () => {
     const r = await lab.receiver();

@@ -29,7 +29,14 @@ export function lockDataFolder(dir: string): () => void {
   // (link fails if the name exists). Opened with 'wx' and written after, a lock read in between
   // was empty, taken for stale and removed: two starts at once both ran (found by review).
   const mine = `${path}.${process.pid}.tmp`;
-  writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
+  } catch (err) {
+    // A full disk fails the write, not the open: the empty file is removed, and the error names it
+    // (a write's error names no path), so the start says which folder is full (issue 38).
+    rmSync(mine, { force: true });
+    throw namingPath(err, mine);
+  }
   try {
     for (let attempt = 0; attempt < 200; attempt++) {
       if (placed(mine, path)) return () => release(path);
@@ -122,4 +129,10 @@ function running(pid: number): boolean {
 /** Removes the lock if it is still this process's (a start that took it over meanwhile keeps its own). */
 function release(path: string): void {
   if (holderOf(path) === process.pid) rmSync(path, { force: true });
+}
+
+/** The error with the file it concerns, where Node's (a failed write) names none. */
+export function namingPath(err: unknown, path: string): unknown {
+  if (typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).path === undefined) (err as NodeJS.ErrnoException).path = path;
+  return err;
 }
