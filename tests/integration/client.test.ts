@@ -107,6 +107,21 @@ describe("the app's client (control API operations)", () => {
     expect(state.log.some((l) => /flush/.test(l.line))).toBe(true);
   });
 
+  it('a flush to a collector that never answers (a hang fault) is answered, saying the client goes on; nothing is lost (issue 38)', async () => {
+    const { receiver, t } = await setup();
+    const [source] = await t.call('listSources', {});
+    await t.call('updateSource', { id: source.id, collectorFaults: { rate: 1, mode: 'hang' } });
+    await t.call('clientSend', { type: 'track', userId: 'u', event: 'Held' });
+    // The test's own timeout (below) is what a flush held for the client's retries would exceed.
+    const flushed = await t.call('clientFlush', {});
+    expect(flushed).toMatchObject({ sent: 0, batches: 0 });
+    expect(flushed.errors).toEqual([expect.stringMatching(/^still sending after 10 s: the collector has not answered; the client keeps trying in the background/)]);
+    // Once the collector answers again, the call goes through.
+    await t.call('updateSource', { id: source.id, collectorFaults: null });
+    await receiver.waitForRequests(1, 120_000);
+    expect(bodies(receiver)[0]).toMatchObject({ event: 'Held' });
+  }, 180_000);
+
   it('an invalid call is refused with the field named, nothing queued', async () => {
     const { t } = await setup();
     await expect(t.call('clientSend', { type: 'track', userId: 'u' })).rejects.toMatchObject({ status: 400, fields: [{ path: 'event' }] });

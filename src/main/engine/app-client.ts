@@ -21,6 +21,8 @@ interface StoredClientSettings {
 
 const DEFAULTS: StoredClientSettings = { flushAt: 20, flushAfter: 5000, endpoint: null, sourceId: null, writeKey: null };
 const LOG_LINES = 200;
+/** How long `POST /api/client/flush` waits for the flush before it answers that it goes on. */
+export const FLUSH_ANSWER_MS = 10_000;
 
 /**
  * The app's own batching client: the calls people build in the UI go through it, exactly as their
@@ -73,8 +75,23 @@ export class AppClient {
         }
       },
       clientFlush: async () => {
-        const r = await this.instance().flush();
-        return { sent: r.sent, batches: r.batches.length, errors: r.errors.map((e) => e.message) };
+        // A collector that does not answer (a `hang` fault, an endpoint that stalls) keeps the client
+        // retrying for minutes: the request answers within FLUSH_ANSWER_MS saying so, and the flush
+        // goes on in the background, its queue kept in SQLite (issue 38).
+        let timer: NodeJS.Timeout | undefined;
+        const flushing = this.instance().flush();
+        const waited = new Promise<null>((resolve) => (timer = setTimeout(resolve, FLUSH_ANSWER_MS, null)));
+        try {
+          const r = await Promise.race([flushing, waited]);
+          if (r === null) {
+            // Its outcome is in the client's log and state; a rejection is not left unhandled.
+            flushing.catch(() => undefined);
+            return { sent: 0, batches: 0, errors: [`still sending after ${FLUSH_ANSWER_MS / 1000} s: the collector has not answered; the client keeps trying in the background, and its messages stay queued (across a restart too) until it does`] };
+          }
+          return { sent: r.sent, batches: r.batches.length, errors: r.errors.map((e) => e.message) };
+        } finally {
+          clearTimeout(timer);
+        }
       },
       clientState: () => this.state(),
       clientGetSettings: () => this.publicSettings(),
