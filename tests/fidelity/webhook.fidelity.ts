@@ -30,6 +30,8 @@ const SECRET = 'fidelity-secret';
 
 interface MappingCase {
   trigger: string;
+  /** Appended to the mapping's URL, as typed (a URL Segment's validation refuses: nothing sent). */
+  suffix?: string;
   data?: unknown;
   headers?: Record<string, string>;
   method?: 'POST' | 'PUT' | 'PATCH';
@@ -61,6 +63,9 @@ const MAPPINGS: MappingCase[] = [
   // client removes that header, its own of the name too).
   { trigger: 'properties.total >= 10 and properties.total <= 20', data: { t: { '@path': '$.properties.total' } } },
   { trigger: 'type = "identify"', data: { '@path': '$.traits' }, headers: { 'X-Gone': 'undefined', 'X-Keep': 'k', 'User-Agent': 'undefined', 'X-Signature': 'undefined' } },
+  // A URL that is no valid URI (non-ASCII, a space): Segment's payload validation refuses it, nothing sent.
+  { trigger: 'type = "track"', suffix: '/wébhook/日本?c=ü', data: { e: { '@path': '$.event' } } },
+  { trigger: 'type = "page"', suffix: '/a b', data: { n: { '@path': '$.name' } } },
   { trigger: 'type = "track" or type = "identify"', data: { q: { '@path': "$.properties['text']" }, d: { '@path': "$.context['library'].name" }, i: { '@path': '$.properties.items[0].sku' }, proto: { '@path': '$.properties.text.length' }, t: { '@template': '{{properties.items[1].sku}}|{{traits.name.length}}' } } },
 ];
 
@@ -165,7 +170,7 @@ describe("the lab against Segment's real Webhooks (Actions) destination", () => 
       const sources = groups.map((g, k) => ({
         name: `fid-${k}`,
         writeKey: `wk_fid_${k}`,
-        webhooks: { enabled: true, mode: 'actions', sharedSecret: SECRET, urls: [], mappings: g.map((m, j) => labMapping(m, `m${k * 5 + j}`, `${labRecv.url}/m${k * 5 + j}`)) },
+        webhooks: { enabled: true, mode: 'actions', sharedSecret: SECRET, urls: [], mappings: g.map((m, j) => labMapping(m, `m${k * 5 + j}`, `${labRecv.url}/m${k * 5 + j}${m.suffix ?? ''}`)) },
       }));
       sources.push({
         name: 'fid-batch',
@@ -200,7 +205,7 @@ describe("the lab against Segment's real Webhooks (Actions) destination", () => 
             if (!segmentTakes(m.trigger, call)) continue;
             const segBefore = segRecv.requests.length;
             try {
-              await destination.executeAction('send', { event: call, mapping: mappingFor(m, `${segRecv.url}/m${n}`), settings: { sharedSecret: SECRET } });
+              await destination.executeAction('send', { event: call, mapping: mappingFor(m, `${segRecv.url}/m${n}${m.suffix ?? ''}`), settings: { sharedSecret: SECRET } });
             } catch {
               // Refused (a 400 for data that is not an object): nothing was sent.
             }

@@ -46,3 +46,40 @@ describe('Compose preview and the wire', () => {
     expect(empty.headers['x-signature']).toBeUndefined();
   });
 });
+
+describe('a mapping URL Segment refuses (issue 37, item 3)', () => {
+  it('a URL with non-ASCII characters or a space is no valid URI: not sent, with Segment\'s own message, in the preview and the delivery', async () => {
+    const receiver = await lab.receiver();
+    const refused = [`${receiver.url}/wébhook/日本`, `${receiver.url}/a?c=ü`, `${receiver.url}/a b`];
+    const webhooks: WebhookSettings = {
+      enabled: true,
+      mode: 'actions',
+      urls: [],
+      mappings: [
+        ...refused.map((url, i) => ({ name: `refused-${i}`, trigger: { type: 'track' }, url, method: 'POST' as const, headers: {}, data: { e: { '@path': '$.event' } } })),
+        { name: 'batched', trigger: { type: 'track' }, url: refused[0]!, method: 'POST' as const, headers: {}, batchSize: 10 },
+        { name: 'taken', trigger: { type: 'track' }, url: `${receiver.url}/ok%C3%A9`, method: 'POST' as const, headers: {}, data: { e: { '@path': '$.event' } } },
+      ],
+    };
+    const t = await lab.start({ config: { sources: [{ name: 'uri', writeKey: 'wk_uri', webhooks }] } });
+    await t.post('/v1/track', { userId: 'u1', event: 'Uri' }, { writeKey: 'wk_uri' });
+    const got = await receiver.waitForRequests(1);
+    expect(got.map((r) => r.url)).toEqual(['/ok%C3%A9']);
+    const id = (await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0] ?? null, 'the call')).id;
+    const detail = await waitFor(async () => {
+      const d = await t.call('getMessage', { id });
+      return d.deliveries.length === webhooks.mappings!.length ? d : null;
+    }, 'every mapping\'s delivery');
+    const segments = /Segment's payload validation refuses the mapping's URL: URL must be a valid URI string but it was not\./;
+    for (const name of ['refused-0', 'refused-1', 'refused-2', 'batched']) {
+      const d = detail.deliveries.find((x) => x.mapping === name)!;
+      expect(d.state, name).toBe('failed');
+      expect(d.attempts, name).toEqual([]);
+      expect(d.lastError, name).toMatch(segments);
+    }
+    const preview = previewActions(detail.call.normalized!, webhooks.mappings!);
+    expect(preview.find((p) => p.name === 'refused-0')!.notSent).toMatch(segments);
+    expect(preview.find((p) => p.name === 'taken')!.notSent).toBeNull();
+    expect(receiver.requests).toHaveLength(1);
+  });
+});

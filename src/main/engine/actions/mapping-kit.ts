@@ -50,11 +50,14 @@ export class MappingFailed extends Error {
   }
 }
 
+/** A reason of Segment's for not sending a mapping's request, beyond the data's (url-field.ts). */
+export class NotSentError extends Error {}
+
 /** Why a mapping's request for a call is not sent; every one of these is recorded as the reason. */
-export type NotSentReason = MappedDataTooLarge | DataNotAnObject | MappingFailed;
+export type NotSentReason = MappedDataTooLarge | DataNotAnObject | MappingFailed | NotSentError;
 
 export function isNotSentReason(err: unknown): err is NotSentReason {
-  return err instanceof MappedDataTooLarge || err instanceof DataNotAnObject || err instanceof MappingFailed;
+  return err instanceof MappedDataTooLarge || err instanceof DataNotAnObject || err instanceof MappingFailed || err instanceof NotSentError;
 }
 
 function kindOf(v: unknown): string {

@@ -1,6 +1,7 @@
 import type { ActionsMapping, NormalizedCall } from '../../../shared/types';
 import { actionsHeaders, type ActionsRequest } from '../../../shared/actions/request';
 import { mapData } from './mapping-kit';
+import { refuseUrlSegmentRefuses } from './url-field';
 
 // The request Segment's Webhooks (Actions) destination makes for one mapping, with its data made by
 // Segment's mapping kit (mapping-kit.ts). See shared/actions/request.ts for what the destination's
@@ -16,6 +17,7 @@ export function buildActionsRequest(mapping: ActionsMapping, calls: readonly Nor
   if (calls.length === 0) throw new Error('an Actions request carries at least one call');
   const batch = mapping.batchSize !== undefined;
   if (!batch && calls.length > 1) throw new Error(`mapping "${mapping.name}" does not batch: one call per request`);
+  refuseUrlSegmentRefuses(mapping.url);
   const data = calls.map((c) => mapData(mapping.data, c).text);
   // An item that resolved to nothing is null in the array, as JSON.stringify writes it in the real body.
   const body = batch ? `[${data.map((d) => d ?? 'null').join(',')}]` : (data[0] ?? '');

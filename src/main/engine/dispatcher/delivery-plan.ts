@@ -8,6 +8,7 @@ import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT, actionsHeaders } from '../../../shared/actions/request';
 import { buildActionsRequest } from '../actions/request';
 import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping-kit';
+import { refuseUrlSegmentRefuses } from '../actions/url-field';
 import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
@@ -132,6 +133,7 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
     plan ??= { deliveries: [], items: [] };
     try {
       if (m.batchSize !== undefined) {
+        refuseUrlSegmentRefuses(m.url);
         plan.items.push({ mapping: m, data: batchItemData(m, call) });
       } else {
         const req = buildActionsRequest(m, [call]);
