@@ -107,7 +107,7 @@ export type ConfigWebhooks = z.output<typeof configWebhooksSchema>;
 export interface ConfigWarning {
   /** The field, as errors name it: `sources[0].webhooks.urls[1].url`. */
   path: string;
-  /** mock_receiver_resolved: a mockReceiver name was given this lab's URL, or a stored source followed a receiver the file gave a new path or TLS (notes, not doubts); loopback_port_not_owned: a URL on this machine, at a port this lab does not listen on; short_standard_webhooks_key: a Standard Webhooks key shorter than 24 bytes, already stored or for a source the file creates, kept (README, Decisions). */
-  code: 'mock_receiver_resolved' | 'loopback_port_not_owned' | 'short_standard_webhooks_key';
+  /** mock_receiver_resolved: a mockReceiver name was given this lab's URL, or a stored source followed a receiver the file gave a new path or TLS (notes, not doubts); loopback_port_not_owned: a URL on this machine, at a port this lab does not listen on; short_standard_webhooks_key: a Standard Webhooks key shorter than 24 bytes, already stored or for a source the file creates, kept (README, Decisions); segment_refuses_url: an Actions mapping's URL Segment's payload validation refuses (no valid URI): kept, and not sent, as Segment does. */
+  code: 'mock_receiver_resolved' | 'loopback_port_not_owned' | 'short_standard_webhooks_key' | 'segment_refuses_url';
   message: string;
 }

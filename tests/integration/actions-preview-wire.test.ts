@@ -81,5 +81,9 @@ describe('a mapping URL Segment refuses (issue 37, item 3)', () => {
     expect(preview.find((p) => p.name === 'refused-0')!.notSent).toMatch(segments);
     expect(preview.find((p) => p.name === 'taken')!.notSent).toBeNull();
     expect(receiver.requests).toHaveLength(1);
+    // Kept when a config gives it, with a warning naming the field (the lab's check is Segment's).
+    const imported = await t.call('importConfig', { sources: [{ name: 'uri', writeKey: 'wk_uri', webhooks }] } as never);
+    expect(imported.warnings.filter((w) => w.code === 'segment_refuses_url').map((w) => w.path)).toEqual([0, 1, 2, 3].map((j) => `sources[0].webhooks.mappings[${j}].url`));
+    expect(imported.warnings.find((w) => w.code === 'segment_refuses_url')!.message).toMatch(/^URL must be a valid URI string but it was not\. Segment sends nothing for this mapping, and neither does the lab/);
   });
 });

@@ -1,5 +1,6 @@
 import { fieldsToJsonSchema } from '@segment/actions-core/destination-kit/fields-to-jsonschema';
 import { validateSchema } from '@segment/actions-core/schema-validation';
+import type { Config, ConfigWarning } from '../../../shared/config.schema';
 import { NotSentError } from './mapping-kit';
 
 // A mapping's URL as Segment's Webhooks (Actions) destination judges it: its `send` action declares
@@ -42,4 +43,18 @@ export class UrlNotAUri extends NotSentError {
 export function refuseUrlSegmentRefuses(url: string): void {
   const problem = segmentUrlProblem(url);
   if (problem !== null) throw new UrlNotAUri(problem);
+}
+
+/** A config's mappings whose URL Segment refuses: kept (the lab does as Segment does: sends nothing), with a warning. */
+export function segmentUrlWarnings(config: Config): ConfigWarning[] {
+  const warnings: ConfigWarning[] = [];
+  config.sources.forEach((s, i) =>
+    s.webhooks?.mappings?.forEach((m, j) => {
+      const problem = m.url === undefined ? null : segmentUrlProblem(m.url);
+      if (problem) {
+        warnings.push({ path: `sources[${i}].webhooks.mappings[${j}].url`, code: 'segment_refuses_url', message: `${problem} Segment sends nothing for this mapping, and neither does the lab: percent-encode characters outside ASCII and spaces` });
+      }
+    }),
+  );
+  return warnings;
 }
