@@ -83,6 +83,22 @@ export interface Health {
   /** Unfinished deliveries waiting as rows for a busy receiver's lane (README, Limits). */
   parkedDeliveries: number;
   storage: StorageState;
+  /** How long the engine's one event loop kept work waiting over the last 30–60 s (README, Performance). */
+  eventLoop: EventLoopFigures;
+}
+
+/**
+ * The event loop's delay (perf_hooks.monitorEventLoopDelay, less its 10 ms sampling resolution) over
+ * two windows of 30 s, the current and the one before: the p99 of the worse window, the longest single
+ * stall, and the time lost in ticks longer than 50 ms. A stall of seconds is one sample among
+ * thousands, so the max and the blocked time are what show it.
+ */
+export interface EventLoopFigures {
+  delayP99Ms: number;
+  delayMaxMs: number;
+  blockedMs: number;
+  /** The seconds the figures cover, up to 60. */
+  windowS: number;
 }
 
 export interface ReplayResult {

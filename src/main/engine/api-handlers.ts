@@ -20,6 +20,7 @@ import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
 import { forwardingOf } from './forwarding';
 import { withAnsweredAttempts } from './in-flight-attempts';
+import type { LoopDelay } from './loop-delay';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps | keyof typeof probeOps>;
 
@@ -35,6 +36,7 @@ export interface HandlerDeps {
   version: string;
   libraryMetrics: LibraryMetrics;
   faults: FaultInjector;
+  loopDelay: LoopDelay;
 }
 
 /** The engine side of every core operation; input arrives parsed by the op's schema. */
@@ -52,6 +54,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       pendingDeliveries: store.deliveries.countUnfinished(),
       parkedDeliveries: store.deliveries.countParked(),
       storage: store.health.get(),
+      eventLoop: d.loopDelay.figures(),
     }),
 
     listSources: () => store.sources.list(),

@@ -28,6 +28,7 @@ import { demoHandlers } from './demo';
 import './actions/rules';
 import { shortKeyWarnings } from './sw-key-policy';
 import { Probes } from './probe/probe-service';
+import { LoopDelay } from './loop-delay';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -42,6 +43,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
   let receivers: ReceiversService | undefined;
+  let loopDelay: LoopDelay | undefined;
   try {
     const events = new EventHub((ids) => store.calls.summaries(ids));
     // Every line the engine logs goes out with URL passwords masked (README, Decisions).
@@ -103,6 +105,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     );
 
     const libraryMetrics = new LibraryMetrics(now);
+    const loop = new LoopDelay();
+    loopDelay = loop;
     collector = await startCollector(ingest, {
       host: opts.collectorHost ?? '127.0.0.1',
       port: opts.collectorPort ?? 8787,
@@ -134,7 +138,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const probes = new Probes({ store, ingest, events, now });
     const base = {
       ...probes.handlers(),
-      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults }),
+      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults, loopDelay: loop }),
       ...client.handlers(),
       ...simulation.handlers,
     };
@@ -180,10 +184,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
           await dispatcher.stop();
           // Past the grace, rounds still waiting on a receiver are abandoned (re-sent at the next start).
           await sender.close({ force: true });
+          loop.stop();
           store.close();
         })()),
     };
   } catch (err) {
+    loopDelay?.stop();
     await collector?.app.close().catch(() => undefined);
     await (simulation ?? receivers)?.stop().catch(() => undefined);
     store.close();
