@@ -88,6 +88,7 @@ export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
   // URL parsing drops tabs and line breaks silently: the URL stored would not be the one sent (issue 38).
   // Segment refuses them too (its url field is format: 'uri').
   if (/[\x00-\x1f\x7f]/.test(url)) return ctx.addIssue({ code: 'custom', message: 'must not contain control characters (a line break, a tab)' });
+  if (url !== url.trim()) return ctx.addIssue({ code: 'custom', message: 'must not start or end with a space' });
   const sent = new URL(url).href.length;
   if (sent > MAX_RECEIVER_URL_CHARS) ctx.addIssue({ code: 'custom', message: `${max} as sent; percent-encoded, this one has ${sent}` });
 });

@@ -87,3 +87,20 @@ describe('a mapping URL Segment refuses (issue 37, item 3)', () => {
     expect(imported.warnings.find((w) => w.code === 'segment_refuses_url')!.message).toMatch(/^URL must be a valid URI string but it was not\. Segment sends nothing for this mapping, and neither does the lab/);
   });
 });
+
+it('items queued for a batch whose mapping URL is then edited into one Segment refuses are not sent, saying why (review of issue 37, item 3)', async () => {
+  const receiver = await lab.receiver();
+  const mapping = { name: 'later', trigger: { type: 'track' }, url: `${receiver.url}/batch`, method: 'POST' as const, headers: {}, batchSize: 10 };
+  const webhooks: WebhookSettings = { enabled: true, mode: 'actions', urls: [], mappings: [mapping] };
+  const t = await lab.start({ config: { sources: [{ name: 'edit', writeKey: 'wk_edit', webhooks }] } });
+  await t.post('/v1/track', { userId: 'u1', event: 'Queued' }, { writeKey: 'wk_edit' });
+  const [source] = await t.call('listSources', {});
+  await t.call('updateSource', { id: source.id, webhooks: { ...source.webhooks, mappings: [{ ...mapping, url: `${receiver.url}/bätch` }] } });
+  const id = (await waitFor(async () => (await t.call('listMessages', { limit: 1 })).items[0] ?? null, 'the call')).id;
+  // The batch goes (or not) 5 s after its first item.
+  const d = await waitFor(async () => (await t.call('getMessage', { id })).deliveries.find((x) => x.state !== 'pending') ?? null, 'the batch settled', 60_000);
+  // Ended by the edit, as a batch whose mapping stopped batching is: canceled, with Segment's reason.
+  expect(d.state).toBe('canceled');
+  expect(d.lastError).toMatch(/^not sent: Segment's payload validation refuses the mapping's URL: URL must be a valid URI string/);
+  expect(receiver.requests).toHaveLength(0);
+}, 90_000);

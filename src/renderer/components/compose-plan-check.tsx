@@ -17,12 +17,14 @@ export function ComposePlanCheck({ sourceId, type, message }: { sourceId: string
   const [verdict, setVerdict] = useState<PlanVerdict | null>(null);
   const plan = useApp((s) => (sourceId ? s.plans.find((p) => p.sources.some((c) => c.sourceId === sourceId)) : undefined));
   const checkable = plan !== undefined && !plan.problem;
+  // The plan as it is now: an edit or another plan connected checks again, without a keystroke.
+  const planVersion = plan ? `${plan.id}@${plan.updatedAt}` : null;
   // Read once when Compose opens; live events read them again while it shows (live-events.ts).
   useEffect(() => {
     void store.getState().loadPlans();
   }, [store]);
   // Another source, or its plan no longer checkable: the last verdict is not its.
-  useEffect(() => setVerdict(null), [sourceId, checkable]);
+  useEffect(() => setVerdict(null), [sourceId, checkable, planVersion]);
   useEffect(() => {
     if (!sourceId || !checkable) return;
     const withdraw = new AbortController();
@@ -36,7 +38,7 @@ export function ComposePlanCheck({ sourceId, type, message }: { sourceId: string
       withdraw.abort();
       clearTimeout(t);
     };
-  }, [store, sourceId, type, message, checkable]);
+  }, [store, sourceId, type, message, checkable, planVersion]);
   if (plan?.problem) {
     return (
       <div className="notice error" data-testid="compose-plan-check" data-count={0}>

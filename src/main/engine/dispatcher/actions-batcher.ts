@@ -5,6 +5,7 @@ import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/delivery.types';
 import { actionsDelivery, batchRequest, targetOf } from './delivery-plan';
+import { segmentUrlProblem, UrlNotAUri } from '../actions/url-field';
 
 // Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
 // (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
@@ -115,6 +116,12 @@ export class ActionsBatcher {
     const m = this.mappingOf(sourceId, name);
     if (!m || m.batchSize === undefined) {
       await this.cancelGroup(sourceId, name, m ? `canceled: mapping "${name}" no longer batches` : `canceled: mapping "${name}" is no longer sent by its source`);
+      return;
+    }
+    // Its URL edited, since the items were queued, into one Segment's payload validation refuses.
+    const urlProblem = segmentUrlProblem(m.url);
+    if (urlProblem !== null) {
+      await this.cancelGroup(sourceId, name, `not sent: ${new UrlNotAUri(urlProblem).message}`);
       return;
     }
     const size = Math.min(m.batchSize, ACTIONS_MAX_BATCH_SIZE);

@@ -131,8 +131,14 @@ export async function runProbe(
     ]);
     if (signaturesRefused) {
       // Their failures follow from the refused signatures: a fix of their own would mislead (issue 37, item 6).
+      // Only a failure made of 401/403 answers follows from it: a certificate, a late answer or an
+      // accepted forgery stands on its own.
+      const refusedOnly = (c: (typeof report.checks)[number]) => {
+        const missed = c.evidence.filter((e) => !e.ok);
+        return missed.length > 0 && missed.every((e) => e.status === 401 || e.status === 403);
+      };
       for (const c of report.checks) {
-        if (c.name !== 'signature' && c.verdict === 'fail') c.detail = `not judged on its own: the receiver refused every validly signed request (see Signature); fix that first. What it answered: ${c.detail}`;
+        if (c.name !== 'signature' && c.verdict === 'fail' && refusedOnly(c)) c.detail = `not judged on its own: the receiver refused validly signed requests (see Signature); fix that first. What it answered: ${c.detail}`;
       }
       changed();
     }
