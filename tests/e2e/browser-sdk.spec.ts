@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from '@playwright/test';
 import { expect, ownLab, ownReceivers, test, type Lab } from './lab-fixture';
-import { openApp } from './ui-steps';
+import { openApp, expectCopied } from './ui-steps';
 import { SNIPPET } from './segment-snippet';
 import type { ReceivedRequest } from '../helpers/receiver';
 
@@ -95,7 +95,7 @@ test('a web page with the real analytics.js snippet, host swapped, sends identif
   const snippetLine = `${lab.collectorUrl}/analytics.js/v1/${std.writeKey}/analytics.min.js`;
   await expect(section.getByTestId(`sdk-snippet-${std.id}`)).toHaveText(snippetLine);
   await section.getByTestId(`sdk-copy-snippet-${std.id}`).click();
-  await expect(section.getByTestId(`sdk-copy-snippet-${std.id}`)).toHaveText('Copied');
+  await expectCopied(section.getByTestId(`sdk-copy-snippet-${std.id}`));
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippetLine);
   await section.getByTestId(`sdk-copy-cdnurl-${batched.id}`).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`AnalyticsBrowser.load({ writeKey: '${batched.writeKey}', cdnURL: '${lab.collectorUrl}' })`);

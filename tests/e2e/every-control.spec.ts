@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, ownLab, test } from './lab-fixture';
-import { openApp } from './ui-steps';
+import { openApp, expectCopied } from './ui-steps';
 import { writeFileSync } from 'node:fs';
 
 // Every button, select, checkbox, radio and menu item of every screen is used at least once, the
@@ -193,7 +193,7 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await expect(t('source-panel').locator('h2')).toHaveText('keep');
 
   await s.use('copy-write-key', t('copy-write-key'));
-  await expect(t('copy-write-key')).toHaveText('Copied');
+  await expectCopied(t('copy-write-key'));
   const before = (await t('write-key').textContent())!;
   await s.use('regenerate-key', t('regenerate-key'));
   await s.use('regenerate-key-cancel', t('regenerate-key-cancel'));
@@ -226,7 +226,7 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await s.use('wh-secret-toggle', t('wh-secret-toggle'));
   await expect(t('wh-secret')).toHaveAttribute('type', 'password');
   await s.use('wh-secret-copy', t('wh-secret-copy'));
-  await expect(t('wh-secret-copy')).toHaveText('Copied');
+  await expectCopied(t('wh-secret-copy'));
   await s.use('wh-save', t('wh-save'));
   await expect(t('toast-info').filter({ hasText: 'Webhooks settings saved' }).first()).toBeVisible();
   await expect.poll(async () => (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')?.webhooks.urls.map((u) => u.url)).toEqual([`${receivers.ok.url}/every`]);
@@ -306,7 +306,7 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await s.use('wh-sw-toggle', t('wh-sw-toggle'));
   await expect(t('wh-sw-secret')).toHaveAttribute('type', 'password');
   await s.use('wh-sw-copy', t('wh-sw-copy'));
-  await expect(t('wh-sw-copy')).toHaveText('Copied');
+  await expectCopied(t('wh-sw-copy'));
   await t('wh-save').click();
   await expect
     .poll(async () => (await webhooksOf()).mappings)
@@ -377,7 +377,7 @@ test('compose: every control', async ({ page }) => {
   await expect(t('field-timestamp')).toHaveCount(0);
   for (const id of ['preview-webhook-copy', 'preview-http-copy', 'preview-go-copy']) {
     await s.use(id, t(id));
-    await expect(t(id)).toHaveText('Copied');
+    await expectCopied(t(id));
   }
   await s.use('preview-raw-toggle', t('preview-raw-toggle'));
   await expect(t('preview-webhook-raw')).toBeVisible();
@@ -388,7 +388,7 @@ test('compose: every control', async ({ page }) => {
   });
   await t('compose-source').selectOption({ label: 'every-actions' });
   await s.use('preview-actions-0-copy', t('preview-actions-0-copy'));
-  await expect(t('preview-actions-0-copy')).toHaveText('Copied');
+  await expectCopied(t('preview-actions-0-copy'));
   await t('compose-source').selectOption({ label: 'keep' });
   await expect(t('preview-actions')).toHaveCount(0);
   await lab.api('DELETE', `/sources/${both.id}`);
@@ -485,12 +485,12 @@ test('inspector: every control', async ({ page, receivers }) => {
   await expect(timelineOk).toHaveAttribute('data-attempts', '1');
   for (const id of ['copy-body', 'copy-curl']) {
     await s.use(id, t(id));
-    await expect(t(id)).toHaveText('Copied');
+    await expectCopied(t(id));
   }
   const attempt = timelineOk.getByTestId('attempt').first();
   const curl = attempt.locator('[data-copy-label="Copy as cURL"]');
   await s.use('copy:Copy as cURL', curl);
-  await expect(curl).toHaveText('Copied');
+  await expectCopied(curl);
   // The body is shown once, above the attempts; raw shows the exact bytes.
   await s.use('toggle-raw', t('toggle-raw'));
   await expect(t('toggle-raw')).toHaveText('pretty');
@@ -521,7 +521,7 @@ test('inspector: every control', async ({ page, receivers }) => {
   const editedAttempt = timelineOk.locator('[data-testid="attempt"][data-edited="true"]');
   await expect(editedAttempt.getByTestId('attempt-body')).toHaveText(edited);
   await s.use('attempt-copy-edited', editedAttempt.getByTestId('attempt-copy-edited'));
-  await expect(editedAttempt.getByTestId('attempt-copy-edited')).toHaveText('Copied');
+  await expectCopied(editedAttempt.getByTestId('attempt-copy-edited'));
   await s.use('Close detail', page.getByRole('button', { name: 'Close detail' }));
   await expect(t('detail-pane')).toHaveCount(0);
 
@@ -605,7 +605,7 @@ test('inspector: every control', async ({ page, receivers }) => {
   // The empty inspector's collector address.
   const copyCollector = t('inspector-empty').locator('[data-copy-label="Copy"]');
   await s.use('copy:Copy', copyCollector);
-  await expect(copyCollector).toHaveText('Copied');
+  await expectCopied(copyCollector);
   s.done();
 });
 
@@ -651,9 +651,9 @@ test('receivers: every control', async ({ page }) => {
   await expect(t('receiver-panel').locator('h2')).toHaveText('every-sink');
 
   await s.use('receiver-row-copy', t('receiver-row-copy'));
-  await expect(t('receiver-row-copy')).toHaveText('Copied');
+  await expectCopied(t('receiver-row-copy'));
   await s.use('copy-receiver-url', t('copy-receiver-url'));
-  await expect(t('copy-receiver-url')).toHaveText('Copied');
+  await expectCopied(t('copy-receiver-url'));
   await s.use('attach-source', t('attach-source'), (l) => l.selectOption({ label: 'keep' }));
   await s.use('attach-button', t('attach-button'));
   await expect(t('toast-info').filter({ hasText: 'Source "keep" now sends to this receiver' })).toBeVisible();
@@ -837,7 +837,7 @@ test('deletions, load, client and settings: every control', async ({ page, conso
   const [keepSource] = await lab.api<SourceView[]>('GET', '/sources');
   for (const what of ['snippet', 'cdnurl']) {
     await client.use(`sdk-copy-${what}-<source>`, t(`sdk-copy-${what}-${keepSource.id}`));
-    await expect(t(`sdk-copy-${what}-${keepSource.id}`)).toHaveText('Copied');
+    await expectCopied(t(`sdk-copy-${what}-${keepSource.id}`));
   }
   await client.use('sdk-metrics-refresh', t('sdk-metrics-refresh'));
   await expect(t('sdk-metrics').or(t('sdk-metrics-empty'))).toBeVisible();
@@ -970,7 +970,7 @@ test('check a receiver: every control', async ({ page, receivers }) => {
   await t('probe-source').fill('keep');
   await t('probe-mapping').fill('orders');
   await probe.use('probe-copy-ci', t('probe-copy-ci'));
-  await expect(t('probe-copy-ci')).toHaveText('Copied');
+  await expectCopied(t('probe-copy-ci'));
   await t('probe-mode').selectOption('classic');
   await probe.use('probe-run', t('probe-run'));
   await expect(t('probe-report')).toHaveAttribute('data-state', 'done');

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { expect, startLab, test, type Lab } from './lab-fixture';
-import { openApp, row } from './ui-steps';
+import { openApp, row, expectCopied } from './ui-steps';
 
 // Issue 26's rough edges on screen: danger buttons stay readable under the pointer and the focus in
 // both themes, time-warp is said in the sidebar while it is on, and a search that misses the calls'
@@ -131,7 +131,7 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await page.locator('[data-testid="source-item"][data-name="secret-edge"]').click();
   await expect(page.getByTestId('wh-secret')).toHaveAttribute('type', 'password');
   await page.getByTestId('wh-secret-copy').click();
-  await expect(page.getByTestId('wh-secret-copy')).toHaveText('Copied');
+  await expectCopied(page.getByTestId('wh-secret-copy'));
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('edge-shared-secret');
   // Still hidden: copying does not show it.
   await expect(page.getByTestId('wh-secret')).toHaveAttribute('type', 'password');

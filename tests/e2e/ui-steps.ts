@@ -58,3 +58,11 @@ export function row(page: Page, label: string): Locator {
 export function timeline(page: Page, url: string): Locator {
   return page.locator(`[data-testid="url-timeline"][data-url="${url}"]`);
 }
+
+/**
+ * A copy button copied (at least once): its `data-copied` count, which stays, not its "Copied" label,
+ * which shows for 1.2 s only and which a check on a slow machine can miss.
+ */
+export async function expectCopied(button: Locator): Promise<void> {
+  await expect(button).toHaveAttribute('data-copied', /^[1-9]\d*$/);
+}

@@ -18,14 +18,18 @@ export async function copyText(text: string): Promise<void> {
 
 export function CopyButton(props: { text: string | (() => string); label?: string; testId?: string; className?: string }) {
   const [done, setDone] = useState(false);
+  // How many copies it made: "Copied" shows for 1.2 s only, which a check on a slow machine can miss.
+  const [copies, setCopies] = useState(0);
   return (
     <button
       type="button"
       className={props.className ?? 'small'}
       data-testid={props.testId}
       data-copy-label={props.label ?? 'Copy'}
+      data-copied={copies}
       onClick={async () => {
         await copyText(typeof props.text === 'function' ? props.text() : props.text);
+        setCopies((n) => n + 1);
         setDone(true);
         setTimeout(() => setDone(false), 1200);
       }}
