@@ -198,7 +198,8 @@ describe('webhook-lab check', () => {
     const help = await check(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('3  timed out');
-  });
+    // Thirteen CLI processes one after another: what they take is the machine's (each has its own 30 s guard).
+  }, 300_000);
 
   it('counts an Actions-only call by its Actions request, not as "not forwarded"', async () => {
     await track('wk_acts', 'Order Completed');
