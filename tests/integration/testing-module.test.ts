@@ -63,8 +63,8 @@ describe('startLab', () => {
     const next = performance.now() - t1;
     // The first lab of a process also loads the engine's modules and makes the HTTPS receivers' key.
     console.log(`startLab: ready in ${next.toFixed(0)} ms (the first in this process: ${first.toFixed(0)} ms)`);
-    // About 60 ms (the first about 500 ms) on a quiet 2-core machine; the bound allows a busy one.
-    expect(next).toBeLessThan(3_000);
+    // About 60 ms (the first about 500 ms) on a quiet 2-core machine: a figure, printed above, not
+    // asserted (machines of this kind differ 3× in speed, issue 44).
     expect(l.collectorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(l.sources).toEqual([{ id: expect.any(String), name: 'Test', writeKey: l.writeKey }]);
     expect(l.apiUrl).toBeNull();
