@@ -317,7 +317,8 @@ describe('host lifecycle', () => {
     await waitFor(() => h.openConnections() >= 1 && h.inFlight() === 1);
     const t = Date.now();
     await h.stop();
-    expect(Date.now() - t).toBeLessThan(1000);
+    // The hanging request never ends by itself: any bound tells "did not wait for it" (generous: a slow machine's).
+    expect(Date.now() - t).toBeLessThan(10_000);
     expect(await pending).toBeInstanceOf(Error);
     expect(h.openConnections()).toBe(0);
     expect(records.at(-1)).toMatchObject({ receiverId: 'hang', response: { action: 'hang', endedBy: 'stop' } });
