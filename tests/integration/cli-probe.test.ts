@@ -55,8 +55,10 @@ afterAll(async () => {
 describe('webhook-lab probe', () => {
   it('standalone, a careful receiver: exit 0, --json and --junit, and no temporary store left behind', async () => {
     const junit = join(tmp, 'probe.xml');
-    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('webhook-lab-probe-')).length;
-    const r = await probe(['--url', `${careful.url}/hook`, '--secret', SECRET, '--json', '--junit', junit]);
+    // Its own temporary folder (TMPDIR): the machine's is shared with whatever else runs, another
+    // probe included, whose store would come and go in the count.
+    const probeTmp = mkdtempSync(join(tmp, 'tmpdir-'));
+    const r = await probe(['--url', `${careful.url}/hook`, '--secret', SECRET, '--json', '--junit', junit], { TMPDIR: probeTmp });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; verdict: string; detail: string; evidence: unknown[] }[] };
@@ -68,7 +70,7 @@ describe('webhook-lab probe', () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="webhook-lab probe" tests="10" failures="0" skipped="2"/);
     expect(xml.match(/<testcase /g)).toHaveLength(10);
     expect(xml).toContain('<testcase classname="webhook-lab.probe" name="signature: Signature enforced"');
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('webhook-lab-probe-')).length).toBe(before);
+    expect(readdirSync(probeTmp)).toEqual([]);
   }, 90_000);
 
   it('a receiver that accepts any signature: exit 1, the check named in the summary and as a JUnit failure', async () => {
