@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startEngine } from './engine/engine';
 import { startControlServer } from './server/control-server';
 import { defaultDataDir } from './data-dir';
-import { ConfigError, loadConfigFile } from './load-config';
+import { ConfigError, droppedKeyWarnings, parseConfigText, readConfigText } from './load-config';
 import { ConfigRefused } from './engine/apply-config';
 import { settingsPatchSchema, type SettingsPatch } from '../shared/settings.schema';
 import { describeErrors, fieldErrors } from '../shared/validation-error';
@@ -102,7 +102,9 @@ async function serve(argv: string[]): Promise<void> {
   const [tokenFrom, given] = values.token !== undefined ? ['--token', values.token] : ['WEBHOOK_LAB_TOKEN', envToken];
   if (given !== undefined && !HEADER_TOKEN.test(given)) fail(`${tokenFrom}: must be printable ASCII without spaces at either end, as an Authorization header carries it`);
 
-  const config = values.config ? loadConfigFile(values.config) : undefined;
+  const configText = values.config ? readConfigText(values.config) : undefined;
+  const config = configText === undefined ? undefined : parseConfigText(configText, `config file ${values.config}`);
+  for (const w of configText === undefined ? [] : droppedKeyWarnings(configText)) process.stderr.write(`${printableLog(`config: warning: ${w.path}: ${w.message}`)}\n`);
   // WEBHOOK_LAB_DATA_DIR as the desktop app reads it (launch-options.ts); the flag wins.
   const givenDataDir = values['data-dir'] ?? (process.env.WEBHOOK_LAB_DATA_DIR || undefined);
   const dataDir = givenDataDir ?? defaultDataDir();

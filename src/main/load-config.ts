@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { visit } from 'jsonc-parser';
-import { configSchema, MAX_CONFIG_BYTES, type Config } from '../shared/config.schema';
+import { configSchema, MAX_CONFIG_BYTES, type Config, type ConfigWarning } from '../shared/config.schema';
 // Segment's mapping-kit and FQL checks, into the config schema (shared/actions/rules.ts).
 import './engine/actions/rules';
 import { inputTooDeep } from '../shared/input-depth';
@@ -22,7 +22,7 @@ export function loadConfigFile(path: string): Config {
   return parseConfigText(readConfigText(path), `config file ${path}`);
 }
 
-function readConfigText(path: string): string {
+export function readConfigText(path: string): string {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise (Windows has no such flag).
@@ -94,9 +94,10 @@ export function keyProblems(text: string): FieldError[] {
 }
 
 /** The keys given twice in an object, and the keys JavaScript would take for a prototype. */
-export function scanKeys(text: string): { duplicates: FieldError[]; prototypes: FieldError[] } {
+export function scanKeys(text: string): { duplicates: FieldError[]; prototypes: FieldError[]; dropped: FieldError[] } {
   const duplicates: FieldError[] = [];
   const prototypes: FieldError[] = [];
+  const dropped: FieldError[] = [];
   const open: Set<string>[] = [];
   visit(text, {
     onObjectBegin: () => {
@@ -111,11 +112,34 @@ export function scanKeys(text: string): { duplicates: FieldError[]; prototypes: 
       if (keys.has(key)) duplicates.push({ path: formatPath([...path, key]), message: `duplicate key (line ${line + 1}): JSON keeps only the last, so the first would be lost` });
       // An object's own "__proto__" (or "constructor"."prototype") becomes its prototype when copied:
       // the control API's parser refused such a body as "not valid JSON", a config file lost the key.
-      if (key === '__proto__' || (key === 'prototype' && path.at(-1) === 'constructor')) {
+      // Inside an Actions mapping's data Segment's mapping kit takes the key and drops it from what it
+      // sends: so does the lab, with a warning (issue 37: a refusal only where Segment refuses).
+      if (key === '__proto__' && inMappingData(path)) {
+        dropped.push({ path: formatPath([...path, key]), message: `key "__proto__" is dropped (line ${line + 1}): Segment's mapping kit drops it from what it sends, and so does the lab` });
+      } else if (key === '__proto__' || (key === 'prototype' && path.at(-1) === 'constructor')) {
         prototypes.push({ path: formatPath([...path, key]), message: `key "${key}" is not accepted (line ${line + 1}): JavaScript reads it as an object's prototype, so it would be lost` });
       }
       keys.add(key);
     },
   });
-  return { duplicates, prototypes };
+  return { duplicates, prototypes, dropped };
+}
+
+/** Inside the `data` of an Actions mapping (`…mappings[n].data…`), where the mapping kit drops a `__proto__`. */
+function inMappingData(path: readonly (string | number)[]): boolean {
+  for (let i = 0; i + 2 < path.length; i++) {
+    if (path[i] === 'mappings' && typeof path[i + 1] === 'number' && path[i + 2] === 'data') return true;
+  }
+  return false;
+}
+
+/** A config text's `__proto__` keys inside mapping data, which are dropped, as warnings. */
+export function droppedKeyWarnings(text: string): ConfigWarning[] {
+  let dropped: FieldError[];
+  try {
+    ({ dropped } = scanKeys(text));
+  } catch {
+    return [];
+  }
+  return dropped.map((f) => ({ path: f.path, code: 'key_dropped' as const, message: f.message }));
 }

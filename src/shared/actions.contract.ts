@@ -39,6 +39,8 @@ export interface TriggerCheck {
   fql: string | null;
   /** Why Segment's parser cannot read it; null when it can. */
   error: string | null;
+  /** The lab's own warning: Segment's parser takes it but reads it otherwise than it looks (a dropped `not`, quotes kept). */
+  warning: string | null;
   /** Whether the sample call matches; null without a call or with an error. */
   matches: boolean | null;
 }

@@ -116,8 +116,9 @@ function isHttpUrl(value: string): boolean {
 // ASCII (its send action: "Only ASCII characters are supported"), so values are held to that here.
 const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
+// Names that differ only in case are taken, as Segment's request client takes them: one header with
+// both values (buildActionsRequestHeaders), warned about (actionsHeaderTwins).
 export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
-  refuseCaseTwins(headers, ctx);
   for (const [name, value] of Object.entries(headers)) {
     // Segment's client lets a mapping replace its User-Agent, X-Signature, Accept, Accept-Encoding and
     // (without a body) Content-Type: allowed, the Destinations screen warns (actionsHeaderWarning).

@@ -83,15 +83,23 @@ export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<strin
   if (o.signature) headers['x-signature'] = o.signature;
   const sw = o.standardWebhooks;
   const hasBody = o.body.byteLength > 0;
-  for (const name of Object.keys(o.urlHeaders).sort()) {
+  // Names that differ only in case become one header with the values joined in the order written,
+  // as fetch's Headers appends them (`x-dup: one, two`).
+  const own = new Map<string, string>();
+  for (const name of Object.keys(o.urlHeaders)) {
     const lower = name.toLowerCase();
+    const before = own.get(lower);
+    own.set(lower, before === undefined ? o.urlHeaders[name] : `${before}, ${o.urlHeaders[name]}`);
+  }
+  for (const lower of [...own.keys()].sort()) {
     if (ACTIONS_NEVER.has(lower) || HOP_BY_HOP.has(lower)) continue;
     if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
     if (lower === 'content-type' && hasBody) continue;
     // The text `undefined` (what a mapping's value resolving to nothing reads as): Segment's client
     // removes the header, its own of that name too (actions-core request-client mergeHeaders).
-    if (o.urlHeaders[name] === 'undefined') delete headers[lower];
-    else headers[lower] = o.urlHeaders[name];
+    const value = own.get(lower)!;
+    if (value === 'undefined') delete headers[lower];
+    else headers[lower] = value;
   }
   if (hasBody) headers['content-type'] = 'application/json';
   if (headers.accept === undefined) headers.accept = '*/*';

@@ -98,9 +98,11 @@ describe('Actions on Segment\'s libraries', () => {
     expect(attempt.responseBody).toBe('{"ok":true}');
   });
 
-  it('a trigger Segment cannot read is refused with its field', async () => {
+  it('a trigger Segment cannot read is refused with its field; one it reads otherwise than it looks is taken and warned about', async () => {
     const t = await lab.start({});
-    const webhooks = { enabled: true, mode: 'actions', urls: [], mappings: [{ name: 'm', trigger: 'type = ', url: 'https://r.example/x', method: 'POST', headers: {} }] } as const;
-    await expect(t.call('createSource', { name: 'bad', webhooks } as never)).rejects.toThrow(/webhooks\.mappings\[0\]\.trigger: not a trigger Segment can read: a value is missing after "="/);
+    const webhooks = (trigger: string) => ({ enabled: true, mode: 'actions', urls: [], mappings: [{ name: 'm', trigger, url: 'https://r.example/x', method: 'POST', headers: {} }] }) as const;
+    await expect(t.call('createSource', { name: 'bad', webhooks: webhooks('(type = "track"') } as never)).rejects.toThrow(/webhooks\.mappings\[0\]\.trigger: not a trigger Segment can read/);
+    await t.call('createSource', { name: 'odd', webhooks: webhooks('type = ') } as never);
+    expect(await t.call('checkTrigger', { trigger: 'not (type = "track")' })).toMatchObject({ error: null, warning: expect.stringMatching(/"not" is dropped.*reads it as: type = "track"/) });
   });
 });

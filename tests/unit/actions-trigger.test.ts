@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesTrigger, triggerProblem } from '../../src/main/engine/actions/trigger';
+import { matchesTrigger, triggerProblem, triggerWarning } from '../../src/main/engine/actions/trigger';
 import { triggerFql } from '../../src/shared/actions/trigger';
 import type { NormalizedCall } from '../../src/shared/types';
 
@@ -46,29 +46,50 @@ describe('Actions triggers in FQL', () => {
     expect(matchesTrigger(track, 'foo = "x"')).toBe(false);
   });
 
-  it('says why a trigger cannot be read: the parser\'s errors and a value missing after an operator', () => {
+  it('refuses only what Segment\'s parser refuses; what it reads otherwise than it looks is taken, with a warning (issue 37)', () => {
     expect(triggerProblem('type = "track"')).toBeNull();
     expect(triggerProblem({ type: 'track' })).toBeNull();
     expect(triggerProblem('foo = "x"')).not.toBeNull();
-    expect(triggerProblem('type = ')).toBe('a value is missing after "="');
-    expect(triggerProblem('type = "track" and event =')).toBe('a value is missing after "="');
-    expect(triggerProblem('type == "track"')).toMatch(/is not an operator/);
-    // Segment's parser drops these negations without a word; !contains() and !match() it keeps.
-    expect(triggerProblem('!(type = "track")')).toMatch(/drops a "!" before a group or a field/);
-    expect(triggerProblem('type = "track" and !properties.plan = "pro"')).toMatch(/drops a "!"/);
-    expect(triggerProblem('!contains(event, "Order") and !match(userId, "u*") and properties.plan != "x!(y"')).toBeNull();
+    expect(triggerProblem('(type = "track"')).not.toBeNull();
+    // Each is taken by Segment's parser, read as the condition after "as:", and warned about.
+    const cases: [string, RegExp, string][] = [
+      ['type = ', /a value is missing after "="/, 'type = "eos"'],
+      ['type = "track" and event =', /a value is missing after "="/, 'type = "track" and event = "eos"'],
+      ['type == "track"', /"==" is not an operator/, 'type = "="'],
+      ['!(type = "track")', /"!" before a group or a field is dropped/, 'type = "track"'],
+      ['type = "track" and !properties.plan = "pro"', /"!" before a group or a field is dropped/, 'type = "track" and properties.plan = "pro"'],
+      ['not (type = "track")', /"not" is dropped/, 'type = "track"'],
+      ["event = 'Order'", /single quotes are kept/, `event = "'Order'"`],
+      ['properties.total => 10', /"=>" is not an operator/, 'properties.total = ">"'],
+      ['type = "track" or ()', /cannot evaluate it/, ''],
+    ];
+    for (const [fql, concern, reads] of cases) {
+      expect(triggerProblem(fql), fql).toBeNull();
+      const warning = triggerWarning(fql);
+      expect(warning, fql).toMatch(concern);
+      if (reads) expect(warning, fql).toContain(`reads it as: ${reads} (the lab's own check`);
+    }
+    // As Segment: the dropped `not` matches the call it looks like it excludes; a call that reaches the
+    // hole fails there (Segment's validate throws: nothing sent), one decided before it does not.
+    expect(matchesTrigger(track, 'not (type = "track")')).toBe(true);
+    expect(matchesTrigger(track, 'type = "track" or ()')).toBe(true);
+    expect(matchesTrigger({ ...track, type: 'page' }, 'type = "track" or ()')).toBe(false);
+    expect(matchesTrigger({ ...track, event: "'Order'" }, "event = 'Order'")).toBe(true);
+    expect(triggerWarning('!contains(event, "Order") and !match(userId, "u*") and properties.plan != "x!(y not \'q\'"')).toBeNull();
     expect(matchesTrigger(track, '!contains(event, "Order")')).toBe(false);
   });
 
   it('>= and <= are operators (issue 37, item 1: the lab read ">=" as ">" then "=" and refused it)', () => {
     const total = (n: number) => ({ ...track, properties: { total: n } });
-    for (const fql of ['properties.total >= 10', 'type = "track" and properties.total >= 10']) expect(triggerProblem(fql), fql).toBeNull();
+    for (const fql of ['properties.total >= 10', 'type = "track" and properties.total >= 10']) {
+      expect(triggerProblem(fql), fql).toBeNull();
+      expect(triggerWarning(fql), fql).toBeNull();
+    }
     expect([5, 10, 42].map((n) => matchesTrigger(total(n), 'properties.total >= 10'))).toEqual([false, true, true]);
     expect([5, 10, 42].map((n) => matchesTrigger(total(n), 'properties.total <= 10'))).toEqual([true, true, false]);
-    // Still refused: two operators in a row.
-    expect(triggerProblem('properties.total >= = 10')).toMatch(/is not an operator/);
-    expect(triggerProblem('properties.total => 10')).toMatch(/is not an operator/);
-    expect(triggerProblem('properties.total >== 10')).toMatch(/is not an operator/);
+    // Two operators in a row: Segment compares with NaN; taken, warned.
+    expect(triggerWarning('properties.total >= = 10')).toMatch(/is not an operator.*reads it as: properties.total >= NaN/);
+    expect(triggerWarning('properties.total >== 10')).toMatch(/is not an operator/);
   });
 });
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { configSchema } from '../../src/shared/config.schema';
 import { describeErrors, fieldErrors } from '../../src/shared/validation-error';
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../src/shared/webhook-request';
+import { actionsHeaderTwins } from '../../src/shared/actions/request';
 import { MAX_RECEIVER_URL_CHARS } from '../../src/shared/limits';
 
 // Issue 22, item 7: a receiver's or a mapping's static headers may not name a hop-by-hop header
@@ -71,12 +72,16 @@ describe('receiver URL length', () => {
 });
 
 describe('header names given twice', () => {
-  it('are refused whatever their case (they would go out merged as one header), Classic and Actions', () => {
+  it('Classic: refused whatever their case (they would go out merged as one header)', () => {
     expect(errorsOf(withWebhooks({ urls: [{ url: 'https://example.com/hook', headers: { 'X-A': '1', 'x-a': '2' } }] }))).toBe(
       `${W}.urls[0].headers.x-a: header "x-a" is given twice (as "X-A" too): header names are case-insensitive`,
     );
-    expect(errorsOf(withWebhooks({ mode: 'actions', mappings: [mapping({ headers: { 'X-Team': 'a', 'x-team': 'b' } })] }))).toBe(
-      `${W}.mappings[0].headers.x-team: header "x-team" is given twice (as "X-Team" too): header names are case-insensitive`,
-    );
+  });
+
+  it('Actions: taken, as Segment takes them (one header, both values), with a warning (issue 37)', () => {
+    expect(configSchema.safeParse(withWebhooks({ enabled: true, mode: 'actions', mappings: [mapping({ headers: { 'X-Team': 'a', 'x-team': 'b' } })] })).success).toBe(true);
+    expect(actionsHeaderTwins({ 'X-Team': 'a', 'x-team': 'b', Other: 'c' })).toEqual(['x-team: also given as "X-Team" (header names are case-insensitive): Segment sends one header with both values, "x-team: a, b"']);
+    const headers = buildActionsRequestHeaders({ userAgent: 'Segment (Actions)', signature: null, urlHeaders: { 'X-Team': 'a', Other: 'c', 'x-team': 'b' }, body: new Uint8Array(2) });
+    expect(Object.entries(headers).filter(([k]) => k === 'x-team' || k === 'other')).toEqual([['other', 'c'], ['x-team', 'a, b']]);
   });
 });

@@ -5,6 +5,12 @@ import { fieldErrors, ValidationError } from '../../shared/validation-error';
 import { inputTooDeep } from '../../shared/input-depth';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
+import type { ConfigWarning } from '../../shared/config.schema';
+
+/** A request whose body held keys that are dropped (control-server.ts), as warnings. */
+export interface KeysDropped {
+  droppedKeys?: ConfigWarning[];
+}
 
 /** One route per operation of the contract: nothing here is written by hand per operation. */
 export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
@@ -27,7 +33,13 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
         if (!parsed.success) return sendError(reply, new ValidationError(fieldErrors(parsed.error)));
         try {
           const handler = engine.handlers[name] as (i: unknown) => unknown;
-          return reply.send((await handler(parsed.data)) ?? null);
+          const answer = (await handler(parsed.data)) ?? null;
+          // Keys the body parser took and the schema dropped (a mapping data's __proto__), told where an answer has warnings.
+          const dropped = (req as KeysDropped).droppedKeys;
+          if (dropped && answer && typeof answer === 'object' && Array.isArray((answer as { warnings?: unknown }).warnings)) {
+            (answer as { warnings: unknown[] }).warnings.push(...dropped);
+          }
+          return reply.send(answer);
         } catch (err) {
           return sendError(reply, err);
         }

@@ -11,7 +11,8 @@ import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
-import { keyProblems, scanKeys } from '../load-config';
+import { droppedKeyWarnings, keyProblems, scanKeys } from '../load-config';
+import type { KeysDropped } from './api-routes';
 import { inputTooDeep } from '../../shared/input-depth';
 import { ValidationError } from '../../shared/validation-error';
 
@@ -106,16 +107,19 @@ function isPublicRoute(req: FastifyRequest): boolean {
  */
 /**
  * A body's prototype keys, refused naming each; undefined when it has none (another fault) or when
- * it nests too deep to scan (the scanner recurses once per level): the parser's own refusal stands.
+ * it nests too deep to scan (the scanner recurses once per level): the parser's own refusal stands;
+ * null when its only ones are in a mapping's data (taken).
  */
-function protoKeys(body: string): ValidationError | undefined {
-  let prototypes;
+function protoKeys(body: string): ValidationError | undefined | null {
+  let prototypes, dropped;
   try {
-    ({ prototypes } = scanKeys(body));
+    ({ prototypes, dropped } = scanKeys(body));
   } catch {
     return undefined;
   }
-  return prototypes.length > 0 ? new ValidationError(prototypes) : undefined;
+  if (prototypes.length > 0) return new ValidationError(prototypes);
+  // null: the only prototype keys are ones a mapping's data may hold.
+  return dropped.length > 0 ? null : undefined;
 }
 
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
@@ -126,8 +130,14 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     if (body === '') return done(null, undefined);
     const isConfig = req.method === 'POST' && req.url.split('?')[0] === configRoute;
     return json(req, body as string, (err, parsed) => {
-      // The parser refuses a prototype key as "not valid JSON": named, as a config file's is.
-      if (err) return done(protoKeys(body as string) ?? err);
+      // The parser refuses a prototype key as "not valid JSON": named, as a config file's is; one
+      // inside a mapping's data only is taken (the schema drops it, as Segment's mapping kit does).
+      if (err) {
+        const refused = protoKeys(body as string);
+        if (refused !== null) return done(refused ?? err);
+        parsed = JSON.parse(body as string);
+        (req as KeysDropped).droppedKeys = droppedKeyWarnings(body as string);
+      }
       if (!isConfig) return done(null, parsed);
       // Too deep is refused by the operation's own input check; the key scan recurses once per level.
       const problems = inputTooDeep(parsed) ? [] : keyProblems(body as string);

@@ -59,6 +59,18 @@ export function actionsHeaderWarning(name: string): string | null {
   return w === undefined ? null : `${name}: ${w}`;
 }
 
+/** Warnings for header names that differ only in case: Segment sends them as one header with both values. */
+export function actionsHeaderTwins(headers: Record<string, string>): string[] {
+  const seen = new Map<string, string>();
+  const warnings: string[] = [];
+  for (const name of Object.keys(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first === undefined) seen.set(name.toLowerCase(), name);
+    else warnings.push(`${name}: also given as "${first}" (header names are case-insensitive): Segment sends one header with both values, "${name.toLowerCase()}: ${headers[first]}, ${headers[name]}"`);
+  }
+  return warnings;
+}
+
 /**
  * The headers an Actions delivery stores: the mapping's, as written. Segment's own (user-agent,
  * x-signature, content-type, accept, content-length, accept-encoding) are added per attempt, in the

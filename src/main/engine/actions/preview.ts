@@ -28,7 +28,8 @@ export function checkTrigger(trigger: ActionsTrigger | string, call?: Normalized
   const fql = triggerFql(trigger);
   const compiled = fql === null ? null : compileFql(fql);
   const error = compiled && 'error' in compiled ? compiled.error : null;
-  return { fql, error, matches: call === undefined || error !== null ? null : matchesTrigger(call, trigger) };
+  const warning = compiled && 'warning' in compiled ? compiled.warning : null;
+  return { fql, error, warning, matches: call === undefined || error !== null ? null : matchesTrigger(call, trigger) };
 }
 
 export function actionsHandlers() {

@@ -5,7 +5,7 @@ import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-confi
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
-import { segmentUrlWarnings } from '../actions/url-field';
+import { actionsMappingWarnings } from '../actions/url-field';
 import { compactRetrySchedule } from '../../../shared/retry-schedule';
 
 type Ops = 'getConfig' | 'importConfig';
@@ -49,7 +49,7 @@ export class ConfigIo implements Feature<Ops> {
     await this.audiences.configApplied(applied.audiences);
     const { http, https } = this.receivers.listenerPorts();
     const owned = [...this.ownedPorts(), { port: http, what: 'mock receivers' }, { port: https, what: 'mock receivers (https)' }];
-    return [...applied.warnings, ...loopbackWarnings(config, owned, this.receivers.definitions()), ...segmentUrlWarnings(config)];
+    return [...applied.warnings, ...loopbackWarnings(config, owned, this.receivers.definitions()), ...actionsMappingWarnings(config)];
   }
 
   current(): Config {

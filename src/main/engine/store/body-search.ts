@@ -40,7 +40,8 @@ const WAIT_MS = 250;
  * - The index is an FTS5 table with the trigram tokenizer over the already folded text (case_sensitive:
  *   the folding is JavaScript's, the rule's own), contentless (the bodies are stored once, in requests)
  *   with contentless_delete, so a call's entry can be removed. A phrase query on it is a substring
- *   test, exact for a term of three characters or more without a line break (the separator).
+ *   test, exact for a term of three characters or more without a line break (the separator) or
+ *   U+FFFD–U+FFFF (FTS5 reads the three as one: see indexable).
  * - It is fed off the hot path: the collector only stores calls; this class indexes them afterwards,
  *   oldest first, in slices of SLICE_MS each in a transaction of its own, one slice per BUSY_GAP_MS
  *   while calls arrive, none during a flood (over FLOOD_CALLS a gap), and back to back once they
@@ -48,7 +49,7 @@ const WAIT_MS = 250;
  *   transaction, so a restart goes on where it stopped.
  * - The calls above it (the tail) are searched by reading their bodies, as every call was before, so
  *   a call is found from the moment it is stored. Terms the index cannot answer (under three
- *   characters, or holding a line break) read every body: exact, as slow as before.
+ *   characters, or holding a line break or U+FFFD–U+FFFF) read every body: exact, as slow as before.
  * - A call removed (retention, clear, erasure) takes its entry with it (CallsRepo.remove → forget),
  *   and the mark comes down to the newest call left, so an id SQLite gives again is indexed again.
  */
@@ -299,11 +300,17 @@ export function mergeNewestFirst(a: number[], b: number[]): number[] {
   return out;
 }
 
-/** A term the index answers exactly: three code points or more, no line break (the text's separator), well formed. */
+/**
+ * A term the index answers exactly: three code points or more, no line break (the text's separator),
+ * well formed, and none of U+FFFD, U+FFFE, U+FFFF: FTS5 reads U+FFFE and U+FFFF as U+FFFD (its UTF-8
+ * reader, in the text indexed and in the query alike), so the index took any of the three for any
+ * other and `x\uFFFDy` found `x\uFFFFy` (issue 37, found by the property test). A term without them
+ * has no trigram with U+FFFD, so the ones the index changed cannot match it.
+ */
 export function indexable(term: string): boolean {
   let n = 0;
   for (const _ of term) if (++n >= INDEXED_TERM_MIN) break;
-  return n >= INDEXED_TERM_MIN && !/[\n\0]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(term);
+  return n >= INDEXED_TERM_MIN && !/[\n\0\uFFFD-\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(term);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { ACTIONS_MAX_BATCH_SIZE, actionsHeaderWarning } from '../../../shared/actions/request';
+import { ACTIONS_MAX_BATCH_SIZE, actionsHeaderTwins, actionsHeaderWarning } from '../../../shared/actions/request';
 import { CALL_TYPES, type ActionsMethod } from '../../../shared/types';
 import { Field } from '../../components/field';
 import { UrlInput } from '../../components/url-input';
 import { JsonEditor } from '../../components/json-editor';
 import { HeaderEditor } from '../../components/header-editor';
 import { conditionsFql, FqlTrigger } from './trigger-editor';
-import { MAX_MAPPINGS, METHODS, errorUnder, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
+import { MAX_MAPPINGS, METHODS, dataKeyWarning, errorUnder, headersOf, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
 
 const OPS: Record<ConditionOp, string> = { any: 'any', equals: 'equals', contains: 'contains', oneOf: 'is one of' };
 
@@ -54,6 +54,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
   const err = (field: string) => props.local[`${at}.${field}`] ?? errorUnder(props.errors, `${at}.${field}`);
   const set = (patch: Partial<MappingDraft>) => props.onChange({ ...m, ...patch });
   const warning = mappingUrlWarning(m.url);
+  const dataWarning = dataKeyWarning(m.data);
   const own = props.errors.find((f) => f.path === at)?.message;
   return (
     <fieldset className="mapping" data-testid={`am-${i}`}>
@@ -109,7 +110,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         errorFor={(name) => props.errors.find((f) => f.path === `${at}.headers.${name}`)?.message}
       />
       {props.errors.find((f) => f.path === `${at}.headers`) ? <div className="field-error">{props.errors.find((f) => f.path === `${at}.headers`)!.message}</div> : null}
-      {m.headers.map((h) => actionsHeaderWarning(h.name.trim())).filter((w) => w !== null).map((w) => (
+      {[...m.headers.map((h) => actionsHeaderWarning(h.name.trim())).filter((w) => w !== null), ...actionsHeaderTwins(headersOf(m.headers))].map((w) => (
         <div key={w} className="notice warn small-text" data-testid={`am-header-warning-${i}`}>
           {w}
         </div>
@@ -127,6 +128,11 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         wide
       >
         <JsonEditor testId={`am-data-${i}`} value={m.data} onChange={(data) => set({ data })} placeholder='omit = whole event  {"@path": "$."}' minHeight="40px" />
+        {dataWarning ? (
+          <div className="notice warn small-text" data-testid={`am-data-warning-${i}`}>
+            {dataWarning}
+          </div>
+        ) : null}
       </Field>
       <div className="row wrap">
         <Field label="Batch" name={`${at}.batch`}>

@@ -10,7 +10,7 @@ import { conditionOf, type MappingDraft } from './webhooks-model';
 
 // A mapping's trigger as FQL, the language Segment's trigger editor writes. Segment's parser runs in
 // the engine only, so the field asks it (checkTrigger) as you type: the parser's error, or whether
-// the chosen sample call matches. A trigger still in the older conditions form is shown as its FQL
+// the chosen sample call matches, and the lab's warning where Segment reads it otherwise than it looks. A trigger still in the older conditions form is shown as its FQL
 // and can be turned into FQL text to edit.
 
 function sampleCall(id: string): NormalizedCall {
@@ -72,6 +72,11 @@ export function FqlTrigger(props: { m: MappingDraft; i: number; name: string; er
               : `does not match this sample call (${sample.label})`}
         </span>
       </div>
+      {current?.warning ? (
+        <div className="notice warn small-text" data-testid={`am-fql-warning-${i}`}>
+          {current.warning}
+        </div>
+      ) : null}
     </Field>
   );
 }

@@ -59,7 +59,7 @@ export interface WebhooksDraft {
 const rows = (h: Record<string, string>): HeaderRow[] => Object.entries(h).map(([name, value]) => ({ name, value }));
 
 // A row left completely blank is ignored; a value without a name reaches the engine and is refused there.
-const headersOf = (r: HeaderRow[]): Record<string, string> =>
+export const headersOf = (r: HeaderRow[]): Record<string, string> =>
   Object.fromEntries(r.filter((h) => h.name !== '' || h.value !== '').map((h) => [h.name.trim(), h.value]));
 
 export function conditionDraft(c: TriggerCondition | undefined): ConditionDraft {
@@ -122,6 +122,22 @@ export function dataOf(text: string): { ok: true; data: Json | undefined } | { o
   const r = parseJsonText(text);
   if (r.ok) return { ok: true, data: r.value as Json };
   return { ok: false, message: `line ${r.problem.line}, column ${r.problem.col}: ${r.problem.message}` };
+}
+
+/** A data text whose JSON holds a `__proto__` key: Segment's mapping kit drops it, as the lab does on save. */
+export function dataKeyWarning(text: string): string | null {
+  const data = dataOf(text);
+  if (!data.ok || data.data === undefined) return null;
+  const open: unknown[] = [data.data];
+  while (open.length > 0) {
+    const v = open.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v) && Object.hasOwn(v, '__proto__')) {
+      return 'key "__proto__" is dropped: Segment\'s mapping kit leaves it out of what it sends, and so does the lab (it is not saved)';
+    }
+    open.push(...Object.values(v));
+  }
+  return null;
 }
 
 /** The mapping to save; a data text that is not JSON is left out here and held back by draftProblems. */
