@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -10,11 +10,13 @@ import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import { Store } from '../../src/main/engine/store/store';
 import type { RewriteStep } from '../../src/main/engine/store/auto-vacuum';
+import { RECLAIM_PAGES } from '../../src/main/engine/store/space-reclaim';
 
 // Space freed by retention goes back to the file system (issue 27): a new lab's file has auto_vacuum
 // INCREMENTAL, a lab made before is rewritten once at the start (VACUUM INTO a copy, then a swap),
 // and retention's free pages are given back in small steps while the collector keeps answering.
 const lab = testLab();
+afterEach(() => vi.restoreAllMocks());
 const ROOT = resolve(__dirname, '../..');
 const KEY = 'wk_space';
 const DB = 'webhook-lab.db';
@@ -44,6 +46,28 @@ function dump(dataDir: string): Record<string, { rows: number; sha: string }> {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Records each step that gives pages back (`PRAGMA incremental_vacuum`, run by the engine in this
+ * process): the pages it took off the free list, and whether the event loop went round since the
+ * step before (an immediate queued at that step has run).
+ */
+function recordReclaimSteps(): { pages: number; ownTurn: boolean }[] {
+  const pragma = Database.prototype.pragma;
+  const steps: { pages: number; ownTurn: boolean }[] = [];
+  let turnOver = true;
+  vi.spyOn(Database.prototype, 'pragma').mockImplementation(function (this: Database.Database, source: string, options?: Database.PragmaOptions) {
+    if (!/^\s*incremental_vacuum\b/i.test(source)) return pragma.call(this, source, options);
+    const free = () => pragma.call(this, 'freelist_count', { simple: true }) as number;
+    const before = free();
+    const out = pragma.call(this, source, options);
+    steps.push({ pages: before - free(), ownTurn: turnOver });
+    turnOver = false;
+    setImmediate(() => (turnOver = true));
+    return out;
+  });
+  return steps;
 }
 
 const fileSize = (dataDir: string) => ['', '-wal'].reduce((n, s) => n + (statSync(join(dataDir, DB + s), { throwIfNoEntry: false })?.size ?? 0), 0);
@@ -161,13 +185,15 @@ describe('space back (auto_vacuum incremental)', () => {
     const dbFile = () => statSync(join(dataDir, DB)).size;
 
     let store!: Store;
+    const steps = recordReclaimSteps();
     t = await lab.start({ dataDir, overrides: { retentionCalls: 100 }, onStore: (s) => (store = s) });
     // Retention runs just after the start; the pages it frees are given back in steps.
     const peak = await waitFor(() => {
       const f = store.freeSpace();
       return f.reclaiming && f.pages > 500 ? f.pages : undefined;
     }, 'retention to free pages and the reclaim to start', 20_000);
-    // The collector answers while it runs: no request waits long.
+    // The collector answers while it runs. How long a request waited is the machine's (issue 44): it is
+    // printed; what bounds the wait is the work between two loop turns, asserted below.
     let slowest = 0;
     let sent = 0;
     while (store.freeSpace().reclaiming) {
@@ -176,9 +202,15 @@ describe('space back (auto_vacuum incremental)', () => {
       slowest = Math.max(slowest, performance.now() - t0);
     }
     expect(store.freeSpace().pages).toBe(0);
+    console.log(`space back: ${peak} free pages given back in ${steps.length} steps; ${sent} calls answered meanwhile, the slowest in ${slowest.toFixed(0)} ms`);
     // In steps: calls were answered between them (one step for everything would end before the second).
     expect(sent).toBeGreaterThanOrEqual(3);
-    expect(slowest).toBeLessThan(2000);
+    // Small steps, each in a loop turn of its own: between two turns (where requests are read and
+    // answered) the reclaim does one step of at most RECLAIM_PAGES, however slow the machine. One
+    // vacuum of everything, or the steps run back to back, fails here.
+    expect(steps.length).toBeGreaterThanOrEqual(Math.ceil(peak / RECLAIM_PAGES));
+    expect(Math.max(...steps.map((s) => s.pages))).toBeLessThanOrEqual(RECLAIM_PAGES);
+    expect(steps.filter((s) => !s.ownTurn).length, 'steps run in the same loop turn as the step before').toBe(0);
     // The file itself is cut back; the WAL stays within its 4 MB limit (database.ts).
     expect(dbFile()).toBeLessThan(full / 3);
     expect(fileSize(dataDir) - dbFile()).toBeLessThanOrEqual(4 * 1024 * 1024 + 65536);
