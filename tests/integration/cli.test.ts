@@ -1,10 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_TIMEOUTS } from '../../src/main/engine/http-timeouts';
 import type { CallSummary, Page, Settings, Source } from '../../src/shared/types';
 import { startReceiver, type TestReceiver } from '../helpers/receiver';
 
@@ -303,12 +305,28 @@ describe('webhook-lab serve', () => {
       const config = writeConfig({ sources: [{ name: 'term', writeKey: 'wk_term', webhooks: { enabled: true, urls: [{ url: `${receiver.url}/t` }] } }] });
       const first = await serve(['--data-dir', dataDir, '--config', config]);
       const messageId = randomUUID();
-      const res = await track(first.collectorUrl, 'wk_term', { userId: 'term-user', event: 'Last Words', messageId });
-      expect(res.status).toBe(200);
-      // Signal right after the 200, while the delivery may still be in flight.
-      const stopped = await stop(first);
-      expect(stopped.code).toBe(0);
-      expect(stopped.ms).toBeLessThan(4000); // a healthy receiver: far under the dispatcher's 2 s grace plus start-up noise
+      // "Promptly": the call goes over a connection left open after it (Node's keep-alive agent never
+      // closes an idle one itself), so a shutdown that waited for it would wait out the collector's 10 s
+      // keep-alive timeout (HTTP_TIMEOUTS.keepAliveMs); a sentinel at that value, set first, then comes first.
+      let sentinel: NodeJS.Timeout | undefined;
+      const keepAliveOver = new Promise<string>((r) => (sentinel = setTimeout(() => r('still running after the 10 s keep-alive timeout'), HTTP_TIMEOUTS.keepAliveMs)));
+      const keptOpen = new HttpAgent({ keepAlive: true });
+      try {
+        const status = await new Promise<number | undefined>((resolve, reject) => {
+          const body = JSON.stringify({ userId: 'term-user', event: 'Last Words', messageId });
+          const headers = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('wk_term:').toString('base64')}` };
+          httpRequest(`${first.collectorUrl}/v1/track`, { method: 'POST', agent: keptOpen, headers }, (r) => r.resume().on('end', () => resolve(r.statusCode)))
+            .on('error', reject)
+            .end(body);
+        });
+        expect(status).toBe(200);
+        // Signal right after the 200, while the delivery may still be in flight.
+        const stopped = await Promise.race([stop(first), keepAliveOver]);
+        expect(stopped).toMatchObject({ code: 0 });
+      } finally {
+        clearTimeout(sentinel);
+        keptOpen.destroy();
+      }
       expect(first.stderr()).toContain('SIGTERM, shutting down');
 
       const second = await serve(['--data-dir', dataDir]);
