@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   actionsMappingSchema,
+  mappingDirectiveSchema,
   headersSchema,
   classicUrlSchema,
   receiverUrlSchema,
@@ -24,7 +25,7 @@ import { trackingPlanConnectionSchema, trackingPlanInputSchema } from './trackin
  */
 export const mockReceiverRefSchema = z.string().trim().min(1, { message: "the name of one of this lab's mock receivers" }).max(200);
 
-function urlOrReceiver(entry: { url?: string; mockReceiver?: string }, ctx: z.RefinementCtx): void {
+function urlOrReceiver(entry: { url?: unknown; mockReceiver?: string }, ctx: z.RefinementCtx): void {
   if (entry.url === undefined && entry.mockReceiver === undefined) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: "required: an absolute http(s) URL, or mockReceiver: the name of one of this lab's mock receivers" });
   } else if (entry.url !== undefined && entry.mockReceiver !== undefined) {
@@ -38,7 +39,7 @@ export const configWebhookUrlSchema = z
 
 export const configActionsMappingSchema = actionsMappingSchema
   .omit({ url: true })
-  .extend({ url: receiverUrlSchema.optional(), mockReceiver: mockReceiverRefSchema.optional() })
+  .extend({ url: z.union([receiverUrlSchema, mappingDirectiveSchema]).optional(), mockReceiver: mockReceiverRefSchema.optional() })
   .superRefine(urlOrReceiver);
 
 export const configWebhooksSchema = webhookSettingsSchemaOf(configWebhookUrlSchema, configActionsMappingSchema);

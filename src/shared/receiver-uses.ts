@@ -40,7 +40,7 @@ export function receiverUses(url: string, sources: Pick<Source, 'id' | 'name' | 
   const uses: ReceiverUse[] = [];
   for (const s of sources) {
     const urls = s.webhooks.urls.flatMap((u, i) => (pointsAt(u.url, url) ? [i] : []));
-    const mappings = (s.webhooks.mappings ?? []).filter((m) => pointsAt(m.url, url)).map((m) => m.name);
+    const mappings = (s.webhooks.mappings ?? []).filter((m) => typeof m.url === 'string' && pointsAt(m.url, url)).map((m) => m.name);
     if (urls.length === 0 && mappings.length === 0) continue;
     uses.push({ sourceId: s.id, sourceName: s.name, urls, mappings, effect: detached(s.webhooks, url).effect });
   }
@@ -86,7 +86,8 @@ export function retargeted(webhooks: WebhookSettings, from: string, to: string):
     seen.add(url);
     return [url === u.url ? u : { ...u, url }];
   });
-  const mappings = webhooks.mappings?.map((m) => (pointsAt(m.url, from) ? { ...m, url: moved(m.url, to) } : m));
+  // A directive URL is left as written: what it resolves to is known per call only.
+  const mappings = webhooks.mappings?.map((m) => (typeof m.url === 'string' && pointsAt(m.url, from) ? { ...m, url: moved(m.url, to) } : m));
   return { ...webhooks, urls, ...(mappings ? { mappings } : {}) };
 }
 

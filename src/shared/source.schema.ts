@@ -5,7 +5,7 @@ import { actionsRules } from './actions/rules';
 import { ACTIONS_MAX_BATCH_SIZE, ACTIONS_REPLACEABLE_HEADERS } from './actions/request';
 import { collectorFaultsSchema } from './collector-faults';
 import { secretProblem, shortKeyWarning, STANDARD_WEBHOOKS_HEADERS } from './standard-webhooks';
-import { CALL_TYPES, type Json, type TriggerCondition } from './types';
+import { CALL_TYPES, type Json, type JsonObject, type TriggerCondition } from './types';
 import { MAX_CALL_DEPTH, nestsDeeperThan } from './nesting';
 import { MAX_RECEIVER_URL_CHARS } from './limits';
 import { MAX_MAPPING_DATA_FIELDS } from './limits';
@@ -93,6 +93,12 @@ export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
   if (sent > MAX_RECEIVER_URL_CHARS) ctx.addIssue({ code: 'custom', message: `${max} as sent; percent-encoded, this one has ${sent}` });
 });
 
+/** Why the lab cannot send to this URL (receiverUrlSchema's message), or null: for a URL a mapping resolves per call. */
+export function receiverUrlProblem(url: string): string | null {
+  const r = receiverUrlSchema.safeParse(url);
+  return r.success ? null : r.error.issues[0].message;
+}
+
 /** A Classic receiver URL: port 0 cannot be connected to (an Actions mapping's URL follows Segment, which takes it). */
 export const classicUrlSchema = receiverUrlSchema.superRefine((url, ctx) => {
   if (URL.canParse(url) && new URL(url).port === '0') ctx.addIssue({ code: 'custom', message: 'port 0 cannot be connected to: give the port the receiver listens on' });
@@ -116,9 +122,26 @@ function isHttpUrl(value: string): boolean {
 // ASCII (its send action: "Only ASCII characters are supported"), so values are held to that here.
 const ASCII_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
+/** Whether Segment's client can send this header value (a directive's, resolved per call). */
+export function isActionsHeaderValue(value: string): boolean {
+  return ASCII_HEADER_VALUE.test(value);
+}
+
 // Names that differ only in case are taken, as Segment's request client takes them: one header with
 // both values (buildActionsRequestHeaders), warned about (actionsHeaderTwins).
-export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+/**
+ * A mapping field's directive (`{"@path": "$.userId"}`, `{"@template": "…{{userId}}"}`), resolved per
+ * call: checked by the mapping kit's own validation (shared/actions/rules.ts), as `data` is.
+ */
+export const mappingDirectiveSchema = z
+  .custom<JsonObject>((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !nestsDeeperThan(v, MAX_CALL_DEPTH), {
+    message: `text, or a mapping directive such as {"@path": "$.userId"} (nested at most ${MAX_CALL_DEPTH} levels)`,
+  })
+  .superRefine((v, ctx) => {
+    for (const issue of actionsRules()?.dataProblems(v) ?? []) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  });
+
+export const actionsHeadersSchema = z.record(z.string(), z.union([z.string(), mappingDirectiveSchema])).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
     // Segment's client lets a mapping replace its User-Agent, X-Signature, Accept, Accept-Encoding and
     // (without a body) Content-Type: allowed, the Destinations screen warns (actionsHeaderWarning).
@@ -128,7 +151,7 @@ export const actionsHeadersSchema = z.record(z.string(), z.string()).superRefine
     } else if (reserved) {
       ctx.addIssue({ code: 'custom', path: [name], message: reserved });
     }
-    if (!ASCII_HEADER_VALUE.test(value)) {
+    if (typeof value === 'string' && !ASCII_HEADER_VALUE.test(value)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `invalid value for header "${name}": Segment's Actions destination sends only ASCII header values (printable characters, space and tab)` });
     }
   }
@@ -169,7 +192,7 @@ export const triggerObjectSchema = z.strictObject({ type: conditionSchema(CALL_T
 
 export const actionsMappingSchema = z.strictObject({
   name: z.string().trim().min(1, { message: 'required' }).max(100, { message: 'at most 100 characters' }).refine(isWellFormedText, LONE_SURROGATE),
-  /** FQL text as Segment writes it, or the older object form; omitted or empty = every call. */
+  /** FQL text as Segment writes it, or the older object form; omitted or {} = every call (empty FQL text is refused, as Segment's parser refuses it). */
   trigger: z
     .union([
       z.string().max(MAX_TRIGGER_CHARS, { message: `at most ${MAX_TRIGGER_CHARS} characters` }),
@@ -181,7 +204,8 @@ export const actionsMappingSchema = z.strictObject({
       if (problem) ctx.addIssue({ code: 'custom', path: [], message: `not a trigger Segment can read: ${problem}` });
     })
     .default({}),
-  url: receiverUrlSchema,
+  /** A URL, or a directive resolved per call (target.ts checks what it resolves to). */
+  url: z.union([receiverUrlSchema, mappingDirectiveSchema]),
   method: z.enum(['POST', 'PUT', 'PATCH'], { message: 'must be POST, PUT or PATCH' }).default('POST'),
   headers: actionsHeadersSchema.default({}),
   /** Omitted = the whole call. */
@@ -225,7 +249,7 @@ function mappingsRule(mappings: { name: string }[], ctx: z.RefinementCtx): void 
 
 export const actionsMappingsSchema = actionsMappingsSchemaOf(actionsMappingSchema);
 
-type WithHeaders = { headers: Record<string, string> };
+type WithHeaders = { headers: Record<string, unknown> };
 
 /**
  * A source's Webhooks settings, built from its URL entry and mapping schemas: the API's take URLs;

@@ -51,14 +51,19 @@ export interface ActionsTrigger {
   event?: TriggerCondition;
 }
 
+/** A mapping field's value: literal text, or one of the mapping kit's directives (`{"@path": "$.userId"}`). */
+export type MappingValue = string | JsonObject;
+
 /** One Webhooks (Actions) mapping: which calls it takes and the request it makes of each. */
 export interface ActionsMapping {
   name: string;
   /** FQL as Segment's trigger editor writes it (`type = "track" and properties.plan = "pro"`), or the older object form. */
   trigger: ActionsTrigger | string;
-  url: string;
+  /** A URL, or a mapping directive resolved per call (`{"@template": "https://r.example/u/{{userId}}"}`), as Segment's field takes either. */
+  url: MappingValue;
   method: ActionsMethod;
-  headers: Record<string, string>;
+  /** Each value text or a directive, resolved per call. */
+  headers: Record<string, MappingValue>;
   /** omitted = the whole event ({"@path": "$."}) */
   data?: Json;
   /** omitted = no batching; 1..4000 */

@@ -435,17 +435,20 @@ test('destinations: an FQL trigger checked by Segment\'s parser as it is typed, 
   await expect(t('error-webhooks.mappings[0].trigger')).toHaveCount(0);
   await t('am-fql-0').fill('type = "track" and properties.total > 20');
   await expect(t('am-fql-match-0')).toHaveText('matches this sample call (Track: Order Completed)');
-  await t('am-url-0').fill(`${receivers.ok.url}/fql`);
+  // `{{userId}}` in the URL makes it a template, resolved per call (issue 37, item 2).
+  await t('am-url-0').fill(`${receivers.ok.url}/fql/{{userId}}`);
   await fillEditor(page, 'am-data-0', '{"event": {"@case": {"operator": "upper", "value": {"@path": "$.event"}}}, "note": {"@template": "{{properties.note}}"}}');
   await t('wh-save').click();
   await expect(t('toast-info').filter({ hasText: 'Webhooks settings saved' })).toBeVisible();
   const source = (await lab.api<(SourceView & { writeKey: string })[]>('GET', '/sources')).find((s) => s.name === 'fql')!;
   expect((source.webhooks.mappings as { trigger: unknown }[])[0].trigger).toBe('type = "track" and properties.total > 20');
+  expect((source.webhooks.mappings as { url: unknown }[])[0].url).toEqual({ '@template': `${receivers.ok.url}/fql/{{userId}}` });
 
   // Kept across a reload, still as FQL.
   await page.reload();
   await t('source-item').filter({ hasText: 'fql' }).click();
   await expect(t('am-fql-0')).toHaveValue('type = "track" and properties.total > 20');
+  await expect(t('am-url-0')).toHaveValue(`${receivers.ok.url}/fql/{{userId}}`);
 
   // Two calls: only the one with total > 20 is sent, its data made by the directive, raw template text.
   const before = receivers.ok.requests.length;
@@ -457,8 +460,8 @@ test('destinations: an FQL trigger checked by Segment\'s parser as it is typed, 
     });
   expect((await post(5)).status).toBe(200);
   expect((await post(25)).status).toBe(200);
-  await expect.poll(() => receivers.ok.requests.slice(before).filter((r) => r.url === '/fql').length).toBe(1);
-  const [got] = receivers.ok.requests.slice(before).filter((r) => r.url === '/fql');
+  await expect.poll(() => receivers.ok.requests.slice(before).filter((r) => r.url === '/fql/u1').length).toBe(1);
+  const [got] = receivers.ok.requests.slice(before).filter((r) => r.url === '/fql/u1');
   expect(got.body.toString('utf8')).toBe('{"event":"ORDER COMPLETED","note":"a&b <c>"}');
   expect(got.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(got.body).digest('hex'));
 });

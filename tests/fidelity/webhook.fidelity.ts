@@ -33,8 +33,10 @@ interface MappingCase {
   /** Appended to the mapping's URL, as typed (a URL Segment's validation refuses: nothing sent). */
   suffix?: string;
   data?: unknown;
-  headers?: Record<string, string>;
+  headers?: Record<string, unknown>;
   method?: 'POST' | 'PUT' | 'PATCH';
+  /** The mapping's url made from the receiver's base and path (a directive resolved per call, issue 37 item 2). */
+  urlOf?: (base: string) => unknown;
 }
 
 // Every directive, templates over text with & < > " ' = / and non-ASCII, falsy values, missing
@@ -66,6 +68,12 @@ const MAPPINGS: MappingCase[] = [
   // A URL that is no valid URI (non-ASCII, a space): Segment's payload validation refuses it, nothing sent.
   { trigger: 'type = "track"', suffix: '/wébhook/日本?c=ü', data: { e: { '@path': '$.event' } } },
   { trigger: 'type = "page"', suffix: '/a b', data: { n: { '@path': '$.name' } } },
+  // Issue 37, item 2: directives in the url and in header values, resolved per call; a value that
+  // resolves to nothing leaves its header out; a URL resolving to text that is no valid URI (a
+  // property with non-ASCII text), or to nothing, is refused by Segment's validation: nothing sent.
+  { trigger: 'type = "track"', urlOf: (b) => ({ '@template': `${b}/u/{{userId}}` }), headers: { 'X-User': { '@path': '$.userId' }, 'X-None': { '@path': '$.properties.missing' }, 'X-Total': { '@path': '$.properties.total' }, 'X-Plan': { '@template': 'plan-{{properties.plan}}' } }, data: { e: { '@path': '$.event' } } },
+  { trigger: 'type != "track"', urlOf: (b) => ({ '@template': `${b}/t?text={{properties.text}}` }), data: { t: { '@path': '$.type' } } },
+  { trigger: 'type = "identify" or type = "group"', urlOf: () => ({ '@path': '$.traits.nowhere' }), data: { t: { '@path': '$.type' } } },
   { trigger: 'type = "track" or type = "identify"', data: { q: { '@path': "$.properties['text']" }, d: { '@path': "$.context['library'].name" }, i: { '@path': '$.properties.items[0].sku' }, proto: { '@path': '$.properties.text.length' }, t: { '@template': '{{properties.items[1].sku}}|{{traits.name.length}}' } } },
 ];
 
@@ -132,13 +140,14 @@ const captured = (r: ReceivedRequest): Captured => {
 const cut = (body: string) => (body.length > 1500 ? `${body.slice(0, 1500)}… (${body.length} characters)` : body);
 const show = (c: Captured | undefined) => (c ? `${c.method} ${c.path}\n${Object.entries(c.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${cut(c.body)}` : '(nothing sent)');
 
-function mappingFor(m: MappingCase, url: string, batch?: number): Record<string, unknown> {
+function mappingFor(m: MappingCase, base: string, batch?: number): Record<string, unknown> {
   // Segment's mapping as its subscription holds it: `data` has the field's default when left empty.
-  return { url, method: m.method ?? 'POST', headers: m.headers ?? {}, data: m.data ?? { '@path': '$.' }, ...(batch ? { batch_size: batch } : {}) };
+  return { url: m.urlOf ? m.urlOf(base) : base, method: m.method ?? 'POST', headers: m.headers ?? {}, data: m.data ?? { '@path': '$.' }, ...(batch ? { batch_size: batch } : {}) };
 }
 
-function labMapping(m: MappingCase, name: string, url: string, batchSize?: number) {
-  return { name, trigger: m.trigger, url, method: m.method ?? 'POST', headers: m.headers ?? {}, ...(m.data === undefined ? {} : { data: m.data }), ...(batchSize ? { batchSize } : {}) };
+function labMapping(m: MappingCase, name: string, base: string, batchSize?: number) {
+  // Every call is the object form with no condition (Segment's parser refuses empty FQL, and so does the lab).
+  return { name, trigger: m.trigger.trim() === '' ? {} : m.trigger, url: m.urlOf ? m.urlOf(base) : base, method: m.method ?? 'POST', headers: m.headers ?? {}, ...(m.data === undefined ? {} : { data: m.data }), ...(batchSize ? { batchSize } : {}) };
 }
 
 function segmentTakes(trigger: string, call: NormalizedCall): boolean {
@@ -220,7 +229,9 @@ describe("the lab against Segment's real Webhooks (Actions) destination", () => 
           }, `the lab's deliveries of ${messageId}`);
           const arrived = labRecv.requests.slice(before).map(captured);
           if (arrived.length !== sent) differences.push(`${messageId}: Segment sent ${sent} request(s), the lab ${arrived.length}: ${arrived.map((a) => a.path).join(', ')}`);
-          for (const [path, seg] of expected) compare(`${messageId} ${path} (${e.type})`, seg, arrived.find((a) => a.path === path));
+          // A mapping's requests go under its own path (/m3), a directive URL's below it (/m3/u/u-1).
+          const under = (a: Captured, path: string) => a.path === path || a.path.startsWith(`${path}/`) || a.path.startsWith(`${path}?`);
+          for (const [path, seg] of expected) compare(`${messageId} ${path} (${e.type})`, seg, arrived.find((a) => under(a, path)));
         }
       }
 

@@ -73,7 +73,7 @@ describe('Actions on Segment\'s libraries', () => {
               enabled: true,
               mode: 'actions',
               sharedSecret: SECRET,
-              mappings: [{ name: 'm', trigger: '', url: `${r.url}/h`, method: 'POST', headers: { 'X-Zed': 'z', 'X-Api-Key': 'k', 'User-Agent': 'mine/1' }, data: { e: { '@path': '$.event' } } }],
+              mappings: [{ name: 'm', trigger: {}, url: `${r.url}/h`, method: 'POST', headers: { 'X-Zed': 'z', 'X-Api-Key': 'k', 'User-Agent': 'mine/1' }, data: { e: { '@path': '$.event' } } }],
             },
           },
         ],

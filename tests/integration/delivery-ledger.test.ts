@@ -69,7 +69,7 @@ describe('the delivery ledger', () => {
 
     // Batch items queued with their calls, then flushed: one delivery carrying them in queue order, the items gone.
     await store.writes.run(() => {
-      for (const id of callIds.slice(3)) ledger.queueItem(sourceId, id, { mapping: 'b', data: `{"c":${id}}` }, Date.now());
+      for (const id of callIds.slice(3)) ledger.queueItem(sourceId, id, { mapping: 'b', data: `{"c":${id}}`, target: '' }, Date.now());
     });
     expect(store.actions.group(sourceId, 'b')?.count).toBe(3);
     const items = store.actions.take(sourceId, 'b', 10);
@@ -89,7 +89,7 @@ describe('the delivery ledger', () => {
     expect(deliveries.forCall(callIds[0])[0]).toMatchObject({ state: 'failed', lastError: 'not sent: too big', attemptCount: 0 });
 
     await store.writes.run(() => {
-      for (const id of callIds.slice(1)) ledger.queueItem(sourceId, id, { mapping: 'b', data: 'null' }, Date.now());
+      for (const id of callIds.slice(1)) ledger.queueItem(sourceId, id, { mapping: 'b', data: 'null', target: '' }, Date.now());
     });
     const items = store.actions.take(sourceId, 'b', 10);
     await store.writes.run(() => ledger.cancelBatch(sourceId, 'track', actions(items.map((i) => i.callId), { mapping: 'b' }), items.map((i) => i.id), 'canceled: gone'));

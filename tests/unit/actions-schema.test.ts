@@ -101,7 +101,8 @@ describe('Webhooks settings: mode and mappings', () => {
 
   it('a trigger may be FQL text; what Segment\'s parser cannot read is refused on the trigger', () => {
     ok(withMappings([mapping({ trigger: 'type = "track" and properties.plan = "pro"' })]));
-    ok(withMappings([mapping({ trigger: '' })]));
+    ok(withMappings([mapping({ trigger: {} })]));
+    expect(errorsOf(withMappings([mapping({ trigger: ' ' })]))).toMatch(/mappings\[0\]\.trigger: not a trigger Segment can read: empty: Segment's parser refuses an empty trigger; omit the trigger \(or give \{\}\) for every call/);
     // Segment's parser takes it (as type = "eos"): so does the lab, with a warning (issue 37).
     ok(withMappings([mapping({ trigger: 'type = ' })]));
     expect(errorsOf(withMappings([mapping({ trigger: '(type = "track"' })]))).toMatch(/mappings\[0\]\.trigger: not a trigger Segment can read/);

@@ -136,7 +136,7 @@ describe('Compose: data that is not an object (issue 23)', () => {
       mode: 'actions',
       mappings: [
         { name: 'text', trigger: 'type = "track"', url: 'https://r.example/t', method: 'POST', headers: {}, data: { '@path': '$.event' } },
-        { name: 'nothing', trigger: '', url: 'https://r.example/n', method: 'POST', headers: {}, data: { '@path': '$.properties.missing' } },
+        { name: 'nothing', trigger: {}, url: 'https://r.example/n', method: 'POST', headers: {}, data: { '@path': '$.properties.missing' } },
       ],
     };
     const d = await build(w);

@@ -90,7 +90,7 @@ export function referToReceivers(webhooks: WebhookSettings, receivers: { name: s
   };
   if (mappings) {
     out.mappings = mappings.map(({ url, ...m }) => {
-      const name = nameOf(url);
+      const name = typeof url === 'string' ? nameOf(url) : undefined;
       return name === undefined ? { ...m, url } : { ...m, mockReceiver: name };
     });
   }
@@ -124,7 +124,7 @@ export function loopbackWarnings(config: Config, owned: OwnedPort[], receivers: 
   };
   config.sources.forEach((s, i) => {
     s.webhooks?.urls.forEach((e, j) => check(e.url, `sources[${i}].webhooks.urls[${j}].url`));
-    s.webhooks?.mappings?.forEach((m, j) => check(m.url, `sources[${i}].webhooks.mappings[${j}].url`));
+    s.webhooks?.mappings?.forEach((m, j) => typeof m.url !== 'object' && check(m.url, `sources[${i}].webhooks.mappings[${j}].url`));
   });
   return warnings;
 }

@@ -60,16 +60,18 @@ export function actionsHeaderWarning(name: string): string | null {
 }
 
 /** Warnings for header names that differ only in case: Segment sends them as one header with both values. */
-export function actionsHeaderTwins(headers: Record<string, string>): string[] {
+export function actionsHeaderTwins(headers: Record<string, string | object>): string[] {
   const seen = new Map<string, string>();
   const warnings: string[] = [];
   for (const name of Object.keys(headers)) {
     const first = seen.get(name.toLowerCase());
     if (first === undefined) seen.set(name.toLowerCase(), name);
-    else warnings.push(`${name}: also given as "${first}" (header names are case-insensitive): Segment sends one header with both values, "${name.toLowerCase()}: ${headers[first]}, ${headers[name]}"`);
+    else warnings.push(`${name}: also given as "${first}" (header names are case-insensitive): Segment sends one header with both values, "${name.toLowerCase()}: ${shown(headers[first])}, ${shown(headers[name])}"`);
   }
   return warnings;
 }
+
+const shown = (v: string | object) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
  * The headers an Actions delivery stores: the mapping's, as written. Segment's own (user-agent,

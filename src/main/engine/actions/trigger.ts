@@ -74,6 +74,9 @@ export function labTriggerConcern(fql: string): string | null {
 
 /** The problem with a trigger (object or FQL text), or null when Segment can read it. */
 export function triggerProblem(trigger: ActionsTrigger | string): string | null {
+  // Segment's parser refuses empty FQL (its subscription then fails every event); "every call" is
+  // the object form with no condition, which is what omitting the trigger gives.
+  if (typeof trigger === 'string' && trigger.trim() === '') return 'empty: Segment\'s parser refuses an empty trigger; omit the trigger (or give {}) for every call';
   const fql = triggerFql(trigger);
   if (fql === null) return null;
   const c = compileFql(fql);

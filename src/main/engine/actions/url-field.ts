@@ -18,25 +18,35 @@ const SCHEMA = fieldsToJsonSchema(URL_FIELD as never);
 const judged = new Map<string, string | null>();
 const MAX_JUDGED = 500;
 
-/** Segment's refusal of the URL (its validation message), or null when it takes it. */
-export function segmentUrlProblem(url: string): string | null {
+/** Segment's refusal of the URL (its validation message), or null when it takes it. A directive's may resolve to anything. */
+export function segmentUrlProblem(url: unknown): string | null {
+  if (typeof url !== 'string') return validationProblem(url);
   const hit = judged.get(url);
   if (hit !== undefined) return hit;
-  let problem: string | null = null;
-  try {
-    validateSchema({ url }, SCHEMA, { schemaKey: 'webhook-lab:actions-send-url' });
-  } catch (err) {
-    problem = (err as Error).message;
-  }
+  const problem = validationProblem(url);
   if (judged.size >= MAX_JUDGED) judged.clear();
   judged.set(url, problem);
   return problem;
 }
 
+function validationProblem(url: unknown): string | null {
+  try {
+    validateSchema(url === undefined ? {} : { url }, SCHEMA, { schemaKey: 'webhook-lab:actions-send-url' });
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Why a mapping whose URL Segment's payload validation refuses sends nothing. */
+export function urlNotAUriMessage(problem: string): string {
+  return `Segment's payload validation refuses the mapping's URL: ${problem} Percent-encode characters outside ASCII and spaces (é as %C3%A9); Segment sends nothing for such a mapping`;
+}
+
 /** The mapping's URL fails Segment's payload validation: the request is not sent. */
 export class UrlNotAUri extends NotSentError {
   constructor(problem: string) {
-    super(`Segment's payload validation refuses the mapping's URL: ${problem} Percent-encode characters outside ASCII and spaces (é as %C3%A9); Segment sends nothing for such a mapping`);
+    super(urlNotAUriMessage(problem));
     this.name = 'UrlNotAUri';
   }
 }
@@ -57,7 +67,7 @@ export function actionsMappingWarnings(config: Config): ConfigWarning[] {
   config.sources.forEach((s, i) =>
     s.webhooks?.mappings?.forEach((m, j) => {
       const at = `sources[${i}].webhooks.mappings[${j}]`;
-      const problem = m.url === undefined ? null : segmentUrlProblem(m.url);
+      const problem = typeof m.url !== 'string' ? null : segmentUrlProblem(m.url);
       if (problem) {
         warnings.push({ path: `${at}.url`, code: 'segment_refuses_url', message: `${problem} Segment sends nothing for this mapping, and neither does the lab: percent-encode characters outside ASCII and spaces` });
       }

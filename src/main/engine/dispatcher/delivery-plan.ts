@@ -8,7 +8,7 @@ import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT, actionsHeaders } from '../../../shared/actions/request';
 import { buildActionsRequest } from '../actions/request';
 import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping-kit';
-import { refuseUrlSegmentRefuses } from '../actions/url-field';
+import { describeValue, isStaticTarget, resolveTarget, type ActionsTarget } from '../actions/target';
 import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
@@ -60,13 +60,14 @@ export function standardWebhooksOf(target: Pick<DeliveryTarget, 'standardWebhook
  */
 export function actionsDelivery(
   mapping: ActionsMapping,
+  to: ActionsTarget,
   body: string,
   signedText: string | null,
   target: Omit<DeliveryTarget, 'urls'>,
   callIds: number[],
 ): NewActionsDelivery {
   return {
-    urls: [{ url: mapping.url, headers: actionsHeaders(mapping.headers) }],
+    urls: [{ url: to.url, headers: actionsHeaders(to.headers) }],
     body: Buffer.from(body),
     userAgent: ACTIONS_USER_AGENT,
     signature: signedText !== null && target.sharedSecret ? signBody(target.sharedSecret, signedText) : null,
@@ -94,7 +95,9 @@ export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): st
  * signature or Standard Webhooks id.
  */
 function unsentDelivery(mapping: ActionsMapping, err: NotSentReason): NewActionsDelivery {
-  return { ...actionsDelivery(mapping, '', null, {}, []), notSent: `not sent: ${err.message}` };
+  // A URL or header that is a directive is shown as written: it did not resolve to something sendable.
+  const headers = Object.fromEntries(Object.entries(mapping.headers).map(([k, v]) => [k, describeValue(v)]));
+  return { ...actionsDelivery(mapping, { url: describeValue(mapping.url), headers }, '', null, {}, []), notSent: `not sent: ${err.message}` };
 }
 
 /**
@@ -133,11 +136,13 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
     plan ??= { deliveries: [], items: [] };
     try {
       if (m.batchSize !== undefined) {
-        refuseUrlSegmentRefuses(m.url);
-        plan.items.push({ mapping: m, data: batchItemData(m, call) });
+        // Resolved now, as Segment resolves the payload when the event arrives; a directive's target
+        // keys the batch (Segment batches on url, method and headers), a literal one follows edits.
+        const to = resolveTarget(m, call);
+        plan.items.push({ mapping: m, data: batchItemData(m, call), target: isStaticTarget(m) ? '' : JSON.stringify(to) });
       } else {
         const req = buildActionsRequest(m, [call]);
-        plan.deliveries.push(actionsDelivery(m, req.body, req.signedText, target, []));
+        plan.deliveries.push(actionsDelivery(m, req, req.body, req.signedText, target, []));
       }
     } catch (err) {
       if (!isNotSentReason(err)) throw err;

@@ -146,7 +146,7 @@ export class ProbeSender {
     const callIds = stored.calls.map((c) => c.id);
     const mapping = { ...req.mapping, url };
     const r = buildActionsRequest(mapping, req.calls);
-    const plan = actionsDelivery(mapping, r.body, r.signedText, { sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, callIds);
+    const plan = actionsDelivery(mapping, r, r.body, r.signedText, { sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, callIds);
     const d: ActiveDelivery = {
       id: 0, callId: callIds[0] ?? 0, sourceId: this.source.id, type: req.calls[0].type, state: 'pending', urls: plan.urls, pendingUrls: [0], round: 0,
       attemptCount: 0, simElapsedMs: 0, firstAttemptAt: null, nextAttemptAt: null, body: plan.body, urlStates: [],

@@ -32,7 +32,9 @@ export class ActionsLedger {
         1 + SUM(CASE WHEN b.data = '' THEN 4 ELSE length(CAST(b.data AS BLOB)) END + 1) OVER (ORDER BY b.id ROWS UNBOUNDED PRECEDING) AS run,
         ROW_NUMBER() OVER (ORDER BY b.id) AS n
       FROM actions_batch_items b LEFT JOIN calls c ON c.id = b.call_id
-      WHERE b.source_id = @sourceId AND b.mapping = @mapping ORDER BY b.id LIMIT @limit) WHERE n = 1 OR run <= @maxBytes ORDER BY id`);
+      WHERE b.source_id = @sourceId AND b.mapping = @mapping
+        AND b.target = (SELECT o.target FROM actions_batch_items o WHERE o.source_id = @sourceId AND o.mapping = @mapping ORDER BY o.id LIMIT 1)
+      ORDER BY b.id LIMIT @limit) WHERE n = 1 OR run <= @maxBytes ORDER BY id`);
     this.groupsStmt = db.prepare(
       'SELECT source_id, mapping, COUNT(*) AS count, MIN(queued_at) AS first FROM actions_batch_items GROUP BY source_id, mapping',
     );
@@ -52,7 +54,8 @@ export class ActionsLedger {
 
   /**
    * The oldest `limit` items of a (source, mapping) batch, in queue order, as many of them as make a
-   * body of at most `maxBytes` (at least one).
+   * body of at most `maxBytes` (at least one), all going where the oldest goes: items whose directives
+   * resolved to another URL or headers wait for a batch of their own, as Segment's batch keys keep them apart.
    */
   take(sourceId: string, mapping: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER): QueuedBatchItem[] {
     return (this.takeStmt.all({ sourceId, mapping, limit, maxBytes }) as ItemRow[]).map((r) => ({
@@ -61,6 +64,7 @@ export class ActionsLedger {
       mapping: r.mapping,
       callId: r.call_id,
       data: r.data,
+      target: r.target,
       queuedAt: r.queued_at,
       callType: r.call_type ?? 'track',
     }));
@@ -94,6 +98,7 @@ interface ItemRow {
   mapping: string;
   call_id: number;
   data: string;
+  target: string;
   queued_at: number;
   call_type: string | null;
 }

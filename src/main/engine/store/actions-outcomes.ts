@@ -39,7 +39,7 @@ export function waitingPart(mapping: string, m: Pick<ActionsMapping, 'url' | 'me
     state: 'pending',
     attemptCount: 0,
     nextAttemptAt: null,
-    outcome: { url: maskUrlPassword(m?.url ?? ''), state: 'pending', lastStatus: null, attempts: 0, startedAt: null, via },
+    outcome: { url: maskUrlPassword(m === undefined ? '' : typeof m.url === 'string' ? m.url : JSON.stringify(m.url)), state: 'pending', lastStatus: null, attempts: 0, startedAt: null, via },
   };
 }
 

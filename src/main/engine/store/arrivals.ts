@@ -81,7 +81,8 @@ export interface SourcePlan {
 /** A call's Actions requests: its own deliveries (callIds filled in here) and items for batched mappings. */
 export interface ActionsPlan {
   deliveries: NewActionsDelivery[];
-  items: { mapping: ActionsMapping; data: string }[];
+  /** target: the JSON of the url and headers a directive resolved to for this call, '' for a mapping's literal ones. */
+  items: { mapping: ActionsMapping; data: string; target: string }[];
 }
 
 export interface LedgerTables {
@@ -223,7 +224,7 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
   }
   for (const item of a.items) {
     const name = item.mapping.name;
-    t.ledger.queueItem(sourceId, callId, { mapping: name, data: item.data }, at);
+    t.ledger.queueItem(sourceId, callId, { mapping: name, data: item.data, target: item.target }, at);
     if (!result.batched.some((b) => b.sourceId === sourceId && b.mapping === name)) result.batched.push({ sourceId, mapping: name });
     parts.push(waitingPart(name, item.mapping, t.actions.group(sourceId, name)?.count ?? 1));
   }

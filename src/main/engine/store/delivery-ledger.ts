@@ -56,7 +56,7 @@ export class DeliveryLedger {
     this.cancelStmt = db.prepare(
       "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ?, parked_lane = NULL WHERE id = ?",
     );
-    this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at) VALUES (?, ?, ?, ?, ?)');
+    this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at, target) VALUES (?, ?, ?, ?, ?, ?)');
     this.unqueueStmt = db.prepare('DELETE FROM actions_batch_items WHERE id IN (SELECT value FROM json_each(?))');
     this.unqueueUpToStmt = db.prepare('DELETE FROM actions_batch_items WHERE call_id <= ?');
     this.eraseStmts = {
@@ -158,7 +158,7 @@ export class DeliveryLedger {
 
   /** Queues a call in its mapping's batch. Inside the call's write job. */
   queueItem(sourceId: string, callId: number, item: NewBatchItem, at: number): void {
-    this.queueStmt.run(sourceId, item.mapping, callId, item.data, at);
+    this.queueStmt.run(sourceId, item.mapping, callId, item.data, at, item.target);
     this.actions.noteActions();
   }
 

@@ -59,6 +59,8 @@ export interface NewBatchItem {
   mapping: string;
   /** JSON of the call's mapped data (`null` when it resolved to nothing, as the batch array writes it). */
   data: string;
+  /** JSON of the url and headers the mapping's directives resolved to for this call; '' = the mapping's own (literal). */
+  target: string;
 }
 
 /** A batch item read back. */
@@ -68,6 +70,8 @@ export interface QueuedBatchItem {
   mapping: string;
   callId: number;
   data: string;
+  /** As NewBatchItem's: '' = the mapping's literal URL and headers. */
+  target: string;
   queuedAt: number;
   /** Its call's type (the first item's is the batch delivery's). */
   callType: string;

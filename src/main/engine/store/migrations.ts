@@ -495,4 +495,9 @@ export const MIGRATIONS: string[] = [
   INSERT INTO body_index (body_index) VALUES ('delete-all');
   UPDATE body_index_state SET indexed_to = 0;
   `,
+  /* 22: an Actions mapping's URL and header values may be directives resolved per call (issue 37):
+     a waiting batch item keeps what its call resolved to, and goes only in a batch with items going
+     to the same place ('' = the mapping's literal URL and headers, as every item before). */ `
+  ALTER TABLE actions_batch_items ADD COLUMN target TEXT NOT NULL DEFAULT '';
+  `,
 ];

@@ -1,6 +1,7 @@
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
 import { actionsUrlWarning } from '../../../shared/actions/private-url';
 import { ACTIONS_USER_AGENT } from '../../../shared/actions/request';
+import { mappingValueText } from '../../../shared/actions/mapping-value';
 import { buildActionsRequestHeaders } from '../../../shared/webhook-request';
 import type { ActionsPreviewItem } from '../../../shared/actions.contract';
 import { hmacSha1Hex } from '../../../shared/preview/signature';
@@ -132,7 +133,7 @@ export async function destinationPreviews(args: {
       const r = item.request;
       if (!r) {
         // As the engine records it: this mapping's request is not sent for this call.
-        requests.push({ kind: 'actions', title: m.name, method: m.method, url: m.url, moreUrls: 0, headers: {}, body: '', signature: null, signatureNote: item.notSent ?? 'not sent', signedText: null, batchNote: null, urlWarning: null, trigger });
+        requests.push({ kind: 'actions', title: m.name, method: m.method, url: mappingValueText(m.url), moreUrls: 0, headers: {}, body: '', signature: null, signatureNote: item.notSent ?? 'not sent', signedText: null, batchNote: null, urlWarning: null, trigger });
         continue;
       }
       const signature = sharedSecret && r.signedText !== null ? await hmacSha1Hex(sharedSecret, r.signedText) : null;

@@ -5,7 +5,7 @@ import { UrlInput } from '../../components/url-input';
 import { JsonEditor } from '../../components/json-editor';
 import { HeaderEditor } from '../../components/header-editor';
 import { conditionsFql, FqlTrigger } from './trigger-editor';
-import { MAX_MAPPINGS, METHODS, dataKeyWarning, errorUnder, headersOf, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
+import { MAX_MAPPINGS, METHODS, dataKeyWarning, errorUnder, mappingHeadersOf, mappingUrlWarning, newMapping, type ConditionDraft, type ConditionOp, type MappingDraft } from './webhooks-model';
 
 const OPS: Record<ConditionOp, string> = { any: 'any', equals: 'equals', contains: 'contains', oneOf: 'is one of' };
 
@@ -85,7 +85,17 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
       ) : (
         <FqlTrigger m={m} i={i} name={`${at}.trigger`} error={err('trigger')} onChange={(fql) => set({ fql })} />
       )}
-      <Field label="Method and URL" name={`${at}.url`} error={err('url')} wide>
+      <Field
+        label="Method and URL"
+        name={`${at}.url`}
+        error={err('url')}
+        hint={
+          <>
+            <code>{'{{userId}}'}</code> inserts a field of the call, as in Segment&apos;s editor; any directive as JSON (<code>{'{"@path": "$.properties.url"}'}</code>). Header values too.
+          </>
+        }
+        wide
+      >
         <div className="row">
           <select aria-label={`Mapping ${i + 1} method`} data-testid={`am-method-${i}`} value={m.method} onChange={(e) => set({ method: e.target.value as ActionsMethod })}>
             {METHODS.map((x) => (
@@ -110,7 +120,7 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
         errorFor={(name) => props.errors.find((f) => f.path === `${at}.headers.${name}`)?.message}
       />
       {props.errors.find((f) => f.path === `${at}.headers`) ? <div className="field-error">{props.errors.find((f) => f.path === `${at}.headers`)!.message}</div> : null}
-      {[...m.headers.map((h) => actionsHeaderWarning(h.name.trim())).filter((w) => w !== null), ...actionsHeaderTwins(headersOf(m.headers))].map((w) => (
+      {[...m.headers.map((h) => actionsHeaderWarning(h.name.trim())).filter((w) => w !== null), ...actionsHeaderTwins(mappingHeadersOf(m.headers))].map((w) => (
         <div key={w} className="notice warn small-text" data-testid={`am-header-warning-${i}`}>
           {w}
         </div>

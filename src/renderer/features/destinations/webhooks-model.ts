@@ -2,7 +2,8 @@ import { actionsUrlWarning } from '../../../shared/actions/private-url';
 import { ACTIONS_DEFAULT_BATCH_SIZE } from '../../../shared/actions/request';
 import { webhookMappings, webhookMode } from '../../../shared/actions/mode';
 import { SECRET_PREFIX, toBase64 } from '../../../shared/standard-webhooks';
-import type { ActionsMapping, ActionsMethod, DestinationMode, Json, TriggerCondition, WebhookSettings } from '../../../shared/types';
+import { mappingValueOf, mappingValueText } from '../../../shared/actions/mapping-value';
+import type { ActionsMapping, ActionsMethod, DestinationMode, Json, MappingValue, TriggerCondition, WebhookSettings } from '../../../shared/types';
 import { parseJsonText } from '../../stores/compose-model';
 import type { HeaderRow } from '../../components/header-editor';
 
@@ -62,6 +63,11 @@ const rows = (h: Record<string, string>): HeaderRow[] => Object.entries(h).map((
 export const headersOf = (r: HeaderRow[]): Record<string, string> =>
   Object.fromEntries(r.filter((h) => h.name !== '' || h.value !== '').map((h) => [h.name.trim(), h.value]));
 
+// A mapping's header values may be directives (mapping-value.ts: `{{userId}}` makes a template).
+const mappingRows = (h: Record<string, MappingValue>): HeaderRow[] => Object.entries(h).map(([name, value]) => ({ name, value: mappingValueText(value) }));
+export const mappingHeadersOf = (r: HeaderRow[]): Record<string, MappingValue> =>
+  Object.fromEntries(r.filter((h) => h.name !== '' || h.value !== '').map((h) => [h.name.trim(), mappingValueOf(h.value)]));
+
 export function conditionDraft(c: TriggerCondition | undefined): ConditionDraft {
   if (c === undefined) return { op: 'any', value: '' };
   if (typeof c === 'string') return { op: 'equals', value: c };
@@ -90,9 +96,9 @@ export function mappingDraft(m: ActionsMapping): MappingDraft {
     fql: typeof m.trigger === 'string' ? m.trigger : null,
     type: conditionDraft(typeof m.trigger === 'string' ? undefined : m.trigger.type),
     event: conditionDraft(typeof m.trigger === 'string' ? undefined : m.trigger.event),
-    url: m.url,
+    url: mappingValueText(m.url),
     method: m.method,
-    headers: rows(m.headers),
+    headers: mappingRows(m.headers),
     data: m.data === undefined ? '' : JSON.stringify(m.data, null, 2),
     batch: m.batchSize !== undefined,
     batchSize: String(m.batchSize ?? ACTIONS_DEFAULT_BATCH_SIZE),
@@ -142,13 +148,14 @@ export function dataKeyWarning(text: string): string | null {
 
 /** The mapping to save; a data text that is not JSON is left out here and held back by draftProblems. */
 export function mappingOf(d: MappingDraft): ActionsMapping {
-  const trigger: ActionsMapping['trigger'] = d.fql !== null ? d.fql.trim() : {};
+  // An empty FQL field is every call: the object form with no condition (Segment's parser refuses empty FQL).
+  const trigger: ActionsMapping['trigger'] = d.fql !== null && d.fql.trim() !== '' ? d.fql.trim() : {};
   const type = conditionOf(d.type);
   const event = conditionOf(d.event);
   if (typeof trigger !== 'string' && type !== undefined) trigger.type = type;
   if (typeof trigger !== 'string' && event !== undefined) trigger.event = event;
   const data = dataOf(d.data);
-  const out: ActionsMapping = { name: d.name.trim(), trigger, url: d.url.trim(), method: d.method, headers: headersOf(d.headers) };
+  const out: ActionsMapping = { name: d.name.trim(), trigger, url: mappingValueOf(d.url.trim()), method: d.method, headers: mappingHeadersOf(d.headers) };
   if (data.ok && data.data !== undefined) out.data = data.data;
   // Not a number reaches the engine as null, which refuses it on batchSize.
   if (d.batch) out.batchSize = d.batchSize.trim() === '' ? ACTIONS_DEFAULT_BATCH_SIZE : Number(d.batchSize);
@@ -206,7 +213,8 @@ export function generateSharedSecret(random: (bytes: Uint8Array) => Uint8Array =
 /** The private-URL note under a mapping's URL; nothing for a blank or half-typed one (its own error says that). */
 export function mappingUrlWarning(url: string): string | null {
   const u = url.trim();
-  if (u === '') return null;
+  // A directive's URL is known per call: the Compose preview shows where each goes.
+  if (u === '' || typeof mappingValueOf(u) !== 'string') return null;
   try {
     new URL(u);
   } catch {

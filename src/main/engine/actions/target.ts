@@ -1,0 +1,73 @@
+import { transform } from '@segment/actions-core';
+import { isActionsHeaderValue, receiverUrlProblem } from '../../../shared/source.schema';
+import type { ActionsMapping, MappingValue, NormalizedCall } from '../../../shared/types';
+import { MappingFailed, NotSentError } from './mapping-kit';
+import { segmentUrlProblem, UrlNotAUri } from './url-field';
+
+// Where a mapping's request goes: its URL and headers, each text or a directive the mapping kit
+// resolves against the call (issue 37, item 2: Segment's webhook destination takes
+// `{"@template": "https://r.example/t/{{userId}}"}` as the url and `{"@path": "$.userId"}` as a header
+// value). Resolved as Segment's action resolves its fields: by `transform` on the call, then the
+// payload's url checked against the send action's field (format: 'uri'); a value that resolves to
+// nothing leaves its header out, any other becomes its text as fetch's Headers makes it.
+
+export interface ActionsTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Whether the URL and every header value are text: the same target for every call. */
+export function isStaticTarget(m: Pick<ActionsMapping, 'url' | 'headers'>): m is Pick<ActionsMapping, 'url' | 'headers'> & ActionsTarget {
+  if (typeof m.url !== 'string') return false;
+  for (const name in m.headers) if (typeof m.headers[name] !== 'string') return false;
+  return true;
+}
+
+/** A mapping value as one line for lists and for a delivery never sent: text as is, a directive as its JSON. */
+export function describeValue(v: MappingValue): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Thrown when the resolved URL or a header value cannot be sent: the request is not sent. */
+export class TargetNotSendable extends NotSentError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetNotSendable';
+  }
+}
+
+/**
+ * The mapping's URL and headers for this call. Throws a NotSentReason where Segment sends nothing:
+ * the URL (as written or resolved) fails the send action's validation, the kit fails, or the lab
+ * cannot send to what it resolved to (not http(s), control characters, a header value fetch refuses).
+ */
+export function resolveTarget(m: Pick<ActionsMapping, 'url' | 'headers'>, call: NormalizedCall): ActionsTarget {
+  if (isStaticTarget(m)) {
+    const problem = segmentUrlProblem(m.url);
+    if (problem !== null) throw new UrlNotAUri(problem);
+    return { url: m.url, headers: m.headers };
+  }
+  let out: { url?: unknown; headers?: Record<string, unknown> };
+  try {
+    out = transform({ url: m.url, headers: m.headers } as never, call as never) as typeof out;
+  } catch (err) {
+    throw new MappingFailed(err instanceof Error ? err.message : String(err));
+  }
+  const url = out.url;
+  // Segment's own message for a url that is missing or not text, as for one that is no valid URI.
+  const problem = segmentUrlProblem(url);
+  if (problem !== null) throw new UrlNotAUri(problem);
+  const resolved = url as string;
+  const unsendable = receiverUrlProblem(resolved);
+  if (unsendable !== null) throw new TargetNotSendable(`the mapping's URL resolved to ${JSON.stringify(resolved.slice(0, 200))}, which cannot be sent to: it ${unsendable}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(out.headers ?? {})) {
+    if (value === undefined) continue;
+    const text = `${value as string}`;
+    if (!isActionsHeaderValue(text)) {
+      throw new TargetNotSendable(`header "${name}" resolved to ${JSON.stringify(text.slice(0, 200))}, which Segment's request client cannot send (only ASCII: printable characters, space and tab)`);
+    }
+    headers[name] = text;
+  }
+  return { url: resolved, headers };
+}
