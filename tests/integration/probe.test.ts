@@ -26,6 +26,11 @@ interface Flaws {
   verifiesReserialized?: boolean;
   /** 500 for track events it does not know (the probe's own made-up names). */
   serverErrorOnUnknownEvents?: boolean;
+  /**
+   * The Standard Webhooks timestamp window: none at all; written in milliseconds (300000) but compared
+   * with seconds; or the timestamp (seconds) taken for milliseconds.
+   */
+  timestampWindow?: 'none' | 'window-in-ms' | 'timestamp-as-ms';
 }
 
 /** A receiver as the docs tell people to write one, with the flaws asked for. */
@@ -47,7 +52,7 @@ function careful(flaws: Flaws = {}) {
       const digest = flaws.wrongHmac === 'sha256' ? createHmac('sha256', SECRET).update(signed).digest('hex') : createHmac('sha1', SECRET).update(signed).digest(flaws.wrongHmac === 'base64' ? 'base64' : 'hex');
       const want = Buffer.from(digest, 'utf8');
       if (given.length !== want.length || !timingSafeEqual(given, want)) return answer(401);
-      if (req.headers['webhook-id'] !== undefined && !standardWebhookOk(req, flaws.firstSignatureOnly)) return answer(401);
+      if (req.headers['webhook-id'] !== undefined && !standardWebhookOk(req, flaws.firstSignatureOnly, flaws.timestampWindow)) return answer(401);
     }
     let body: { type?: string; messageId?: string };
     try {
@@ -64,10 +69,15 @@ function careful(flaws: Flaws = {}) {
   };
 }
 
-function standardWebhookOk(req: ReceivedRequest, firstOnly = false): boolean {
+function standardWebhookOk(req: ReceivedRequest, firstOnly = false, window?: Flaws['timestampWindow']): boolean {
   const id = String(req.headers['webhook-id']);
   const ts = Number(req.headers['webhook-timestamp']);
-  if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300) return false;
+  if (!Number.isInteger(ts)) return false;
+  if (window === 'timestamp-as-ms') {
+    if (Math.abs(Date.now() - ts) > 300_000) return false;
+  } else if (window === 'window-in-ms') {
+    if (Math.abs(Date.now() / 1000 - ts) > 300_000) return false;
+  } else if (window !== 'none' && Math.abs(Date.now() / 1000 - ts) > 300) return false;
   const key = Buffer.from(WHSEC.slice('whsec_'.length), 'base64');
   const want = createHmac('sha256', key).update(`${id}.${ts}.${req.body.toString('utf8')}`).digest('base64');
   const sigs = String(req.headers['webhook-signature'] ?? '').split(' ');
@@ -200,6 +210,26 @@ describe('probe: one flaw fails exactly its check', () => {
     expect(rotation).toMatchObject({ expected: '2xx', status: 401, ok: false });
     const detail = await te.call('getMessage', { id: rotation.callId! });
     expect(detail.deliveries[0].attempts[0].requestHeaders['webhook-signature'].split(' ')).toHaveLength(2);
+  }, 60_000);
+
+  it.each([
+    ['no timestamp window', 'none', /accepted what it must refuse: webhook-timestamp 10 minutes old: refuse a webhook-timestamp more than 5 minutes from now; it is in seconds/],
+    ['a window written in milliseconds, compared with seconds', 'window-in-ms', /accepted what it must refuse: webhook-timestamp 10 minutes old: .*a window written in milliseconds/],
+  ] as const)('Standard Webhooks: %s fails exactly standard-webhooks, saying why (issue 37, flaws 12 and 13)', async (_name, timestampWindow, detail) => {
+    const r = await probe({ url: await serve({ timestampWindow }), secret: SECRET, standardWebhooksSecret: WHSEC });
+    expect(failing(r)).toEqual(['standard-webhooks']);
+    expect(r.checks.find((x) => x.name === 'standard-webhooks')!.detail).toMatch(detail);
+  }, 60_000);
+
+  it('the timestamp (seconds) taken for milliseconds: every signed request is refused; standard-webhooks says so, the others point at it (issue 37, flaw 13)', async () => {
+    const r = await probe({ url: await serve({ timestampWindow: 'timestamp-as-ms' }), secret: SECRET, standardWebhooksSecret: WHSEC });
+    const sw = r.checks.find((x) => x.name === 'standard-webhooks')!;
+    expect(sw.verdict).toBe('fail');
+    expect(sw.detail).toMatch(/validly signed requests were refused \(HTTP 401\), yet the same request without Standard Webhooks headers was accepted: .*read webhook-timestamp as seconds since the epoch, not milliseconds/);
+    const others = r.checks.filter((c) => c.verdict === 'fail' && c.name !== 'standard-webhooks');
+    // Signature among them: its valid requests were refused for their Standard Webhooks headers.
+    expect(others.map((c) => c.name)).toContain('signature');
+    for (const o of others) expect(o.detail, o.name).toMatch(/^not judged on its own: the receiver refused validly signed requests \(see Standard Webhooks\)/);
   }, 60_000);
 
   it('a self-signed certificate', async () => {

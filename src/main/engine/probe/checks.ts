@@ -16,7 +16,7 @@ export interface CheckResult {
   verdict: FinalVerdict;
   detail: string;
   evidence: ProbeEvidence[];
-  /** Signature only: every validly signed request was refused, so other checks' failures say so instead of a fix of their own. */
+  /** Every validly signed request was refused because of this check's subject, so other checks' failures say so instead of a fix of their own. */
   blocksOthers?: boolean;
 }
 
@@ -177,7 +177,28 @@ export async function standardWebhooks(ctx: CheckContext): Promise<CheckResult> 
   ]);
   const evidence = [...(await refused).map((a) => a.evidence), ...(await retried), (await rotation).evidence];
   const accepted = evidence.filter((e) => e.expected === '4xx' && e.status !== null && e.status < 300 && e.error === null);
-  if (accepted.length > 0) return { verdict: 'fail', detail: `accepted what it must refuse: ${accepted.map((e) => e.label).join(', ')}`, evidence };
+  if (accepted.length > 0) {
+    // A stale timestamp taken: no window, or one in the wrong unit (300000 "ms" compared with seconds is 3.5 days).
+    const stale = accepted.some((e) => e.label.startsWith('webhook-timestamp'))
+      ? ': refuse a webhook-timestamp more than 5 minutes from now; it is in seconds since the epoch (a window written in milliseconds, 300000, compared with seconds lets days through)'
+      : '';
+    return { verdict: 'fail', detail: `accepted what it must refuse: ${accepted.map((e) => e.label).join(', ')}${stale}`, evidence };
+  }
+  const validRefused = evidence.filter((e) => e.expected === '2xx' && (e.status === 401 || e.status === 403));
+  if (validRefused.length > 0 && validRefused.length === evidence.filter((e) => e.expected === '2xx').length) {
+    // Refused for X-Signature or for these headers? The same request without them tells.
+    const bare = await ctx.send({ label: 'valid X-Signature, no Standard Webhooks headers (which one is refused?)', expected: 'either', call: probeCall('track', now), standardWebhooks: { kind: 'none' } });
+    const theirs = bare.evidence.status !== null && bare.evidence.status >= 200 && bare.evidence.status < 300;
+    const fix = 'read webhook-timestamp as seconds since the epoch, not milliseconds, and verify "webhook-id.webhook-timestamp.body" with HMAC-SHA256 keyed with the base64 after "whsec_"';
+    return {
+      verdict: 'fail',
+      detail: theirs
+        ? `${VALID_SIGNATURES_REFUSED} (${answerOf(validRefused[0])}), yet the same request without Standard Webhooks headers was accepted: these headers are what it refuses: ${fix}`
+        : `${VALID_SIGNATURES_REFUSED} (${answerOf(validRefused[0])}): ${fix}`,
+      evidence: [...evidence, bare.evidence],
+      ...(theirs ? { blocksOthers: true } : {}),
+    };
+  }
   if (two(evidence).length > 0) return { verdict: two(evidence).some((e) => e.expected === '2xx') ? 'fail' : 'warn', detail: misses(evidence), evidence };
   return { verdict: 'pass', detail: 'refused a bad signature and a stale timestamp, accepted the signed request, its retry and a request signed twice (a rotation)', evidence };
 }

@@ -74,9 +74,11 @@ export async function runProbe(
   };
   const check = (name: ProbeCheckId) => report.checks.find((c) => c.name === name)!;
   const selected = (name: ProbeCheckId) => check(name).verdict !== 'skipped';
-  let signaturesRefused = false;
+  // The check whose subject made the receiver refuse every validly signed request. Standard Webhooks
+  // wins: it showed X-Signature alone was accepted.
+  let refusedBy: 'signature' | 'standard-webhooks' | null = null;
   const set = (name: ProbeCheckId, r: CheckResult) => {
-    if (r.blocksOthers) signaturesRefused = true;
+    if (r.blocksOthers && (name === 'signature' || name === 'standard-webhooks') && refusedBy !== 'standard-webhooks') refusedBy = name;
     Object.assign(check(name), { verdict: r.verdict, ok: r.verdict !== 'fail', detail: r.detail, evidence: r.evidence });
     changed();
   };
@@ -129,7 +131,9 @@ export async function runProbe(
       run('robustness', () => robustness(ctx)),
       run('ordering', () => ordering(ctx)),
     ]);
-    if (signaturesRefused) {
+    if (refusedBy !== null) {
+      const by = refusedBy;
+      const title = by === 'signature' ? 'Signature' : 'Standard Webhooks';
       // Their failures follow from the refused signatures: a fix of their own would mislead (issue 37, item 6).
       // Only a failure made of 401/403 answers follows from it: a certificate, a late answer or an
       // accepted forgery stands on its own.
@@ -138,7 +142,7 @@ export async function runProbe(
         return missed.length > 0 && missed.every((e) => e.status === 401 || e.status === 403);
       };
       for (const c of report.checks) {
-        if (c.name !== 'signature' && c.verdict === 'fail' && refusedOnly(c)) c.detail = `not judged on its own: the receiver refused validly signed requests (see Signature); fix that first. What it answered: ${c.detail}`;
+        if (c.name !== by && c.verdict === 'fail' && refusedOnly(c)) c.detail = `not judged on its own: the receiver refused validly signed requests (see ${title}); fix that first. What it answered: ${c.detail}`;
       }
       changed();
     }

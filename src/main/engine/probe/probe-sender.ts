@@ -43,7 +43,8 @@ export interface ProbeTarget {
 export interface ProbeRequest {
   label: string;
   /** What a ready receiver answers. */
-  expected: '2xx' | '4xx';
+  /** 'either': a diagnostic request, any HTTP answer is fine (it tells where a refusal comes from). */
+  expected: '2xx' | '4xx' | 'either';
   call: NormalizedCall;
   /** Changes the built body before it is signed (a future version, unknown fields). */
   editBody?: (body: JsonObject) => JsonObject;
@@ -61,7 +62,7 @@ export interface ProbeRequest {
    * bytes, signed with a timestamp this many seconds old, under a given webhook-id, or with two
    * signatures as during a rotation window (another key's first, then the given secret's).
    */
-  standardWebhooks?: { kind: 'valid'; id?: string } | { kind: 'other-bytes' } | { kind: 'stale'; ageS: number } | { kind: 'rotation' };
+  standardWebhooks?: { kind: 'valid'; id?: string } | { kind: 'other-bytes' } | { kind: 'stale'; ageS: number } | { kind: 'rotation' } | { kind: 'none' };
 }
 
 export interface ProbeAnswer {
@@ -123,6 +124,7 @@ export class ProbeSender {
     let headers: Record<string, string> = {};
     const v = req.standardWebhooks;
     if (sw && v && v.kind === 'valid' && v.id) sw = { ...sw, id: v.id };
+    if (sw && v && v.kind === 'none') sw = null;
     if (sw && v && v.kind !== 'valid') {
       const other = Buffer.from(JSON.stringify({ ...JSON.parse(plan.body.toString('utf8')), probe: 'other bytes' }));
       const secrets = v.kind === 'rotation' ? [`whsec_${randomBytes(32).toString('base64')}`, ...this.swSecrets()] : this.swSecrets();
@@ -241,6 +243,7 @@ function probeDelivery(
 function okFor(expected: ProbeRequest['expected'], r: SendResult): boolean {
   const s = r.status;
   if (s === null || r.errorCode !== null) return false;
+  if (expected === 'either') return true;
   return expected === '2xx' ? s >= 200 && s < 300 : s >= 400 && s < 500;
 }
 
