@@ -126,8 +126,10 @@ describe('an attempt says its method', () => {
       ['classic', ['POST']],
       ['actions', ['PATCH']],
     ]);
-    const recorded = t.events.flatMap((e) => (e.type === 'attempt.recorded' ? [e.attempt.method] : []));
-    expect(recorded.sort()).toEqual(['PATCH', 'POST']);
+    // The events follow the rows a moment later (a busy machine shows the gap): polled, not read once.
+    const recorded = () => t.events.flatMap((e) => (e.type === 'attempt.recorded' ? [e.attempt.method] : []));
+    await waitFor(async () => (recorded().length >= 2 ? true : undefined), 'both attempt.recorded events');
+    expect(recorded().sort()).toEqual(['PATCH', 'POST']);
 
     const jsonl = await t.call('exportDeliveries', { format: 'jsonl', limit: 10 });
     const line = JSON.parse(jsonl.content.trim()) as { deliveries: { attempts: { method: string }[] }[] };
