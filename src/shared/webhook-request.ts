@@ -84,20 +84,21 @@ export function buildActionsRequestHeaders(o: RequestHeadersInput): Record<strin
   const sw = o.standardWebhooks;
   const hasBody = o.body.byteLength > 0;
   // Names that differ only in case become one header with the values joined in the order written,
-  // as fetch's Headers appends them (`x-dup: one, two`).
-  const own = new Map<string, string>();
+  // as fetch's Headers appends them (`x-dup: one, two`), kept under the first spelling: node-fetch
+  // iterates its names sorted as first given (uppercase before lowercase), lowercased on the way out.
+  const own = new Map<string, { first: string; value: string }>();
   for (const name of Object.keys(o.urlHeaders)) {
     const lower = name.toLowerCase();
     const before = own.get(lower);
-    own.set(lower, before === undefined ? o.urlHeaders[name] : `${before}, ${o.urlHeaders[name]}`);
+    own.set(lower, before === undefined ? { first: name, value: o.urlHeaders[name] } : { first: before.first, value: `${before.value}, ${o.urlHeaders[name]}` });
   }
-  for (const lower of [...own.keys()].sort()) {
+  const order = [...own.entries()].sort(([, a], [, b]) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  for (const [lower, { value }] of order) {
     if (ACTIONS_NEVER.has(lower) || HOP_BY_HOP.has(lower)) continue;
     if (sw && STANDARD_WEBHOOKS.has(lower)) continue;
     if (lower === 'content-type' && hasBody) continue;
     // The text `undefined` (what a mapping's value resolving to nothing reads as): Segment's client
     // removes the header, its own of that name too (actions-core request-client mergeHeaders).
-    const value = own.get(lower)!;
     if (value === 'undefined') delete headers[lower];
     else headers[lower] = value;
   }
