@@ -5,12 +5,12 @@ import { exited, spawnNode } from './proc.mjs';
 
 const TOKEN = 'bench-token';
 
-export async function startEngine({ root, dataDir, config, nodeFlags = [] }) {
+export async function startEngine({ root, dataDir, config, nodeFlags = [], env }) {
   const configFile = join(dataDir, '..', 'bench-config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const { child, lines, stderr } = await spawnNode(
     [join(root, 'out/main/cli.js'), 'serve', '--data-dir', dataDir, '--collector-port', '0', '--ui-port', '0', '--token', TOKEN, '--config', configFile],
-    { wait: ['collector: ', 'ui: '], nodeFlags },
+    { wait: ['collector: ', 'ui: '], nodeFlags, env },
   );
   const collector = lines['collector: '];
   const ui = new URL(lines['ui: ']).origin;

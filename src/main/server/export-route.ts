@@ -9,7 +9,13 @@ import { sendError } from './api-routes';
 /**
  * GET /api/export/file: exportDeliveries (same query) as the file itself, streamed as it is read,
  * with Content-Disposition, instead of JSON holding the whole text. `curl -OJ` saves it; the web UI
- * downloads through it. The engine reads the next piece only when the client has taken the last.
+ * downloads through it.
+ *
+ * Backpressure is the pull: the stream asks the engine for its next piece (a slice's text,
+ * export-slices.ts) only while its buffer is under its high-water mark, and the pipe into the
+ * response stops reading it while the socket has not drained, so a slow client holds up the export,
+ * not memory. A client that goes away closes the response; Fastify then destroys the stream, which
+ * returns the engine's generator at its next piece: the work ends there (tests/integration/export-stream.test.ts).
  */
 export function registerExportRoute(app: FastifyInstance, engine: Engine): void {
   app.get(API_PREFIX + EXPORT_FILE_PATH, async (req, reply) => {

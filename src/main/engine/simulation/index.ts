@@ -48,6 +48,7 @@ export async function startSimulation(
     configApplied: (config, applied) => configIo.applied(config, applied),
     openExport: (input) => exporter.open(input),
     stop: async () => {
+      exporter.stop();
       await load.stop();
       await audiences.stop();
       await receivers.stop();

@@ -345,6 +345,19 @@ export class CallsRepo {
       .all(...args, ...(f.before ? [f.before] : []), f.limit) as number[];
   }
 
+  /**
+   * The ids matching `f` with `after < id <= upTo`, oldest first (newest first with 'desc'), at most
+   * `limit`: an export's keyset page. The id range bounds the rows one query reads however few match.
+   */
+  idsInRange(f: Omit<CallFilter, 'limit' | 'before'>, after: number, upTo: number, limit: number, order: 'asc' | 'desc' = 'asc'): number[] {
+    const { filter, args } = this.where({ ...f, limit });
+    const range = `${filter ? `${filter} AND` : 'WHERE'} c.id > ? AND c.id <= ?`;
+    return this.db
+      .prepare(`SELECT c.id FROM calls c ${CLASSIC_JOIN} ${range} ORDER BY c.id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`)
+      .pluck()
+      .all(...args, after, upTo, limit) as number[];
+  }
+
   private where(f: CallFilter): { where: string[]; filter: string; args: unknown[] } {
     const where: string[] = [];
     const args: unknown[] = [];
