@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { TlsMaterial } from './tls';
 
 /** One request as the receiver saw it, body as the raw bytes that arrived. */
@@ -111,9 +111,19 @@ async function listen(server: Server, handler: ReceiverHandler, scheme: 'http' |
 
 /** A port that was just free and now refuses connections. */
 export async function closedPort(): Promise<number> {
-  const server = createHttpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  // Below Linux's ephemeral range (32768–60999), where servers listening on port 0 and outgoing
+  // connections take their ports: a port freed from that range was seen taken again by a test
+  // running beside this one. Checked refused before it is given.
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return port;
+  }
 }
