@@ -77,6 +77,8 @@ export default defineConfig({
           client: resolve(__dirname, 'src/main/engine/client/index.ts'),
           // `webhook-lab/testing` (docs/testing.md): a lab in a test's own process.
           testing: resolve(__dirname, 'src/main/testing/index.ts'),
+          // The tracking-plan check workers' code (issue 38): a file of its own, found beside the engine (worker-file.ts).
+          'plan-check-worker': resolve(__dirname, 'src/main/engine/tracking-plans/check-worker.ts'),
         },
       },
     },

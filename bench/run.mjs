@@ -18,8 +18,10 @@ import { compareReceivers, addReceiverFigures } from './lib/receivers-compare.mj
 import { measureSearch, SEARCH_CALLS, STEADY_THROUGH, FIELD_QUERIES, BODY_QUERIES } from './lib/search.mjs';
 import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 import { measurePlans, addPlanFigures } from './lib/plans.mjs';
+import { measureHostile, addHostileFigures } from './lib/hostile.mjs';
 import { measureRestart } from './lib/restart.mjs';
 import { measureSpace } from './lib/space.mjs';
+import { measureExport, addExportFigures, EXPORT_CALLS } from './lib/export.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -43,6 +45,7 @@ const RECEIVERS_ROUNDS = num('BENCH_RECEIVERS_ROUNDS', 3);
 const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 const NEIGHBOURS_S = num('BENCH_NEIGHBOURS_S', 30);
+const HOSTILE_S = num('BENCH_HOSTILE_S', 10);
 
 const log = (line) => process.stdout.write(`${line}\n`);
 const json = { 'content-type': 'application/json' };
@@ -125,8 +128,10 @@ async function main() {
   if (process.argv[2] === 'singles') return singlesOnly();
   if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (process.argv[2] === 'plans') return plansOnly();
+  if (process.argv[2] === 'hostile') return hostileOnly();
   if (process.argv[2] === 'restart') return restartOnly(process.argv[3]);
   if (process.argv[2] === 'space') return spaceOnly();
+  if (process.argv[2] === 'export') return exportOnly(process.argv[3]);
   if (env.BENCH_WAIT_IDLE) await waitIdle(Number(env.BENCH_WAIT_IDLE));
   const started = new Date();
   log(`Webhook Lab benchmark — ${started.toISOString()}`);
@@ -302,6 +307,14 @@ async function main() {
 
     const plans = await measurePlans({ root: ROOT, tmp, phase, log, connections: BATCH_CONNECTIONS, durationS: Math.min(5, DURATION_S), nodeFlags: ENGINE_FLAGS });
 
+    const hostile = await measureHostile({ root: ROOT, tmp, phase, log, seconds: HOSTILE_S, nodeFlags: ENGINE_FLAGS });
+
+    log('\n12. restart with a 1,000-rule tracking plan (issue 27), the check workers compiling it (issue 38)');
+    const restart = await measureRestart({ root: ROOT, dataDir: join(tmp, 'restart-data'), log, plannedOnly: true });
+
+    log(`\n13. export (issue 38): ${fmt.int(EXPORT_CALLS)} calls streamed as JSON Lines (GET /api/export/file), health asked every 50 ms`);
+    const exported = await measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.7', pass: (_, r) => r >= 0.7 } });
@@ -334,6 +347,9 @@ async function main() {
     addReceiverFigures(report, receivers, RECEIVERS_RATE);
     addNeighbourFigures(report, neighbours, fmt);
     addPlanFigures(report, plans);
+    addHostileFigures(report, hostile, fmt);
+    addPlannedRestartFigure(report, restart);
+    addExportFigures(report, exported, fmt);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -497,7 +513,7 @@ async function restartOnly(keep) {
     const k = r.killed;
     log(`after kill -9 mid-ingest (-wal ${(k.walMedian / 1024 / 1024).toFixed(1)} MB, median): median ${fmt.ms(k.median)} of ${k.samples} starts, slowest ${fmt.ms(k.max)}, ${(k.median / r.median).toFixed(2)}× a clean stop's (target < 1 s: ${k.median < 1000 ? 'PASS' : 'MISS'})`);
     const p = r.planned;
-    log(`with a 1,000-rule tracking plan connected: median ${fmt.ms(p.median)} of ${p.samples} starts, slowest ${fmt.ms(p.max)}, ${(p.median / r.median).toFixed(2)}× without (target < 1 s: ${p.median < 1000 ? 'PASS' : 'MISS'})`);
+    log(`with a 1,000-rule tracking plan connected: median ${fmt.ms(p.median)} of ${p.samples} starts, slowest ${fmt.ms(p.max)}, ${(p.median / r.median).toFixed(2)}× without (target < 1 s: ${p.median < 1000 ? 'PASS' : 'MISS'}); the plan compiled in check workers ${p.compiles.join(', ')} times per start`);
   } finally {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
@@ -517,6 +533,24 @@ async function spaceOnly() {
     log(`\n${fmt.int(r.through)} calls through, ${fmt.int(r.retained)} kept (auto_vacuum ${['none', 'full', 'incremental'][r.autoVacuum]}):`);
     log(`  file + WAL at its largest ${mb(r.peak)}; when retention caught up ${mb(r.atRetention)} (${mb(r.freeAtRetention)} of it free pages); after giving them back ${mb(r.after)} (${(r.givenBackMs / 1000).toFixed(1)} s), ${(r.after / r.peak).toFixed(2)}× the largest; live data ${mb(r.live)}`);
     log(`  bytes per retained call: ${fmt.int(Math.round(r.perCall))} (file + WAL / calls kept)`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `node bench/run.mjs export [dataDir]`: the export figure alone (bench/lib/export.mjs). BENCH_ENGINE_ROOT
+ * runs another build (a checkout whose out/ is built) against the same filled dataDir: before/after.
+ */
+async function exportOnly(keep) {
+  const engineRoot = env.BENCH_ENGINE_ROOT ?? ROOT;
+  log(`Webhook Lab benchmark, export only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${engineRoot === ROOT ? revision() : engineRoot}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const r = await measureExport({ root: ROOT, engineRoot, dataDir: keep ?? join(tmp, 'export-data'), log, calls: num('BENCH_EXPORT_CALLS', EXPORT_CALLS), nodeFlags: ENGINE_FLAGS });
+    const report = new Report();
+    addExportFigures(report, r, fmt);
+    log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -593,6 +627,29 @@ async function plansOnly() {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** `node bench/run.mjs hostile`: the health answer beside hostile tracking plans, against a flood alone (issue 38). */
+async function hostileOnly() {
+  log(`Webhook Lab benchmark, hostile tracking plans only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addHostileFigures(report, await measureHostile({ root: ROOT, tmp, phase, log, seconds: HOSTILE_S, nodeFlags: ENGINE_FLAGS }), fmt);
+    log(`\n${report.table()}`);
+    log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The 1,000-rule restart as a row: its median first page against the same starts without the plan, and the workers' compiles. */
+function addPlannedRestartFigure(report, r) {
+  const p = r.planned;
+  report.add({
+    figure: `first page of 100, 1,000-rule plan connected (${p.samples} starts; check-worker compiles per start ${p.compiles.join('/')})`, value: p.median, show: fmt.ms,
+    baselineName: 'same starts, no plan', baseline: r.median, target: { text: '< 1 s', pass: (v) => v < 1000 },
+  });
 }
 
 async function neighboursOnly() {

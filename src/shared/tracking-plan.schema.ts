@@ -96,7 +96,8 @@ export interface TrackingPlan {
   problem?: string;
 }
 
-export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema'] as const;
+/** `check_timeout`: the check did not finish (over its 250 ms budget, or its worker stopped): the call was not checked. */
+export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema', 'check_timeout'] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 
 /** One way a call differs from its source's plan, as stored with the call when it arrived. */

@@ -55,6 +55,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     receivers = new ReceiversService({ store, events, now, log, dataDir: opts.dataDir, cancelDeliveries }, opts.mockReceiverPorts);
     await receivers.listen();
     // Checked whole and applied in one transaction, or refused (ConfigRefused) with nothing changed.
+    // Its tracking plans are compiled in check workers first (issue 38): none on the event loop.
+    if (opts.config) await trackingPlansOf(store, log).prepareConfig(opts.config);
     const applied = opts.config ? applyConfig(store, opts.config, now(), receivers) : undefined;
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
@@ -85,10 +87,13 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const plans = trackingPlansOf(store);
     // Compiled after the start, in slices (a large plan held the first answer for ~0.6 s).
     // A plan found not to compile then is logged, and the plans screen told to read the list again.
-    plans.startWarmUp((line) => {
-      log(`warning: ${line}`);
-      events.emit({ type: 'plans.changed' });
-    });
+    plans.startWarmUp(
+      (line) => {
+        log(`warning: ${line}`);
+        events.emit({ type: 'plans.changed' });
+      },
+      log,
+    );
     const ingest = new Ingest(
       store,
       now,
@@ -179,6 +184,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
           inFlightNotices.stop();
           await client.close(); // its last flush may still reach the embedded collector
           await app.close(); // stop accepting; requests in progress finish (and commit) first
+          await plans.close(); // their checks done, the check workers end
           await sim.stop();
           await probes.stop();
           await dispatcher.stop();

@@ -12,6 +12,7 @@ const KIND_LABELS: Record<Violation['kind'], string> = {
   required_missing: 'required property missing',
   wrong_type: 'wrong type',
   schema: 'schema rule',
+  check_timeout: 'not checked in time',
 };
 
 /** A row's mark: the number of violations (nothing when its source has no plan, a quiet ✓ when clean). */

@@ -138,12 +138,12 @@ export class Ingest {
       const invalid = prepared.findIndex((p) => p.dropReason !== null);
       if (invalid !== -1) return bad(strictMessage(req.route, invalid, prepared[invalid]));
     }
-    const checker = source && this.plans?.forSource(source.id);
-    if (checker) {
-      for (const p of prepared) if (p.head && p.item && p.dropReason === null) p.verdict = this.plans!.check(checker, p.item, envelope);
-    }
-    const recordVerdict = checker ? this.plans!.recorder : undefined;
-    const recordChecked = checker ? this.plans!.checkedRecorder : undefined;
+    // Checked on the event loop only when known cheap, else in the check workers with a budget: the
+    // request's answer waits for its verdicts, the loop does not (issue 38). Nothing is compiled here.
+    const plan = source && this.plans?.planFor(source.id);
+    if (plan) await this.plans!.checkArriving(plan, prepared, envelope);
+    const recordVerdict = plan ? this.plans!.recorder : undefined;
+    const recordChecked = plan ? this.plans!.checkedRecorder : undefined;
     let stored: StoredResult;
     try {
       stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict, recordChecked }], this.planner);

@@ -36,6 +36,8 @@ export class ConfigIo implements Feature<Ops> {
 
   /** Checked whole, then applied in one transaction or refused with nothing changed (apply-config.ts). */
   async apply(config: Config): Promise<ConfigWarning[]> {
+    // Its tracking plans compiled in check workers first (issue 38): applyConfig compiles none on the loop.
+    await trackingPlansOf(this.deps.store).prepareConfig(config);
     return this.applied(config, applyConfig(this.deps.store, config, this.deps.now(), this.receivers));
   }
 

@@ -1,6 +1,7 @@
 import { AggregateAjvError } from '@segment/ajv-human-errors';
-import type { PlanVerdict, TrackingPlanConnection, TrackingPlanRule, Violation, ViolationKind } from '../../../shared/tracking-plan.schema';
+import { ruleId, type PlanVerdict, type TrackingPlanConnection, type TrackingPlanRule, type Violation, type ViolationKind } from '../../../shared/tracking-plan.schema';
 import { compileRule, type CompiledRule, type ErrorObject } from './compile';
+import type { ValidateFunction } from 'ajv';
 
 // Checking one call against its source's plan (issue 24): which rules apply, what Ajv found, in
 // Segment's words (ajv-human-errors), and what Protocols' enforcement makes of it. Pure apart from
@@ -31,8 +32,8 @@ const ruleKey = (type: string, key: string | null | undefined) => `${type}\u0000
  * with the same content as one of `reuse` plans' is taken from it: Ajv takes about a millisecond a
  * rule, so saving a 1,000-rule plan with one rule changed held the collector for about a second.
  */
-export function compilePlan(id: string, name: string, rules: TrackingPlanRule[], reuse: readonly CompiledPlan[] = []): CompiledPlan {
-  const compiler = new PlanCompiler(id, name, rules, reuse);
+export function compilePlan(id: string, name: string, rules: TrackingPlanRule[], reuse: readonly CompiledPlan[] = [], heavy?: HeavyRules): CompiledPlan {
+  const compiler = new PlanCompiler(id, name, rules, reuse, heavy);
   while (compiler.step());
   return compiler.plan;
 }
@@ -50,8 +51,14 @@ export class PlanCompiler {
     name: string,
     private readonly rules: TrackingPlanRule[],
     private readonly reuse: readonly CompiledPlan[] = [],
+    private readonly heavy?: HeavyRules,
   ) {
     this.plan = { id, name, rules: new Map(), byContent: new Map() };
+  }
+
+  /** The index of the rule the next step compiles. */
+  get index(): number {
+    return this.next;
   }
 
   /** Compiles the next rule (throws RuleCompileError naming it); false once every rule is compiled. */
@@ -64,7 +71,8 @@ export class PlanCompiler {
     let compiled = byContent.get(content);
     for (let p = 0; !compiled && p < this.reuse.length; p++) compiled = this.reuse[p]!.byContent.get(content);
     try {
-      compiled ??= compileRule(rule);
+      const costUs = compiled ? undefined : this.heavy?.(content);
+      compiled ??= costUs ? pooledRule(rule, costUs) : compileRule(rule);
     } catch (err) {
       throw new RuleCompileError(i, rule, (err as Error).message);
     }
@@ -79,6 +87,43 @@ export class PlanCompiler {
   }
 }
 
+/**
+ * Rules a check worker found slow to compile (check-pool.ts), by content: their estimated cost
+ * (work-bounds.ts), or undefined for a rule to compile here. Such a rule is not compiled on the event
+ * loop: calls it checks go to the workers (service.ts).
+ */
+export type HeavyRules = (content: string) => number[] | undefined;
+
+/**
+ * A rule compiled only in the check workers: marked `pooled`, so the engine sends the calls it checks
+ * there. Its validator and lists compile on first use, for code that checks on the loop regardless
+ * (tests' direct calls); the collector and the API never do.
+ */
+function pooledRule(rule: TrackingPlanRule, costUs: number[]): CompiledRule {
+  let real: CompiledRule | undefined;
+  const get = () => (real ??= compileRule(rule));
+  const validate = ((data: unknown) => {
+    const ok = get().validate(data);
+    validate.errors = get().validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  const plannedIn = rule.type === 'IDENTIFY' || rule.type === 'GROUP' ? 'traits' : rule.type === 'COMMON' ? null : 'properties';
+  return {
+    rule,
+    id: ruleId(rule),
+    validate,
+    pooled: true,
+    plannedIn,
+    costUs,
+    get planned() {
+      return get().planned;
+    },
+    get lists() {
+      return get().lists;
+    },
+  };
+}
+
 export class RuleCompileError extends Error {
   constructor(
     readonly index: number,
@@ -87,6 +132,11 @@ export class RuleCompileError extends Error {
   ) {
     super(`rule ${rule.type}${rule.key ? ` "${rule.key}"` : ''} version ${rule.version}: its JSON Schema does not compile: ${reason}`);
   }
+}
+
+/** A call's shape for selectRules. */
+export function shapeOf(call: Record<string, unknown>): CallShape {
+  return { type: typeof call.type === 'string' ? call.type : '', event: call.event, name: call.name, context: call.context };
 }
 
 /** What a call is, for choosing rules. */
@@ -140,12 +190,21 @@ function pick(versions: CompiledRule[] | undefined, asked: number | null): Compi
   return (asked !== null ? versions.find((r) => r.rule.version === asked) : undefined) ?? versions[0];
 }
 
-type Enforcement = Pick<TrackingPlanConnection, 'unplannedEvents' | 'unplannedProperties' | 'violations'>;
+export type Enforcement = Pick<TrackingPlanConnection, 'unplannedEvents' | 'unplannedProperties' | 'violations'>;
+
+/**
+ * The verdict of a call whose check did not finish (check-pool.ts): ran past its budget, or its
+ * worker stopped. Never a pass: the call is flagged `check_timeout`, and blocked under
+ * `violations: block` as any violation is; with `allow` it is forwarded as it arrived.
+ */
+export function unfinishedVerdict(plan: { id: string; name: string }, settings: Enforcement, why: string): PlanVerdict {
+  const message = `The call was not checked against the tracking plan "${plan.name}": ${why}.`;
+  return { planId: plan.id, violations: [{ kind: 'check_timeout', path: '', message, rule: null }], blocked: settings.violations === 'block' ? message : null, omitted: [], rules: [] };
+}
 
 /** Checks one call (as received, the batch envelope's context merged under its own) against the plan. */
-export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>): PlanVerdict {
-  const type = typeof call.type === 'string' ? call.type : '';
-  const { rules, unplanned } = selectRules(plan, { type, event: call.event, name: call.name, context: call.context });
+export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>, selected?: ReturnType<typeof selectRules>): PlanVerdict {
+  const { rules, unplanned } = selected ?? selectRules(plan, shapeOf(call));
   const violations: Violation[] = [];
   const seen = new Set<string>();
   const add = (v: Violation) => {
@@ -196,7 +255,7 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
 
 /** Ajv's errors as violations, worded by Segment's ajv-human-errors, each with its JSON pointer and value. */
 export function describeErrors(errors: ErrorObject[], data: unknown): Omit<Violation, 'rule'>[] {
-  const human = new AggregateAjvError(errors, { fieldLabels: 'jsonPointer' }).toJSON();
+  const human = humanMessages(errors);
   return errors.map((e, i) => {
     const kind = kindOf(e);
     const extra = e.keyword === 'required' ? e.params.missingProperty : e.keyword === 'additionalProperties' ? e.params.additionalProperty : undefined;
@@ -206,6 +265,24 @@ export function describeErrors(errors: ErrorObject[], data: unknown): Omit<Viola
     const value = kind === 'required_missing' ? undefined : valueAt(data, path);
     return value === undefined ? { kind, path, message } : { kind, path, message, value };
   });
+}
+
+/**
+ * Segment's wording of each error; Ajv's own where the formatter throws (it does on an
+ * additionalProperties error of a schema with patternProperties and no properties: Object.keys(undefined)).
+ */
+function humanMessages(errors: ErrorObject[]): { message?: string }[] {
+  try {
+    return new AggregateAjvError(errors, { fieldLabels: 'jsonPointer' }).toJSON();
+  } catch {
+    return errors.map((e) => {
+      try {
+        return new AggregateAjvError([e], { fieldLabels: 'jsonPointer' }).toJSON()[0] ?? {};
+      } catch {
+        return {};
+      }
+    });
+  }
 }
 
 function kindOf(e: ErrorObject): ViolationKind {

@@ -3,6 +3,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { linearRegExp } from './linear-pattern';
 import { unboundedSchema } from './schema-bounds';
+import { ruleWork } from './work-bounds';
 import { uniqueItemsKeyword } from './unique-items';
 import { ruleId, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 
@@ -69,6 +70,12 @@ export interface CompiledRule {
   plannedIn: 'properties' | 'traits' | null;
   /** What the rule lists for each part: keys (null: none listed) and patternProperties (a key matching one is planned). */
   lists: Record<'properties' | 'traits', { keys: Set<string> | null; patterns: { test(key: string): boolean }[] }>;
+  /** The estimated worst check of a call of each size (work-bounds.ts SIZE_BUCKETS), in µs. */
+  costUs: number[];
+  /** Compiled only in the check workers (check.ts pooledRule): its calls are checked there. */
+  pooled?: true;
+  /** Its compile, estimated from its schema (work-bounds.ts), in µs. */
+  compileUs?: number;
 }
 
 /** Compiles one rule; throws with Ajv's message when its schema does not compile. */
@@ -80,11 +87,13 @@ export function compileRule(rule: TrackingPlanRule): CompiledRule {
   const usable = ajv === draft04 ? schema : (withoutIdKeywords(schema) as Record<string, unknown>);
   const unbounded = unboundedSchema(usable);
   if (unbounded) throw new Error(unbounded);
+  const work = ruleWork(usable);
+  if (work.problem) throw new Error(work.problem);
   const validate = ajv.compile(usable);
   const plannedIn = rule.type === 'IDENTIFY' || rule.type === 'GROUP' ? 'traits' : rule.type === 'COMMON' ? null : 'properties';
   const lists = { properties: listed(schema, 'properties'), traits: listed(schema, 'traits') };
   const planned = plannedIn ? lists[plannedIn].keys : null;
-  return { rule, id: ruleId(rule), validate, planned, plannedIn, lists };
+  return { rule, id: ruleId(rule), validate, planned, plannedIn, lists, costUs: work.costUs, compileUs: work.compileUs };
 }
 
 function listed(schema: Record<string, unknown>, part: 'properties' | 'traits'): CompiledRule['lists']['properties'] {

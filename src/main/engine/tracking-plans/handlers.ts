@@ -8,8 +8,7 @@ import { parseOrThrow } from '../../../shared/validation-error';
 import type { Store } from '../store/store';
 import type { EventHub } from '../event-hub';
 import { conflict, invalidInput, notFound } from '../errors';
-import { checkCall } from './check';
-import { compileOrRefuse, trackingPlansOf } from './service';
+import { trackingPlansOf } from './service';
 
 type Handlers = Pick<ApiHandlers, keyof typeof trackingPlanOps>;
 
@@ -30,11 +29,6 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
   const { store } = d;
   const plans = trackingPlansOf(store);
   // null means "no plan" to a caller: a source connected to a plan that does not compile says so instead (409).
-  const notCheckable = (sourceId: string): undefined => {
-    const broken = plans.uncheckedSources(sourceId)[0];
-    if (broken) throw conflict(`tracking plan "${broken.plan}" does not compile (${broken.problem}): save it again with rules that compile`);
-    return undefined;
-  };
   const sinceOf = (since: string | undefined) => (since === undefined ? d.now() - HOUR_MS : Date.parse(since));
   // Sources show their plan's name; the plans screen lists the plans.
   const changed = () => {
@@ -50,12 +44,15 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       return { plans: list, stats: Object.fromEntries(list.map((p) => [p.id, plans.ruleStats(p.id, since)])) };
     },
     getTrackingPlanStats: (input) => plans.ruleStats(input.id, sinceOf(input.since)),
-    createTrackingPlan: (input) => {
+    // Each plan is compiled in a check worker before it is saved (issue 38): never on the event loop.
+    createTrackingPlan: async (input) => {
+      await plans.prepare(input);
       const p = plans.create(input, d.now());
       changed();
       return p;
     },
-    replaceTrackingPlan: (input) => {
+    replaceTrackingPlan: async (input) => {
+      await plans.prepare(input);
       const p = plans.replace(input.id, { name: input.name, rules: input.rules }, d.now());
       changed();
       return p;
@@ -65,7 +62,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       changed();
       return { ok: true as const };
     },
-    importTrackingPlan: (input) => {
+    importTrackingPlan: async (input) => {
       let read;
       try {
         read = importTrackingPlan(input.file);
@@ -79,38 +76,49 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       const rules = parseOrThrow(trackingPlanRulesSchema, read.rules, ['rules']);
       const existing = plans.byName(name);
       if (existing && !input.replace) throw invalidInputConflict(name);
+      await plans.prepare({ name, rules });
       const plan = existing ? plans.replace(existing.id, { name, rules }, d.now()) : plans.create({ name, rules }, d.now());
       changed();
       return { plan, shape: read.shape, replaced: existing !== undefined };
     },
-    connectTrackingPlan: (input) => {
+    connectTrackingPlan: async (input) => {
+      if (input.trackingPlan) await plans.prepareConnection(input.trackingPlan.name);
       const p = plans.connect(input.id, input.trackingPlan);
       changed();
       return p;
     },
-    checkTrackingPlanCall: (input): PlanVerdict | null => {
-      if (input.rules) return checkCall(compileOrRefuse({ id: 'draft', name: 'draft', rules: input.rules }, 'rules'), ALLOW, input.call);
-      if (input.planId) return checkCall(plans.compiledOrRefuse(input.planId), ALLOW, input.call);
+    // Checked as the collector checks (on the loop only when cheap, else in a worker with a budget).
+    checkTrackingPlanCall: async (input): Promise<PlanVerdict | null> => {
+      if (input.rules) return plans.verdictForRules(input.rules, input.call);
+      if (input.planId) return plans.verdictForPlan(input.planId, input.call);
       if (!input.sourceId) throw invalidInput('give sourceId, planId or rules');
       if (!store.sources.get(input.sourceId)) throw notFound(`source ${input.sourceId}`);
-      const c = plans.forSource(input.sourceId) ?? notCheckable(input.sourceId);
-      // A source without a plan: nothing to check against.
-      if (!c) return null;
-      return plans.check(c, input.call, {});
+      // A source without a plan: nothing to check against (null); one whose plan does not compile: 409.
+      return plans.verdictForSource(input.sourceId, input.call, {});
     },
-    recheckTrackingPlanCalls: (input) =>
-      input.callIds.map((callId) => {
+    recheckTrackingPlanCalls: async (input) => {
+      const calls = input.callIds.map((callId) => {
         const c = store.calls.get(callId);
         if (!c) throw notFound(`message ${callId}`);
-        const checker = c.sourceId ? (plans.forSource(c.sourceId) ?? notCheckable(c.sourceId)) : undefined;
+        return { callId, c };
+      });
+      const out: { callId: number; verdict: PlanVerdict | null }[] = [];
+      for (const { callId, c } of calls) {
         const item = c.raw;
-        if (!checker || c.status === 'dropped' || typeof item !== 'object' || item === null || Array.isArray(item)) return { callId, verdict: null };
+        if (!c.sourceId || c.status === 'dropped' || typeof item !== 'object' || item === null || Array.isArray(item)) {
+          // A source whose plan does not compile says so, whatever the call.
+          if (c.sourceId) await plans.assertCheckable(c.sourceId);
+          out.push({ callId, verdict: null });
+          continue;
+        }
         // As at ingest: the batch envelope's context (kept in the normalized form) under the call's own.
         const context = c.normalized?.context;
         // A single-call route's body has no type of its own (the route gave it): the stored call's type.
         const call = { ...(item as Record<string, unknown>), type: c.type };
-        return { callId, verdict: plans.check(checker, call, context ? { context } : {}) };
-      }),
+        out.push({ callId, verdict: await plans.verdictForSource(c.sourceId, call, context ? { context } : {}) });
+      }
+      return out;
+    },
     draftTrackingPlan: (input) => {
       const raws: unknown[] = [];
       // Picked calls all of one source are named after it, as a source's calls are.
@@ -139,7 +147,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       const sourceName = sourceId ? store.sources.get(sourceId)?.name : undefined;
       return { name: input.name ?? `${sourceName ?? 'observed'} (draft)`, rules: draftRules(raws), calls: raws.length };
     },
-    getViolations: (input): ViolationSummary => {
+    getViolations: async (input): Promise<ViolationSummary> => {
       const since = input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since);
       const totals = plans.repo.totals(since, input.sourceId);
       const summary = plans.repo.summary(since, input.sourceId, MAX_VIOLATION_ITEMS);
@@ -154,13 +162,11 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
         lastSeen: formatTimestamp(r.lastSeen),
         exampleCallId: r.exampleCallId,
       }));
-      const unchecked = plans.uncheckedSources(input.sourceId).map((u) => ({ ...u, sourceName: store.sources.get(u.sourceId)?.name ?? null }));
+      const unchecked = (await plans.uncheckedSourcesNow(input.sourceId)).map((u) => ({ ...u, sourceName: store.sources.get(u.sourceId)?.name ?? null }));
       return { since: formatTimestamp(since), ...totals, items, itemsTotal: summary.total, unchecked };
     },
   };
 }
-
-const ALLOW = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
 
 function invalidInputConflict(name: string): Error {
   return conflict(`a tracking plan named "${name}" exists: import with replace: true to replace it`);

@@ -8,15 +8,22 @@ import { formatTimestamp } from '../../../shared/timestamp';
 import { ruleId, type PlanVerdict, type RuleStats, type TrackingPlan, type TrackingPlanConnection, type TrackingPlanInput, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { conflict, HttpError, notFound } from '../errors';
 import type { FieldError } from '../../../shared/validation-error';
-import { checkCall, compilePlan, PlanCompiler, RuleCompileError, type CompiledPlan } from './check';
+import { checkCall, compilePlan, PlanCompiler, RuleCompileError, type CompiledPlan, type HeavyRules } from './check';
 import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './plans.repo';
+import { CheckPool, PlanNotCompiled } from './check-pool';
+import { PlanChecks, type PlanToCheck } from './plan-checks';
+import { PlanGates, rulesHash } from './plan-gates';
 
 // Tracking plans in the engine (issue 24): the plans and the sources' connections, mirrored in memory
 // with each connected plan compiled once (and again only when it changes), so that the collector's
 // question "does this source have a plan?" is one Map lookup, and a source without one costs nothing
 // more. One instance per Store (trackingPlansOf), so the config import and the API share the mirror.
 // The plans stored when the lab starts are compiled in slices after it (warmUp): a 1,000-rule plan
-// took ~0.6 s of the start before the first answer; a call that needs one sooner compiles it at once.
+// took ~0.6 s of the start before the first answer. Since issue 38 nothing of a plan is compiled on
+// the event loop before a check worker compiled it (plan-gates.ts), and the collector's and the API's
+// checks run on the loop only when known cheap, else in the workers with a budget (plan-checks.ts);
+// until a plan is compiled on the loop, its calls are checked in the workers. The synchronous
+// forSource/check pair still compiles on demand, for code that wants a plan at once (tests).
 
 /** How long one slice of the start's compile may hold the event loop. */
 const WARM_UP_SLICE_MS = 10;
@@ -48,6 +55,16 @@ export class TrackingPlans {
   private readonly reported = new Set<string>();
   private warming: Promise<void> | null = null;
   private stopped = false;
+  private poolInstance: CheckPool | undefined;
+  /** Where the workers' compiles and demoted rules are said (the engine's log). */
+  private info: ((line: string) => void) | null = null;
+  private readonly gates = new PlanGates(() => this.pool());
+  private readonly heavy: HeavyRules = this.gates.heavyRule;
+  private readonly checks = new PlanChecks(
+    () => this.pool(),
+    (id, updatedAt, err) => this.notCompiledInWorker(id, updatedAt, err),
+    (line) => this.info?.(line),
+  );
 
   constructor(private readonly store: Store) {
     this.repo = store.featureRepo((db) => new TrackingPlansRepo(db));
@@ -59,8 +76,9 @@ export class TrackingPlans {
    * Compiles the connected plans not compiled yet, a slice at a time (again after each reload or
    * save), and says through `warn` each stored plan found not to compile, once.
    */
-  startWarmUp(warn: (line: string) => void): void {
+  startWarmUp(warn: (line: string) => void, info?: (line: string) => void): void {
     this.warn = warn;
+    if (info) this.info = info;
     for (const id of this.unusable.keys()) this.report(id);
     this.kick();
   }
@@ -92,10 +110,32 @@ export class TrackingPlans {
     this.stopped = true;
   }
 
+  /** The check workers, started when first needed (a lab without plans starts none). */
+  pool(): CheckPool {
+    return (this.poolInstance ??= new CheckPool({ log: (line) => this.info?.(line) }));
+  }
+
+  /** Where the check workers' compiles and rules moved off the loop are said (the engine's log). */
+  logTo(info: (line: string) => void): void {
+    this.info = info;
+  }
+
+  /** Checks in these workers from now on (tests: a pool whose worker crashes on cue). */
+  useCheckPool(pool: CheckPool): void {
+    this.poolInstance = pool;
+  }
+
+    /** Ends the check workers (the engine's stop, after the collector finished its requests). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.poolInstance?.close();
+  }
+
   private kick(): void {
     if (!this.warn || this.stopped) return;
     this.warming ??= this.warmUp()
-      .catch((err: unknown) => this.warn?.(`tracking plans: ${(err as Error)?.stack ?? String(err)}`))
+      // Stopped meanwhile (the check workers ended with the engine): nothing to say.
+      .catch((err: unknown) => (this.stopped ? undefined : this.warn?.(`tracking plans: ${(err as Error)?.stack ?? String(err)}`)))
       .finally(() => (this.warming = null));
   }
 
@@ -105,7 +145,9 @@ export class TrackingPlans {
       if (this.stopped) return;
       const c = this.nextToWarm();
       if (!c) return;
-      if (this.compileSlice(c.planId)) this.checkerFor(c);
+      // A worker compiles it first: what does not compile is set aside, what is slow stays off the loop.
+      if (!this.gates.isGated(c.planId, this.plans.get(c.planId)?.updatedAt)) await this.gatePlan(c.planId);
+      else if (this.compileSlice(c.planId)) this.checkerFor(c);
     }
   }
 
@@ -121,7 +163,7 @@ export class TrackingPlans {
     if (!p || this.compiled.has(id) || this.unusable.has(id)) return true;
     let pend = this.pending.get(id);
     if (!pend || pend.updatedAt !== p.updatedAt) {
-      pend = { compiler: new PlanCompiler(p.id, p.name, p.rules, this.reuse()), updatedAt: p.updatedAt };
+      pend = { compiler: new PlanCompiler(p.id, p.name, p.rules, this.reuse(), this.heavy), updatedAt: p.updatedAt };
       this.pending.set(id, pend);
     }
     const until = performance.now() + WARM_UP_SLICE_MS;
@@ -149,6 +191,7 @@ export class TrackingPlans {
     this.readPlans();
     this.reusable = [...this.checkedForImport];
     this.checkedForImport = [];
+    this.gates.forgetConfig();
     for (const id of new Set([...this.compiled.keys(), ...this.unusable.keys()])) {
       const p = this.plans.get(id);
       if (p && p.updatedAt === this.compiledAt.get(id)) continue;
@@ -221,11 +264,24 @@ export class TrackingPlans {
    * `check` right after the start passed such a source).
    */
   uncheckedSources(sourceId?: string): { sourceId: string; plan: string; problem: string }[] {
-    const out: { sourceId: string; plan: string; problem: string }[] = [];
     for (const c of this.connections.values()) {
       if (sourceId !== undefined && c.sourceId !== sourceId) continue;
       if (!this.bySource.has(c.sourceId)) this.checkerFor(c);
     }
+    return this.listUnchecked(sourceId);
+  }
+
+  /** uncheckedSources without compiling on the event loop: plans not compiled yet are compiled in a worker. */
+  async uncheckedSourcesNow(sourceId?: string): Promise<{ sourceId: string; plan: string; problem: string }[]> {
+    for (const c of [...this.connections.values()]) {
+      if (sourceId !== undefined && c.sourceId !== sourceId) continue;
+      await this.ensureGated(c.planId);
+    }
+    return this.listUnchecked(sourceId);
+  }
+
+  private listUnchecked(sourceId?: string): { sourceId: string; plan: string; problem: string }[] {
+    const out: { sourceId: string; plan: string; problem: string }[] = [];
     for (const c of this.connections.values()) {
       const problem = this.unusable.get(c.planId);
       if (problem === undefined || (sourceId !== undefined && c.sourceId !== sourceId)) continue;
@@ -246,7 +302,7 @@ export class TrackingPlans {
     if (pend?.updatedAt === p.updatedAt) {
       while (pend.compiler.step());
       c = pend.compiler.plan;
-    } else c = compilePlan(p.id, p.name, p.rules, this.reuse());
+    } else c = compilePlan(p.id, p.name, p.rules, this.reuse(), this.heavy);
     this.compiled.set(id, c);
     this.compiledAt.set(id, p.updatedAt);
     return c;
@@ -260,6 +316,138 @@ export class TrackingPlans {
     // Connected, its plan not compiled yet (the start's slices have not reached it): compiled now.
     const c = this.connections.get(sourceId);
     return c && !this.unusable.has(c.planId) ? this.checkerFor(c) : undefined;
+  }
+
+  /**
+   * The plan a source's arriving calls are checked against, with its loop-compiled validators when it
+   * has them; nothing is compiled here (the collector's path). Undefined for most sources (no plan) and
+   * for a plan that does not compile (its calls go unchecked, as the API and `check` say).
+   */
+  planFor(sourceId: string): PlanToCheck | undefined {
+    if (this.connections.size === 0) return undefined;
+    const c = this.connections.get(sourceId);
+    if (!c || this.unusable.has(c.planId)) return undefined;
+    return this.toCheck(c.planId, c);
+  }
+
+  private toCheck(planId: string, settings: PlanToCheck['settings']): PlanToCheck | undefined {
+    const p = this.plans.get(planId);
+    if (!p) return undefined;
+    const compiled = this.compiledAt.get(p.id) === p.updatedAt ? this.compiled.get(p.id) : undefined;
+    return { id: p.id, name: p.name, rules: p.rules, updatedAt: p.updatedAt, settings, compiled };
+  }
+
+  /** Checks a request's calls that were read (not dropped) and sets their verdicts: on the loop when cheap, else in the workers. */
+  async checkArriving(plan: PlanToCheck, calls: ArrivingCall[], envelope: Envelope): Promise<void> {
+    const targets = calls.filter((p) => p.head && p.item && p.dropReason === null);
+    if (targets.length === 0) return;
+    const verdicts = await this.checks.verdicts(plan, targets.map((p) => withEnvelope(p.item!, envelope)));
+    targets.forEach((p, i) => {
+      const v = verdicts[i];
+      if (v) p.verdict = v;
+    });
+  }
+
+  /**
+   * A call's verdict under a source's plan as it is now (the API's check and recheck), never compiling
+   * on the loop; null for a source without a plan, a 409 for one whose plan does not compile.
+   */
+  async verdictForSource(sourceId: string, call: Record<string, unknown>, envelope: Envelope): Promise<PlanVerdict | null> {
+    const c = this.connections.get(sourceId);
+    if (!c) return null;
+    await this.ensureGated(c.planId);
+    const plan = this.planFor(sourceId);
+    const [v] = plan ? await this.checks.verdicts(plan, [withEnvelope(call, envelope)]) : [undefined];
+    if (v) return v;
+    const why = this.unusable.get(c.planId);
+    if (why === undefined) return null;
+    throw conflict(`tracking plan "${this.plans.get(c.planId)?.name ?? c.planId}" does not compile (${why}): save it again with rules that compile`);
+  }
+
+  /** A 409 when the source is connected to a plan that does not compile (its calls cannot be checked). */
+  async assertCheckable(sourceId: string): Promise<void> {
+    const c = this.connections.get(sourceId);
+    if (!c) return;
+    await this.ensureGated(c.planId);
+    const why = this.unusable.get(c.planId);
+    if (why !== undefined) throw conflict(`tracking plan "${this.plans.get(c.planId)?.name ?? c.planId}" does not compile (${why}): save it again with rules that compile`);
+  }
+
+  /** A call's verdict under a stored plan (flagging only), or a 409 when the plan does not compile. */
+  async verdictForPlan(planId: string, call: Record<string, unknown>): Promise<PlanVerdict> {
+    const p = this.plans.get(planId);
+    if (!p) throw notFound(`tracking plan ${planId}`);
+    await this.ensureGated(planId);
+    const plan = this.unusable.has(planId) ? undefined : this.toCheck(planId, FLAG_ONLY);
+    const [v] = plan ? await this.checks.verdicts(plan, [call]) : [undefined];
+    if (v) return v;
+    throw conflict(`tracking plan "${p.name}" does not compile (${this.unusable.get(planId) ?? 'unknown'}): save it again with rules that compile`);
+  }
+
+  /** A call's verdict under rules not saved (Compose, the rule editor), compiled in a worker; a 400 naming a rule that does not compile. */
+  async verdictForRules(rules: TrackingPlanRule[], call: Record<string, unknown>): Promise<PlanVerdict> {
+    const plan = { key: `draft:${rulesHash(rules)}`, id: 'draft', name: 'draft', rules };
+    try {
+      const [v] = await this.pool().check(plan, FLAG_ONLY, [call], [0]);
+      return v!;
+    } catch (err) {
+      if (!(err instanceof PlanNotCompiled)) throw err;
+      throw refusedRule(new RuleCompileError(err.index, rules[err.index]!, err.reason), 'rules');
+    }
+  }
+
+  /** Rules about to be saved (create, replace, import), compiled in a worker first: a 400 naming the rule that does not compile. */
+  async prepare(input: { name: string; rules: TrackingPlanRule[] }): Promise<void> {
+    const outcome = await this.gates.prepare(input.name, input.rules);
+    if (!outcome.ok) throw refusedRule(new RuleCompileError(outcome.index, input.rules[outcome.index]!, outcome.reason), 'rules');
+  }
+
+  /** A stored plan (by name) compiled in a worker if it was not yet, before a source is connected to it. */
+  async prepareConnection(name: string): Promise<void> {
+    const p = this.byName(name);
+    if (p) await this.ensureGated(p.id);
+  }
+
+  /** A config's plans compiled in workers before the import checks them (planConfig), which then compiles nothing on the loop. */
+  async prepareConfig(config: Config): Promise<void> {
+    for (const p of config.trackingPlans) if (!this.storedAs(p)) await this.gates.prepareConfig(p.name, p.rules);
+    // Stored plans the file connects, as planConfig will judge them; not one the file repeats as stored
+    // with its connection (`serve --config` at every start): that is left to the start's warm-up.
+    for (const s of config.sources) {
+      const name = s.trackingPlan?.name;
+      const stored = name === undefined ? undefined : this.byName(name);
+      if (!stored) continue;
+      const given = config.trackingPlans.find((p) => p.name === name);
+      if (given && (!this.storedAs(given) || this.connectedAs(this.store.sources.byName(s.name)?.id, name!, s.trackingPlan!))) continue;
+      await this.ensureGated(stored.id);
+    }
+  }
+
+  /** A stored plan compiled in a worker unless it is compiled, gated or set aside already. */
+  private async ensureGated(id: string): Promise<void> {
+    const p = this.plans.get(id);
+    if (!p || this.unusable.has(id) || this.gates.isGated(id, p.updatedAt) || this.compiledAt.get(id) === p.updatedAt) return;
+    await this.gatePlan(id);
+  }
+
+  /** Compiles a stored plan in a worker: a rule that does not compile sets the plan aside (said once); slow rules stay off the loop. */
+  private async gatePlan(id: string): Promise<void> {
+    const p = this.plans.get(id);
+    if (!p) return;
+    const at = p.updatedAt;
+    const outcome = await this.gates.compile(`${id}:${at}`, id, p.name, p.rules);
+    // Saved again meanwhile: that version is the one to judge.
+    if (this.plans.get(id)?.updatedAt !== at) return;
+    if (outcome.ok) this.gates.markGated(id, at);
+    else this.markUnusable(id, at, new RuleCompileError(outcome.index, p.rules[outcome.index]!, outcome.reason).message);
+  }
+
+  /** A worker could not compile a plan its calls needed (stored by an older lab, not gated yet): set aside as warmUp would. */
+  private notCompiledInWorker(id: string, updatedAt: number, err: PlanNotCompiled): void {
+    const p = this.plans.get(id);
+    if (!p || p.updatedAt !== updatedAt) return;
+    this.markUnusable(id, updatedAt, new RuleCompileError(err.index, p.rules[err.index]!, err.reason).message);
+    this.bySource = new Map([...this.bySource].filter(([, c]) => c.plan.id !== id));
   }
 
   /** Writes a checked call's verdict inside the collector's write job (arrivals.ts), so it is durable with the call. */
@@ -301,12 +489,7 @@ export class TrackingPlans {
 
   /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
   check(c: SourceChecker, item: Record<string, unknown>, envelope: Envelope): PlanVerdict {
-    const envContext = envelope.context;
-    const call =
-      envContext && typeof envContext === 'object'
-        ? { ...item, context: { ...(envContext as Record<string, unknown>), ...(typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : {}) } }
-        : item;
-    return checkCall(c.plan, c.settings, call);
+    return checkCall(c.plan, c.settings, withEnvelope(item, envelope));
   }
 
   /** A call's violations and plan check as its detail shows them (null, null when it was not checked). */
@@ -364,14 +547,24 @@ export class TrackingPlans {
 
   /** Compiles first (a rule that does not compile is refused, naming it), then writes and swaps the mirror. */
   private save(p: StoredPlan): void {
-    const compiled = compileOrRefuse(p, 'rules', this.reuse());
+    // Compiled in a worker just before (prepare): the loop compiles it later, in warmUp's slices.
+    const compiled = this.gates.takePrepared(p.rules) ? undefined : compileOrRefuse(p, 'rules', this.reuse(), this.heavy);
     this.repo.savePlan(p);
+    const was = this.compiled.get(p.id);
     this.plans.set(p.id, p);
     this.pending.delete(p.id);
     this.unusable.delete(p.id);
     this.reported.delete(p.id);
-    this.compiled.set(p.id, compiled);
-    this.compiledAt.set(p.id, p.updatedAt);
+    if (compiled) {
+      this.compiled.set(p.id, compiled);
+      this.compiledAt.set(p.id, p.updatedAt);
+    } else {
+      this.compiled.delete(p.id);
+      this.compiledAt.delete(p.id);
+      this.gates.markGated(p.id, p.updatedAt);
+      // Its unchanged rules are taken from the version before when the slices compile it.
+      if (was) this.reusable = [was, ...this.reusable].slice(0, REUSABLE_KEPT);
+    }
     this.connectSources();
   }
 
@@ -390,8 +583,14 @@ export class TrackingPlans {
     const unchanged = new Set(config.trackingPlans.filter((p) => this.storedAs(p)).map((p) => p.name));
     config.trackingPlans.forEach((p, i) => {
       if (unchanged.has(p.name)) return;
+      // Compiled in a worker before (prepareConfig): its verdict, nothing compiled on the loop.
+      const gated = this.gates.configOutcome(p.rules);
+      if (gated) {
+        if (!gated.ok) problems.push({ path: `trackingPlans[${i}].rules[${gated.index}].jsonSchema`, message: new RuleCompileError(gated.index, p.rules[gated.index]!, gated.reason).message });
+        return;
+      }
       try {
-        this.checkedForImport.push(compilePlan('check', p.name, p.rules, [...this.compiled.values(), ...this.checkedForImport]));
+        this.checkedForImport.push(compilePlan('check', p.name, p.rules, [...this.compiled.values(), ...this.checkedForImport], this.heavy));
       } catch (err) {
         if (!(err instanceof RuleCompileError)) throw err;
         problems.push({ path: `trackingPlans[${i}].rules[${err.index}].jsonSchema`, message: err.message });
@@ -408,7 +607,7 @@ export class TrackingPlans {
         // it is: also when the file gives it as stored (so not compiled above), unless the file only
         // repeats a connection that is stored already (a `serve --config` at every start).
         const id = this.byName(name)!.id;
-        const reason = this.unusable.get(id) ?? this.compileProblem(id);
+        const reason = this.unusable.get(id) ?? (this.gates.isGated(id, this.plans.get(id)?.updatedAt) ? null : this.compileProblem(id));
         if (reason) problems.push({ path: `sources[${i}].trackingPlan.name`, message: `tracking plan "${name}" does not compile (${reason}): give it in the file with rules that compile` });
       }
     });
@@ -467,12 +666,14 @@ export class TrackingPlans {
     const p = this.byName(conn.name);
     if (!p) throw refused(400, `no tracking plan is named "${conn.name}"`, 'name', 'no tracking plan has this name');
     const settings: StoredConnection = { sourceId, planId: p.id, unplannedEvents: conn.unplannedEvents, unplannedProperties: conn.unplannedProperties, violations: conn.violations };
-    const why = this.unusable.get(p.id) ?? this.compileProblem(p.id);
+    const why = this.unusable.get(p.id) ?? (this.gates.isGated(p.id, p.updatedAt) ? null : this.compileProblem(p.id));
     if (why !== null) throw refused(409, `tracking plan "${p.name}" does not compile (${why}): save it again with rules that compile, then connect it`, 'name', 'this plan does not compile');
     this.repo.connect(settings);
     this.connections.set(sourceId, settings);
     const plan = this.compiled.get(p.id);
     if (plan) this.bySource.set(sourceId, { plan, settings });
+    // Not compiled on the loop yet (a worker compiled it): the warm-up's slices do it, its calls meanwhile go to the workers.
+    else this.kick();
     return this.view(p);
   }
 
@@ -497,14 +698,33 @@ export class TrackingPlans {
 }
 
 /** Compiles a plan's rules; a rule that does not compile is a 400 naming it (`rules[3].jsonSchema`). */
-export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPlanRule[] }, path: string, reuse: readonly CompiledPlan[] = []): CompiledPlan {
+export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPlanRule[] }, path: string, reuse: readonly CompiledPlan[] = [], heavy?: HeavyRules): CompiledPlan {
   try {
-    return compilePlan(p.id, p.name, p.rules, reuse);
+    return compilePlan(p.id, p.name, p.rules, reuse, heavy);
   } catch (err) {
-    if (err instanceof RuleCompileError) throw refused(400, err.message, `${path}[${err.index}].jsonSchema`, err.reason);
+    if (err instanceof RuleCompileError) throw refusedRule(err, path);
     throw err;
   }
 }
+
+/** A rule that does not compile: a 400 naming it (`rules[3].jsonSchema`), with the reason. */
+function refusedRule(err: RuleCompileError, path: string): PlanRefused {
+  return refused(400, err.message, `${path}[${err.index}].jsonSchema`, err.reason);
+}
+
+/** The batch envelope's context merged under the call's own, as normalization does. */
+function withEnvelope(item: Record<string, unknown>, envelope: Envelope): Record<string, unknown> {
+  const envContext = envelope.context;
+  if (!envContext || typeof envContext !== 'object') return item;
+  const own = typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : {};
+  return { ...item, context: { ...(envContext as Record<string, unknown>), ...own } };
+}
+
+/** The API's checks flag; they never block or omit (nothing is stored). */
+const FLAG_ONLY = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' } as const;
+
+/** Compiled versions of saved plans kept for the next compile to take their unchanged rules from. */
+const REUSABLE_KEPT = 4;
 
 /** A refusal naming the field at fault (answered with `fields`, as config and input errors are). */
 export class PlanRefused extends HttpError {
@@ -521,9 +741,10 @@ function refused(status: number, message: string, path: string, fieldMessage: st
 
 const instances = new WeakMap<Store, TrackingPlans>();
 
-/** The one TrackingPlans of a store (the engine, the API and the config import share it). */
-export function trackingPlansOf(store: Store): TrackingPlans {
+/** The one TrackingPlans of a store (the engine, the API and the config import share it); `log`: where its check workers' compiles are said. */
+export function trackingPlansOf(store: Store, log?: (line: string) => void): TrackingPlans {
   let t = instances.get(store);
   if (!t) instances.set(store, (t = new TrackingPlans(store)));
+  if (log) t.logTo(log);
   return t;
 }

@@ -1,0 +1,156 @@
+import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
+import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement } from './check';
+import type { CompiledRule } from './compile';
+import { PlanNotCompiled, type CheckPool } from './check-pool';
+import { costFor, SIZE_BUCKETS } from './work-bounds';
+
+// Where each call's check runs (issue 38). On the event loop when its rules are compiled there and
+// their estimated worst check for a call of its size (work-bounds.ts) is under INLINE_US: most calls
+// of most plans, with no hop to a thread. Anywhere else in the check workers (check-pool.ts), with a
+// budget. What holds the loop is bounded three ways: only calls estimated cheap run on it; they run
+// in slices of SLICE_MS, the loop answering others between; and a rule whose check on the loop is
+// measured over DEMOTE_MS DEMOTE_STRIKES times (an estimate is not a proof; one slow check may be a
+// pause of the collector's own, or the first use of a pattern) is checked in the workers from then on.
+
+/** A call estimated at most this (µs) is checked on the loop. The estimate is a worst case: real checks take a fraction. */
+export const INLINE_US = 5_000;
+/** Checks on the loop give it back after this long (ms). */
+const SLICE_MS = 8;
+/** Checks on the loop measured longer (ms), this many times, send their rules to the workers from then on. */
+const DEMOTE_MS = 25;
+const DEMOTE_STRIKES = 3;
+
+export interface PlanToCheck {
+  id: string;
+  name: string;
+  rules: TrackingPlanRule[];
+  /** Its version: the workers' cache key. */
+  updatedAt: number;
+  settings: Enforcement;
+  /** Compiled on the loop (service.ts warm-up), or not yet: then every call goes to the workers. */
+  compiled?: CompiledPlan;
+}
+
+export class PlanChecks {
+  /** Rules measured slow on the loop (by their compiled object: a new save compiles, and judges, anew). */
+  private readonly demoted = new WeakSet<CompiledRule>();
+  private readonly strikes = new WeakMap<CompiledRule, number>();
+
+  constructor(
+    private readonly pool: () => CheckPool,
+    /** A plan the workers found not to compile (stored by an older lab): set aside, its calls unchecked. */
+    private readonly onNotCompiled: (planId: string, updatedAt: number, err: PlanNotCompiled) => void,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** One verdict per call, in order; undefined for all when the plan turns out not to compile. */
+  async verdicts(plan: PlanToCheck, calls: Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
+    const out: (PlanVerdict | undefined)[] = new Array(calls.length);
+    const inline: number[] = [];
+    const selected: ReturnType<typeof selectRules>[] = [];
+    const pooled: number[] = [];
+    const poolCost: number[] = [];
+    calls.forEach((call, i) => {
+      const rules = plan.compiled && selectRules(plan.compiled, shapeOf(call));
+      const cost = rules ? this.inlineCost(rules.rules, call) : Infinity;
+      if (cost <= INLINE_US) {
+        inline.push(i);
+        selected.push(rules!);
+      } else {
+        pooled.push(i);
+        poolCost.push(Number.isFinite(cost) ? cost : INLINE_US);
+      }
+    });
+    // The workers start first; the loop's share runs meanwhile.
+    const fromPool = pooled.length > 0 ? this.inPool(plan, pooled.map((i) => calls[i]!), poolCost) : Promise.resolve([]);
+    // Settled even if the slices below throw: no rejection left unhandled.
+    fromPool.catch(() => undefined);
+    let sliceStart = performance.now();
+    for (let k = 0; k < inline.length; k++) {
+      const i = inline[k]!;
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const t = performance.now();
+      out[i] = checkCall(plan.compiled!, plan.settings, calls[i]!, selected[k]);
+      const ms = performance.now() - t;
+      if (ms > DEMOTE_MS) this.demote(plan, calls[i]!, ms);
+    }
+    const verdicts = await fromPool;
+    pooled.forEach((i, k) => (out[i] = verdicts[k]));
+    return out;
+  }
+
+  private async inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[]): Promise<(PlanVerdict | undefined)[]> {
+    try {
+      return await this.pool().check({ key: `${plan.id}:${plan.updatedAt}`, id: plan.id, name: plan.name, rules: plan.rules }, plan.settings, calls, costUs);
+    } catch (err) {
+      if (err instanceof PlanNotCompiled) {
+        this.onNotCompiled(plan.id, plan.updatedAt, err);
+        return calls.map(() => undefined);
+      }
+      // The workers could not run at all (their file missing, the lab stopping): not a pass either.
+      const why = `the check workers could not run it (${err instanceof Error ? err.message : String(err)})`;
+      return calls.map(() => unfinishedVerdict(plan, plan.settings, why));
+    }
+  }
+
+  /** The call's estimated worst check on the loop (µs) under its rules; Infinity when it must go to the workers. */
+  private inlineCost(rules: CompiledRule[], call: Record<string, unknown>): number {
+    let worst = 0;
+    for (const r of rules) {
+      if (r.pooled || this.demoted.has(r)) return Infinity;
+      worst += r.costUs[SIZE_BUCKETS.length - 1] ?? Infinity;
+    }
+    if (worst <= INLINE_US) return worst;
+    // Costly only for large calls: judged by this call's size (what the estimate counts, counted in it).
+    const bytes = sizeOfCall(call);
+    return rules.reduce((us, r) => us + costFor(r.costUs, bytes), 0);
+  }
+
+  private demote(plan: PlanToCheck, call: Record<string, unknown>, ms: number): void {
+    const { rules } = selectRules(plan.compiled!, shapeOf(call));
+    const own = rules.filter((r) => r.rule.type !== 'COMMON');
+    const blamed = own.length > 0 ? own : rules;
+    let out = false;
+    for (const r of blamed) {
+      const n = (this.strikes.get(r) ?? 0) + 1;
+      this.strikes.set(r, n);
+      if (n < DEMOTE_STRIKES) continue;
+      this.demoted.add(r);
+      out = true;
+    }
+    if (!out) return;
+    this.log(`check worker: plan "${plan.name}": a check took ${Math.round(ms)} ms on the event loop (${DEMOTE_STRIKES} over ${DEMOTE_MS} ms); the calls of ${(own.length > 0 ? own : rules).map((r) => `${r.rule.type}${r.rule.key ? ` "${r.rule.key}"` : ''}`).join(', ')} are checked in the workers from now on`);
+  }
+}
+
+/**
+ * A size for the call that bounds what the estimate counts (work-bounds.ts: values ≤ bytes/2, keys of
+ * an object ≤ bytes/6, characters ≤ bytes), from the call itself: its values, keys and characters.
+ * Serializing the call again to measure it cost more than its check (2.5 µs against 1 µs a call).
+ * Stops counting past the largest call size: an estimate for that is the most there is.
+ */
+export function sizeOfCall(call: unknown): number {
+  const LIMIT = SIZE_BUCKETS[SIZE_BUCKETS.length - 1]!;
+  let values = 0;
+  let keys = 0;
+  let chars = 0;
+  const stack: unknown[] = [call];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    values++;
+    if (typeof v === 'string') chars += v.length;
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (typeof v === 'object' && v !== null) {
+      for (const k in v) {
+        keys++;
+        chars += k.length;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+    if (values * 2 > LIMIT || keys * 6 > LIMIT || chars > LIMIT) return LIMIT;
+  }
+  return Math.max(values * 2, keys * 6, chars);
+}

@@ -1,0 +1,56 @@
+import type { Enforcement } from './check';
+import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
+
+// What the engine's thread and a check worker (check-worker.ts) say to each other (check-pool.ts).
+// Apart from the worker, so the engine's thread never loads the worker's module (it warms Ajv up).
+
+/** Progress cells (Int32): what the worker does, on which rule or call, since when (ms after the task's epoch). */
+export const PHASE = 0;
+export const INDEX = 1;
+export const SINCE = 2;
+/** Rules the task compiled (not taken from a cached plan): read also when the task is stopped afterwards. */
+export const COMPILED = 3;
+export const PROGRESS_CELLS = 4;
+export const Phase = { queued: 0, compiling: 1, checking: 2 } as const;
+
+export interface CompileTask {
+  kind: 'compile';
+  /** The plan's id and version (check-pool.ts planKey): what the cache is keyed by. */
+  key: string;
+  id: string;
+  name: string;
+  rules: TrackingPlanRule[];
+  progress: SharedArrayBuffer;
+  /** performance.timeOrigin + performance.now() of the engine's thread when the task was made. */
+  epoch: number;
+}
+
+export interface CheckTask {
+  kind: 'check';
+  key: string;
+  id: string;
+  name: string;
+  /** Sent only when a worker answered `missing` (the plan is not in its cache). */
+  rules?: TrackingPlanRule[];
+  settings: Enforcement;
+  calls: Record<string, unknown>[];
+  progress: SharedArrayBuffer;
+  epoch: number;
+}
+
+/** Per rule: how long its compile took here and its estimated cost (work-bounds.ts). */
+export interface RuleTiming {
+  compileMs: number;
+  /** The compile estimated from the schema (work-bounds.ts): unlike compileMs, not stretched by a busy machine. */
+  compileUs: number;
+  costUs: number[];
+}
+
+/** Rules a task compiled (not taken from a plan the worker had), and how long that took; null when none. */
+export type Compiled = { rules: number; ms: number } | null;
+
+export type WorkerResult =
+  | { kind: 'compiled'; rules: RuleTiming[]; compiled: Compiled }
+  | { kind: 'checked'; verdicts: PlanVerdict[]; compiled: Compiled }
+  | { kind: 'missing' }
+  | { kind: 'refused'; index: number; reason: string };
