@@ -20,15 +20,7 @@ export function unboundedSchema(schema: Record<string, unknown>): string | null 
 
   const resolve = (ref: string): unknown => {
     if (ref === '#') return schema;
-    if (ref.startsWith('#/')) {
-      let cur: unknown = schema;
-      for (const raw of ref.slice(2).split('/')) {
-        const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-        if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, key)) return undefined;
-        cur = (cur as Record<string, unknown>)[key];
-      }
-      return cur;
-    }
+    if (ref.startsWith('#/')) return atPointer(schema, ref);
     return anchors.get(ref);
   };
 
@@ -75,4 +67,15 @@ function collectAnchors(node: unknown, out: Map<string, unknown>): void {
     for (const k of ['$id', 'id']) if (typeof o[k] === 'string' && (o[k] as string).startsWith('#')) out.set(o[k] as string, node);
   }
   for (const v of Object.values(node)) collectAnchors(v, out);
+}
+
+/** The subschema a local `$ref` of the form `#/a/b~1c` points at (RFC 6901), or undefined. */
+export function atPointer(schema: unknown, ref: string): unknown {
+  let cur: unknown = schema;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, key)) return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
 }

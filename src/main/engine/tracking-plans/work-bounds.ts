@@ -1,4 +1,5 @@
 import { MAX_CALL_BYTES } from '../../../shared/limits';
+import { atPointer } from './schema-bounds';
 
 // What a rule's JSON Schema may cost one call, counted before Ajv compiles it (issue 38). A schema's
 // node count (schema-bounds.ts) says little about its work: one 170 KB enum of 25,000 strings under
@@ -167,13 +168,7 @@ export function costFor(costUs: readonly number[], bytes: number): number {
 function resolveLocal(schema: Record<string, unknown>, ref: string): unknown {
   if (ref === '#') return schema;
   if (!ref.startsWith('#/')) return findAnchor(schema, ref);
-  let cur: unknown = schema;
-  for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, key)) return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
+  return atPointer(schema, ref);
 }
 
 function findAnchor(node: unknown, anchor: string): unknown {
