@@ -20,9 +20,14 @@ describe('resolveTarget', () => {
   });
 
   it("what Segment's validation refuses, or the lab cannot send, throws a reason (nothing sent)", () => {
-    expect(() => resolveTarget({ url: { '@path': '$.nope' }, headers: {} }, call())).toThrow(/Segment's payload validation refuses the mapping's URL: The root value is missing the required field 'url'\./);
+    expect(() => resolveTarget({ url: { '@path': '$.nope' }, headers: {} }, call())).toThrow(/the mapping's URL resolved to nothing for this call, and Segment's payload validation refuses it: The root value is missing the required field 'url'\./);
     expect(() => resolveTarget({ url: { '@template': 'https://r.example/{{properties.text}}' }, headers: {} }, call())).toThrow(/URL must be a valid URI string/);
-    expect(() => resolveTarget({ url: { '@template': 'ftp://r.example/{{userId}}' }, headers: {} }, call())).toThrow(/resolved to "ftp:\/\/r\.example\/u-1", which cannot be sent to: it must be an absolute http: or https: URL/);
+    expect(() => resolveTarget({ url: { '@template': 'ftp://r.example/{{userId}}' }, headers: {} }, call())).toThrow(/resolved to "ftp:\/\/r\.example\/u-1", which cannot be sent to \(must be an absolute http: or https: URL\)/);
+    // Found by a review: a template of megabytes is told by its size, not a stack overflow.
+    const big = { ...call(), properties: { s: 'x'.repeat(20_000) } } as unknown as NormalizedCall;
+    expect(() => resolveTarget({ url: { '@template': `https://r.example/${'{{properties.s}}'.repeat(5)}` }, headers: {} }, big)).toThrow(/resolved to 100,0\d\d characters for this call; a URL is at most 2048/);
+    expect(() => resolveTarget({ url: { '@path': '$.properties.total' }, headers: {} }, call())).toThrow(/resolved to number for this call, and Segment's payload validation refuses it/);
+    expect(() => resolveTarget({ url: 'https://r.example/', headers: { 'X-L': { '@template': '{{properties.s}}' } } }, big)).toThrow(/headers come to 20,00\d bytes for this call; the lab sends at most 16,384/);
     expect(() => resolveTarget({ url: 'https://r.example/', headers: { 'X-T': { '@path': '$.properties.text' } } }, call())).toThrow(/header "X-T" resolved to "é", which Segment's request client cannot send/);
   });
 });
@@ -58,5 +63,11 @@ describe('directives over the wire', () => {
     const d = await waitFor(async () => (await t.call('getMessage', { id })).deliveries.find((x) => x.mapping === 'batched' && x.state !== 'pending') ?? null, 'the batched delivery settled');
     expect(d.state).toBe('failed');
     expect(d.lastError).toMatch(/not sent: Segment's payload validation refuses the mapping's URL: URL must be a valid URI string/);
+    // Found by a review: a replay with an edited body went to the directive's text. There is nowhere to send it.
+    const before = receiver.requests.length;
+    await expect(t.call('replayMessage', { id, deliveryId: d.id, body: '{"a":1}' })).rejects.toThrow(/was never sent: its mapping's URL or headers did not resolve to something that can be sent for this call/);
+    // The same call's per-user delivery resolved and went; the batched one is the directive kept as written.
+    expect(d.urls[0].url).toBe(JSON.stringify(webhooks.mappings![1].url));
+    expect(receiver.requests.length).toBe(before);
   }, 60_000);
 });

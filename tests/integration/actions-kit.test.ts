@@ -104,5 +104,7 @@ describe('Actions on Segment\'s libraries', () => {
     await expect(t.call('createSource', { name: 'bad', webhooks: webhooks('(type = "track"') } as never)).rejects.toThrow(/webhooks\.mappings\[0\]\.trigger: not a trigger Segment can read/);
     await t.call('createSource', { name: 'odd', webhooks: webhooks('type = ') } as never);
     expect(await t.call('checkTrigger', { trigger: 'not (type = "track")' })).toMatchObject({ error: null, warning: expect.stringMatching(/"not" is dropped.*reads it as: type = "track"/) });
+    // Empty FQL is refused here as in a config (found by a review: it answered "matches").
+    expect(await t.call('checkTrigger', { trigger: ' ' })).toMatchObject({ error: expect.stringMatching(/^empty: Segment's parser refuses an empty trigger/), matches: null });
   });
 });

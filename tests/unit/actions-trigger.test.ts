@@ -62,6 +62,10 @@ describe('Actions triggers in FQL', () => {
       ["event = 'Order'", /single quotes are kept/, `event = "'Order'"`],
       ['properties.total => 10', /"=>" is not an operator/, 'properties.total = ">"'],
       ['type = "track" or ()', /cannot evaluate it/, ''],
+      // Found by a review: taken without a word before.
+      ['contains(event,', /the text ends where a value was expected/, 'contains(event, "eos")'],
+      ['match(userId, "u-*"', /the parentheses do not balance/, 'match(userId, "u-*")'],
+      ['type = "track")', /the parentheses do not balance/, 'type = "track"'],
     ];
     for (const [fql, concern, reads] of cases) {
       expect(triggerProblem(fql), fql).toBeNull();

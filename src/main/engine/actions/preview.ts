@@ -3,7 +3,7 @@ import { triggerFql } from '../../../shared/actions/trigger';
 import type { ActionsMapping, ActionsTrigger, NormalizedCall } from '../../../shared/types';
 import { isNotSentReason } from './mapping-kit';
 import { buildActionsRequest } from './request';
-import { compileFql, matchesTrigger } from './trigger';
+import { compileFql, matchesTrigger, triggerProblem } from './trigger';
 
 // The engine's answers to Compose and the Destinations screen (shared/actions.contract.ts), made
 // with the dispatcher's own builders, so a preview is the request that would go out.
@@ -25,6 +25,9 @@ export function previewActions(call: NormalizedCall, mappings: readonly ActionsM
 }
 
 export function checkTrigger(trigger: ActionsTrigger | string, call?: NormalizedCall): TriggerCheck {
+  // Empty FQL text is refused, as a config refuses it (every call is the object form, {}).
+  const empty = typeof trigger === 'string' && trigger.trim() === '' ? triggerProblem(trigger) : null;
+  if (empty !== null) return { fql: null, error: empty, warning: null, matches: null };
   const fql = triggerFql(trigger);
   const compiled = fql === null ? null : compileFql(fql);
   const error = compiled && 'error' in compiled ? compiled.error : null;

@@ -1,4 +1,5 @@
 import { transform } from '@segment/actions-core';
+import { MAX_RECEIVER_URL_CHARS } from '../../../shared/limits';
 import { isActionsHeaderValue, receiverUrlProblem } from '../../../shared/source.schema';
 import type { ActionsMapping, MappingValue, NormalizedCall } from '../../../shared/types';
 import { MappingFailed, NotSentError } from './mapping-kit';
@@ -37,6 +38,26 @@ export class TargetNotSendable extends NotSentError {
 }
 
 /**
+ * The most header bytes (names and values) a mapping's directives may resolve to for one call: Node's
+ * and most servers' limit (they answer 431 past it), and what keeps a template from making megabytes
+ * of headers that every attempt would store and send again. Literal headers are sent as written.
+ */
+export const MAX_ACTIONS_HEADER_BYTES = 16 * 1024;
+
+function headerBytes(headers: Record<string, string>): number {
+  let n = 0;
+  for (const name in headers) n += name.length + headers[name].length + 4;
+  return n;
+}
+
+function tooManyHeaderBytes(headers: Record<string, string>): void {
+  const n = headerBytes(headers);
+  if (n > MAX_ACTIONS_HEADER_BYTES) {
+    throw new TargetNotSendable(`the mapping's headers come to ${n.toLocaleString('en-US')} bytes for this call; the lab sends at most ${MAX_ACTIONS_HEADER_BYTES.toLocaleString('en-US')} (16 KB: Node's and most servers' limit, past which they answer 431)`);
+  }
+}
+
+/**
  * The mapping's URL and headers for this call. Throws a NotSentReason where Segment sends nothing:
  * the URL (as written or resolved) fails the send action's validation, the kit fails, or the lab
  * cannot send to what it resolved to (not http(s), control characters, a header value fetch refuses).
@@ -54,12 +75,19 @@ export function resolveTarget(m: Pick<ActionsMapping, 'url' | 'headers'>, call: 
     throw new MappingFailed(err instanceof Error ? err.message : String(err));
   }
   const url = out.url;
-  // Segment's own message for a url that is missing or not text, as for one that is no valid URI.
+  // Segment's own message for a url that is missing or not text, as for one that is no valid URI;
+  // the length first (Segment's URI format check overflows the stack on megabytes).
+  if (typeof url === 'string' && url.length > MAX_RECEIVER_URL_CHARS) {
+    throw new TargetNotSendable(`the mapping's URL resolved to ${url.length.toLocaleString('en-US')} characters for this call; a URL is at most ${MAX_RECEIVER_URL_CHARS} (2 KB)`);
+  }
   const problem = segmentUrlProblem(url);
-  if (problem !== null) throw new UrlNotAUri(problem);
+  if (problem !== null) {
+    if (typeof url === 'string') throw new UrlNotAUri(problem);
+    throw new TargetNotSendable(`the mapping's URL resolved to ${url === undefined ? 'nothing' : `${Array.isArray(url) ? 'an array' : typeof url}`} for this call, and Segment's payload validation refuses it: ${problem} Segment sends nothing for it`);
+  }
   const resolved = url as string;
   const unsendable = receiverUrlProblem(resolved);
-  if (unsendable !== null) throw new TargetNotSendable(`the mapping's URL resolved to ${JSON.stringify(resolved.slice(0, 200))}, which cannot be sent to: it ${unsendable}`);
+  if (unsendable !== null) throw new TargetNotSendable(`the mapping's URL resolved to ${JSON.stringify(resolved.slice(0, 200))}, which cannot be sent to (${unsendable})`);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(out.headers ?? {})) {
     if (value === undefined) continue;
@@ -69,5 +97,6 @@ export function resolveTarget(m: Pick<ActionsMapping, 'url' | 'headers'>, call: 
     }
     headers[name] = text;
   }
+  tooManyHeaderBytes(headers);
   return { url: resolved, headers };
 }

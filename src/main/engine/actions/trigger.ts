@@ -43,7 +43,7 @@ function parse(fql: string): Compiled {
     // An empty group (`type = "a" or ()`) parses to a hole validate() throws on when a call reaches it.
     return { ast, warning: "Segment's parser takes it but cannot evaluate it (an empty group?): a call its evaluation reaches there fails and is not sent (the lab's own check)" };
   }
-  const concern = labTriggerConcern(fql);
+  const concern = labTriggerConcern(fql, reads);
   if (concern === null) return { ast, warning: null };
   return { ast, warning: `${concern}; Segment's parser takes it and reads it as: ${reads} (the lab's own check: it sends what Segment sends)` };
 }
@@ -51,10 +51,18 @@ function parse(fql: string): Compiled {
 const OPERATORS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
 /** A form Segment's parser takes but reads otherwise than it looks, or null. */
-export function labTriggerConcern(fql: string): string | null {
+export function labTriggerConcern(fql: string, reads = ''): string | null {
   const dangling = /(!=|<=|>=|=|<|>)\s*(\)|$|\band\b|\bor\b)/.exec(fql);
   if (dangling) return `a value is missing after "${dangling[1]}"`;
   const unquoted = fql.replace(/"[^"]*"/g, '""');
+  // The parser reads the end of the text as the value "eos" wherever one was still expected (`contains(event,`).
+  if (reads.includes('"eos"') && !fql.includes('eos')) return 'the text ends where a value was expected';
+  let depth = 0;
+  for (const ch of unquoted) {
+    depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) return 'the parentheses do not balance';
   if (/(^|[\s(])(and|or)\s*($|\))/.test(unquoted)) return 'nothing follows "and" / "or"';
   // Segment's parser negates contains() and match() only: a `!` or `not` before a group or a field is
   // dropped, so the condition counts as written without it, the opposite of what it says.

@@ -94,10 +94,17 @@ export function batchItemData(mapping: ActionsMapping, call: NormalizedCall): st
  * neighbours in the batch go out without it (as Segment drops an invalid item from a batch). No body,
  * signature or Standard Webhooks id.
  */
-function unsentDelivery(mapping: ActionsMapping, err: NotSentReason): NewActionsDelivery {
-  // A URL or header that is a directive is shown as written: it did not resolve to something sendable.
-  const headers = Object.fromEntries(Object.entries(mapping.headers).map(([k, v]) => [k, describeValue(v)]));
-  return { ...actionsDelivery(mapping, { url: describeValue(mapping.url), headers }, '', null, {}, []), notSent: `not sent: ${err.message}` };
+function unsentDelivery(mapping: ActionsMapping, err: NotSentReason, call: NormalizedCall): NewActionsDelivery {
+  // Where it would have gone, when that resolved (the data was what failed): a replay with an edited
+  // body goes there. When the URL or headers are what failed, the directive is kept as written (not
+  // a URL): a replay is refused (manual-rounds.ts), never sent to the directive's text.
+  let to: ActionsTarget;
+  try {
+    to = resolveTarget(mapping, call);
+  } catch {
+    to = { url: describeValue(mapping.url), headers: Object.fromEntries(Object.entries(mapping.headers).map(([k, v]) => [k, describeValue(v)])) };
+  }
+  return { ...actionsDelivery(mapping, to, '', null, {}, []), notSent: `not sent: ${err.message}` };
 }
 
 /**
@@ -146,7 +153,7 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
       }
     } catch (err) {
       if (!isNotSentReason(err)) throw err;
-      plan.deliveries.push(unsentDelivery(m, err));
+      plan.deliveries.push(unsentDelivery(m, err, call));
     }
   }
   return plan;

@@ -122,8 +122,11 @@ export class ManualRounds {
       const why = d.frozen === null ? 'its delivery is older than the lab keeping each request as first sent, so it may have been signed' : 'its request was signed';
       throw new HttpError(409, `the source of message ${callId} no longer exists and ${why}: a replay signs with the source's current secret, so there is nothing to sign with`);
     }
+    if (neverSent(d) && d.urls.some((u) => !URL.canParse(u.url))) {
+      throw new HttpError(409, `delivery ${d.id} was never sent: its mapping's URL or headers did not resolve to something that can be sent for this call (its last error says why), so there is nowhere to send it`);
+    }
     if (opts.body === undefined && neverSent(d)) {
-      throw new HttpError(409, `delivery ${d.id} was never sent: its mapped body passed the limit (its last error says by how much), so there is no request to send again; replay it with an edited body`);
+      throw new HttpError(409, `delivery ${d.id} was never sent (its last error says why), so there is no request to send again; replay it with an edited body`);
     }
     if (opts.urlIndex !== undefined && !d.urls[opts.urlIndex]) {
       throw new ValidationError([{ path: 'urlIndex', message: `the delivery has ${d.urls.length} URL(s): 0 to ${d.urls.length - 1}` }]);

@@ -37,7 +37,8 @@ export function FqlTrigger(props: { m: MappingDraft; i: number; name: string; er
     let live = true;
     // Asked once typing pauses, and only the answer for what is shown now is kept.
     const timer = setTimeout(() => {
-      void checkTrigger(fql, call).then((result) => live && setCheck({ fql, sampleId, result }));
+      // An empty field is every call (saved as {}): asked as that, not as empty FQL, which is refused.
+      void checkTrigger(fql.trim() === '' ? {} : fql, call).then((result) => live && setCheck({ fql, sampleId, result }));
     }, 150);
     return () => {
       live = false;
