@@ -72,7 +72,7 @@ describe('an Actions mapping whose body passes the limit', () => {
 
     // There is no request to send again: a replay says so (an edited body can still be sent), and a
     // bulk retry of what failed leaves it out, instead of sending the receiver an empty request.
-    await expect(t.call('replayMessage', { id: d.call.id, deliveryId: huge.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/never sent: its mapped body passed the limit/) });
+    await expect(t.call('replayMessage', { id: d.call.id, deliveryId: huge.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/was never sent \(its last error says why\), so there is no request to send again; replay it with an edited body/) });
     expect(await t.call('retryMatching', {})).toEqual({ matched: 0, retried: 0 });
     const edited = await t.call('replayMessage', { id: d.call.id, deliveryId: huge.id, body: '{"small":true}' });
     expect(edited.attempts[0]).toMatchObject({ responseStatus: 200, requestBody: '{"small":true}' });
