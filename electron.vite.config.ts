@@ -79,6 +79,8 @@ export default defineConfig({
           testing: resolve(__dirname, 'src/main/testing/index.ts'),
           // The tracking-plan check workers' code (issue 38): a file of its own, found beside the engine (worker-file.ts).
           'plan-check-worker': resolve(__dirname, 'src/main/engine/tracking-plans/check-worker.ts'),
+          // The control API reads large bodies in a worker (body-pool.ts).
+          'api-body-worker': resolve(__dirname, 'src/main/server/body-worker.ts'),
         },
       },
     },

@@ -148,7 +148,7 @@ async function serve(argv: string[]): Promise<void> {
   }
   let server;
   try {
-    server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer') });
+    server = await startControlServer({ engine, host, port: uiPort, token, staticDir: join(__dirname, '../renderer'), log: (line) => process.stderr.write(`${printableLog(line)}\n`) });
   } catch (err) {
     await engine.stop();
     failIfPortInUse(err, 'control API/UI', 'ui-port', host, uiPort);

@@ -141,5 +141,10 @@ export function droppedKeyWarnings(text: string): ConfigWarning[] {
   } catch {
     return [];
   }
+  return droppedWarnings(dropped);
+}
+
+/** scanKeys' dropped keys as warnings. */
+export function droppedWarnings(dropped: FieldError[]): ConfigWarning[] {
   return dropped.map((f) => ({ path: f.path, code: 'key_dropped' as const, message: f.message }));
 }

@@ -6,6 +6,7 @@ import { startTestEngine, type TestEngine } from './engine';
 import { startHttpsReceiver, startReceiver, type ReceiverHandler, type TestReceiver } from './receiver';
 import type { TlsMaterial } from './tls';
 import type { FastifyInstance } from 'fastify';
+import type { BodyPool } from '../../src/main/server/body-pool';
 import { startControlServer } from '../../src/main/server/control-server';
 
 /**
@@ -44,8 +45,8 @@ export function testLab() {
       return keep(await startHttpsReceiver(tls, handler));
     },
     /** The control API (HTTP, Bearer `token`) over an engine, closed after the test. */
-    async controlServer(on: TestEngine, token: string): Promise<{ app: FastifyInstance; url: string }> {
-      const server = await startControlServer({ engine: on.engine, host: '127.0.0.1', port: 0, token });
+    async controlServer(on: TestEngine, token: string, bodies?: BodyPool): Promise<{ app: FastifyInstance; url: string }> {
+      const server = await startControlServer({ engine: on.engine, host: '127.0.0.1', port: 0, token, bodies });
       servers.push(server.app);
       return server;
     },

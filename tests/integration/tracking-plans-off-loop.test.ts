@@ -5,8 +5,7 @@ import { testLab } from '../helpers/test-lab';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { Store } from '../../src/main/engine/store/store';
 import { trackingPlansOf } from '../../src/main/engine/tracking-plans/service';
-import { CheckPool } from '../../src/main/engine/tracking-plans/check-pool';
-import { checkWorkerFile } from '../../src/main/engine/tracking-plans/worker-file';
+import { CheckPool, checkWorkerFile } from '../../src/main/engine/tracking-plans/check-pool';
 
 // Tracking plans off the event loop (issue 38): checks that may be heavy run in worker threads with a
 // budget of 250 ms a call, compiles with 5 s a rule, and what can be counted is refused when saved.

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { api, OP_NAMES, type OpName } from '../../shared/api.contract';
 import { API_PREFIX } from '../../shared/http-mapping';
-import { fieldErrors, ValidationError } from '../../shared/validation-error';
-import { inputTooDeep } from '../../shared/input-depth';
+import { ValidationError } from '../../shared/validation-error';
+import { checkOpInput, type InputChecked } from './op-body';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
 import type { ConfigWarning } from '../../shared/config.schema';
@@ -10,6 +10,16 @@ import type { ConfigWarning } from '../../shared/config.schema';
 /** A request whose body held keys that are dropped (control-server.ts), as warnings. */
 export interface KeysDropped {
   droppedKeys?: ConfigWarning[];
+}
+
+/** A request whose large body was read and its input checked in a worker (body-pool.ts). */
+export interface BodyChecked {
+  checked?: InputChecked & KeysDropped;
+}
+
+/** The operation a request's route serves, if it is one of the contract's. */
+export function opOf(req: FastifyRequest): OpName | undefined {
+  return (req.routeOptions.config as { op?: OpName } | undefined)?.op;
 }
 
 /** One route per operation of the contract: nothing here is written by hand per operation. */
@@ -20,22 +30,15 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
       method: def.method,
       url: API_PREFIX + def.path,
       ...(def.bodyLimit === undefined ? {} : { bodyLimit: def.bodyLimit }),
+      config: { op: name },
       handler: async (req, reply) => {
-        // Depth first, without recursion: the schemas recurse (input-depth.ts).
-        const tooDeep = inputTooDeep(req.body);
-        if (tooDeep) return sendError(reply, tooDeep);
-        const input = {
-          ...(req.query as object),
-          ...(req.body && typeof req.body === 'object' ? (req.body as object) : {}),
-          ...(req.params as object),
-        };
-        const parsed = def.input.safeParse(input);
-        if (!parsed.success) return sendError(reply, new ValidationError(fieldErrors(parsed.error)));
+        const checked = (req as BodyChecked).checked ?? checkOpInput(name, req.query, req.body, req.params);
+        if (!checked.ok) return sendError(reply, new ValidationError(checked.fields));
         try {
           const handler = engine.handlers[name] as (i: unknown) => unknown;
-          const answer = (await handler(parsed.data)) ?? null;
+          const answer = (await handler(checked.data)) ?? null;
           // Keys the body parser took and the schema dropped (a mapping data's __proto__), told where an answer has warnings.
-          const dropped = (req as KeysDropped).droppedKeys;
+          const dropped = (req as BodyChecked).checked?.droppedKeys ?? (req as KeysDropped).droppedKeys;
           if (dropped && answer && typeof answer === 'object' && Array.isArray((answer as { warnings?: unknown }).warnings)) {
             (answer as { warnings: unknown[] }).warnings.push(...dropped);
           }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -11,10 +11,10 @@ import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
 import { streamEvents } from './sse';
 import { uiPolicyOf } from './ui-csp';
-import { droppedKeyWarnings, keyProblems, scanKeys } from '../load-config';
-import type { KeysDropped } from './api-routes';
-import { inputTooDeep } from '../../shared/input-depth';
+import { opOf, type BodyChecked, type KeysDropped } from './api-routes';
 import { ValidationError } from '../../shared/validation-error';
+import { BodyPool } from './body-pool';
+import { readJsonBody } from './op-body';
 
 export interface ControlServerOptions {
   engine: Engine;
@@ -23,6 +23,10 @@ export interface ControlServerOptions {
   token: string;
   /** Built renderer (out/renderer); when missing, only the API is served. */
   staticDir?: string;
+  /** Reads large bodies in a worker (default: a pool of its own, closed with the server). */
+  bodies?: BodyPool;
+  /** Where the server says what it could not do as planned (serve's stderr). */
+  log?: (line: string) => void;
   /** Receiving limits (tests make them short); default HTTP_TIMEOUTS. */
   timeouts?: HttpTimeouts;
 }
@@ -46,7 +50,9 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
       return sendError(reply.header('www-authenticate', 'Bearer'), codedError('unauthorized', 'unauthorized: send Authorization: Bearer <token> (printed by webhook-lab serve)'));
     }
   });
-  acceptEmptyJsonBodies(app);
+  const bodies = o.bodies ?? new BodyPool({ log: o.log });
+  app.addHook('onClose', () => bodies.close());
+  readJsonBodies(app, bodies);
   // Before any route: a route keeps the error handler in force when it was added.
   app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
 
@@ -101,48 +107,28 @@ function isPublicRoute(req: FastifyRequest): boolean {
 }
 
 /**
- * A bodiless operation (DELETE, GET) sent with `Content-Type: application/json` is not an error. A
- * config posted to `/api/config` with a key given twice is refused naming it, as a config file is
- * (load-config.ts), instead of JSON.parse keeping the last one without a word.
+ * A bodiless operation (DELETE, GET) sent with `Content-Type: application/json` is not an error. An
+ * operation's body is read by op-body.ts: on the loop when it is small, in a worker when it is large
+ * (body-pool.ts), where its input is checked against the operation's schema too.
  */
-/**
- * A body's prototype keys, refused naming each; undefined when it has none (another fault) or when
- * it nests too deep to scan (the scanner recurses once per level): the parser's own refusal stands;
- * null when its only ones are in a mapping's data (taken).
- */
-function protoKeys(body: string): ValidationError | undefined | null {
-  let prototypes, dropped;
-  try {
-    ({ prototypes, dropped } = scanKeys(body));
-  } catch {
-    return undefined;
-  }
-  if (prototypes.length > 0) return new ValidationError(prototypes);
-  // null: the only prototype keys are ones a mapping's data may hold.
-  return dropped.length > 0 ? null : undefined;
-}
-
-function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const json = app.getDefaultJsonParser('error', 'error');
+function readJsonBodies(app: FastifyInstance, bodies: BodyPool): void {
   const configRoute = `${API_PREFIX}/config`;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') return done(null, undefined);
+    const text = body as string;
     const isConfig = req.method === 'POST' && req.url.split('?')[0] === configRoute;
-    return json(req, body as string, (err, parsed) => {
-      // The parser refuses a prototype key as "not valid JSON": named, as a config file's is; one
-      // inside a mapping's data only is taken (the schema drops it, as Segment's mapping kit does).
-      if (err) {
-        const refused = protoKeys(body as string);
-        if (refused !== null) return done(refused ?? err);
-        parsed = JSON.parse(body as string);
-        (req as KeysDropped).droppedKeys = droppedKeyWarnings(body as string);
-      }
-      if (!isConfig) return done(null, parsed);
-      // Too deep is refused by the operation's own input check; the key scan recurses once per level.
-      const problems = inputTooDeep(parsed) ? [] : keyProblems(body as string);
-      if (problems.length > 0) return done(new ValidationError(problems));
-      done(null, parsed);
-    });
+    const op = opOf(req);
+    if (op && text.length > bodies.offloadBytes) {
+      bodies.read({ op, text, isConfig, query: req.query, params: req.params }).then((read) => {
+        if (!read.ok && 'invalidJson' in read) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+        (req as BodyChecked).checked = read;
+        done(null, undefined);
+      }, done);
+      return;
+    }
+    const read = readJsonBody(text, isConfig);
+    if (!read.ok) return done('invalidJson' in read ? new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY() : new ValidationError(read.fields), undefined);
+    if (read.droppedKeys) (req as KeysDropped).droppedKeys = read.droppedKeys;
+    done(null, read.body);
   });
 }

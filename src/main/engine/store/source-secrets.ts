@@ -75,10 +75,12 @@ export class SourceSecrets {
   /**
    * Makes `secret` the current one (a new version; undefined or '' = none from now on), retiring the
    * one before. `rotate`: the one before keeps signing for the rotation window. Returns the new
-   * version, or null for none. Call it only when the secret changes.
+   * version, or null for none. Call it only when the secret changes. `fresh`: the source was created
+   * in this transaction.
    */
-  set(sourceId: string, kind: SecretKind, secret: string | undefined, now: number, rotate = false): CurrentSecret | null {
-    this.retireStmt.run(now, sourceId, kind);
+  set(sourceId: string, kind: SecretKind, secret: string | undefined, now: number, rotate = false, fresh = false): CurrentSecret | null {
+    // A source just created has nothing to retire (a config import creates thousands at once).
+    if (!fresh) this.retireStmt.run(now, sourceId, kind);
     if (!secret) return null;
     const { version } = this.insertStmt.get({ sourceId, kind, secret, now, overlap: rotate ? 1 : 0 }) as { version: number };
     return { secret, version, createdAt: now, rotated: rotate };

@@ -45,6 +45,8 @@ export class SourcesRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   readonly secrets: SourceSecrets;
+  private readonly createTx: (source: Source, now: number) => Source;
+  private readonly updateTx: (row: SourceRow, next: Source, current: Source, now: number) => Source;
 
   /** onCreate: gives a new source its key for call rows (source-keys.ts) with the source itself. */
   constructor(
@@ -57,6 +59,14 @@ export class SourcesRepo {
     this.updateStmt = db.prepare('UPDATE sources SET name = @name, write_key = @write_key, webhooks = @webhooks WHERE id = @id');
     this.deleteStmt = db.prepare('DELETE FROM sources WHERE id = ?');
     this.secrets = new SourceSecrets(db);
+    this.createTx = inTransaction(db, (source: Source, now: number) => {
+      this.insertStmt.run(toRow(source, now));
+      return this.writeSecrets(source, undefined, now);
+    });
+    this.updateTx = inTransaction(db, (row: SourceRow, next: Source, current: Source, now: number) => {
+      this.updateStmt.run(row);
+      return this.writeSecrets(next, current, now);
+    });
     for (const row of db.prepare('SELECT * FROM sources ORDER BY created_at, name').all() as SourceRow[]) {
       this.index(withSecrets(fromRow(row), this.secrets.current(row.id)));
     }
@@ -90,10 +100,7 @@ export class SourcesRepo {
       webhooks: input.webhooks ?? noWebhooks(),
       collectorFaults: input.collectorFaults ?? null,
     };
-    this.db.transaction(() => {
-      this.insertStmt.run(toRow(source));
-      source = this.writeSecrets(source, undefined, now);
-    })();
+    source = this.createTx(source, now);
     this.onCreate(source.id);
     this.index(source);
     return source;
@@ -109,10 +116,9 @@ export class SourcesRepo {
       throw conflict('writeKey: already used by another source');
     }
     let next: Source = { ...current, ...stripUndefined(patch) };
-    this.db.transaction(() => {
-      this.updateStmt.run(toRow(next));
-      next = this.writeSecrets(next, current, now);
-    })();
+    const row = toRow(next);
+    // The same settings given again (a config applied at every start) write nothing.
+    if (!sameRow(row, toRow(current, row.created_at)) || secretsChanged(next, current)) next = this.updateTx(row, next, current, now);
     this.byKey.delete(current.writeKey);
     this.byNameMap.delete(current.name);
     this.index(next);
@@ -162,7 +168,7 @@ export class SourcesRepo {
     for (const [kind, field] of Object.entries(SECRET_FIELDS) as [SecretKind, SecretField][]) {
       const secret = next.webhooks[field] || undefined;
       if (secret === (before?.webhooks[field] || undefined)) continue;
-      const made = this.secrets.set(next.id, kind, secret, now);
+      const made = this.secrets.set(next.id, kind, secret, now, false, before === undefined);
       versions = { ...versions, [field]: made ? versionInfo(made) : null };
     }
     return { ...next, secretVersions: versions };
@@ -179,6 +185,14 @@ export class SourcesRepo {
     this.byKey.set(s.writeKey, s);
     this.byNameMap.set(s.name, s);
   }
+}
+
+function sameRow(a: SourceRow, b: SourceRow): boolean {
+  return a.name === b.name && a.write_key === b.write_key && a.webhooks === b.webhooks;
+}
+
+function secretsChanged(next: Source, before: Source): boolean {
+  return Object.values(SECRET_FIELDS).some((field) => (next.webhooks[field] || undefined) !== (before.webhooks[field] || undefined));
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
@@ -204,8 +218,19 @@ function fromRow(r: SourceRow): Source {
   return { id: r.id, name: r.name, writeKey: r.write_key, createdAt: formatTimestamp(r.created_at), webhooks: JSON.parse(r.webhooks), collectorFaults: null };
 }
 
-function toRow(s: Source): SourceRow {
+/** `createdAt`: the source's creation time as a number, when the caller has it (Date.parse is a tenth of an import's write). */
+function toRow(s: Source, createdAt = Date.parse(s.createdAt)): SourceRow {
   // The secrets live in source_secrets only.
   const { sharedSecret: _s, standardWebhooksSecret: _w, ...webhooks } = s.webhooks;
-  return { id: s.id, name: s.name, write_key: s.writeKey, created_at: Date.parse(s.createdAt), webhooks: JSON.stringify(webhooks) };
+  return { id: s.id, name: s.name, write_key: s.writeKey, created_at: createdAt, webhooks: JSON.stringify(webhooks) };
+}
+
+/**
+ * `fn` in a transaction of its own, or in the caller's when one is open: a nested transaction is a
+ * SAVEPOINT, which a config import paid once per source. Made once (better-sqlite3's transaction()
+ * builds its wrapper each time it is called).
+ */
+function inTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  const own = db.transaction(fn);
+  return (...args) => (db.inTransaction ? fn(...args) : own(...args));
 }

@@ -3,7 +3,8 @@ import { Piscina } from 'piscina';
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { unfinishedVerdict, type Enforcement } from './check';
 import { COMPILED, INDEX, PHASE, Phase, PROGRESS_CELLS, SINCE, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
-import { checkWorkerFile } from './worker-file';
+import { join } from 'node:path';
+import { workerFile } from '../worker-file';
 
 // Checks and compiles off the event loop (issue 38): the collector, the control API, the UI and the
 // dispatcher share one loop, and a plan's check can take seconds within every documented limit.
@@ -54,6 +55,11 @@ export interface PoolStats {
   compiles: number;
   timeouts: number;
   crashes: number;
+}
+
+/** The check worker's file (check-worker.ts, built as plan-check-worker.js). */
+export function checkWorkerFile(): Promise<string> {
+  return workerFile('plan-check-worker', join(__dirname, 'check-worker.ts'), 'the tracking-plan check worker');
 }
 
 export class CheckPool {

@@ -1,38 +1,39 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-// Where the check worker's code is (check-worker.ts). A worker runs a file of its own, and the rules
-// it applies are the engine's (compile.ts, check.ts): it gets them from a build step, never a copy.
-// Built, it is out/main/plan-check-worker.js, an entry of electron.vite.config.ts beside the engine's.
-// Run from source (Vitest), there is no such file: check-worker.ts is bundled once per process with
-// rolldown (Vite's bundler, a devDependency) into node_modules/.cache, where its packages resolve.
+// Where a worker thread's code is (the tracking plans' check worker, the control API's body reader).
+// A worker runs a file of its own, and the rules it applies are the engine's: it gets them from a
+// build step, never a copy. Built, it is out/main/<name>.js, an entry of electron.vite.config.ts
+// beside the engine's. Run from source (Vitest), there is no such file: its source is bundled once
+// per process with rolldown (Vite's bundler, a devDependency) into node_modules/.cache, where its
+// packages resolve.
 
-const BUILT = 'plan-check-worker.js';
+const fromSource = new Map<string, Promise<string>>();
 
-let fromSource: Promise<string> | undefined;
-
-export function checkWorkerFile(): Promise<string> {
+/** `name`: the build's entry (plan-check-worker); `source`: its .ts file, bundled when run from source; `what`: for the error. */
+export function workerFile(name: string, source: string, what: string): Promise<string> {
   // The engine's code sits in out/main/ or in out/main/chunks/ of the build.
   for (const dir of [__dirname, join(__dirname, '..')]) {
-    const built = join(dir, BUILT);
+    const built = join(dir, `${name}.js`);
     if (existsSync(built)) return Promise.resolve(built);
   }
-  const source = join(__dirname, 'check-worker.ts');
-  if (!existsSync(source)) return Promise.reject(new Error(`the tracking-plan check worker (${BUILT}) is missing beside the engine in ${__dirname}: build the app again`));
-  return (fromSource ??= bundle(source));
+  if (!existsSync(source)) return Promise.reject(new Error(`${what} (${name}.js) is missing beside the engine in ${__dirname}: build the app again`));
+  let bundled = fromSource.get(name);
+  if (!bundled) fromSource.set(name, (bundled = bundle(name, source)));
+  return bundled;
 }
 
-async function bundle(source: string): Promise<string> {
+async function bundle(name: string, source: string): Promise<string> {
   let root = dirname(source);
   while (!existsSync(join(root, 'node_modules', 'rolldown')) && dirname(root) !== root) root = dirname(root);
   const dir = join(root, 'node_modules', '.cache', 'webhook-lab');
   mkdirSync(dir, { recursive: true });
   // Bundles of processes that ended without their exit handler (a test runner kills its workers).
   for (const f of readdirSync(dir)) {
-    const pid = /^plan-check-worker-(\d+)-\d+\.cjs$/.exec(f)?.[1];
+    const pid = /^[a-z-]+-worker-(\d+)-\d+\.cjs$/.exec(f)?.[1];
     if (pid && !alive(Number(pid))) rmSync(join(dir, f), { force: true });
   }
-  const file = join(dir, `plan-check-worker-${process.pid}-${Date.now()}.cjs`);
+  const file = join(dir, `${name}-${process.pid}-${Date.now()}.cjs`);
   const { build } = (await importPackage('rolldown')) as { build: (options: Record<string, unknown>) => Promise<unknown> };
   await build({
     input: source,
