@@ -19,6 +19,7 @@ import { measureSearch, SEARCH_CALLS, STEADY_THROUGH, FIELD_QUERIES, BODY_QUERIE
 import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 import { measurePlans, addPlanFigures } from './lib/plans.mjs';
 import { measureHostile, addHostileFigures } from './lib/hostile.mjs';
+import { measureImports, addImportFigures } from './lib/imports.mjs';
 import { measureRestart } from './lib/restart.mjs';
 import { measureSpace } from './lib/space.mjs';
 import { measureExport, addExportFigures, EXPORT_CALLS } from './lib/export.mjs';
@@ -129,6 +130,7 @@ async function main() {
   if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (process.argv[2] === 'plans') return plansOnly();
   if (process.argv[2] === 'hostile') return hostileOnly();
+  if (process.argv[2] === 'imports') return importsOnly();
   if (process.argv[2] === 'restart') return restartOnly(process.argv[3]);
   if (process.argv[2] === 'space') return spaceOnly();
   if (process.argv[2] === 'export') return exportOnly(process.argv[3]);
@@ -315,6 +317,8 @@ async function main() {
     log(`\n13. export (issue 38): ${fmt.int(EXPORT_CALLS)} calls streamed as JSON Lines (GET /api/export/file), health asked every 50 ms`);
     const exported = await measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
 
+    const imports = await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
     report.add({ figure: 'collector single calls/s', value: single.perSecond, baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [single, bareSingle], target: { text: 'ratio ≥ 0.7', pass: (_, r) => r >= 0.7 } });
@@ -350,6 +354,7 @@ async function main() {
     addHostileFigures(report, hostile, fmt);
     addPlannedRestartFigure(report, restart);
     addExportFigures(report, exported, fmt);
+    addImportFigures(report, imports, fmt);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -638,6 +643,19 @@ async function hostileOnly() {
     addHostileFigures(report, await measureHostile({ root: ROOT, tmp, phase, log, seconds: HOSTILE_S, nodeFlags: ENGINE_FLAGS }), fmt);
     log(`\n${report.table()}`);
     log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** `node bench/run.mjs imports`: a config of 10,000 sources and a 2,000-rule plan imported, health asked meanwhile (issue 38). */
+async function importsOnly() {
+  log(`Webhook Lab benchmark, imports only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  try {
+    const report = new Report();
+    addImportFigures(report, await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS }), fmt);
+    log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

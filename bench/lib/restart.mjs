@@ -52,7 +52,7 @@ export async function measureRestart({ root, dataDir, rounds = 5, log, plannedOn
 }
 
 /** A tracking plan of `n` TRACK rules, each with a pattern, a minimum and a required property (Ajv compiles each). */
-function bigPlanRules(n) {
+export function bigPlanRules(n) {
   return Array.from({ length: n }, (_, i) => ({
     type: 'TRACK',
     key: `Event ${i}`,
