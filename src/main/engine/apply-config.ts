@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../shared/actions/mode';
 import type { Config, ConfigWarning } from '../../shared/config.schema';
 import type { MockReceiver } from '../../shared/mock-receiver.schema';
-import type { WebhookSettings } from '../../shared/types';
+import type { Source } from '../../shared/types';
 import { describeErrors, type FieldError } from '../../shared/validation-error';
 import type { Store } from './store/store';
 import { HttpError } from './errors';
@@ -44,7 +44,30 @@ export interface ConfigApplied {
  * refused, even when the file gives that entry a new one: apply such a swap in two steps.
  * Synchronous: nothing else writes between the checks and the transaction.
  */
-export function applyConfig(store: Store, config: Config, now: number, lab: LabAddresses): ConfigApplied {
+export function applyConfig(store: Store, config: Config, now: number, lab: LabAddresses, staged?: StagedSources, planned?: ConfigPlan): ConfigApplied {
+  // `planned`: made by the caller in this same turn of the loop, so nothing was written since.
+  const plan = planned ?? planConfig(store, config, now, lab);
+  // The plans' mirror is read again whether the transaction commits or rolls back.
+  try {
+    const applied = applyInTransaction(store, config, plan, now, staged);
+    const followed: ConfigWarning[] = applied.followed.map((f) => ({
+      path: plan.moves.find((m) => m.receiver === f.receiver)!.at,
+      code: 'mock_receiver_resolved',
+      message: `${describeFollowed(f)}: it sent to the receiver's old URL, which would answer 404`,
+    }));
+    return { turnedOff: applied.turnedOff, receivers: applied.receivers, audiences: applied.audiences, warnings: [...plan.resolved.warnings, ...followed, ...plan.keyWarnings] };
+  } finally {
+    plan.plans.reload();
+  }
+}
+
+export type ConfigPlan = ReturnType<typeof planConfig>;
+
+/**
+ * Everything a config is checked for against what is stored, each problem named by its path; throws
+ * ConfigRefused when there is one. What it returns is what the transaction writes. Writes nothing.
+ */
+export function planConfig(store: Store, config: Config, now: number, lab: LabAddresses) {
   const receivers = store.featureRepo((db) => new ReceiversRepo(db));
   const audiencesRepo = store.featureRepo((db) => new AudiencesRepo(db));
   const problems: ConfigProblem[] = [];
@@ -85,33 +108,15 @@ export function applyConfig(store: Store, config: Config, now: number, lab: LabA
   const trackingPlans = plans.planConfig(config, (name) => store.sources.byName(name)?.id, now);
   problems.push(...trackingPlans.problems);
   if (problems.length > 0) throw new ConfigRefused(problems);
-
-  // The plans' mirror is read again whether the transaction commits or rolls back.
-  try {
-    const applied = applyInTransaction(store, config, resolved.webhooks, now, receivers, receiverIds, audiences, trackingPlans.write, moves);
-    const followed: ConfigWarning[] = applied.followed.map((f) => ({
-      path: moves.find((m) => m.receiver === f.receiver)!.at,
-      code: 'mock_receiver_resolved',
-      message: `${describeFollowed(f)}: it sent to the receiver's old URL, which would answer 404`,
-    }));
-    return { turnedOff: applied.turnedOff, receivers: applied.receivers, audiences: applied.audiences, warnings: [...resolved.warnings, ...followed, ...keyWarnings] };
-  } finally {
-    plans.reload();
-  }
+  return { receivers, resolved, keyWarnings, moves, receiverIds, audiences, plans, writeTrackingPlans: trackingPlans.write };
 }
 
-function applyInTransaction(
-  store: Store,
-  config: Config,
-  webhooks: (WebhookSettings | undefined)[],
-  now: number,
-  receivers: ReceiversRepo,
-  receiverIds: string[],
-  audiences: ReturnType<typeof planAudiencesConfig>,
-  writeTrackingPlans: () => void,
-  moves: ReceiverMove[],
-): Omit<ConfigApplied, 'warnings'> & { followed: SourceFollowed[] } {
+function applyInTransaction(store: Store, config: Config, plan: ConfigPlan, now: number, staged: StagedSources | undefined): Omit<ConfigApplied, 'warnings'> & { followed: SourceFollowed[] } {
+  const { receivers, receiverIds, audiences, moves } = plan;
+  const webhooks = plan.resolved.webhooks;
   return store.transaction(() => {
+    // Sources written ahead (import-config.ts) become sources first; below, each is an unchanged update.
+    if (staged) store.sources.adopt(staged.importId, staged.sources);
     const turnedOff: ConfigApplied['turnedOff'] = [];
     config.sources.forEach((s, i) => {
       const existing = store.sources.byName(s.name);
@@ -126,9 +131,15 @@ function applyInTransaction(
     const given = new Set(config.sources.filter((s) => s.webhooks).map((s) => store.sources.byName(s.name)?.id));
     const followed = followReceivers(store, moves, (id) => given.has(id));
     const sourceId = (name: string) => store.sources.byName(name)?.id ?? '';
-    writeTrackingPlans();
+    plan.writeTrackingPlans();
     return { turnedOff, receivers: config.mockReceivers.length > 0, audiences: audiences.write(sourceId, now), followed };
   });
+}
+
+/** The new sources of a config written ahead of its transaction (import-config.ts), with their import's id. */
+export interface StagedSources {
+  importId: string;
+  sources: Source[];
 }
 
 /** Cancels what a config turned off (turnedOff), with the reason each delivery shows. */

@@ -1,7 +1,8 @@
 import { trackingPlansOf } from '../tracking-plans/service';
 import { CONFIG_VERSION, type Config, type ConfigWarning } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
-import { applyConfig, cancelTurnedOff, type ConfigApplied } from '../apply-config';
+import { cancelTurnedOff, type ConfigApplied } from '../apply-config';
+import { importConfig } from '../import-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
@@ -12,6 +13,9 @@ type Ops = 'getConfig' | 'importConfig';
 
 /** Export the whole setup as a config file, and import one (idempotent, as at start). */
 export class ConfigIo implements Feature<Ops> {
+  /** The import under way: the next waits for it (each writes in slices, import-config.ts). */
+  private importing: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly deps: SimulationDeps,
     private readonly receivers: ReceiversService,
@@ -34,11 +38,15 @@ export class ConfigIo implements Feature<Ops> {
     };
   }
 
-  /** Checked whole, then applied in one transaction or refused with nothing changed (apply-config.ts). */
-  async apply(config: Config): Promise<ConfigWarning[]> {
-    // Its tracking plans compiled in check workers first (issue 38): applyConfig compiles none on the loop.
-    await trackingPlansOf(this.deps.store).prepareConfig(config);
-    return this.applied(config, applyConfig(this.deps.store, config, this.deps.now(), this.receivers));
+  /** Checked whole, then applied whole or refused with nothing changed (import-config.ts); one import at a time. */
+  apply(config: Config): Promise<ConfigWarning[]> {
+    const run = this.importing.then(async () => {
+      // Its tracking plans compiled in check workers first (issue 38): applyConfig compiles none on the loop.
+      await trackingPlansOf(this.deps.store).prepareConfig(config);
+      return this.applied(config, await importConfig(this.deps.store, config, this.deps.now(), this.receivers));
+    });
+    this.importing = run.catch(() => undefined);
+    return run;
   }
 
   /**

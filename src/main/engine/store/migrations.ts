@@ -500,4 +500,11 @@ export const MIGRATIONS: string[] = [
      to the same place ('' = the mapping's literal URL and headers, as every item before). */ `
   ALTER TABLE actions_batch_items ADD COLUMN target TEXT NOT NULL DEFAULT '';
   `,
+  /* 23: a config import writes its new sources in slices ahead of the transaction that makes them
+     sources (issue 38; import-config.ts): 10,000 of them in one transaction held the event loop for
+     a third of a second. Their rows carry the import's id, listed in config_imports until that
+     transaction commits; a start deletes the rows of an import still listed (one a crash cut short). */ `
+  ALTER TABLE sources ADD COLUMN import_id TEXT;
+  CREATE TABLE config_imports (id TEXT PRIMARY KEY, started_at INTEGER NOT NULL);
+  `,
 ];

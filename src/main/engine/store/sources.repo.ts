@@ -14,6 +14,14 @@ interface SourceRow {
   webhooks: string;
 }
 
+/** A source to create, as the API and a config give it. */
+export interface NewSource {
+  name: string;
+  writeKey?: string;
+  webhooks?: WebhookSettings;
+  collectorFaults?: CollectorFaults | null;
+}
+
 export function newWriteKey(): string {
   return `wk_${randomBytes(18).toString('base64url')}`;
 }
@@ -41,7 +49,10 @@ export class SourcesRepo {
   private byKey = new Map<string, Source>();
   /** Names are unique: a config import looks each of its sources up by name (a scan each made it quadratic, issue 38). */
   private byNameMap = new Map<string, Source>();
+  /** Names and write keys of the sources a config import is writing (stage): no one else may take them meanwhile. */
+  private readonly reserved = { names: new Set<string>(), keys: new Set<string>() };
   private readonly insertStmt;
+  private readonly stageStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
   readonly secrets: SourceSecrets;
@@ -56,6 +67,9 @@ export class SourcesRepo {
     this.insertStmt = db.prepare(
       'INSERT INTO sources (id, name, write_key, created_at, webhooks) VALUES (@id, @name, @write_key, @created_at, @webhooks)',
     );
+    this.stageStmt = db.prepare(
+      'INSERT INTO sources (id, name, write_key, created_at, webhooks, import_id) VALUES (@id, @name, @write_key, @created_at, @webhooks, @import_id)',
+    );
     this.updateStmt = db.prepare('UPDATE sources SET name = @name, write_key = @write_key, webhooks = @webhooks WHERE id = @id');
     this.deleteStmt = db.prepare('DELETE FROM sources WHERE id = ?');
     this.secrets = new SourceSecrets(db);
@@ -67,6 +81,7 @@ export class SourcesRepo {
       this.updateStmt.run(row);
       return this.writeSecrets(next, current, now);
     });
+    dropUnfinishedImports(db);
     for (const row of db.prepare('SELECT * FROM sources ORDER BY created_at, name').all() as SourceRow[]) {
       this.index(withSecrets(fromRow(row), this.secrets.current(row.id)));
     }
@@ -88,19 +103,11 @@ export class SourcesRepo {
     return this.byNameMap.get(name);
   }
 
-  create(input: { name: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now: number): Source {
-    if (this.byName(input.name)) throw conflict(`name: a source named "${input.name}" already exists`);
+  create(input: NewSource, now: number): Source {
+    this.nameFree(input.name);
     const writeKey = input.writeKey ?? newWriteKey();
-    if (this.byKey.has(writeKey)) throw conflict('writeKey: already used by another source');
-    let source: Source = {
-      id: randomUUID(),
-      name: input.name,
-      writeKey,
-      createdAt: formatTimestamp(now),
-      webhooks: input.webhooks ?? noWebhooks(),
-      collectorFaults: input.collectorFaults ?? null,
-    };
-    source = this.createTx(source, now);
+    this.keyFree(writeKey);
+    const source = this.createTx(newSource(input, writeKey, now), now);
     this.onCreate(source.id);
     this.index(source);
     return source;
@@ -109,12 +116,8 @@ export class SourcesRepo {
   update(id: string, patch: { name?: string; writeKey?: string; webhooks?: WebhookSettings; collectorFaults?: CollectorFaults | null }, now = Date.now()): Source {
     const current = this.byId.get(id);
     if (!current) throw notFound(`source ${id}`);
-    if (patch.name && patch.name !== current.name && this.byName(patch.name)) {
-      throw conflict(`name: a source named "${patch.name}" already exists`);
-    }
-    if (patch.writeKey && patch.writeKey !== current.writeKey && this.byKey.has(patch.writeKey)) {
-      throw conflict('writeKey: already used by another source');
-    }
+    if (patch.name && patch.name !== current.name) this.nameFree(patch.name);
+    if (patch.writeKey && patch.writeKey !== current.writeKey) this.keyFree(patch.writeKey);
     let next: Source = { ...current, ...stripUndefined(patch) };
     const row = toRow(next);
     // The same settings given again (a config applied at every start) write nothing.
@@ -151,6 +154,76 @@ export class SourcesRepo {
     this.byId.delete(id);
     this.byKey.delete(current.writeKey);
     this.byNameMap.delete(current.name);
+  }
+
+  /**
+   * The sources a config import creates, written ahead of the transaction that makes them sources
+   * (import-config.ts): their names and write keys reserved first, then their rows written a slice
+   * at a time (stage), each slice a transaction of its own, marked with the import. Until adopt()
+   * commits them they are not sources: not in memory, and deleted at a start (a crash cut it short).
+   */
+  reserve(importId: string, inputs: NewSource[], now: number): Source[] {
+    for (const i of inputs) this.nameFree(i.name);
+    const planned = inputs.map((i) => newSource(i, i.writeKey ?? newWriteKey(), now));
+    const keys = new Set<string>();
+    for (const s of planned) {
+      this.keyFree(s.writeKey);
+      if (keys.has(s.writeKey)) throw conflict(`writeKey: given to two sources ("${s.writeKey}")`);
+      keys.add(s.writeKey);
+    }
+    for (const s of planned) {
+      this.reserved.names.add(s.name);
+      this.reserved.keys.add(s.writeKey);
+    }
+    this.db.prepare('INSERT INTO config_imports (id, started_at) VALUES (?, ?)').run(importId, now);
+    return planned;
+  }
+
+  /** One slice of an import's sources written (one transaction); returns them with their secrets' versions. */
+  stage(importId: string, planned: Source[], now: number): Source[] {
+    return this.db.transaction(() =>
+      planned.map((s) => {
+        this.stageStmt.run({ ...toRow(s, now), import_id: importId });
+        const made = this.writeSecrets(s, undefined, now);
+        this.onCreate(s.id);
+        return made;
+      }),
+    )();
+  }
+
+  /** In the import's own transaction: its staged sources become sources (its row in config_imports goes, so a start keeps them). */
+  adopt(importId: string, staged: Source[]): void {
+    this.db.prepare('DELETE FROM config_imports WHERE id = ?').run(importId);
+    for (const s of staged) this.index(s);
+  }
+
+  /** An import that did not commit: a slice of what it staged deleted (the last slice ends its reservations: release). */
+  unstage(ids: string[]): void {
+    const secrets = this.db.prepare('DELETE FROM source_secrets WHERE source_id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) {
+        secrets.run(id);
+        this.deleteStmt.run(id);
+      }
+    })();
+  }
+
+  /** The import is over (committed, or unstaged whole): its names and write keys are free again. */
+  release(importId: string, planned: Source[]): void {
+    this.db.prepare('DELETE FROM config_imports WHERE id = ?').run(importId);
+    for (const s of planned) {
+      this.reserved.names.delete(s.name);
+      this.reserved.keys.delete(s.writeKey);
+    }
+  }
+
+  private nameFree(name: string): void {
+    if (this.byName(name)) throw conflict(`name: a source named "${name}" already exists`);
+    if (this.reserved.names.has(name)) throw conflict(`name: a config import is creating a source named "${name}"`);
+  }
+
+  private keyFree(writeKey: string): void {
+    if (this.byKey.has(writeKey) || this.reserved.keys.has(writeKey)) throw conflict('writeKey: already used by another source');
   }
 
   /** Puts the sources back as they were (a transaction that wrote them rolled back: Store.transaction). */
@@ -193,6 +266,21 @@ function sameRow(a: SourceRow, b: SourceRow): boolean {
 
 function secretsChanged(next: Source, before: Source): boolean {
   return Object.values(SECRET_FIELDS).some((field) => (next.webhooks[field] || undefined) !== (before.webhooks[field] || undefined));
+}
+
+function newSource(input: NewSource, writeKey: string, now: number): Source {
+  return { id: randomUUID(), name: input.name, writeKey, createdAt: formatTimestamp(now), webhooks: input.webhooks ?? noWebhooks(), collectorFaults: input.collectorFaults ?? null };
+}
+
+/** The rows of a config import a crash cut short (reserve): it never committed, so none of it stays. */
+function dropUnfinishedImports(db: Db): void {
+  if (!db.prepare('SELECT 1 FROM config_imports LIMIT 1').get()) return;
+  db.transaction(() => {
+    const unfinished = 'SELECT id FROM sources WHERE import_id IN (SELECT id FROM config_imports)';
+    db.prepare(`DELETE FROM source_secrets WHERE source_id IN (${unfinished})`).run();
+    db.prepare('DELETE FROM sources WHERE import_id IN (SELECT id FROM config_imports)').run();
+    db.prepare('DELETE FROM config_imports').run();
+  })();
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../shared/config.schema';
+import type { Source } from '../../shared/types';
+import type { Store } from './store/store';
+import { applyConfig, planConfig, type ConfigApplied } from './apply-config';
+import type { LabAddresses } from './config-receivers';
+
+// A config imported into a running lab (POST /api/config, the UI's Import), issue 38. The collector,
+// the control API and the dispatcher share one event loop, and one SQLite transaction is one stretch
+// of it: 10,000 new sources written in one held the loop for a third of a second on an idle machine.
+// So the sources the config creates are written first, in slices that each take about SLICE_MS, with
+// the loop's other work between them; then the one transaction that commits the import makes them
+// sources, with everything else the config changes. Whole or not at all still: until that
+// transaction they are not sources (not in memory, their rows marked with the import), their names
+// and write keys are reserved, and if it does not commit (refused meanwhile, an error, a crash) their
+// rows are deleted (sources.repo.ts). A lab's start applies its config in one transaction, as before:
+// nothing else runs yet.
+
+/** About how long one slice of writes may hold the loop. */
+export const SLICE_MS = 10;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn): Promise<ConfigApplied> {
+  // Checked before anything is written: a config that is refused writes nothing.
+  const plan = planConfig(store, config, now, lab);
+  const fresh = config.sources.flatMap((s, i) => (store.sources.byName(s.name) ? [] : [{ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }]));
+  if (fresh.length === 0) return applyConfig(store, config, now, lab, undefined, plan);
+  const importId = randomUUID();
+  const planned = store.sources.reserve(importId, fresh, now);
+  const staged: Source[] = [];
+  try {
+    await inSlices(planned, (slice) => staged.push(...store.sources.stage(importId, slice, now)), turn);
+    // Checked again with the transaction, as what is stored may have changed meanwhile.
+    return applyConfig(store, config, now, lab, { importId, sources: staged });
+  } catch (err) {
+    await inSlices(
+      staged.map((s) => s.id),
+      (ids) => store.sources.unstage(ids),
+      turn,
+    );
+    throw err;
+  } finally {
+    store.sources.release(importId, planned);
+  }
+}
+
+/** `write` over `items` a slice at a time, each slice sized from how long the last one took, a turn of the loop between. */
+async function inSlices<T>(items: T[], write: (slice: T[]) => void, turn: () => Promise<void>): Promise<void> {
+  let size = 50;
+  for (let from = 0; from < items.length; ) {
+    const started = performance.now();
+    const slice = items.slice(from, from + size);
+    write(slice);
+    from += slice.length;
+    const took = Math.max(performance.now() - started, 0.1);
+    size = Math.max(1, Math.min(5_000, Math.round((slice.length * SLICE_MS) / took)));
+    if (from < items.length) await turn();
+  }
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testLab } from '../helpers/test-lab';
+import { openDbFile } from '../helpers/db-file';
+import { ensureBuilt, startServe, stopServe } from '../helpers/serve';
+import type { Store } from '../../src/main/engine/store/store';
+import { importConfig } from '../../src/main/engine/import-config';
+import { configSchema, type Config } from '../../src/shared/config.schema';
+
+// Issue 38: a config import writes the sources it creates in slices, the loop's other work between
+// them, and commits them with the rest of the config in one transaction: whole or not at all still.
+// The slices' turns are the test's here, so what happens between them is arranged, not raced.
+
+const lab = testLab();
+const RECEIVERS = { receiverBase: (tls: boolean) => (tls ? 'https://127.0.0.1:8790' : 'http://127.0.0.1:8789') };
+const manySources = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({ name: `s-${from + i}`, writeKey: `wk_s_${from + i}`, webhooks: { enabled: true, urls: [{ url: `https://r.example/${from + i}` }], sharedSecret: `secret-${from + i}` } }));
+const config = (c: Record<string, unknown>): Config => configSchema.parse(c);
+
+/** What the import left in the table beside the sources: rows of imports that did not commit. */
+function leftovers(dataDir: string): { marked: number; imports: number; sources: number; secrets: number } {
+  const db = openDbFile(dataDir);
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    return {
+      marked: count('SELECT count(*) AS n FROM sources WHERE import_id IN (SELECT id FROM config_imports)'),
+      imports: count('SELECT count(*) AS n FROM config_imports'),
+      sources: count('SELECT count(*) AS n FROM sources'),
+      secrets: count('SELECT count(*) AS n FROM source_secrets WHERE retired_at IS NULL'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function labWithStore() {
+  let store: Store | undefined;
+  const t = await lab.start({ onStore: (s) => (store = s), config: { sources: [{ name: 'first', writeKey: 'wk_first' }] } });
+  return { t, store: store! };
+}
+
+describe('a config import in slices', () => {
+  it('writes its new sources a slice at a time, none of them a source until the import commits, their names and keys reserved meanwhile', async () => {
+    const { t, store } = await labWithStore();
+    let turns = 0;
+    const seen: { sources: number; refusals: string[] }[] = [];
+    const applied = await importConfig(store, config({ sources: manySources(3_000) }), Date.now(), RECEIVERS, async () => {
+      turns++;
+      const refusals: string[] = [];
+      for (const input of [{ name: 's-2999' }, { name: 'other', writeKey: 'wk_s_0' }]) {
+        try {
+          store.sources.create(input, Date.now());
+        } catch (err) {
+          refusals.push((err as Error).message);
+        }
+      }
+      seen.push({ sources: (await t.call('listSources', {})).length, refusals });
+    });
+    expect(applied.warnings).toEqual([]);
+    expect(turns).toBeGreaterThan(1);
+    // Between slices: still one source, and the import's names and write keys were taken.
+    expect(seen.every((s) => s.sources === 1)).toBe(true);
+    expect(seen[0]!.refusals).toEqual(['name: a config import is creating a source named "s-2999"', 'writeKey: already used by another source']);
+    const sources = await t.call('listSources', {});
+    expect(sources).toHaveLength(3_001);
+    expect(sources.find((s) => s.name === 's-1234')).toMatchObject({ writeKey: 'wk_s_1234', webhooks: { sharedSecret: 'secret-1234' }, secretVersions: { sharedSecret: { version: 1 } } });
+    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 3_001, secrets: 3_000 });
+    // Calls reach them at once.
+    expect((await t.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_s_2999' })).status).toBe(200);
+  });
+
+  it('refused by what changed between its slices: nothing of it stays, and its names are free again', async () => {
+    const { t, store } = await labWithStore();
+    let arranged = false;
+    const given = config({ sources: [{ name: 'first', writeKey: 'wk_taken' }, ...manySources(2_000)] });
+    const refused = importConfig(store, given, Date.now(), RECEIVERS, async () => {
+      // Another source takes the write key the config gives "first", while the import is writing.
+      if (!arranged) store.sources.create({ name: 'meanwhile', writeKey: 'wk_taken' }, Date.now());
+      arranged = true;
+    });
+    await expect(refused).rejects.toMatchObject({ status: 409, message: 'sources[0].writeKey: already used by source "meanwhile"' });
+    expect(arranged).toBe(true);
+    expect((await t.call('listSources', {})).map((s) => s.name).sort()).toEqual(['first', 'meanwhile']);
+    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 2, secrets: 0 });
+    // The names it had reserved are free again, and the same config minus the clash imports.
+    expect(store.sources.create({ name: 's-5', writeKey: 'wk_s_5' }, Date.now()).name).toBe('s-5');
+    store.sources.delete(store.sources.byName('s-5')!.id);
+    await importConfig(store, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS);
+    expect(await t.call('listSources', {})).toHaveLength(2_002);
+  });
+});
+
+describe('a config import cut short by kill -9', () => {
+  it('leaves none of its sources after the restart', async () => {
+    ensureBuilt();
+    const dataDir = mkdtempSync(join(tmpdir(), 'wl-import-kill-'));
+    try {
+      const first = await startServe(['--data-dir', dataDir]);
+      const body = JSON.stringify({ sources: manySources(20_000) });
+      const posted = fetch(`${first.api}/config`, { method: 'POST', headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' }, body }).catch(() => undefined);
+      // Killed once some of its sources are written and the import has not committed: watched from a
+      // reader of the file, as often as it can read (each slice commits, so the reader sees it).
+      const db = openDbFile(dataDir);
+      const marked = db.prepare('SELECT count(*) AS n FROM sources WHERE import_id IN (SELECT id FROM config_imports)');
+      let caught = 0;
+      for (const until = Date.now() + 60_000; Date.now() < until && caught === 0; ) {
+        caught = (marked.get() as { n: number }).n;
+        if (caught === 0) await new Promise((r) => setImmediate(r));
+      }
+      first.child.kill('SIGKILL');
+      await new Promise((r) => first.child.once('exit', r));
+      db.close();
+      await posted;
+      expect(caught, 'the import was seen under way').toBeGreaterThan(0);
+
+      const again = await startServe(['--data-dir', dataDir]);
+      try {
+        const sources = await (await fetch(`${again.api}/sources`, { headers: { authorization: `Bearer ${again.token}` } })).json();
+        expect(sources.filter((s: { name: string }) => s.name.startsWith('s-'))).toEqual([]);
+      } finally {
+        await stopServe(again);
+      }
+      expect(leftovers(dataDir)).toMatchObject({ marked: 0, imports: 0, secrets: 0 });
+      const db2 = openDbFile(dataDir);
+      expect(db2.pragma('integrity_check', { simple: true })).toBe('ok');
+      db2.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
