@@ -99,7 +99,12 @@ export interface EventLoopFigures {
   blockedMs: number;
   /** The seconds the figures cover, up to 60. */
   windowS: number;
+  /** The background jobs that ran on the loop meanwhile, each in slices: how many, and the longest (docs/performance.md lists them). */
+  slices: BackgroundSlices;
 }
+
+/** Per background job (`body index`, `retention`, `export`, ...): its slices over the window and the longest, in ms. */
+export type BackgroundSlices = Record<string, { slices: number; longestMs: number }>;
 
 export interface ReplayResult {
   deliveryId: number;

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import type { Store } from '../../src/main/engine/store/store';
 import { startEngine } from '../../src/main/engine/engine';
 import type { Engine, EngineOptions } from '../../src/main/engine/engine.types';
 import { api, type OpInput, type OpName, type OpOutput, type EngineEvent } from '../../src/shared/api.contract';
@@ -20,14 +22,35 @@ export interface TestEngine {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
+/** Ports free now (each bound to port 0 and let go). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
 export async function startTestEngine(
-  /** rememberedReceiverPorts: the mock receivers take the ports kept in the data folder (8789/8790 at first), as `serve` does; else free ones each start. */
+  /** rememberedReceiverPorts: the mock receivers take the ports kept in the data folder (two free ones at first), as `serve` does; else free ones each start. */
   o: { config?: unknown; overrides?: SettingsPatch; dataDir?: string; rememberedReceiverPorts?: boolean } & Pick<EngineOptions, 'lanes' | 'onStore' | 'log'> = {},
 ): Promise<TestEngine> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'wl-test-'));
   const config: Config | undefined = o.config ? configSchema.parse(o.config) : undefined;
+  // Remembered ports start as two free ones, not the defaults 8789/8790: another test, or another
+  // lab on the machine, may hold those (two suites side by side collided there).
+  const firstPorts = o.rememberedReceiverPorts ? await freePorts(2) : undefined;
+  const onStore = (store: Store) => {
+    if (firstPorts && store.settings.getExtra('mockReceiverPorts') === undefined) store.settings.setExtra('mockReceiverPorts', { http: firstPorts[0], https: firstPorts[1] });
+    o.onStore?.(store);
+  };
   const engine = await startEngine({
-    dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: o.rememberedReceiverPorts ? undefined : { http: 0, https: 0 }, lanes: o.lanes, onStore: o.onStore, log: o.log,
+    dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: o.rememberedReceiverPorts ? undefined : { http: 0, https: 0 }, lanes: o.lanes, onStore, log: o.log,
   });
   const events: EngineEvent[] = [];
   engine.onEvents((batch) => events.push(...batch));

@@ -306,8 +306,8 @@ describe('body search (trigram index fed in the background)', () => {
     const nul = (db.prepare("SELECT id FROM calls WHERE message_id = 'nul'").get() as { id: number }).id;
     db.prepare('DELETE FROM body_index WHERE rowid = ?').run(nul);
     db.prepare('INSERT INTO body_index (rowid, text) VALUES (?, ?)').run(nul, 'foo\u0000bar');
-    // Later migrations undone too, so that they run again cleanly (22 added this column).
-    db.exec('ALTER TABLE actions_batch_items DROP COLUMN target');
+    // Later migrations undone too, so that they run again cleanly (22 added this column, 23 this column and table).
+    db.exec('ALTER TABLE actions_batch_items DROP COLUMN target; ALTER TABLE sources DROP COLUMN import_id; DROP TABLE config_imports');
     db.pragma('user_version = 20');
     db.close();
 

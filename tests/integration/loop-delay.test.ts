@@ -29,3 +29,13 @@ it('GET /api/health says how long the loop was held: the longest stall and the b
   expect(after.delayP99Ms).toBeGreaterThanOrEqual(0);
   expect(after.delayMaxMs).toBeGreaterThanOrEqual(after.delayP99Ms);
 });
+
+it("GET /api/health names the background jobs that ran on the loop, each with its slices and the longest", async () => {
+  const t = await lab.start();
+  await t.call('importConfig', { sources: Array.from({ length: 300 }, (_, i) => ({ name: `s-${i}`, writeKey: `wk_s_${i}` })) });
+  const { slices } = (await t.call('health', {})).eventLoop;
+  expect(slices['config import']).toMatchObject({ slices: expect.any(Number), longestMs: expect.any(Number) });
+  expect(slices['config import']!.slices).toBeGreaterThanOrEqual(1);
+  expect(slices['config import (commit)']!.slices).toBeGreaterThanOrEqual(1);
+  expect(slices['config import (commit)']!.longestMs).toBeGreaterThan(0);
+});

@@ -7,6 +7,7 @@ import type { Dispatcher } from './dispatcher/dispatcher';
 import type { EventHub } from './event-hub';
 import { CLEAR_CHUNK } from './store/clear-calls';
 import { neverSent, resendableWithoutSource } from './dispatcher/delivery-plan';
+import { backgroundSlices } from './slice-meter';
 
 /** Calls looked at per step of a bulk retry; the event loop turns between steps. */
 const RETRY_CHUNK = 500;
@@ -37,17 +38,20 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       for (const [k, pass] of passes.entries()) {
         let before: number | undefined;
         while (seen.size < RETRY_MATCHING_MAX) {
-          const ids = store.calls.ids({ ...pass, before, limit: Math.min(RETRY_CHUNK, RETRY_MATCHING_MAX - seen.size) });
-          for (const callId of ids) {
-            if (seen.has(callId)) continue;
-            seen.add(callId);
-            // A request never sent (its mapped body passed the limit) has nothing to send again.
-            // Nor has a signed one whose source was deleted (it would go out unsigned: manual-rounds.ts).
-            const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && (store.sources.get(d.sourceId) !== undefined || resendableWithoutSource(d, false)));
-            // The status passes are counted above; a call found only by its Actions parts adds itself.
-            if (k >= states.length && failed.length > 0) matched++;
-            if (!dryRun) for (const d of failed) deliveryIds.push(d.id);
-          }
+          const ids = backgroundSlices.time('bulk retry', () => {
+            const chunk = store.calls.ids({ ...pass, before, limit: Math.min(RETRY_CHUNK, RETRY_MATCHING_MAX - seen.size) });
+            for (const callId of chunk) {
+              if (seen.has(callId)) continue;
+              seen.add(callId);
+              // A request never sent (its mapped body passed the limit) has nothing to send again.
+              // Nor has a signed one whose source was deleted (it would go out unsigned: manual-rounds.ts).
+              const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && (store.sources.get(d.sourceId) !== undefined || resendableWithoutSource(d, false)));
+              // The status passes are counted above; a call found only by its Actions parts adds itself.
+              if (k >= states.length && failed.length > 0) matched++;
+              if (!dryRun) for (const d of failed) deliveryIds.push(d.id);
+            }
+            return chunk;
+          });
           if (ids.length < RETRY_CHUNK) break;
           before = ids[ids.length - 1];
           await nextTurn();
@@ -62,14 +66,14 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       const canceled = await dispatcher.cancelUpTo(cutoff.callId, 'canceled: the calls were cleared', CLEAR_CHUNK);
       let removed = 0;
       for (;;) {
-        const chunk = await store.writes.run(() => store.clearer.deleteCallsChunk(cutoff));
+        const chunk = await store.writes.run(() => backgroundSlices.time('clear calls', () => store.clearer.deleteCallsChunk(cutoff)));
         store.calls.forgetMessageIds(chunk.messageIds);
         removed += chunk.removed;
         if (chunk.removed < CLEAR_CHUNK) break;
       }
-      while ((await store.writes.run(() => store.clearer.deleteRequestsChunk(cutoff))) === CLEAR_CHUNK);
+      while ((await store.writes.run(() => backgroundSlices.time('clear calls', () => store.clearer.deleteRequestsChunk(cutoff)))) === CLEAR_CHUNK);
       for (;;) {
-        const retired = await store.writes.run(() => store.clearer.deleteRetiredChunk(cutoff));
+        const retired = await store.writes.run(() => backgroundSlices.time('clear calls', () => store.clearer.deleteRetiredChunk(cutoff)));
         store.calls.forgetMessageIds(retired);
         if (retired.length < CLEAR_CHUNK) break;
       }

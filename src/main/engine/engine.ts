@@ -29,6 +29,7 @@ import './actions/rules';
 import { shortKeyWarnings } from './sw-key-policy';
 import { Probes } from './probe/probe-service';
 import { LoopDelay } from './loop-delay';
+import { backgroundSlices } from './slice-meter';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -152,7 +153,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
 
     const prune = () => {
       try {
-        const removed = store.prune();
+        const removed = backgroundSlices.time('retention', () => store.prune());
         if (removed > 0) {
           opts.log?.(`retention: pruned ${removed} old calls`);
           events.emit({ type: 'calls.removed', count: removed });

@@ -4,6 +4,7 @@ import type { Source } from '../../shared/types';
 import type { Store } from './store/store';
 import { applyConfig, planConfig, type ConfigApplied } from './apply-config';
 import type { LabAddresses } from './config-receivers';
+import { backgroundSlices } from './slice-meter';
 
 // A config imported into a running lab (POST /api/config, the UI's Import), issue 38. The collector,
 // the control API and the dispatcher share one event loop, and one SQLite transaction is one stretch
@@ -25,18 +26,18 @@ export async function importConfig(store: Store, config: Config, now: number, la
   // Checked before anything is written: a config that is refused writes nothing.
   const plan = planConfig(store, config, now, lab);
   const fresh = config.sources.flatMap((s, i) => (store.sources.byName(s.name) ? [] : [{ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }]));
-  if (fresh.length === 0) return applyConfig(store, config, now, lab, undefined, plan);
+  if (fresh.length === 0) return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, undefined, plan));
   const importId = randomUUID();
   const planned = store.sources.reserve(importId, fresh, now);
   const staged: Source[] = [];
   try {
-    await inSlices(planned, (slice) => staged.push(...store.sources.stage(importId, slice, now)), turn);
+    await inSlices(planned, (slice) => backgroundSlices.time('config import', () => staged.push(...store.sources.stage(importId, slice, now))), turn);
     // Checked again with the transaction, as what is stored may have changed meanwhile.
-    return applyConfig(store, config, now, lab, { importId, sources: staged });
+    return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, { importId, sources: staged }));
   } catch (err) {
     await inSlices(
       staged.map((s) => s.id),
-      (ids) => store.sources.unstage(ids),
+      (ids) => backgroundSlices.time('config import (undone)', () => store.sources.unstage(ids)),
       turn,
     );
     throw err;

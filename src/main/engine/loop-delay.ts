@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { EventLoopFigures } from '../../shared/api.contract';
+import { backgroundSlices } from './slice-meter';
 
 // The event loop's delay as a figure of health (issue 38): the collector, the control API, the UI's
 // events and the dispatcher share one loop, so a stall anywhere is a wait everywhere. A long stall is
@@ -76,6 +77,7 @@ export class LoopDelay {
       delayMaxMs: Math.round(Math.max(...windows.map((w) => w.maxTickMs), ongoing, ms(maxSample)) * 10) / 10,
       blockedMs: Math.round(windows.reduce((n, w) => n + w.blockedMs, 0) + (ongoing > BLOCKED_TICK_MS ? ongoing : 0)),
       windowS: Math.round((now - windows[0]!.startedAt) / 100) / 10,
+      slices: backgroundSlices.figures(),
     };
   }
 

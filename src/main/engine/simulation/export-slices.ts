@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CallFilter } from '../store/calls.repo';
 import type { Store } from '../store/store';
+import { backgroundSlices } from '../slice-meter';
 
 // An export's work runs on the event loop the collector, the control API and the UI share (DESIGN
 // §18): in slices of about SLICE_MS, the loop given back between two (setImmediate, so the requests
@@ -74,6 +75,7 @@ export class Slices {
   /** Counts the current slice (next() does; the last one, when the text ends). */
   end(): void {
     const ms = this.elapsed();
+    backgroundSlices.record('export', ms);
     this.progress.slices++;
     const cpu = process.cpuUsage(this.#cpu);
     const cpuMs = (cpu.user + cpu.system) / 1000;

@@ -11,6 +11,7 @@ import { shortKeyWarning } from '../../../shared/standard-webhooks';
 import { describeUse, detached, movedUrl, receiverUses, type ReceiverUse } from '../../../shared/receiver-uses';
 import { describeFollowed, followReceivers, rewriteUses, type ReceiverMove } from './receiver-moves';
 import { sidesStopped, stoppedReason, type StoppedSide } from '../../../shared/actions/mode';
+import { backgroundSlices } from '../slice-meter';
 
 type Ops = 'listReceivers' | 'createReceiver' | 'updateReceiver' | 'deleteReceiver' | 'listReceiverRequests' | 'resetReceiver' | 'attachReceiver';
 
@@ -247,7 +248,7 @@ export class ReceiversService implements Feature<Ops> {
   private catchUp(receiverId: string): void {
     const step = () => {
       this.deps.store.writes
-        .run(() => this.trimStep(receiverId))
+        .run(() => backgroundSlices.time('receiver log trim', () => this.trimStep(receiverId)))
         .then((removed) => {
           if (removed === TRIM_CHUNK) setImmediate(step);
         })

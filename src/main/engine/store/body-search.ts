@@ -1,6 +1,7 @@
 import { bodyMatches, bodySearchText } from '../../../shared/search-filter';
 import type { Db } from './database';
 import type { RequestsRepo } from './requests.repo';
+import { backgroundSlices } from '../slice-meter';
 
 /** Terms shorter than this (in characters, as code points) are not looked up in the index: a trigram needs three. */
 export const INDEXED_TERM_MIN = 3;
@@ -242,8 +243,10 @@ export class BodyIndex {
       if (!pace.slice) return this.schedule(pace.gapMs);
       // A slice's pages (its postings and FTS5's merge work) would otherwise land on top of a WAL the
       // collector has brought near its 4 MB checkpoint: checkpointed first, the WAL starts again.
-      this.db.pragma('wal_checkpoint(PASSIVE)');
-      this.step();
+      backgroundSlices.time('body index', () => {
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+        this.step();
+      });
       this.schedule(pace.gapMs);
     } catch {
       // Storage failing (a full disk: storage-health.ts says so): tried again later, the tail is read meanwhile.

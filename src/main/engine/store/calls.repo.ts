@@ -15,6 +15,7 @@ import type { ActionsLedger } from './actions-ledger';
 import type { DeliveryLedger } from './delivery-ledger';
 import type { ActionsOutcomes } from './actions-outcomes';
 import { NOT_IN_ACTIONS, actionsStatusClause, actionsUrlStateClause } from './actions-filter';
+import { backgroundSlices } from '../slice-meter';
 
 /** A call's Classic delivery, one row at most (its Actions deliveries are read apart: actions-outcomes.ts). */
 const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'";
@@ -163,11 +164,14 @@ export class CallsRepo {
     for (let after = 0; ; ) {
       await new Promise((resolve) => setImmediate(resolve));
       if (!this.db.open) return false;
-      const rows = slice.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
-      for (const r of rows) {
-        const sourceId = this.sourceKeys.idOf(r.source_key);
-        if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
-      }
+      const rows = backgroundSlices.time('duplicate window load', () => {
+        const read = slice.all(after, since, DEDUP_LOAD_SLICE) as { id: number; source_key: number; message_id: string; received_at: number }[];
+        for (const r of read) {
+          const sourceId = this.sourceKeys.idOf(r.source_key);
+          if (sourceId !== null) this.dedup.add(sourceId, r.message_id, r.received_at);
+        }
+        return read;
+      });
       if (rows.length < DEDUP_LOAD_SLICE) return true;
       after = rows[rows.length - 1]!.id;
     }

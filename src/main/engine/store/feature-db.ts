@@ -18,6 +18,8 @@ export const CORE_TABLES = [
   'delivery_calls',
   'sources',
   'source_secrets',
+  // A config import's new sources until it commits (sources.repo.ts, import-config.ts, migration 23).
+  'config_imports',
   'settings',
   'client_queue',
   // The newest call id ever issued, so none is given again (calls.repo.ts, migration 19).

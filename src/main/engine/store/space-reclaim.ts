@@ -1,5 +1,6 @@
 import type { Db } from './database';
 import type { StorageHealth } from './storage-health';
+import { backgroundSlices } from '../slice-meter';
 
 /**
  * Pages given back to the file system per step: 128 pages of 16 KB (2 MB) took about 7 ms on a
@@ -46,10 +47,13 @@ export class SpaceReclaimer {
       let left: number;
       try {
         if (!this.health.ok) return;
-        this.db.pragma(`incremental_vacuum(${RECLAIM_PAGES})`);
-        left = this.freePages();
-        // The last pages moved are still in the WAL: a checkpoint writes them and cuts the file.
-        if (left === 0) this.db.pragma('wal_checkpoint(PASSIVE)');
+        left = backgroundSlices.time('space back', () => {
+          this.db.pragma(`incremental_vacuum(${RECLAIM_PAGES})`);
+          const pages = this.freePages();
+          // The last pages moved are still in the WAL: a checkpoint writes them and cuts the file.
+          if (pages === 0) this.db.pragma('wal_checkpoint(PASSIVE)');
+          return pages;
+        });
       } catch (err) {
         this.log(`storage: giving free space back stopped (${(err as Error).message}); retention's next run tries again`);
         return;

@@ -3,6 +3,7 @@ import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, 
 import type { CompiledRule } from './compile';
 import { PlanNotCompiled, type CheckPool } from './check-pool';
 import { costFor, SIZE_BUCKETS } from './work-bounds';
+import { backgroundSlices } from '../slice-meter';
 
 // Where each call's check runs (issue 38). On the event loop when its rules are compiled there and
 // their estimated worst check for a call of its size (work-bounds.ts) is under INLINE_US: most calls
@@ -69,6 +70,7 @@ export class PlanChecks {
     for (let k = 0; k < inline.length; k++) {
       const i = inline[k]!;
       if (performance.now() - sliceStart > SLICE_MS) {
+        backgroundSlices.record('plan checks', performance.now() - sliceStart);
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }

@@ -13,6 +13,7 @@ import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './pla
 import { CheckPool, PlanNotCompiled } from './check-pool';
 import { PlanChecks, type PlanToCheck } from './plan-checks';
 import { PlanGates, rulesHash } from './plan-gates';
+import { backgroundSlices } from '../slice-meter';
 
 // Tracking plans in the engine (issue 24): the plans and the sources' connections, mirrored in memory
 // with each connected plan compiled once (and again only when it changes), so that the collector's
@@ -147,7 +148,7 @@ export class TrackingPlans {
       if (!c) return;
       // A worker compiles it first: what does not compile is set aside, what is slow stays off the loop.
       if (!this.gates.isGated(c.planId, this.plans.get(c.planId)?.updatedAt)) await this.gatePlan(c.planId);
-      else if (this.compileSlice(c.planId)) this.checkerFor(c);
+      else if (backgroundSlices.time('plan compile', () => this.compileSlice(c.planId))) this.checkerFor(c);
     }
   }
 

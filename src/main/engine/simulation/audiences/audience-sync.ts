@@ -9,6 +9,7 @@ import type { SimulationDeps } from '../simulation-deps';
 import { AudiencesRepo, type MemberChange, type StoredAudience } from './audiences.repo';
 import { loadProfiles } from './profiles';
 import { evaluate, type Definition } from './rules';
+import { backgroundSlices } from '../../slice-meter';
 
 export const SYNC_PATH = '/internal/audience';
 const USER_AGENT = 'Webhook Lab (audience sync)';
@@ -69,7 +70,7 @@ export function syncAudience(deps: SimulationDeps, id: string): Promise<SyncResu
     const sources = a.sourceIds.map((sid) => deps.store.sources.get(sid)).filter((s): s is Source => s !== undefined);
     if (sources.length === 0) throw new HttpError(409, `sourceIds: none of the sources of audience "${a.name}" exists any more`);
     const now = deps.now();
-    const changes = diffMembers(repo.members(id), currentMembers(deps.store, a.definition, now));
+    const changes = backgroundSlices.time('audience sync', () => diffMembers(repo.members(id), currentMembers(deps.store, a.definition, now)));
     const calls = changes.flatMap((c) => sources.map((source) => identifyFor(a, c, source, now)));
     const stored = calls.length > 0 ? await deps.ingest.inject(calls) : { calls: [] };
     await deps.store.writes.run(() => repo.applySync(id, changes, now));
