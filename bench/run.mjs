@@ -20,6 +20,8 @@ import { measureNeighbours, addNeighbourFigures } from './lib/neighbours.mjs';
 import { measurePlans, addPlanFigures } from './lib/plans.mjs';
 import { measureHostile, addHostileFigures } from './lib/hostile.mjs';
 import { measureImports, addImportFigures } from './lib/imports.mjs';
+import { measureChores } from './lib/chores.mjs';
+import { addSliceFigures } from './lib/slices.mjs';
 import { measureRestart } from './lib/restart.mjs';
 import { measureSpace } from './lib/space.mjs';
 import { measureExport, addExportFigures, EXPORT_CALLS } from './lib/export.mjs';
@@ -318,6 +320,7 @@ async function main() {
     const exported = await measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
 
     const imports = await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+    await measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
 
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
@@ -355,6 +358,7 @@ async function main() {
     addPlannedRestartFigure(report, restart);
     addExportFigures(report, exported, fmt);
     addImportFigures(report, imports, fmt);
+    addSliceFigures(report);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
 
@@ -655,6 +659,8 @@ async function importsOnly() {
   try {
     const report = new Report();
     addImportFigures(report, await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS }), fmt);
+    if (process.argv[3] !== 'only') await measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+    addSliceFigures(report);
     log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

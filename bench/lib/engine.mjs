@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exited, spawnNode } from './proc.mjs';
+import { noteSlices } from './slices.mjs';
 
 const TOKEN = 'bench-token';
 
@@ -21,6 +22,11 @@ export async function startEngine({ root, dataDir, config, nodeFlags = [], env }
     return res.json();
   }
 
+  // The background jobs' slices (slices.mjs): health covers 30-60 s, so it is read every 10 s.
+  const readSlices = async () => noteSlices((await api('/health').catch(() => undefined))?.eventLoop?.slices);
+  const sliceTimer = setInterval(readSlices, 10_000);
+  sliceTimer.unref();
+
   return {
     pid: child.pid,
     collector,
@@ -37,11 +43,13 @@ export async function startEngine({ root, dataDir, config, nodeFlags = [], env }
     health: () => api('/health'),
     /** SIGTERM: the engine finishes requests in progress, checkpoints the WAL and exits. */
     async stop() {
+      clearInterval(sliceTimer);
+      await readSlices();
       child.kill('SIGTERM');
       const code = await exited(child, 30_000);
       if (code !== 0) throw new Error(`engine exited with ${code ?? `signal ${child.signalCode}`}\n${stderr()}`);
     },
     /** SIGKILL: no checkpoint, no cleanup; resolves once the process is gone. */
-    kill: () => (child.kill('SIGKILL'), exited(child, 15_000)),
+    kill: () => (clearInterval(sliceTimer), child.kill('SIGKILL'), exited(child, 15_000)),
   };
 }

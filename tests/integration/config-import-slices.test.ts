@@ -92,6 +92,27 @@ describe('a config import in slices', () => {
   });
 });
 
+describe('a config import over stored sources', () => {
+  it('leaves the sources it gives as they are, and still applies itself to one changed between its slices', async () => {
+    const { t, store } = await labWithStore();
+    await importConfig(store, config({ sources: manySources(500) }), Date.now(), RECEIVERS);
+    const given = manySources(500);
+    given[5]!.webhooks.urls = [{ url: 'https://r.example/moved' }];
+    const before = store.sources.byName('s-9');
+    let changed = false;
+    await importConfig(store, config({ sources: given }), Date.now(), RECEIVERS, async () => {
+      // Between its slices, another writer changes s-7: the import gives it back its own URL.
+      if (!changed) store.sources.update(store.sources.byName('s-7')!.id, { webhooks: { enabled: true, urls: [{ url: 'https://elsewhere.example/', headers: {} }] } });
+      changed = true;
+    });
+    const url = (name: string) => store.sources.byName(name)!.webhooks.urls[0]!.url;
+    expect([url('s-5'), url('s-7'), url('s-9')]).toEqual(['https://r.example/moved', 'https://r.example/7', 'https://r.example/9']);
+    // An unchanged source is the same object: it was not written again.
+    expect(store.sources.byName('s-9')).toBe(before);
+    expect(await t.call('listSources', {})).toHaveLength(501);
+  });
+});
+
 describe('a config import cut short by kill -9', () => {
   it('leaves none of its sources after the restart', async () => {
     ensureBuilt();

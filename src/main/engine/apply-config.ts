@@ -118,8 +118,12 @@ function applyInTransaction(store: Store, config: Config, plan: ConfigPlan, now:
     // Sources written ahead (import-config.ts) become sources first; below, each is an unchanged update.
     if (staged) store.sources.adopt(staged.importId, staged.sources);
     const turnedOff: ConfigApplied['turnedOff'] = [];
+    // The sources written ahead were written as the config gives them: as good as unchanged.
+    const unchanged = staged && staged.receiversWere === JSON.stringify(receivers.definitions()) ? new Set([...staged.unchanged, ...staged.sources]) : new Set<Source>();
     config.sources.forEach((s, i) => {
       const existing = store.sources.byName(s.name);
+      // Found unchanged by the config before this turn, and still the same object: nothing to do.
+      if (existing && unchanged.has(existing)) return;
       if (existing) {
         const updated = store.sources.update(existing.id, { writeKey: s.writeKey, webhooks: webhooks[i], collectorFaults: s.collectorFaults });
         const side = sidesStopped(existing.webhooks, updated.webhooks);
@@ -140,6 +144,10 @@ function applyInTransaction(store: Store, config: Config, plan: ConfigPlan, now:
 export interface StagedSources {
   importId: string;
   sources: Source[];
+  /** Stored sources the config gives as they are (a source's object is replaced whenever it changes)... */
+  unchanged: Set<Source>;
+  /** ...with the mock receivers as they were then (JSON): the URLs a config names them by resolve to theirs. */
+  receiversWere: string;
 }
 
 /** Cancels what a config turned off (turnedOff), with the reason each delivery shows. */

@@ -10,7 +10,7 @@ import { neverSent, resendableWithoutSource } from './dispatcher/delivery-plan';
 import { backgroundSlices } from './slice-meter';
 
 /** Calls looked at per step of a bulk retry; the event loop turns between steps. */
-const RETRY_CHUNK = 500;
+const RETRY_CHUNK = 100;
 
 export interface BulkDeps {
   store: Store;

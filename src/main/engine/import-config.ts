@@ -25,15 +25,29 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn): Promise<ConfigApplied> {
   // Checked before anything is written: a config that is refused writes nothing.
   const plan = planConfig(store, config, now, lab);
-  const fresh = config.sources.flatMap((s, i) => (store.sources.byName(s.name) ? [] : [{ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }]));
-  if (fresh.length === 0) return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, undefined, plan));
+  const given = config.sources.map((s, i) => ({ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }));
+  const fresh = given.filter((s) => !store.sources.byName(s.name));
+  const receiversWere = JSON.stringify(plan.receivers.definitions());
   const importId = randomUUID();
-  const planned = store.sources.reserve(importId, fresh, now);
+  const planned = fresh.length > 0 ? store.sources.reserve(importId, fresh, now) : [];
   const staged: Source[] = [];
+  const unchanged = new Set<Source>();
   try {
     await inSlices(planned, (slice) => backgroundSlices.time('config import', () => staged.push(...store.sources.stage(importId, slice, now))), turn);
+    // The stored sources it gives as they are: the transaction leaves them (a config applied again changes none).
+    await inSlices(
+      given,
+      (slice) =>
+        backgroundSlices.time('config import', () => {
+          for (const s of slice) {
+            const current = store.sources.byName(s.name);
+            if (current && !store.sources.changes(current, s)) unchanged.add(current);
+          }
+        }),
+      turn,
+    );
     // Checked again with the transaction, as what is stored may have changed meanwhile.
-    return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, { importId, sources: staged }));
+    return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, { importId, sources: staged, unchanged, receiversWere }));
   } catch (err) {
     await inSlices(
       staged.map((s) => s.id),
@@ -42,7 +56,7 @@ export async function importConfig(store: Store, config: Config, now: number, la
     );
     throw err;
   } finally {
-    store.sources.release(importId, planned);
+    if (planned.length > 0) store.sources.release(importId, planned);
   }
 }
 

@@ -59,7 +59,10 @@ export class ConfigIo implements Feature<Ops> {
     await this.audiences.configApplied(applied.audiences);
     const { http, https } = this.receivers.listenerPorts();
     const owned = [...this.ownedPorts(), { port: http, what: 'mock receivers' }, { port: https, what: 'mock receivers (https)' }];
-    return [...applied.warnings, ...loopbackWarnings(config, owned, this.receivers.definitions()), ...actionsMappingWarnings(config)];
+    // Each a pass over every source: a turn of the loop between (a config may hold 10,000).
+    const loopback = loopbackWarnings(config, owned, this.receivers.definitions());
+    await new Promise((resolve) => setImmediate(resolve));
+    return [...applied.warnings, ...loopback, ...actionsMappingWarnings(config)];
   }
 
   current(): Config {

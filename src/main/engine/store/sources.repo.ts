@@ -128,6 +128,12 @@ export class SourcesRepo {
     return next;
   }
 
+  /** Whether update() with this patch would change the source, in SQLite or in memory (a config import skips those it would not). */
+  changes(current: Source, patch: Partial<NewSource>): boolean {
+    const next: Source = { ...current, ...stripUndefined(patch) };
+    return !sameRow(toRow(next, 0), toRow(current, 0)) || secretsChanged(next, current) || JSON.stringify(next.collectorFaults) !== JSON.stringify(current.collectorFaults);
+  }
+
   /**
    * A new version of one of the source's secrets whose predecessor keeps signing for the rotation
    * window (Standard Webhooks: both signatures go out meanwhile). Throws when it has none to rotate.
