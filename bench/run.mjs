@@ -542,6 +542,9 @@ async function spaceOnly() {
     log(`\n${fmt.int(r.through)} calls through, ${fmt.int(r.retained)} kept (auto_vacuum ${['none', 'full', 'incremental'][r.autoVacuum]}):`);
     log(`  file + WAL at its largest ${mb(r.peak)}; when retention caught up ${mb(r.atRetention)} (${mb(r.freeAtRetention)} of it free pages); after giving them back ${mb(r.after)} (${(r.givenBackMs / 1000).toFixed(1)} s), ${(r.after / r.peak).toFixed(2)}× the largest; live data ${mb(r.live)}`);
     log(`  bytes per retained call: ${fmt.int(Math.round(r.perCall))} (file + WAL / calls kept)`);
+    const report = new Report();
+    addSliceFigures(report);
+    log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -559,6 +562,7 @@ async function exportOnly(keep) {
     const r = await measureExport({ root: ROOT, engineRoot, dataDir: keep ?? join(tmp, 'export-data'), log, calls: num('BENCH_EXPORT_CALLS', EXPORT_CALLS), nodeFlags: ENGINE_FLAGS });
     const report = new Report();
     addExportFigures(report, r, fmt);
+    addSliceFigures(report);
     log(`\n${report.table()}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -28,12 +28,12 @@ export function readJsonBody(text: string, isConfig: boolean): BodyRead {
   if (text === '') return { ok: true, body: undefined };
   let body: unknown;
   let droppedKeys: ConfigWarning[] | undefined;
+  let keys: ReturnType<typeof scanKeys> | undefined;
   try {
     body = secureJsonParse.parse(text, undefined, PARSE_OPTIONS);
   } catch {
     // The parser refuses a prototype key as "not valid JSON": named. The scanner recurses once per
     // level: a body too deep to scan keeps the parser's refusal.
-    let keys;
     try {
       keys = scanKeys(text);
     } catch {
@@ -46,7 +46,7 @@ export function readJsonBody(text: string, isConfig: boolean): BodyRead {
   }
   if (isConfig) {
     // Too deep is refused by the operation's own input check; the key scan recurses once per level.
-    const problems = inputTooDeep(body) ? [] : scanKeys(text).duplicates;
+    const problems = inputTooDeep(body) ? [] : (keys ?? scanKeys(text)).duplicates;
     if (problems.length > 0) return { ok: false, fields: problems };
   }
   return droppedKeys ? { ok: true, body, droppedKeys } : { ok: true, body };

@@ -25,8 +25,16 @@ export function isStaticTarget(m: Pick<ActionsMapping, 'url' | 'headers'>): m is
 }
 
 /** A mapping value as one line for lists and for a delivery never sent: text as is, a directive as its JSON. */
-export function describeValue(v: MappingValue): string {
+function describeValue(v: MappingValue): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * A mapping's URL and headers as written, directives as their JSON: where a batch queued under its
+ * literal URL goes, and what a never-sent delivery keeps when its URL or headers did not resolve.
+ */
+export function writtenTarget(m: Pick<ActionsMapping, 'url' | 'headers'>): ActionsTarget {
+  return { url: describeValue(m.url), headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, describeValue(v)])) };
 }
 
 /** Thrown when the resolved URL or a header value cannot be sent: the request is not sent. */

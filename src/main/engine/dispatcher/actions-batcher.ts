@@ -6,7 +6,7 @@ import type { Store } from '../store/store';
 import type { ActiveDelivery } from '../store/delivery.types';
 import { actionsDelivery, batchRequest, targetOf } from './delivery-plan';
 import { segmentUrlProblem, urlNotAUriMessage } from '../actions/url-field';
-import { describeValue, type ActionsTarget } from '../actions/target';
+import { writtenTarget, type ActionsTarget } from '../actions/target';
 
 // Batched Actions mappings (notes/actions-design.md): a matching call waits in actions_batch_items
 // (written with the call, so it survives a restart) until its (source, mapping) batch is full, or
@@ -144,7 +144,7 @@ export class ActionsBatcher {
         const { body, signedText } = batchRequest(items);
         const callIds = items.map((i) => i.callId);
         // Items queued under literal ones go to the mapping's URL and headers as they are now (an edit applies).
-        const to = items[0].target === '' ? literalTarget(m) : (JSON.parse(items[0].target) as ActionsTarget);
+        const to = items[0].target === '' ? writtenTarget(m) : (JSON.parse(items[0].target) as ActionsTarget);
         const plan = actionsDelivery(m, to, body, signedText, targetOf(source), callIds);
         const delivery = store.ledger.createBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id));
         return { delivery, callIds };
@@ -165,7 +165,7 @@ export class ActionsBatcher {
       if (items.length === 0) return [];
       const ids = items.map((i) => i.callId);
       // Never sent: no signature, no Standard Webhooks id.
-      const plan = actionsDelivery(m, items[0].target === '' ? literalTarget(m) : (JSON.parse(items[0].target) as ActionsTarget), batchRequest(items).body, null, {}, ids);
+      const plan = actionsDelivery(m, items[0].target === '' ? writtenTarget(m) : (JSON.parse(items[0].target) as ActionsTarget), batchRequest(items).body, null, {}, ids);
       store.ledger.cancelBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id), reason);
       return ids;
     });
@@ -198,6 +198,3 @@ function key(sourceId: string, mapping: string): string {
 }
 
 /** A mapping's URL and headers as written, for items queued while they were literal (a directive is shown as its JSON). */
-function literalTarget(m: ActionsMapping): ActionsTarget {
-  return { url: describeValue(m.url), headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, describeValue(v)])) };
-}

@@ -8,7 +8,7 @@ import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT, actionsHeaders } from '../../../shared/actions/request';
 import { buildActionsRequest } from '../actions/request';
 import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping-kit';
-import { describeValue, isStaticTarget, resolveTarget, type ActionsTarget } from '../actions/target';
+import { writtenTarget, isStaticTarget, resolveTarget, type ActionsTarget } from '../actions/target';
 import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
@@ -102,7 +102,7 @@ function unsentDelivery(mapping: ActionsMapping, err: NotSentReason, call: Norma
   try {
     to = resolveTarget(mapping, call);
   } catch {
-    to = { url: describeValue(mapping.url), headers: Object.fromEntries(Object.entries(mapping.headers).map(([k, v]) => [k, describeValue(v)])) };
+    to = writtenTarget(mapping);
   }
   return { ...actionsDelivery(mapping, to, '', null, {}, []), notSent: `not sent: ${err.message}` };
 }

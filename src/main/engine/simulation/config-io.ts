@@ -6,7 +6,7 @@ import { importConfig } from '../import-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
-import { actionsMappingWarnings } from '../actions/url-field';
+import { actionsMappingWarnings } from '../actions/mapping-warnings';
 import { compactRetrySchedule } from '../../../shared/retry-schedule';
 
 type Ops = 'getConfig' | 'importConfig';
