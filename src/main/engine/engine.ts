@@ -151,24 +151,36 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     // The first-run demo is made of the operations above.
     const handlers: ApiHandlers = { ...base, ...demoHandlers({ store, events, handlers: base }) };
 
-    const prune = () => {
+    let stopping: Promise<void> | undefined;
+    // A chunk of calls a turn of the loop: 100,000 calls over the limit held it for seconds in one go.
+    let pruning = false;
+    const prune = async () => {
+      if (pruning || stopping) return;
+      pruning = true;
+      let removed = 0;
       try {
-        const removed = backgroundSlices.time('retention', () => store.prune());
-        if (removed > 0) {
-          opts.log?.(`retention: pruned ${removed} old calls`);
-          events.emit({ type: 'calls.removed', count: removed });
+        for (let more = true; more && !stopping; ) {
+          const slice = backgroundSlices.time('retention', () => store.pruneSlice());
+          removed += slice.removed;
+          more = slice.more;
+          if (more) await new Promise((resolve) => setImmediate(resolve));
         }
       } catch (err) {
         opts.log?.(`retention failed: ${(err as Error).message}`);
+      } finally {
+        pruning = false;
+      }
+      if (removed > 0) {
+        opts.log?.(`retention: pruned ${removed} old calls`);
+        events.emit({ type: 'calls.removed', count: removed });
       }
       // What retention freed (now or before a restart) goes back to the file system, in small steps.
-      store.giveSpaceBack();
+      if (!stopping) store.giveSpaceBack();
     };
     const retentionTimer = setInterval(prune, RETENTION_EVERY_MS);
     retentionTimer.unref();
     setImmediate(prune);
 
-    let stopping: Promise<void> | undefined;
     const app = collector.app;
     const sim = simulation;
     return {

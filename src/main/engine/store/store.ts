@@ -9,7 +9,7 @@ import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
 import { DeliveryLedger } from './delivery-ledger';
 import { ClientQueueRepo } from './client-queue.repo';
-import { pruneCalls } from './retention';
+import { pruneCalls, SLICE_CHUNK } from './retention';
 import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
 import { CallsClearer } from './clear-calls';
@@ -183,8 +183,17 @@ export class Store {
   }
 
   prune(): number {
+    return this.pruneChunks().removed;
+  }
+
+  /** One slice of retention (a chunk of SLICE_CHUNK calls): the engine runs it a turn of the loop at a time; `more` while calls are left over the limit. */
+  pruneSlice(): { removed: number; more: boolean } {
+    return this.pruneChunks({ chunk: SLICE_CHUNK, maxChunks: 1 });
+  }
+
+  private pruneChunks(o?: { chunk: number; maxChunks: number }): { removed: number; more: boolean } {
     try {
-      return pruneCalls(this.db, this.calls, this.settings.get().retentionCalls);
+      return pruneCalls(this.db, this.calls, this.settings.get().retentionCalls, o);
     } catch (err) {
       this.afterRollback();
       throw err;
