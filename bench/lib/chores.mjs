@@ -2,9 +2,7 @@
 // make it work: a bulk retry of 20,000 failed calls, an audience over 20,000 users synced, a mock
 // receiver's log trimmed past its bound, and a clear of every call. Their slices are read from health
 // (slices.mjs); the figures here say how much each did.
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { startEngine } from './engine.mjs';
+import { startEngineIn } from './engine.mjs';
 import { basicAuth } from './bodies.mjs';
 
 const CALLS = 20_000;
@@ -12,11 +10,8 @@ const BATCH = 100;
 
 export async function measureChores({ root, tmp, log, nodeFlags = [] }) {
   log(`\n15. background chores (issue 38): ${CALLS.toLocaleString('en-US')} calls to a receiver that refuses them (400), retried in bulk; an audience over their ${CALLS.toLocaleString('en-US')} users, synced; the receiver's log trimmed; every call cleared`);
-  const dataDir = join(tmp, 'chores-data');
-  mkdirSync(dataDir);
-  const engine = await startEngine({
+  const engine = await startEngineIn(tmp, 'chores', {
     root,
-    dataDir,
     nodeFlags,
     config: {
       mockReceivers: [{ name: 'refuses', path: '/refuses', behavior: { status: 400 } }],

@@ -1,10 +1,17 @@
 // The engine under test: `node out/main/cli.js serve` as a child process with a temp data dir.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exited, spawnNode } from './proc.mjs';
 import { noteSlices } from './slices.mjs';
 
 const TOKEN = 'bench-token';
+
+/** An engine on a fresh data folder `<tmp>/<name>-data`. */
+export function startEngineIn(tmp, name, options) {
+  const dataDir = join(tmp, `${name}-data`);
+  mkdirSync(dataDir);
+  return startEngine({ ...options, dataDir });
+}
 
 export async function startEngine({ root, dataDir, config, nodeFlags = [], env }) {
   const configFile = join(dataDir, '..', 'bench-config.json');

@@ -3,9 +3,7 @@
 // whose check runs past its 250 ms budget (checked in the workers, stopped, flagged check_timeout),
 // and a flood of ordinary calls; against the same engine and flood with no hostile work, in the same
 // run. Before, these held the event loop 5-22 s a call (the collector, the API and the UI share it).
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { startEngine } from './engine.mjs';
+import { startEngineIn } from './engine.mjs';
 import { percentile } from './load.mjs';
 import { basicAuth } from './bodies.mjs';
 
@@ -34,11 +32,8 @@ async function loop(running, fn) {
 
 export async function measureHostile({ root, tmp, phase, log, seconds = 10, nodeFlags = [] }) {
   log(`\n11. hostile tracking plans (issue 38): GET /api/health every 50 ms, round trip measured by the client, for ${seconds} s beside a flood of ordinary calls; then the same with the issue's four hostile rules saved again and again (refused) and 32 KB calls whose check runs past its budget`);
-  const dataDir = join(tmp, 'hostile-data');
-  mkdirSync(dataDir);
-  const engine = await startEngine({
+  const engine = await startEngineIn(tmp, 'hostile', {
     root,
-    dataDir,
     nodeFlags,
     config: {
       sources: [{ name: 'ordinary', writeKey: 'wk_ordinary' }, { name: 'heavy', writeKey: 'wk_heavy', trackingPlan: { name: 'heavy', violations: 'block' } }],

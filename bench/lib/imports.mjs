@@ -2,9 +2,7 @@
 // 50 ms meanwhile (the longest wait from one answer to the next, less the pause), against the same
 // engine's health asked while it does nothing, in the same run. Before, 10,000 sources held the loop
 // for seconds (the import grew faster than its size), and a 2,000-rule plan was compiled on it.
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { startEngine } from './engine.mjs';
+import { startEngineIn } from './engine.mjs';
 import { bigPlanRules } from './restart.mjs';
 
 export const IMPORT_SOURCES = 10_000;
@@ -47,9 +45,7 @@ async function healthDuring(engine, work) {
 
 export async function measureImports({ root, tmp, log, nodeFlags = [] }) {
   log(`\n14. imports (issue 38): a config of ${IMPORT_SOURCES.toLocaleString('en-US')} sources (POST /api/config), the same again, and a tracking plan of ${IMPORT_RULES.toLocaleString('en-US')} rules (POST /api/tracking-plans); GET /api/health every ${PAUSE_MS} ms meanwhile`);
-  const dataDir = join(tmp, 'imports-data');
-  mkdirSync(dataDir);
-  const engine = await startEngine({ root, dataDir, nodeFlags, config: { sources: [{ name: 'first', writeKey: 'wk_first' }] } });
+  const engine = await startEngineIn(tmp, 'imports', { root, nodeFlags, config: { sources: [{ name: 'first', writeKey: 'wk_first' }] } });
   const post = (path, body) => async () => {
     const res = await fetch(`${engine.ui}/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${engine.token}`, 'content-type': 'application/json' }, body });
     const text = await res.text();

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { startEngine } from './engine.mjs';
+import { startEngineIn } from './engine.mjs';
 import { saturateInChild } from './load.mjs';
 import { basicAuth } from './bodies.mjs';
 
@@ -47,11 +45,8 @@ function planRules() {
 
 export async function measurePlans({ root, tmp, phase, log, connections, durationS, rounds = 3, nodeFlags = [] }) {
   log(`\n10. tracking plans (issue 24): batches of ${BATCH_SIZE} with a 50-rule plan connected, against the same without a plan, ${rounds} alternating rounds of ${durationS} s`);
-  const dataDir = join(tmp, 'plans-data');
-  mkdirSync(dataDir);
-  const engine = await startEngine({
+  const engine = await startEngineIn(tmp, 'plans', {
     root,
-    dataDir,
     nodeFlags,
     config: {
       sources: [{ name: 'plain', writeKey: 'wk_plain' }, { name: 'planned', writeKey: 'wk_planned', trackingPlan: { name: 'bench' } }],
