@@ -16,7 +16,21 @@ export interface FieldError {
   message: string;
 }
 
+/** Problems named in one answer, at most: a body of a million bad items made an answer of 150 MB. */
+export const MAX_FIELD_ERRORS = 100;
+
+/** The first MAX_FIELD_ERRORS problems, and a last entry saying how many more there were. */
+export function capFields(fields: FieldError[]): FieldError[] {
+  // One over: a list capped already (its last entry the count) is left as it is.
+  if (fields.length <= MAX_FIELD_ERRORS + 1) return fields;
+  return [...fields.slice(0, MAX_FIELD_ERRORS), { path: '', message: `and ${fields.length - MAX_FIELD_ERRORS} more problems` }];
+}
+
 export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
+  return capFields(fieldsOf(error, prefix));
+}
+
+function fieldsOf(error: z.ZodError, prefix: readonly PropertyKey[]): FieldError[] {
   return error.issues.map((issue) => {
     const path = formatPath([...prefix, ...issue.path]);
     // zod names unknown keys in the message, not the path; put them in the path so typos are pointed at.
@@ -36,8 +50,11 @@ export function describeErrors(errors: FieldError[]): string {
 export class ValidationError extends Error {
   readonly status = 400;
   readonly code: ErrorCode = 'invalid_input';
-  constructor(readonly fields: FieldError[]) {
-    super(describeErrors(fields));
+  readonly fields: FieldError[];
+  constructor(fields: FieldError[]) {
+    const capped = capFields(fields);
+    super(describeErrors(capped));
+    this.fields = capped;
     this.name = 'ValidationError';
   }
 }

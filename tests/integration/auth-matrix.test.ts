@@ -250,9 +250,11 @@ describe('authorization matrix, generated from the API contract', () => {
       const res = await raw('POST', `${API_PREFIX}/sources`, bearer, body);
       expect(res.status, body.slice(0, 40)).toBe(400);
       const answer = JSON.parse(res.body) as { code?: string; fields?: { path: string }[] };
-      // A prototype key the scanner reaches is named (fields); one nested too deep to scan gets the parser's refusal.
-      expect(Object.keys(answer), res.body).toEqual(body.startsWith('{"__proto__"') ? ['error', 'code', 'fields'] : ['error', 'code']);
-      if (answer.fields) expect(answer.fields.map((f) => f.path)).toEqual(['__proto__']);
+      // A prototype key is named (fields); one nested past the depth limit gets the depth's refusal,
+      // named too (as a body read in the control API's worker does: op-body.ts); not JSON is the parser's.
+      const named = body.startsWith('{"__proto__"') ? '__proto__' : body.startsWith('{"name":{') ? 'name.a.a.a.a.a' : null;
+      expect(Object.keys(answer), res.body).toEqual(named ? ['error', 'code', 'fields'] : ['error', 'code']);
+      if (answer.fields) expect(answer.fields.map((f) => f.path)).toEqual([named]);
       expect(answer.code).toBe('invalid_input');
     }
     expect((await te.call('listSources', {})).map((s) => s.name)).not.toContain('p');

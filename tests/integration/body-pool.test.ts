@@ -43,6 +43,10 @@ const CASES: [string, string, string][] = [
   ['POST', '/config', deep(5_000)],
   ['POST', '/config', '[]'],
   ['POST', '/config', '"text"'],
+  ['POST', '/config', 'null'],
+  ['POST', '/config', '5'],
+  ['POST', '/config', `{"__proto__":1,"x":${deep(8_000)}}`],
+  ['POST', '/config', `{"sources":[${new Array(300).fill('1').join(',')}]}`],
   ['POST', '/sources', '{"name":"made","webhooks":{"enabled":true,"urls":[{"url":"http://127.0.0.1:0/"}]}}'],
   ['POST', '/sources', '{"name":"made2"}'],
   ['POST', '/sources', '{"name":"made2"}'],
@@ -80,6 +84,28 @@ describe('the control API reads a body alike on the loop and in its worker', () 
     expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400]));
     expect(loop.bodies.stats()).toEqual({ worker: 0, fallback: 0 });
     expect(worker.bodies.stats()).toEqual({ worker: CASES.length, fallback: 0 });
+  });
+
+  it('a body its reader runs out of memory on is refused (413), never read again on the loop, and the lab goes on', async () => {
+    const engine = await startTestEngine({});
+    const lines: string[] = [];
+    const bodies = new BodyPool({ offloadBytes: 0, heapMb: 16, log: (l) => lines.push(l) });
+    const server = await startControlServer({ engine: engine.engine, host: '127.0.0.1', port: 0, token: TOKEN, bodies });
+    open.push({ engine, close: () => server.app.close() });
+    // Each item an error of the schema: a million of them outgrow the reader's 16 MB.
+    const answer1 = await answer(server.url, ['POST', '/config', `{"sources":[${new Array(1_000_000).fill('1').join(',')}]}`]);
+    expect(answer1).toMatch(/^413 .*"code":"too_large"/);
+    expect(answer1).toMatch(/too large for the lab to read/);
+    expect(lines.join('\n')).toMatch(/refused: its reader stopped/);
+    expect(await answer(server.url, ['POST', '/sources', '{"name":"after"}'])).toMatch(/^200 /);
+  });
+
+  it('names at most 100 problems, and how many more there were', async () => {
+    const { url } = await labReading(0);
+    const text = await answer(url, ['POST', '/config', `{"sources":[${new Array(5_000).fill('1').join(',')}]}`]);
+    const body = JSON.parse(text.slice(4)) as { fields: { path: string; message: string }[] };
+    expect(body.fields).toHaveLength(101);
+    expect(body.fields.at(-1)).toEqual({ path: '', message: 'and 4900 more problems' });
   });
 
   it('a worker that cannot start costs nothing but time: the body is read on the loop, and the server says so', async () => {

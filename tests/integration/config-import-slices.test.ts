@@ -20,7 +20,7 @@ const manySources = (n: number, from = 0) =>
 const config = (c: Record<string, unknown>): Config => configSchema.parse(c);
 
 /** What the import left in the table beside the sources: rows of imports that did not commit. */
-function leftovers(dataDir: string): { marked: number; imports: number; sources: number; secrets: number } {
+function leftovers(dataDir: string): { marked: number; imports: number; sources: number; secrets: number; keys: number } {
   const db = openDbFile(dataDir);
   try {
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
@@ -29,6 +29,7 @@ function leftovers(dataDir: string): { marked: number; imports: number; sources:
       imports: count('SELECT count(*) AS n FROM config_imports'),
       sources: count('SELECT count(*) AS n FROM sources'),
       secrets: count('SELECT count(*) AS n FROM source_secrets WHERE retired_at IS NULL'),
+      keys: count('SELECT count(*) AS n FROM source_keys'),
     };
   } finally {
     db.close();
@@ -62,11 +63,11 @@ describe('a config import in slices', () => {
     expect(turns).toBeGreaterThan(1);
     // Between slices: still one source, and the import's names and write keys were taken.
     expect(seen.every((s) => s.sources === 1)).toBe(true);
-    expect(seen[0]!.refusals).toEqual(['name: a config import is creating a source named "s-2999"', 'writeKey: already used by another source']);
+    expect(seen[0]!.refusals).toEqual(['name: a config import is creating a source named "s-2999"', 'writeKey: a config import is giving it to a source it creates']);
     const sources = await t.call('listSources', {});
     expect(sources).toHaveLength(3_001);
     expect(sources.find((s) => s.name === 's-1234')).toMatchObject({ writeKey: 'wk_s_1234', webhooks: { sharedSecret: 'secret-1234' }, secretVersions: { sharedSecret: { version: 1 } } });
-    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 3_001, secrets: 3_000 });
+    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 3_001, secrets: 3_000, keys: 3_001 });
     // Calls reach them at once.
     expect((await t.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_s_2999' })).status).toBe(200);
   });
@@ -83,7 +84,7 @@ describe('a config import in slices', () => {
     await expect(refused).rejects.toMatchObject({ status: 409, message: 'sources[0].writeKey: already used by source "meanwhile"' });
     expect(arranged).toBe(true);
     expect((await t.call('listSources', {})).map((s) => s.name).sort()).toEqual(['first', 'meanwhile']);
-    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 2, secrets: 0 });
+    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 2, secrets: 0, keys: 2 });
     // The names it had reserved are free again, and the same config minus the clash imports.
     expect(store.sources.create({ name: 's-5', writeKey: 'wk_s_5' }, Date.now()).name).toBe('s-5');
     store.sources.delete(store.sources.byName('s-5')!.id);
@@ -143,7 +144,10 @@ describe('a config import cut short by kill -9', () => {
       } finally {
         await stopServe(again);
       }
-      expect(leftovers(dataDir)).toMatchObject({ marked: 0, imports: 0, secrets: 0 });
+      const left = leftovers(dataDir);
+      expect(left).toMatchObject({ marked: 0, imports: 0, secrets: 0 });
+      // No key of a source that never was (each source has its own).
+      expect(left.keys).toBe(left.sources);
       const db2 = openDbFile(dataDir);
       expect(db2.pragma('integrity_check', { simple: true })).toBe('ok');
       db2.close();

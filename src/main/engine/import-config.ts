@@ -24,12 +24,12 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn): Promise<ConfigApplied> {
   // Checked before anything is written: a config that is refused writes nothing.
-  const plan = planConfig(store, config, now, lab);
+  const plan = backgroundSlices.time('config import (check)', () => planConfig(store, config, now, lab));
   const given = config.sources.map((s, i) => ({ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }));
   const fresh = given.filter((s) => !store.sources.byName(s.name));
   const receiversWere = JSON.stringify(plan.receivers.definitions());
   const importId = randomUUID();
-  const planned = fresh.length > 0 ? store.sources.reserve(importId, fresh, now) : [];
+  const planned = fresh.length > 0 ? backgroundSlices.time('config import (check)', () => store.sources.reserve(importId, fresh, now)) : [];
   const staged: Source[] = [];
   const unchanged = new Set<Source>();
   try {

@@ -18,7 +18,7 @@ export class BodyPool {
   /** Bodies larger than this go to the worker (tests send every body there: 0). */
   readonly offloadBytes: number;
 
-  constructor(private readonly opts: { log?: (line: string) => void; workerFile?: () => Promise<string>; offloadBytes?: number } = {}) {
+  constructor(private readonly opts: { log?: (line: string) => void; workerFile?: () => Promise<string>; offloadBytes?: number; heapMb?: number } = {}) {
     this.offloadBytes = opts.offloadBytes ?? OFFLOAD_BYTES;
   }
 
@@ -27,17 +27,29 @@ export class BodyPool {
     return { ...this.counts };
   }
 
-  /** The body read and checked in the worker; on the loop if the worker cannot run (its file missing, a crash), so a request never fails for it. */
-  async read(task: BodyTask): Promise<BodyTaskResult> {
+  /**
+   * The body read and checked in the worker; on the loop if the worker cannot start (its file
+   * missing), so a request never fails for that. A body the worker could not read (it ran out of its
+   * memory: ten million items, each an error) is refused, never read again on the loop, where it
+   * would end the lab.
+   */
+  async read(task: BodyTask): Promise<BodyTaskResult | { ok: false; unreadable: string }> {
+    let pool: Piscina;
     try {
-      const pool = await this.piscina();
-      const read = (await pool.run(task)) as BodyTaskResult;
-      this.counts.worker++;
-      return read;
+      pool = await this.piscina();
     } catch (err) {
       this.counts.fallback++;
       if (!this.closed) this.opts.log?.(`control API: a ${task.text.length}-byte body was read on the event loop: its worker failed (${err instanceof Error ? err.message : String(err)})`);
       return readOpBody(task);
+    }
+    try {
+      const read = (await pool.run(task)) as BodyTaskResult;
+      this.counts.worker++;
+      return read;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      this.opts.log?.(`control API: a ${task.text.length}-byte body was refused: its reader stopped (${why})`);
+      return { ok: false, unreadable: why };
     }
   }
 
@@ -52,6 +64,6 @@ export class BodyPool {
     if (this.closed) return Promise.reject(new Error('the control API is closing'));
     const file = this.opts.workerFile ?? (() => workerFile('api-body-worker', join(__dirname, 'body-worker.ts'), "the control API's body reader"));
     // One thread: the other core is the loop's. Not kept when idle: a lab rarely gets a large body.
-    return (this.pool ??= file().then((filename) => new Piscina({ filename, minThreads: 0, maxThreads: 1, idleTimeout: 30_000, resourceLimits: { maxOldGenerationSizeMb: 1024 } })));
+    return (this.pool ??= file().then((filename) => new Piscina({ filename, minThreads: 0, maxThreads: 1, idleTimeout: 30_000, resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb ?? 1024 } })));
   }
 }

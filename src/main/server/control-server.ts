@@ -121,6 +121,7 @@ function readJsonBodies(app: FastifyInstance, bodies: BodyPool): void {
     if (op && text.length > bodies.offloadBytes) {
       bodies.read({ op, text, isConfig, query: req.query, params: req.params }).then((read) => {
         if (!read.ok && 'invalidJson' in read) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+        if (!read.ok && 'unreadable' in read) return done(codedError('too_large', `the body is too large for the lab to read (${read.unreadable}): send fewer or smaller items`), undefined);
         (req as BodyChecked).checked = read;
         done(null, undefined);
       }, done);

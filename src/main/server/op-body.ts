@@ -2,7 +2,7 @@ import secureJsonParse from 'secure-json-parse';
 import { api, type OpName } from '../../shared/api.contract';
 import type { ConfigWarning } from '../../shared/config.schema';
 import { inputTooDeep } from '../../shared/input-depth';
-import { fieldErrors, type FieldError } from '../../shared/validation-error';
+import { capFields, fieldErrors, type FieldError } from '../../shared/validation-error';
 import { droppedWarnings, scanKeys } from '../load-config';
 
 // How the control API reads an operation's JSON body and checks its input: on the event loop for a
@@ -32,22 +32,25 @@ export function readJsonBody(text: string, isConfig: boolean): BodyRead {
   try {
     body = secureJsonParse.parse(text, undefined, PARSE_OPTIONS);
   } catch {
-    // The parser refuses a prototype key as "not valid JSON": named. The scanner recurses once per
-    // level: a body too deep to scan keeps the parser's refusal.
+    // The parser refuses a prototype key as "not valid JSON": named. Read as plain JSON first (a
+    // "__proto__" is an own key there): not JSON, or too deep, is said so before the key scan, which
+    // recurses once per level (its stack differs in a worker: both paths must answer alike).
     try {
-      keys = scanKeys(text);
+      body = JSON.parse(text);
     } catch {
       return { ok: false, invalidJson: true };
     }
-    if (keys.prototypes.length > 0) return { ok: false, fields: keys.prototypes };
+    const tooDeep = inputTooDeep(body);
+    if (tooDeep) return { ok: false, fields: tooDeep.fields };
+    keys = scanKeys(text);
+    if (keys.prototypes.length > 0) return { ok: false, fields: capFields(keys.prototypes) };
     if (keys.dropped.length === 0) return { ok: false, invalidJson: true };
-    body = JSON.parse(text);
     droppedKeys = droppedWarnings(keys.dropped);
   }
   if (isConfig) {
     // Too deep is refused by the operation's own input check; the key scan recurses once per level.
     const problems = inputTooDeep(body) ? [] : (keys ?? scanKeys(text)).duplicates;
-    if (problems.length > 0) return { ok: false, fields: problems };
+    if (problems.length > 0) return { ok: false, fields: capFields(problems) };
   }
   return droppedKeys ? { ok: true, body, droppedKeys } : { ok: true, body };
 }
@@ -58,6 +61,11 @@ export type InputChecked = { ok: true; data: unknown } | { ok: false; fields: Fi
 export function checkOpInput(name: OpName, query: unknown, body: unknown, params: unknown): InputChecked {
   const tooDeep = inputTooDeep(body);
   if (tooDeep) return { ok: false, fields: tooDeep.fields };
+  // Every operation's input is an object: null, an array, a string or a number as the body is not one
+  // (spread into the input, it read as no body at all, and a config import of `null` applied nothing).
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    return { ok: false, fields: [{ path: '', message: `the body must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}` }] };
+  }
   const input = { ...(query as object), ...(body && typeof body === 'object' ? (body as object) : {}), ...(params as object) };
   const parsed = api[name].input.safeParse(input);
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, fields: fieldErrors(parsed.error) };

@@ -2,8 +2,8 @@ import type { Db } from './database';
 import type { CallsRepo } from './calls.repo';
 
 const CHUNK = 5000;
-/** Calls per chunk when retention runs beside the lab's other work: about 10 ms (5,000 held the loop 50 ms and more). */
-export const SLICE_CHUNK = 1000;
+/** Calls per chunk when retention runs beside the lab's other work (5,000 held the loop for seconds; so did 1,000 on a loaded machine). */
+export const SLICE_CHUNK = 250;
 
 /**
  * Keeps the newest `keep` calls. Deletes in small chunks (each its own short transaction) so the

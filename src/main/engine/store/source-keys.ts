@@ -3,7 +3,8 @@ import type { Db } from './database';
 /**
  * The small integer a call row stores for its source (schema v5), and back. A handful of rows, kept
  * in memory. A key is created with its source and never deleted or reused, so the calls of a
- * deleted source still name it.
+ * deleted source still name it; only the keys of sources a config import wrote and took back (never
+ * sources, so no call names them) are deleted.
  */
 export class SourceKeys {
   private readonly byId = new Map<string, number>();
@@ -32,6 +33,15 @@ export class SourceKeys {
 
   idOf(key: number | null): string | null {
     return key === null ? null : (this.byKey.get(key) ?? null);
+  }
+
+  /** Keys deleted with sources that never were (a config import taken back: sources.repo.ts unstage). */
+  forget(sourceIds: string[]): void {
+    for (const id of sourceIds) {
+      const key = this.byId.get(id);
+      this.byId.delete(id);
+      if (key !== undefined) this.byKey.delete(key);
+    }
   }
 
   /** After a rollback a key created in it never landed: read the table again. */

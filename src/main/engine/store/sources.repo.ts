@@ -63,6 +63,8 @@ export class SourcesRepo {
   constructor(
     private readonly db: Db,
     private readonly onCreate: (id: string) => void = () => {},
+    /** Sources an import staged and took back: their keys are gone (source-keys.ts forgets them). */
+    private readonly onUnstage: (ids: string[]) => void = () => {},
   ) {
     this.insertStmt = db.prepare(
       'INSERT INTO sources (id, name, write_key, created_at, webhooks) VALUES (@id, @name, @write_key, @created_at, @webhooks)',
@@ -206,12 +208,16 @@ export class SourcesRepo {
   /** An import that did not commit: a slice of what it staged deleted (the last slice ends its reservations: release). */
   unstage(ids: string[]): void {
     const secrets = this.db.prepare('DELETE FROM source_secrets WHERE source_id = ?');
+    // Their keys too: never given to a call (they were never sources), so none is missing (source-keys.ts).
+    const keys = this.db.prepare('DELETE FROM source_keys WHERE source_id = ?');
     this.db.transaction(() => {
       for (const id of ids) {
         secrets.run(id);
+        keys.run(id);
         this.deleteStmt.run(id);
       }
     })();
+    this.onUnstage(ids);
   }
 
   /** The import is over (committed, or unstaged whole): its names and write keys are free again. */
@@ -229,7 +235,8 @@ export class SourcesRepo {
   }
 
   private keyFree(writeKey: string): void {
-    if (this.byKey.has(writeKey) || this.reserved.keys.has(writeKey)) throw conflict('writeKey: already used by another source');
+    if (this.byKey.has(writeKey)) throw conflict('writeKey: already used by another source');
+    if (this.reserved.keys.has(writeKey)) throw conflict('writeKey: a config import is giving it to a source it creates');
   }
 
   /** Puts the sources back as they were (a transaction that wrote them rolled back: Store.transaction). */
@@ -284,6 +291,7 @@ function dropUnfinishedImports(db: Db): void {
   db.transaction(() => {
     const unfinished = 'SELECT id FROM sources WHERE import_id IN (SELECT id FROM config_imports)';
     db.prepare(`DELETE FROM source_secrets WHERE source_id IN (${unfinished})`).run();
+    db.prepare(`DELETE FROM source_keys WHERE source_id IN (${unfinished})`).run();
     db.prepare('DELETE FROM sources WHERE import_id IN (SELECT id FROM config_imports)').run();
     db.prepare('DELETE FROM config_imports').run();
   })();

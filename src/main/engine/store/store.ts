@@ -107,7 +107,9 @@ export class Store {
     const opened = statSync(file);
     this.writes = new WriteQueue(this.db, () => this.afterRollback(), this.health, () => (sameFile(opened, statSync(file, { throwIfNoEntry: false })) ? null : dataGoneError(file)));
     this.sourceKeys = new SourceKeys(this.db);
-    this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id));
+    this.sources = new SourcesRepo(this.db, (id) => this.sourceKeys.keyOf(id), (ids) => this.sourceKeys.forget(ids));
+    // The start may have deleted the keys of an import a crash cut short (sources.repo.ts).
+    this.sourceKeys.reload();
     this.settings = new SettingsRepo(this.db, (from, to) => this.sources.windowChanged((opts.now ?? Date.now)(), from, to));
     this.requests = new RequestsRepo(this.db);
     this.actions = new ActionsLedger(this.db);
