@@ -4,6 +4,7 @@ import type { Source } from '../../shared/types';
 import type { Store } from './store/store';
 import { applyConfig, planConfig, type ConfigApplied } from './apply-config';
 import type { LabAddresses } from './config-receivers';
+import { Pace } from './simulation/export-slices';
 import { backgroundSlices } from './slice-meter';
 
 // A config imported into a running lab (POST /api/config, the UI's Import), issue 38. The collector,
@@ -60,16 +61,15 @@ export async function importConfig(store: Store, config: Config, now: number, la
   }
 }
 
-/** `write` over `items` a slice at a time, each slice sized from how long the last one took, a turn of the loop between. */
+/** `write` over `items` a slice at a time, each slice sized from what the last ones cost (export's Pace), a turn of the loop between. */
 async function inSlices<T>(items: T[], write: (slice: T[]) => void, turn: () => Promise<void>): Promise<void> {
-  let size = 50;
+  const pace = new Pace(SLICE_MS / 50, 1, 5_000);
   for (let from = 0; from < items.length; ) {
     const started = performance.now();
-    const slice = items.slice(from, from + size);
+    const slice = items.slice(from, from + pace.fit(SLICE_MS));
     write(slice);
     from += slice.length;
-    const took = Math.max(performance.now() - started, 0.1);
-    size = Math.max(1, Math.min(5_000, Math.round((slice.length * SLICE_MS) / took)));
+    pace.took(slice.length, performance.now() - started);
     if (from < items.length) await turn();
   }
 }
