@@ -141,7 +141,7 @@ export class Ingest {
     // Checked on the event loop only when known cheap, else in the check workers with a budget: the
     // request's answer waits for its verdicts, the loop does not (issue 38). Nothing is compiled here.
     const plan = source && this.plans?.planFor(source.id);
-    if (plan) await this.plans!.checkArriving(plan, prepared, envelope);
+    if (plan) await this.plans!.checkArriving(plan, prepared, envelope, { body: req.body ?? Buffer.alloc(0), route: req.route });
     const recordVerdict = plan ? this.plans!.recorder : undefined;
     const recordChecked = plan ? this.plans!.checkedRecorder : undefined;
     let stored: StoredResult;

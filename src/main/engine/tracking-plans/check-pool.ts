@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
-import { unfinishedVerdict, type Enforcement } from './check';
+import { unfinishedVerdict, type Enforcement, type RequestCalls } from './check';
 import { COMPILED, INDEX, PHASE, Phase, PROGRESS_CELLS, SINCE, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
 import { join } from 'node:path';
 import { workerFile } from '../worker-file';
@@ -66,6 +66,8 @@ export class CheckPool {
   private pool: Promise<Piscina> | undefined;
   private readonly counts = { compiles: 0, timeouts: 0, crashes: 0 };
   private closed = false;
+  /** Tasks given to piscina and not yet ended. */
+  private running = 0;
 
   constructor(
     private readonly opts: {
@@ -113,8 +115,7 @@ export class CheckPool {
    * call whose check ran out of budget or whose worker stopped. Throws PlanNotCompiled when a worker
    * cannot compile the plan. `costUs`: each call's estimated cost, for cutting them into tasks.
    */
-  async check(plan: PoolPlan, settings: Enforcement, calls: Record<string, unknown>[], costUs: number[]): Promise<PlanVerdict[]> {
-    const request = { unfinished: 0 };
+  async check(plan: PoolPlan, settings: Enforcement, calls: Record<string, unknown>[], costUs: number[], request = { unfinished: 0 }): Promise<PlanVerdict[]> {
     const chunks: [number, number][] = [];
     for (let from = 0; from < calls.length; ) {
       let to = from + 1;
@@ -125,6 +126,48 @@ export class CheckPool {
     }
     const parts = await Promise.all(chunks.map(([from, to]) => this.checkChunk(plan, settings, calls.slice(from, to), request)));
     return parts.flat();
+  }
+
+  /**
+   * The workers have room: at most one task waits for each (a request's cheap calls may go to them
+   * instead of the loop; behind hostile checks, which hold a worker up to their budget, they do not).
+   */
+  hasRoom(): boolean {
+    return !this.closed && this.running < 2 * (this.opts.threads ?? defaultThreads());
+  }
+
+  /**
+   * A request's calls checked in one task from the request's text (plan-checks.ts: its cheap calls,
+   * when a worker is idle). One that stops it (its budget, a crash) sends the rest the way of check():
+   * the calls before it checked again from `calls()`, it unfinished, the ones after in tasks of their own.
+   */
+  async checkRequest(plan: PoolPlan, settings: Enforcement, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<PlanVerdict[]> {
+    let withRules = false;
+    for (let attempt = 0; ; attempt++) {
+      const ran = await this.run(plan, (progress, epoch): CheckTask => ({ kind: 'check', key: plan.key, id: plan.id, name: plan.name, rules: withRules ? plan.rules : undefined, settings, request, progress, epoch }));
+      if (ran.ok) {
+        const r = ran.result;
+        if (r.kind === 'missing' && !withRules) {
+          withRules = true;
+          continue;
+        }
+        if (r.kind === 'refused') throw new PlanNotCompiled(r.index, r.reason);
+        if (r.kind !== 'checked') throw new Error(`check worker answered ${r.kind} to a check`);
+        this.compiled(plan, r.compiled);
+        return r.verdicts;
+      }
+      const all = calls();
+      const none = all.map(() => 0);
+      if (ran.phase === Phase.checking) {
+        const counted = { unfinished: 1 };
+        const before = await this.check(plan, settings, all.slice(0, ran.index), none, counted);
+        const after = await this.check(plan, settings, all.slice(ran.index + 1), none, counted);
+        return [...before, unfinishedVerdict(plan, settings, ran.why), ...after];
+      }
+      if (ran.phase === Phase.compiling && ran.timedOut) return all.map(() => unfinishedVerdict(plan, settings, `its plan took over ${COMPILE_BUDGET_MS / 1000} s to compile in a check worker`));
+      // Stopped before it checked anything (reading the request, a crash): the calls as objects.
+      return this.check(plan, settings, all, none);
+    }
   }
 
   private async checkChunk(plan: PoolPlan, settings: Enforcement, calls: Record<string, unknown>[], request: { unfinished: number }): Promise<PlanVerdict[]> {
@@ -186,6 +229,16 @@ export class CheckPool {
 
   /** Runs one task under the watchdog: its result, or where it stopped and why. */
   private async run(plan: PoolPlan, make: (progress: SharedArrayBuffer, epoch: number) => CompileTask | CheckTask): Promise<Ran> {
+    // Counted from now, not from when piscina has it: idle() is asked synchronously by the next request.
+    this.running++;
+    try {
+      return await this.runCounted(plan, make);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async runCounted(plan: PoolPlan, make: (progress: SharedArrayBuffer, epoch: number) => CompileTask | CheckTask): Promise<Ran> {
     const pool = await this.piscina();
     const sab = new SharedArrayBuffer(PROGRESS_CELLS * Int32Array.BYTES_PER_ELEMENT);
     const progress = new Int32Array(sab);

@@ -1,4 +1,4 @@
-import { checkCall, PlanCompiler, RuleCompileError, unfinishedVerdict, type CompiledPlan } from './check';
+import { callsOfRequest, checkCall, PlanCompiler, RuleCompileError, unfinishedVerdict, type CompiledPlan } from './check';
 import { compileRule } from './compile';
 import type { PlanVerdict } from '../../../shared/tracking-plan.schema';
 import { COMPILED, Phase, PHASE, INDEX, SINCE, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
@@ -72,11 +72,12 @@ export default function run(task: CompileTask | CheckTask): WorkerResult {
   if (ready.kind !== 'ok') return ready;
   if (task.kind === 'compile') return { kind: 'compiled', rules: ready.timings, compiled: ready.compiled };
   const plan = cache.get(task.key)!.plan;
+  const calls = task.calls ?? callsOfRequest(task.request!);
   const verdicts: PlanVerdict[] = [];
-  for (let i = 0; i < task.calls.length; i++) {
+  for (let i = 0; i < calls.length; i++) {
     mark(progress, task.epoch, Phase.checking, i);
     try {
-      verdicts.push(checkCall(plan, task.settings, task.calls[i]!));
+      verdicts.push(checkCall(plan, task.settings, calls[i]!));
     } catch (err) {
       // Ajv's generated code can still throw (a stack overflow): that call is not checked, the others are.
       verdicts.push(unfinishedVerdict(plan, task.settings, `its check failed (${err instanceof Error ? err.message : String(err)})`));

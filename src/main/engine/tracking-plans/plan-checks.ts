@@ -1,5 +1,5 @@
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
-import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement } from './check';
+import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement, type RequestCalls, sharedBody } from './check';
 import type { CompiledRule } from './compile';
 import { PlanNotCompiled, type CheckPool } from './check-pool';
 import { costFor, SIZE_BUCKETS } from './work-bounds';
@@ -15,6 +15,8 @@ import { backgroundSlices } from '../slice-meter';
 
 /** A call estimated at most this (µs) is checked on the loop. The estimate is a worst case: real checks take a fraction. */
 export const INLINE_US = 5_000;
+/** A request with at least this many calls to check goes to an idle worker as its text (fewer cost the loop less checked there). */
+export const REQUEST_MIN_CALLS = 8;
 /** Checks on the loop give it back after this long (ms). */
 const SLICE_MS = 8;
 /** Checks on the loop measured longer (ms), this many times, send their rules to the workers from then on. */
@@ -43,6 +45,17 @@ export class PlanChecks {
     private readonly onNotCompiled: (planId: string, updatedAt: number, err: PlanNotCompiled) => void,
     private readonly log: (line: string) => void,
   ) {}
+
+  /**
+   * A request's verdicts. When the check workers have room, its calls go there as the request's text: the
+   * loop neither checks them nor copies them as objects, and the second core carries the checks (the
+   * bench's 50-rule row). Otherwise as verdicts() does: the cheap ones on the loop, the rest in workers.
+   */
+  async requestVerdicts(plan: PlanToCheck, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
+    if (request.indices.length < REQUEST_MIN_CALLS || !this.pool().hasRoom()) return this.verdicts(plan, calls());
+    const shared = { ...request, body: sharedBody(request.body) };
+    return this.guarded(plan, request.indices.length, () => this.pool().checkRequest(this.poolPlan(plan), plan.settings, shared, calls));
+  }
 
   /** One verdict per call, in order; undefined for all when the plan turns out not to compile. */
   async verdicts(plan: PlanToCheck, calls: Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
@@ -84,17 +97,26 @@ export class PlanChecks {
     return out;
   }
 
-  private async inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[]): Promise<(PlanVerdict | undefined)[]> {
+  private inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[]): Promise<(PlanVerdict | undefined)[]> {
+    return this.guarded(plan, calls.length, () => this.pool().check(this.poolPlan(plan), plan.settings, calls, costUs));
+  }
+
+  private poolPlan(plan: PlanToCheck) {
+    return { key: `${plan.id}:${plan.updatedAt}`, id: plan.id, name: plan.name, rules: plan.rules };
+  }
+
+  /** `n` verdicts from the workers, or what stands for them when the plan does not compile or the workers cannot run. */
+  private async guarded(plan: PlanToCheck, n: number, work: () => Promise<PlanVerdict[]>): Promise<(PlanVerdict | undefined)[]> {
     try {
-      return await this.pool().check({ key: `${plan.id}:${plan.updatedAt}`, id: plan.id, name: plan.name, rules: plan.rules }, plan.settings, calls, costUs);
+      return await work();
     } catch (err) {
       if (err instanceof PlanNotCompiled) {
         this.onNotCompiled(plan.id, plan.updatedAt, err);
-        return calls.map(() => undefined);
+        return new Array<undefined>(n).fill(undefined);
       }
       // The workers could not run at all (their file missing, the lab stopping): not a pass either.
       const why = `the check workers could not run it (${err instanceof Error ? err.message : String(err)})`;
-      return calls.map(() => unfinishedVerdict(plan, plan.settings, why));
+      return Array.from({ length: n }, () => unfinishedVerdict(plan, plan.settings, why));
     }
   }
 

@@ -8,7 +8,7 @@ import { formatTimestamp } from '../../../shared/timestamp';
 import { ruleId, type PlanVerdict, type RuleStats, type TrackingPlan, type TrackingPlanConnection, type TrackingPlanInput, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { conflict, HttpError, notFound } from '../errors';
 import type { FieldError } from '../../../shared/validation-error';
-import { checkCall, compilePlan, PlanCompiler, RuleCompileError, type CompiledPlan, type HeavyRules } from './check';
+import { checkCall, compilePlan, PlanCompiler, RuleCompileError, withEnvelope, type CompiledPlan, type HeavyRules } from './check';
 import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './plans.repo';
 import { CheckPool, PlanNotCompiled } from './check-pool';
 import { PlanChecks, type PlanToCheck } from './plan-checks';
@@ -339,10 +339,11 @@ export class TrackingPlans {
   }
 
   /** Checks a request's calls that were read (not dropped) and sets their verdicts: on the loop when cheap, else in the workers. */
-  async checkArriving(plan: PlanToCheck, calls: ArrivingCall[], envelope: Envelope): Promise<void> {
+  async checkArriving(plan: PlanToCheck, calls: ArrivingCall[], envelope: Envelope, request: { body: Uint8Array; route: string }): Promise<void> {
     const targets = calls.filter((p) => p.head && p.item && p.dropReason === null);
     if (targets.length === 0) return;
-    const verdicts = await this.checks.verdicts(plan, targets.map((p) => withEnvelope(p.item!, envelope)));
+    const read = () => targets.map((p) => withEnvelope(p.item!, envelope));
+    const verdicts = await this.checks.requestVerdicts(plan, { ...request, indices: targets.map((p) => p.batchIndex ?? 0) }, read);
     targets.forEach((p, i) => {
       const v = verdicts[i];
       if (v) p.verdict = v;
@@ -711,14 +712,6 @@ export function compileOrRefuse(p: { id: string; name: string; rules: TrackingPl
 /** A rule that does not compile: a 400 naming it (`rules[3].jsonSchema`), with the reason. */
 function refusedRule(err: RuleCompileError, path: string): PlanRefused {
   return refused(400, err.message, `${path}[${err.index}].jsonSchema`, err.reason);
-}
-
-/** The batch envelope's context merged under the call's own, as normalization does. */
-function withEnvelope(item: Record<string, unknown>, envelope: Envelope): Record<string, unknown> {
-  const envContext = envelope.context;
-  if (!envContext || typeof envContext !== 'object') return item;
-  const own = typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : {};
-  return { ...item, context: { ...(envContext as Record<string, unknown>), ...own } };
 }
 
 /** The API's checks flag; they never block or omit (nothing is stored). */

@@ -1,4 +1,4 @@
-import type { Enforcement } from './check';
+import type { Enforcement, RequestCalls } from './check';
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 
 // What the engine's thread and a check worker (check-worker.ts) say to each other (check-pool.ts).
@@ -33,7 +33,9 @@ export interface CheckTask {
   /** Sent only when a worker answered `missing` (the plan is not in its cache). */
   rules?: TrackingPlanRule[];
   settings: Enforcement;
-  calls: Record<string, unknown>[];
+  /** The calls, or the request they came in (read again in the worker: a string crosses threads far cheaper than objects). */
+  calls?: Record<string, unknown>[];
+  request?: RequestCalls;
   progress: SharedArrayBuffer;
   epoch: number;
 }

@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { CheckPool } from '../../src/main/engine/tracking-plans/check-pool';
+import { checkCall, compilePlan, sharedBody, withEnvelope, type Enforcement } from '../../src/main/engine/tracking-plans/check';
+import { requestItems } from '../../src/shared/normalize';
+import type { TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
+
+// A request's calls checked in a real check worker from the request's body (issue 38: the bench's
+// 50-rule row, the second core carrying the checks): the verdicts are the ones the loop gives the
+// same calls (checkCall over each item with the envelope's context merged), in order, and a call that
+// runs past its budget there is unfinished while the others keep theirs.
+
+const wrap = (props: Record<string, unknown>) => ({ type: 'object', properties: { properties: { type: 'object', ...props } } });
+const RULES: TrackingPlanRule[] = [
+  { type: 'TRACK', key: 'Cheap', version: 1, jsonSchema: wrap({ properties: { n: { type: 'number' } }, required: ['n'] }) },
+  // The newest version is the default; the envelope's context asks for 1: the worker must merge it as the loop does.
+  { type: 'TRACK', key: 'Cheap', version: 2, jsonSchema: wrap({ properties: { n: { type: 'string' } }, required: ['n'] }) },
+  { type: 'TRACK', key: 'Heavy', version: 1, jsonSchema: wrap({ properties: { a: { type: 'array', items: { enum: Array.from({ length: 2_500 }, (_, i) => `v${i}`) } } } }) },
+  { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object', properties: { traits: { type: 'object', properties: { email: { type: 'string', format: 'email' } } } } } },
+];
+const SETTINGS: Enforcement = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'block' };
+const plan = { key: 'p:1', id: 'p', name: 'plan', rules: RULES };
+const pool = new CheckPool({ threads: 1 });
+afterAll(() => pool.close());
+
+function request(batch: Record<string, unknown>[], context?: Record<string, unknown>) {
+  const body = Buffer.from(JSON.stringify({ batch, ...(context ? { context } : {}) }));
+  const { items, envelope } = requestItems(JSON.parse(body.toString()) as Record<string, unknown>, 'batch');
+  const calls = items.map((item) => withEnvelope(item as Record<string, unknown>, envelope));
+  return { body, calls };
+}
+
+describe('a request checked in a worker from its body', () => {
+  it('gives the verdicts the loop gives, in order, the envelope merged; only chosen items are checked', async () => {
+    const batch = [
+      { type: 'track', event: 'Cheap', properties: { n: 1 } },
+      { type: 'track', event: 'Cheap', properties: { n: 'one' } },
+      { type: 'track', event: 'Cheap', properties: {} },
+      { type: 'track', event: 'Unplanned', properties: { x: 1 } },
+      { type: 'identify', traits: { email: 'not an email' } },
+      { type: 'track', event: 'Cheap', properties: { n: 2 }, context: { protocols: { event_version: 1 } } },
+      { type: 'identify', traits: { email: 'a@b.co' } },
+      { type: 'track', event: 'Cheap', properties: { n: '3' } },
+      { type: 'track', event: 'Cheap', properties: { n: 4 } },
+    ];
+    for (const context of [undefined, { protocols: { event_version: 1 } }]) {
+      const { body, calls } = request(batch, context);
+      const compiled = compilePlan(plan.id, plan.name, RULES);
+      const indices = [0, 1, 2, 3, 4, 5, 7, 8];
+      const expected = indices.map((i) => checkCall(compiled, SETTINGS, calls[i]!));
+      const got = await pool.checkRequest(plan, SETTINGS, { body: sharedBody(body), route: 'batch', indices }, () => indices.map((i) => calls[i]!));
+      expect(got).toEqual(expected);
+      // The case is not empty: some pass, some do not, and the envelope changes which.
+      expect(got.filter((v) => v.violations.length > 0).length).toBeGreaterThan(1);
+      expect(got.filter((v) => v.violations.length === 0).length).toBeGreaterThan(0);
+    }
+    const [plain, versioned] = [undefined, { protocols: { event_version: 1 } }].map((c) => request(batch, c));
+    const compiled = compilePlan(plan.id, plan.name, RULES);
+    expect(checkCall(compiled, SETTINGS, plain!.calls[0]!).violations).not.toEqual([]);
+    expect(checkCall(compiled, SETTINGS, versioned!.calls[0]!).violations).toEqual([]);
+  });
+
+  it('a call past its budget in the middle is unfinished; the calls before and after it keep their verdicts', async () => {
+    const batch = Array.from({ length: 10 }, (_, i) =>
+      i === 4 ? { type: 'track', event: 'Heavy', properties: { a: new Array(16_000).fill(0) } } : { type: 'track', event: 'Cheap', properties: i % 2 === 0 ? { n: String(i) } : {} },
+    );
+    const { body, calls } = request(batch);
+    const indices = batch.map((_, i) => i);
+    const got = await pool.checkRequest(plan, SETTINGS, { body: sharedBody(body), route: 'batch', indices }, () => calls);
+    expect(got.map((v) => v.violations.map((x) => x.kind))).toEqual(indices.map((i) => (i === 4 ? ['check_timeout'] : i % 2 === 0 ? [] : ['required_missing'])));
+    expect(got[4]!.blocked).toMatch(/its check ran past its budget of 250 ms/);
+    expect(pool.stats().timeouts).toBeGreaterThan(0);
+  });
+});
