@@ -137,8 +137,8 @@ export class CheckPool {
   }
 
   /**
-   * A request's calls checked in one task from the request's text (plan-checks.ts: its cheap calls,
-   * when a worker is idle). One that stops it (its budget, a crash) sends the rest the way of check():
+   * A request's calls checked in one task from the request's body (plan-checks.ts: a batch's calls,
+   * when the workers have room). One that stops it (its budget, a crash) sends the rest the way of check():
    * the calls before it checked again from `calls()`, it unfinished, the ones after in tasks of their own.
    */
   async checkRequest(plan: PoolPlan, settings: Enforcement, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<PlanVerdict[]> {
@@ -229,7 +229,7 @@ export class CheckPool {
 
   /** Runs one task under the watchdog: its result, or where it stopped and why. */
   private async run(plan: PoolPlan, make: (progress: SharedArrayBuffer, epoch: number) => CompileTask | CheckTask): Promise<Ran> {
-    // Counted from now, not from when piscina has it: idle() is asked synchronously by the next request.
+    // Counted from now, not from when piscina has it: hasRoom() is asked synchronously by the next request.
     this.running++;
     try {
       return await this.runCounted(plan, make);

@@ -15,7 +15,7 @@ import { backgroundSlices } from '../slice-meter';
 
 /** A call estimated at most this (µs) is checked on the loop. The estimate is a worst case: real checks take a fraction. */
 export const INLINE_US = 5_000;
-/** A request with at least this many calls to check goes to an idle worker as its text (fewer cost the loop less checked there). */
+/** A request with at least this many calls to check goes to the workers as its body (fewer cost the loop less checked on it). */
 export const REQUEST_MIN_CALLS = 8;
 /** Checks on the loop give it back after this long (ms). */
 const SLICE_MS = 8;
