@@ -227,6 +227,21 @@ describe('a large export', () => {
     expect(Math.max(...polls)).toBeLessThan(5_000);
   });
 
+  it('the one-answer operation (GET /api/export) refuses it past 16 MB with 413, naming the streamed route; a smaller one it answers', async () => {
+    const sourceId = await bulkSource();
+    const { res } = await get(`/export?format=jsonl&limit=200000&sourceId=${sourceId}`);
+    expect(res.statusCode).toBe(413);
+    const body = JSON.parse(await text(res)) as { error: string; code: string };
+    expect(body.code).toBe('too_large');
+    expect(body.error).toMatch(/over 16 MB, too large for one JSON answer: GET \/api\/export\/file with the same query streams it/);
+    const small = await get(`/export?format=jsonl&limit=3&sourceId=${sourceId}`);
+    expect(small.res.statusCode).toBe(200);
+    const file = JSON.parse(await text(small.res)) as { content: string };
+    expect(file.content.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { call: { messageId: string } }).call.messageId)).toEqual(
+      [BULK_BATCH - 3, BULK_BATCH - 2, BULK_BATCH - 1].map((i) => `bulk-${BULK_CALLS / BULK_BATCH - 1}-${i}`),
+    );
+  });
+
   it('stops when the client goes away mid-way, and the engine answers on', async () => {
     const sourceId = await bulkSource();
     const before = opened.length;
