@@ -17,6 +17,7 @@ import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
 import { trackingPlanOps } from './tracking-plans.contract';
 import { probeOps, type ProbeEvent } from './probe.contract';
+import { signatureOps } from './signature-verify.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
 // preload bridge and the renderer's client are all generated from this object, so adding an
@@ -153,10 +154,102 @@ export const clientSettingsPatchSchema = z.strictObject({
   writeKey: z.string().min(1).optional(),
 });
 
-export const api = {
-  health: op<Health>()('GET', '/health', z.strictObject({})),
+// The answers' shapes as zod schemas, for the operations the MCP tools answer with (issue 39; the
+// first step of declaring each shape once: the types above and in types.ts still say the same for
+// now). Nested records an agent reads but no program relies on field by field (a call as received,
+// an attempt's facts) are open objects with the fields that are relied on named.
+const nullableStr = z.string().nullable();
+const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);
+const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
+const urlOutcomeOutput = z.looseObject({ url: z.string(), state: z.string(), lastStatus: z.number().nullable(), attempts: z.number(), startedAt: nullableStr });
+export const callSummaryOutput = z.looseObject({
+  id: z.number().int(),
+  receivedAt: z.string(),
+  sourceId: nullableStr,
+  sourceName: nullableStr,
+  type: z.string(),
+  userId: nullableStr,
+  anonymousId: nullableStr,
+  label: nullableStr,
+  messageId: nullableStr,
+  status: callStatusOutput,
+  dropReason: nullableStr,
+  deliveryState: deliveryStateOutput.nullable(),
+  deliveryId: z.number().int().nullable(),
+  attemptCount: z.number().int(),
+  nextAttemptAt: nullableStr,
+  latencyMs: z.number().nullable(),
+  urls: z.array(urlOutcomeOutput),
+  violations: z.number().int().nullable().optional(),
+});
+export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number().int(), next: z.number().int().nullable() });
+export const attemptOutput = z.looseObject({
+  id: z.number().int(),
+  deliveryId: z.number().int(),
+  round: z.number().int(),
+  urlIndex: z.number().int(),
+  url: z.string(),
+  trigger: z.enum(['scheduled', 'manual', 'replay']),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  signature: nullableStr,
+  responseStatus: z.number().int().nullable(),
+  responseBody: nullableStr,
+  errorCode: nullableStr,
+  errorMessage: nullableStr,
+  timedOut: z.boolean(),
+  outcome: z.enum(['success', 'retryable', 'failed']),
+});
+export const deliveryOutput = z.looseObject({
+  id: z.number().int(),
+  callId: z.number().int(),
+  state: deliveryStateOutput,
+  kind: z.enum(['classic', 'actions']),
+  round: z.number().int(),
+  attemptCount: z.number().int(),
+  nextAttemptAt: nullableStr,
+  lastError: nullableStr,
+  body: z.string(),
+  attempts: z.array(attemptOutput),
+});
+export const forwardingOutput = z.object({
+  forwarded: z.boolean(),
+  reason: z.enum(['webhooks_off', 'integrations', 'no_mapping_matched', 'dropped', 'blocked']).optional(),
+  mappings: z.array(z.object({ name: z.string(), trigger: z.string() })).optional(),
+});
+const violationOutput = z.looseObject({ kind: z.string(), path: z.string(), message: z.string() });
+export const callDetailOutput = z.object({
+  call: z.looseObject({ id: z.number().int(), receivedAt: z.string(), type: z.string(), status: callStatusOutput, dropReason: nullableStr, sourceId: nullableStr, sourceName: nullableStr, raw: z.unknown() }),
+  urls: z.array(urlOutcomeOutput),
+  deliveries: z.array(deliveryOutput),
+  violations: z.array(violationOutput).nullable(),
+  planCheck: z.object({ planId: z.string(), planName: nullableStr, blocked: nullableStr, omitted: z.array(z.string()) }).nullable(),
+  forwarding: forwardingOutput,
+});
+export const sourceOutput = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  writeKey: z.string(),
+  createdAt: z.string(),
+  webhooks: z.looseObject({ enabled: z.boolean(), urls: z.array(z.looseObject({ url: z.string() })), sharedSecret: z.string().optional(), standardWebhooksSecret: z.string().optional() }),
+});
+export const storageOutput = z.object({ ok: z.boolean(), code: nullableStr, message: nullableStr, since: nullableStr });
+export const healthOutput = z.looseObject({ ok: z.literal(true), version: z.string(), collectorUrl: z.string(), calls: z.number().int(), pendingDeliveries: z.number().int(), storage: storageOutput });
+export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
+export const retryMatchingOutput = z.object({ matched: z.number().int(), retried: z.number().int() });
+export const probeReportOutput = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  state: z.enum(['running', 'done']),
+  ok: z.boolean(),
+  unreachable: z.boolean(),
+  checks: z.array(z.looseObject({ name: z.string(), title: z.string(), ok: z.boolean(), verdict: z.string(), detail: z.string(), why: z.string(), evidence: z.array(z.looseObject({ label: z.string(), ok: z.boolean() })) })),
+});
 
-  listSources: op<Source[]>()('GET', '/sources', z.strictObject({})),
+export const api = {
+  health: op<Health>()('GET', '/health', z.strictObject({}), { output: healthOutput }),
+
+  listSources: op<Source[]>()('GET', '/sources', z.strictObject({}), { output: z.array(sourceOutput) }),
   createSource: op<Source>()('POST', '/sources', createSourceSchema),
   updateSource: op<Source>()(
     'PATCH',
@@ -176,8 +269,8 @@ export const api = {
   /** Sends a sample track call for this source through the collector path; returns the stored call. */
   sendTestCall: op<CallDetail>()('POST', '/sources/:id/test', z.strictObject({ id })),
 
-  listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema),
-  getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) })),
+  listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema, { output: pageOutput(callSummaryOutput) }),
+  getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) }), { output: callDetailOutput }),
   /**
    * Calls' details in arrival order, those with an id above `after`: how a reader keeps up with what
    * arrives a page at a time (webhook-lab/testing) without one getMessage per call. `next`: pass it
@@ -218,6 +311,7 @@ export const api = {
        */
       deliveryId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     }),
+    { output: replayResultOutput },
   ),
 
   /**
@@ -225,7 +319,7 @@ export const api = {
    * URLs, as manual attempts with the source's current secret, in chunks in the background; dropped
    * and unfinished calls are skipped. dryRun only counts them (what the confirm shows).
    */
-  retryMatching: op<RetryMatchingResult>()('POST', '/messages/retry', callFilterSchema.extend({ dryRun: z.boolean().optional() })),
+  retryMatching: op<RetryMatchingResult>()('POST', '/messages/retry', callFilterSchema.extend({ dryRun: z.boolean().optional() }), { output: retryMatchingOutput }),
   /** Deletes every call with its request body, delivery and attempts (unfinished deliveries canceled first). */
   clearCalls: op<ClearCallsResult>()('DELETE', '/messages', z.strictObject({})),
 
@@ -251,6 +345,7 @@ export const api = {
   ...demoOps,
   ...trackingPlanOps,
   ...probeOps,
+  ...signatureOps,
 } as const;
 
 export type Api = typeof api;

@@ -21,6 +21,7 @@ import { trackingPlanHandlers } from './tracking-plans/handlers';
 import { forwardingOf } from './forwarding';
 import { withAnsweredAttempts } from './in-flight-attempts';
 import type { LoopDelay } from './loop-delay';
+import { verifySignature } from './verify-signature';
 
 export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'clientState' | 'clientGetSettings' | 'clientUpdateSettings' | keyof typeof simulationOps | keyof typeof demoOps | keyof typeof probeOps>;
 
@@ -135,6 +136,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       if (after.secretRotationWindowMs !== before.secretRotationWindowMs) sourcesChanged();
       return after;
     },
+
+    verifySignature: (input) => verifySignature(store, input, d.now()),
 
     getCollectorFaultCounts: () => d.faults.snapshot(),
 

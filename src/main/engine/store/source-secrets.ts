@@ -73,6 +73,15 @@ export class SourceSecrets {
   }
 
   /**
+   * Every version of one secret the store still keeps (the current one, and older ones a rotation
+   * window or an unfinished delivery keeps), newest first: what verifySignature tries to name the
+   * version that made a signature.
+   */
+  kept(sourceId: string, kind: SecretKind): { version: number; secret: string; current: boolean }[] {
+    return (this.ofKindStmt.all(sourceId, kind) as VersionRow[]).map((r) => ({ version: r.version, secret: r.secret, current: r.retired_at === null }));
+  }
+
+  /**
    * Makes `secret` the current one (a new version; undefined or '' = none from now on), retiring the
    * one before. `rotate`: the one before keeps signing for the rotation window. Returns the new
    * version, or null for none. Call it only when the secret changes. `fresh`: the source was created

@@ -1,0 +1,100 @@
+import type { OpParsed } from '../../shared/api.contract';
+import type { VerifySignatureResult } from '../../shared/signature-verify.contract';
+import { SECRET_PREFIX, secretKey, secretProblem, signedContent, STANDARD_WEBHOOKS_HEADERS, toBase64 } from '../../shared/standard-webhooks';
+import { checkSignature, checkStandardWebhooks } from './simulation/mock-receivers/signature-check';
+import { hmacSha256Node } from './dispatcher/standard-webhooks-sign';
+import type { Store } from './store/store';
+import { notFound } from './errors';
+
+// verifySignature (shared/signature-verify.contract.ts): the verdicts come from the mock receivers'
+// own checkers (signature-check.ts), which use the dispatcher's HMACs, so this says what a receiver
+// of the lab says; on top, each secret tried is named when it made a signature received.
+
+interface Candidate {
+  secret: string;
+  version: number | null;
+  current: boolean;
+  given: boolean;
+}
+
+type Matched = { version: number | null; current: boolean; given: boolean } | null;
+
+const matchedOf = (c: Candidate | undefined): Matched => (c ? { version: c.version, current: c.current, given: c.given } : null);
+
+/** The given secret first (named by its version when the source keeps it), then the source's kept versions, newest first. */
+function candidates(given: string | undefined, kept: { version: number; secret: string; current: boolean }[]): Candidate[] {
+  const out: Candidate[] = [];
+  if (given !== undefined) {
+    const same = kept.find((k) => k.secret === given);
+    out.push({ secret: given, version: same?.version ?? null, current: same?.current ?? false, given: true });
+  }
+  for (const k of kept) if (k.secret !== given) out.push({ ...k, given: false });
+  return out;
+}
+
+export function verifySignature(store: Store, input: OpParsed<'verifySignature'>, nowMs: number): VerifySignatureResult {
+  let sourceId: string | undefined;
+  if (input.source !== undefined) {
+    const source = store.sources.get(input.source) ?? store.sources.byName(input.source);
+    if (!source) throw notFound(`source ${input.source}`);
+    sourceId = source.id;
+  }
+  const keptShared = sourceId ? store.sources.secrets.kept(sourceId, 'shared') : [];
+  const keptStandard = sourceId ? store.sources.secrets.kept(sourceId, 'standard') : [];
+  const bytes = Buffer.from(input.body, 'utf8');
+
+  let classic: VerifySignatureResult['classic'] = null;
+  if (input.xSignature !== undefined) {
+    const tried = candidates(input.secret, keptShared);
+    const checks = tried.map((c) => ({ c, check: checkSignature(c.secret, bytes, input.xSignature) }));
+    const hit = checks.find((x) => x.check.state === 'valid');
+    const shown = hit ?? checks[0];
+    classic = {
+      state: shown?.check.state ?? 'not_checked',
+      received: input.xSignature,
+      expected: shown?.check.expected ?? null,
+      reason: shown ? shown.check.reason : 'no shared secret to check with: give secret, or a source that has one',
+      matched: matchedOf(hit?.c),
+      signed: `the body's ${bytes.length} bytes exactly as given (HMAC-SHA1, lowercase hex)`,
+    };
+  }
+
+  let standardWebhooks: VerifySignatureResult['standardWebhooks'] = null;
+  if (input.webhookSignature !== undefined) {
+    const tried = candidates(input.standardWebhooksSecret, keptStandard).filter((c) => secretProblem(c.secret) === null || c.given);
+    const headers = {
+      [STANDARD_WEBHOOKS_HEADERS.id]: input.webhookId,
+      [STANDARD_WEBHOOKS_HEADERS.timestamp]: input.webhookTimestamp,
+      [STANDARD_WEBHOOKS_HEADERS.signature]: input.webhookSignature,
+    };
+    const ts = input.webhookTimestamp?.trim() ?? '';
+    const usable = input.webhookId !== undefined && /^\d+$/.test(ts);
+    // Each v1 signature against each secret's HMAC over `id.timestamp.body` (the timestamp as
+    // received, so an old request's signature can still be traced to its secret).
+    const macs = usable
+      ? tried.filter((c) => secretProblem(c.secret) === null).map((c) => ({ c, mac: toBase64(hmacSha256Node(secretKey(c.secret), new TextEncoder().encode(signedContent(input.webhookId!, Number(ts), input.body)))) }))
+      : [];
+    const signatures = input.webhookSignature
+      .split(' ')
+      .filter((s) => s !== '')
+      .map((signature) => {
+        const value = signature.startsWith('v1,') ? signature.slice(3) : null;
+        return { signature, matched: matchedOf(value === null ? undefined : macs.find((m) => m.mac === value)?.c) };
+      });
+    const hit = signatures.find((s) => s.matched !== null)?.matched ?? null;
+    const judgeWith = (hit ? tried.find((c) => c.version === hit.version && c.given === hit.given) : tried[0])?.secret;
+    const check = judgeWith === undefined ? null : checkStandardWebhooks(judgeWith, headers, bytes, Math.floor(nowMs / 1000));
+    standardWebhooks = {
+      state: check?.state ?? 'not_checked',
+      reason: check ? check.reason : `no ${SECRET_PREFIX} secret to check with: give standardWebhooksSecret, or a source that has one`,
+      signatures,
+      matched: hit,
+      signed: usable ? `"${input.webhookId}.${ts}." followed by the body's ${bytes.length} bytes (HMAC-SHA256, base64)` : 'nothing: webhook-id and a webhook-timestamp in Unix seconds are needed',
+    };
+  }
+  return {
+    classic,
+    standardWebhooks,
+    versionsTried: { sharedSecret: keptShared.map((k) => k.version), standardWebhooksSecret: keptStandard.map((k) => k.version) },
+  };
+}
