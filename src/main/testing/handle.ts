@@ -49,6 +49,18 @@ interface Seen {
   dropped: string | null;
 }
 
+/**
+ * The detail each call a handle returns was read from (its id, deliveries, verdicts): for a caller in
+ * this package that answers with more than the call as received (the MCP tool wait_for_call). Weak:
+ * a call no one holds is forgotten with it.
+ */
+const detailsOfCalls = new WeakMap<LabCall, CallDetail>();
+
+/** The stored call's detail a LabCall of a handle came from; undefined for an object of another origin. */
+export function detailOf(call: LabCall): CallDetail | undefined {
+  return detailsOfCalls.get(call);
+}
+
 /** A wait that ended without a match: the message lists the closest values seen and how each differs. */
 export class LabTimeoutError extends Error {
   constructor(
@@ -165,7 +177,10 @@ export function createHandle(init: HandleInit): Lab {
       for (const detail of page.items) {
         const call = callOf(detail);
         const dropped = detail.call.status === 'dropped' ? (detail.call.dropReason ?? 'dropped') : null;
-        if (call) calls.set(detail.call.id, { id: detail.call.id, receivedAt: detail.call.receivedAt, call, detail, dropped });
+        if (call) {
+          calls.set(detail.call.id, { id: detail.call.id, receivedAt: detail.call.receivedAt, call, detail, dropped });
+          detailsOfCalls.set(call, detail);
+        }
       }
       maxId = Math.max(maxId, page.next ?? 0, page.items.at(-1)?.call.id ?? 0);
       if (page.next === null) return false;

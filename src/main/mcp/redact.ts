@@ -1,0 +1,57 @@
+import { maskUrlPasswordsIn, PASSWORD_MASK } from '../../shared/url-credentials';
+import { SECRET_PREFIX } from '../../shared/standard-webhooks';
+
+// What the MCP tools answer passes through here once, on its way out (issue 39): it must fit an
+// agent's context and keep the lab's secrets. A string over 16 KB (a body as received, a receiver's
+// answer) is cut, with a marker saying how much and where the whole call is; the control API token
+// never appears; shared secrets, Standard Webhooks secrets and URL passwords are masked unless the
+// server was started to show them (stdio with --show-secrets; never over /mcp).
+
+/** The longest string an answer carries whole. */
+export const MAX_TEXT_CHARS = 16 * 1024;
+
+/** The object keys whose string values are secrets (a source's webhooks, a probe's input). */
+const SECRET_KEYS = new Set(['sharedSecret', 'standardWebhooksSecret', 'secret']);
+
+export interface RedactOptions {
+  showSecrets: boolean;
+  /** The control API token: replaced wherever it occurs, whatever showSecrets says. */
+  token?: string;
+  /** Where the whole call can be seen, for the marker of a cut string (a permalink, or how to read it). */
+  whereWhole?: string;
+}
+
+export function maskSecret(secret: string): string {
+  return secret.startsWith(SECRET_PREFIX) ? `${SECRET_PREFIX}${PASSWORD_MASK}` : PASSWORD_MASK;
+}
+
+export function cutText(text: string, whereWhole?: string): string {
+  if (text.length <= MAX_TEXT_CHARS) return text;
+  const more = text.length - MAX_TEXT_CHARS;
+  return `${text.slice(0, MAX_TEXT_CHARS)}… [cut: ${more} more characters${whereWhole ? `; the whole of it: ${whereWhole}` : ''}]`;
+}
+
+/** A text for people or agents: the token out, URL passwords masked (unless shown), cut at 16 KB. */
+export function redactText(text: string, o: RedactOptions): string {
+  let out = o.token && o.token.length >= 4 ? text.split(o.token).join(PASSWORD_MASK) : text;
+  if (!o.showSecrets && out.includes('://')) out = maskUrlPasswordsIn(out);
+  return cutText(out, o.whereWhole);
+}
+
+/** A copy of `value` with every string redacted (redactText) and every secret-named key masked. */
+export function redact<T>(value: T, o: RedactOptions): T {
+  const walk = (v: unknown, key: string | undefined): unknown => {
+    if (typeof v === 'string') {
+      if (!o.showSecrets && key !== undefined && SECRET_KEYS.has(key) && v !== '') return maskSecret(v);
+      return redactText(v, o);
+    }
+    if (Array.isArray(v)) return v.map((item) => walk(item, undefined));
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) out[k] = walk(item, k);
+      return out;
+    }
+    return v;
+  };
+  return walk(value, undefined) as T;
+}

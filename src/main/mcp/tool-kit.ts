@@ -1,0 +1,62 @@
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { LabApi } from '../testing/transport';
+import { LabApiError } from '../testing/transport';
+import { redact, redactText, type RedactOptions } from './redact';
+
+// What every tool of the MCP server shares: the operations it calls (in this process or over a lab's
+// control API), how its answers are made (structured content with a short text, redacted), and the
+// annotations the issue fixes for each kind of tool.
+
+export interface ToolContext {
+  /** The API contract's operations: the engine's handlers, or a running lab's control API. */
+  ops: LabApi;
+  redaction: Omit<RedactOptions, 'whereWhole'>;
+  /** The web UI's root (no trailing slash) for a call's permalink; null when the lab has none. */
+  uiBase: string | null;
+  /** How often a wait (wait_for_call, check_receiver) looks again. */
+  pollMs: number;
+}
+
+/** Reads only: the lab is left as it was. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Adds to the lab (a call) and reaches nothing outside it. */
+export const WRITES_LAB: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Sends requests to receivers: outside the lab. */
+export const REACHES_RECEIVERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+
+/** Where a call can be seen whole: its permalink in the lab's UI, else how to read it. */
+export function whereCall(ctx: ToolContext, id: number | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  return ctx.uiBase ? `${ctx.uiBase}/#/inspector/${id}` : `call ${id} in the lab's Inspector (or GET /api/messages/${id})`;
+}
+
+/** A tool's answer: `structured` (redacted) as structuredContent, the short text first, then the JSON for clients that read text only. */
+export function answer(ctx: ToolContext, structured: Record<string, unknown>, text: string, callId?: number): CallToolResult {
+  const o = { ...ctx.redaction, whereWhole: whereCall(ctx, callId) };
+  const safe = redact(structured, o);
+  return {
+    structuredContent: safe,
+    content: [
+      { type: 'text', text: redactText(text, o) },
+      { type: 'text', text: JSON.stringify(safe) },
+    ],
+  };
+}
+
+/** A tool that could not do what was asked: isError, with the reason in words (redacted). */
+export function failure(ctx: ToolContext, message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: redactText(message, { ...ctx.redaction }) }] };
+}
+
+/**
+ * Runs a tool's body: a refusal of the lab (LabApiError: not found, invalid input, unreachable) or
+ * anything else that went wrong becomes a tool error the agent reads (redacted, as every answer is).
+ */
+export async function guarded(ctx: ToolContext, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof LabApiError) return failure(ctx, err.message);
+    return failure(ctx, `the lab could not do it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
