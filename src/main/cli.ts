@@ -13,6 +13,7 @@ import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
 import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
+import { runMcpCommand } from './cli-mcp';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 import { printable, printableLog, printableText } from './printable';
@@ -27,6 +28,7 @@ Usage:
   webhook-lab load --rate N (--duration S | --total N) [options]   (see webhook-lab load --help)
   webhook-lab check --api URL --token T [options]   wait for deliveries, fail if any failed (see webhook-lab check --help)
   webhook-lab probe --url URL --secret S [options]  check a webhook receiver (see webhook-lab probe --help)
+  webhook-lab mcp [--api URL --token T | --data-dir DIR]  MCP server over stdio for coding agents (see webhook-lab mcp --help)
 
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
@@ -194,6 +196,10 @@ async function main(): Promise<void> {
   if (command === 'load') return runLoadCommand(rest);
   if (command === 'check') return runCheckCommand(rest);
   if (command === 'probe') return runProbeCommand(rest);
+  if (command === 'mcp') {
+    keepRunningOnUnhandledRejection((line) => process.stderr.write(`${printableLog(line)}\n`));
+    return runMcpCommand(rest);
+  }
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }
 
