@@ -6,6 +6,7 @@ import type { BatchItemsPage, CallDetail } from '../../src/shared/types';
 import { waitFor } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
 import { sentBody } from '../../src/shared/attempt-body';
+import { exportInputSchema } from '../../src/shared/simulation.contract';
 
 // Issue 22 item 7: opening one member of a large Actions batch (1,000 calls of 30 KB) answered 57 MB
 // from the call detail (the 30 MB body, and again as its attempt's request body). The detail now
@@ -87,7 +88,12 @@ describe('the detail of a call in a large Actions batch', () => {
     // The JSON Lines export carries the whole body once, on its first call's line; every other
     // member's line has the detail's cut form (it was the whole body on every line: N times 30 MB).
     // (It threw "Invalid string length" on the 30 MB body repeated for every member.)
-    const exportLines = async (q: string) => (await t.call('exportDeliveries', { format: 'jsonl', q })).content.trim().split('\n').map((l) => JSON.parse(l) as CallDetail);
+    // Read as GET /api/export/file streams it: a file this large is past the one-answer operation's 16 MB.
+    const exportLines = async (q: string) => {
+      let text = '';
+      for await (const chunk of t.engine.openExport(exportInputSchema.parse({ format: 'jsonl', q })).chunks) text += chunk;
+      return text.trim().split('\n').map((l) => JSON.parse(l) as CallDetail);
+    };
     const firstLine = (await exportLines(sentItems[0].messageId)).find((l) => l.call.id === batch.callIds![0])!;
     expect(firstLine.deliveries[0].body).toBe(sent.body.toString('utf8'));
     expect(firstLine.deliveries[0].bodyTruncated).toBeUndefined();

@@ -342,6 +342,36 @@ describe('webhook-lab serve', () => {
     }
   });
 
+  it('on SIGTERM during a config import, answers the import and keeps what it answered; an open event stream does not hold the stop', async () => {
+    // Found by a review (issue 38): the control API cut every connection at once on close, so an
+    // import under way got no answer (the client saw a reset) while the lab went on to stop.
+    const dataDir = tempDir();
+    const first = await serve(['--data-dir', dataDir]);
+    const events = await new Promise<import('node:http').IncomingMessage>((resolve, reject) =>
+      httpRequest(`${first.apiUrl}/events`, { headers: { authorization: `Bearer ${TOKEN}` } }, resolve).on('error', reject).end(),
+    );
+    const streamEnded = new Promise<string>((resolve) => events.resume().on('end', () => resolve('ended')).on('error', (e) => resolve(`error: ${e.message}`)));
+    const sources = Array.from({ length: 10_000 }, (_, i) => ({ name: `imported-${i}`, writeKey: `wk_imported_${i}`, webhooks: { enabled: true, sharedSecret: 's', urls: [{ url: `https://example.invalid/${i}`, headers: { 'x-n': String(i) } }] } }));
+    let answered = false;
+    const importing = fetch(`${first.apiUrl}/config`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ sources }) })
+      .then(async (res) => ({ status: res.status, body: (await res.json()) as { ok?: boolean; sources?: number; error?: string } }))
+      .finally(() => (answered = true));
+    // Under way: its check has run (health names the job), its sources are being written.
+    await expect.poll(async () => (await first.api<{ eventLoop: { slices: Record<string, unknown> } }>('/health')).body.eventLoop.slices['config import (check)'] !== undefined, { timeout: 60_000, interval: 20 }).toBe(true);
+    // An import of 10,000 sources takes seconds here; one answered already would test nothing.
+    expect(answered).toBe(false);
+    first.proc.kill('SIGTERM');
+    const result = await importing;
+    expect(result).toMatchObject({ status: 200, body: { ok: true, sources: 10_000 } });
+    expect(await streamEnded).toBe('ended');
+    expect((await first.exited).code).toBe(0);
+
+    const second = await serve(['--data-dir', dataDir]);
+    const stored = (await second.api<Source[]>('/sources')).body.filter((s) => s.name.startsWith('imported-'));
+    expect(stored).toHaveLength(10_000);
+    expect(await stop(second)).toMatchObject({ code: 0 });
+  }, 180_000);
+
   it('handles SIGTERM before it prints its first line: a script that stops it on reading one stops it cleanly', async () => {
     // A preload notes, when serve prints its first line, whether SIGTERM is handled yet. It printed its
     // lines first: a script signalling it on the first line killed it now and then (1-2 starts in 10 here).
