@@ -81,7 +81,8 @@ export function verifySignature(store: Store, input: OpParsed<'verifySignature'>
         const value = signature.startsWith('v1,') ? signature.slice(3) : null;
         return { signature, matched: matchedOf(value === null ? undefined : macs.find((m) => m.mac === value)?.c) };
       });
-    const hit = signatures.find((s) => s.matched !== null)?.matched ?? null;
+    // The secret given first (is the receiver's secret one that signed?), else any version that did.
+    const hit = signatures.find((s) => s.matched?.given)?.matched ?? signatures.find((s) => s.matched !== null)?.matched ?? null;
     const judgeWith = (hit ? tried.find((c) => c.version === hit.version && c.given === hit.given) : tried[0])?.secret;
     const check = judgeWith === undefined ? null : checkStandardWebhooks(judgeWith, headers, bytes, Math.floor(nowMs / 1000));
     standardWebhooks = {

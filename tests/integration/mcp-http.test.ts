@@ -1,0 +1,255 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { testLab } from '../helpers/test-lab';
+import { waitFor, type TestEngine } from '../helpers/engine';
+import { callTool, httpMcpClient, structured, textOf, TOOL_NAMES } from '../helpers/mcp';
+import type { TestReceiver } from '../helpers/receiver';
+import type { CallDetail, CallSummary, Page } from '../../src/shared/types';
+import type { ProbeReport } from '../../src/shared/probe.contract';
+import type { VerifySignatureResult } from '../../src/shared/signature-verify.contract';
+
+// `webhook-lab mcp` over Streamable HTTP at /mcp (issue 39), driven as an agent drives it: the SDK's
+// own Client against a real engine and its control server, every tool called, secrets kept.
+
+const lab = testLab();
+const TOKEN = 'mcp-http-token-0123456789';
+const SHARED = 'mcp-shared-s3cret';
+const PASSWORD = 'url-pa55word';
+const OLD = `whsec_${Buffer.from('the old key, 24 bytes!!!').toString('base64')}`;
+const NEW = `whsec_${Buffer.from('the new key, 24 bytes!!!').toString('base64')}`;
+
+interface Setup {
+  t: TestEngine;
+  rx: TestReceiver;
+  base: string;
+  client: Client;
+}
+
+async function setup(handler?: Parameters<typeof lab.receiver>[0]): Promise<Setup> {
+  const rx = await lab.receiver(handler);
+  const t = await lab.start({
+    config: {
+      sources: [
+        {
+          name: 'checkout',
+          writeKey: 'wk_mcp_checkout',
+          webhooks: { enabled: true, sharedSecret: SHARED, standardWebhooksSecret: OLD, urls: [{ url: `http://bob:${PASSWORD}@127.0.0.1:${rx.port}/hook`, headers: {} }] },
+        },
+      ],
+    },
+  });
+  const server = await lab.controlServer(t, TOKEN);
+  const client = await httpMcpClient(server.url, TOKEN);
+  return { t, rx, base: server.url, client };
+}
+
+const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
+  it('lists the twelve tools with their annotations and output schemas, and each one answers; no secret and no token in any answer', async () => {
+    const { client, rx, base, t } = await setup();
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+      const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
+      for (const name of ['get_lab', 'list_sources', 'list_calls', 'get_call', 'wait_for_call', 'list_violations', 'explain_call', 'verify_signature']) {
+        expect(byName[name].annotations?.readOnlyHint, name).toBe(true);
+      }
+      expect(byName.send_call.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+      for (const name of ['replay_call', 'retry_failed', 'check_receiver']) {
+        expect(byName[name].annotations, name).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+      }
+      for (const x of tools) expect(x.outputSchema?.type, x.name).toBe('object');
+      expect(byName.get_call.inputSchema.required).toEqual(['id']);
+
+      const answers: string[] = [];
+      const keep = <T>(v: T) => (answers.push(JSON.stringify(v)), v);
+
+      const labInfo = keep(await structured<{ collectorUrl: string; uiUrl: string; sources: { name: string; writeKey: string; urls: string[] }[] }>(client, 'get_lab'));
+      expect(labInfo.collectorUrl).toBe(t.collectorUrl);
+      expect(labInfo.uiUrl).toBe(base);
+      expect(labInfo.sources).toEqual([{ id: expect.any(String), name: 'checkout', writeKey: 'wk_mcp_checkout', webhooksEnabled: true, urls: [`http://bob:****@127.0.0.1:${rx.port}/hook`] }]);
+
+      const sources = keep(await structured<{ items: { webhooks: { sharedSecret: string; standardWebhooksSecret: string } }[]; total: number; next: null }>(client, 'list_sources'));
+      expect(sources.total).toBe(1);
+      expect(sources.items[0].webhooks.sharedSecret).toBe('****');
+      expect(sources.items[0].webhooks.standardWebhooksSecret).toBe('whsec_****');
+
+      const big = 'x'.repeat(20_000);
+      const sent = keep(await structured<{ status: number; call: CallSummary }>(client, 'send_call', { source: 'checkout', call: { type: 'track', event: 'Order Completed', userId: 'u_1', properties: { total: 42, big } } }));
+      expect(sent.status).toBe(200);
+      expect(sent.call.status).toBe('accepted');
+      const id = sent.call.id;
+      await rx.waitForRequests(1, 20_000);
+
+      const delivered = await waitFor(async () => {
+        const d = (await structured<{ call: CallDetail }>(client, 'get_call', { id })).call;
+        return d.deliveries[0]?.state === 'delivered' ? d : null;
+      }, 'the call delivered', 20_000);
+      keep(delivered);
+      const raw = delivered.call.raw as { event: string; properties: { total: number; big: string } };
+      expect(raw.event).toBe('Order Completed');
+      expect(raw.properties.total).toBe(42);
+      // Cut at 16 KB, with the marker and the call's permalink.
+      expect(raw.properties.big.length).toBeLessThan(17_000);
+      expect(raw.properties.big).toContain(`[cut: ${20_000 - 16_384} more characters; the whole of it: ${base}/#/inspector/${id}]`);
+      expect(delivered.deliveries[0].attempts[0].responseStatus).toBe(200);
+      expect(delivered.deliveries[0].urls[0].url).toBe(`http://bob:****@127.0.0.1:${rx.port}/hook`);
+
+      const list = keep(await structured<Page<CallSummary>>(client, 'list_calls', { type: 'track' }));
+      expect(list.items.map((c) => c.id)).toEqual([id]);
+      expect(list.total).toBe(1);
+
+      const explained = keep(await structured<{ outcome: string; explanation: string[] }>(client, 'explain_call', { id }));
+      expect(explained.outcome).toBe('delivered');
+      expect(explained.explanation.join(' ')).toMatch(/was delivered/);
+
+      const waited = keep(await structured<{ call: CallDetail }>(client, 'wait_for_call', { match: { type: 'track', event: 'Order Completed', properties: { total: 42 } } }));
+      expect(waited.call.call.id).toBe(id);
+
+      const replayed = keep(await structured<{ deliveryId: number; attempts: { trigger: string; responseStatus: number }[] }>(client, 'replay_call', { id }));
+      expect(replayed.attempts.length).toBeGreaterThan(0);
+      expect(replayed.attempts[0].responseStatus).toBe(200);
+
+      const retried = keep(await structured<{ matched: number; retried: number; dryRun: boolean }>(client, 'retry_failed', {}));
+      expect(retried).toEqual({ matched: 0, retried: 0, dryRun: true });
+
+      const violations = keep(await structured<{ items: unknown[]; total: number }>(client, 'list_violations', {}));
+      expect(violations).toEqual({ items: [], total: 0, next: null });
+
+      // The exact bytes and signature the receiver got.
+      const got = rx.requests[0];
+      const verified = keep(await structured<VerifySignatureResult>(client, 'verify_signature', { body: got.body.toString('utf8'), xSignature: String(got.headers['x-signature']), source: 'checkout' }));
+      expect(verified.classic).toMatchObject({ state: 'valid', matched: { version: 1, current: true, given: false } });
+
+      const report = keep(await structured<ProbeReport>(client, 'check_receiver', { url: `${rx.url}/hook`, secret: SHARED, only: ['transport'] }));
+      expect(report.state).toBe('done');
+      // Plain http: the transport check passes with a warning (no TLS).
+      expect(report.ok).toBe(true);
+      expect(report.checks.filter((c) => c.verdict !== 'skipped').map((c) => [c.name, c.verdict])).toEqual([['transport', 'warn']]);
+
+      const all = answers.join('\n');
+      for (const secret of [TOKEN, SHARED, PASSWORD, OLD]) expect(all).not.toContain(secret);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it('wait_for_call resolves with a call that arrives after the wait began; a miss is isError with the closest calls and their diff', async () => {
+    const { client, t } = await setup();
+    try {
+      await t.post('/v1/track', { userId: 'u_1', event: 'Order Completed', properties: { total: 41 } }, { writeKey: 'wk_mcp_checkout' });
+      // The wait has begun once it read the calls (a spy around the engine's real handler).
+      let reads = 0;
+      const handlers = t.engine.handlers as unknown as Record<string, (i: unknown) => unknown>;
+      const real = handlers.listMessageDetails;
+      handlers.listMessageDetails = (i) => (reads++, real(i));
+      const waiting = callTool(client, 'wait_for_call', { match: { event: 'Order Completed', properties: { total: 42 } }, timeoutMs: 60_000 });
+      await waitFor(() => reads > 0, 'the wait to read the calls', 20_000);
+      const before = Date.now();
+      await t.post('/v1/track', { userId: 'u_1', event: 'Order Completed', properties: { total: 42 } }, { writeKey: 'wk_mcp_checkout' });
+      const found = (await waiting).structuredContent as { call: CallDetail };
+      expect((found.call.call.raw as { properties: { total: number } }).properties.total).toBe(42);
+      expect(Date.parse(found.call.call.receivedAt)).toBeGreaterThanOrEqual(before - 1000);
+
+      const miss = await callTool(client, 'wait_for_call', { match: { event: 'Order Completed', properties: { total: 43 } }, timeoutMs: 300 }, { allowError: true });
+      expect(miss.isError).toBe(true);
+      const text = textOf(miss);
+      expect(text).toMatch(/no calls matched within 300 ms/);
+      expect(text).toMatch(/the closest 2 of 2 received/);
+      expect(text).toMatch(/properties\.total\n\s+- expected 43\n\s+\+ received 42/);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it('check_receiver: a receiver whose signature check lets a wrong signature through fails `signature`, with progress notifications to a client that asked', async () => {
+    // Checks only that an X-Signature header is there, never its value.
+    const { client, rx } = await setup((req, res) => res.writeHead(req.headers['x-signature'] ? 200 : 401).end());
+    try {
+      const progress: { progress: number; total?: number }[] = [];
+      const r = await client.callTool({ name: 'check_receiver', arguments: { url: `${rx.url}/hook`, secret: SHARED, only: ['call-types', 'signature'] } }, undefined, {
+        timeout: 100_000,
+        onprogress: (p) => progress.push(p),
+      });
+      const report = r.structuredContent as ProbeReport;
+      expect(report.ok).toBe(false);
+      const signature = report.checks.find((c) => c.name === 'signature')!;
+      expect(signature.verdict).toBe('fail');
+      expect(textOf(r as never)).toMatch(/FAIL signature/);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.at(-1)).toMatchObject({ progress: report.checks.length, total: report.checks.length });
+      expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it('verify_signature names the version that made each webhook-signature after a rotation', async () => {
+    const { client, rx, t } = await setup();
+    try {
+      const [source] = await t.call('listSources', {});
+      await t.call('rotateSecret', { id: source.id, which: 'standardWebhooksSecret', secret: NEW });
+      await t.post('/v1/track', { userId: 'u_1', event: 'Rotated' }, { writeKey: 'wk_mcp_checkout' });
+      const [got] = await rx.waitForRequests(1, 20_000);
+      const signatures = String(got.headers['webhook-signature']);
+      expect(signatures.split(' ')).toHaveLength(2);
+      const input = { body: got.body.toString('utf8'), webhookId: String(got.headers['webhook-id']), webhookTimestamp: String(got.headers['webhook-timestamp']), webhookSignature: signatures };
+
+      const bySource = await structured<VerifySignatureResult>(client, 'verify_signature', { ...input, source: 'checkout' });
+      expect(bySource.standardWebhooks?.state).toBe('valid');
+      expect(bySource.standardWebhooks?.signatures.map((s) => s.matched)).toEqual([
+        { version: 2, current: true, given: false },
+        { version: 1, current: false, given: false },
+      ]);
+      expect(bySource.versionsTried.standardWebhooksSecret).toEqual([2, 1]);
+      expect(bySource.standardWebhooks?.signed).toContain(`"${input.webhookId}.${input.webhookTimestamp}."`);
+
+      // A receiver still holding the old secret: its signature is the second, version 1.
+      const old = await callTool(client, 'verify_signature', { ...input, standardWebhooksSecret: OLD, source: 'checkout' });
+      const r = old.structuredContent as VerifySignatureResult;
+      expect(r.standardWebhooks?.matched).toEqual({ version: 1, current: false, given: true });
+      expect(textOf(old)).toMatch(/signature 2: matches version 1 \(not current\), the secret given/);
+      expect(JSON.stringify(old)).not.toContain(OLD);
+
+      const wrong = await structured<VerifySignatureResult>(client, 'verify_signature', { ...input, standardWebhooksSecret: `whsec_${Buffer.from('another key of 24 bytes!').toString('base64')}` });
+      expect(wrong.standardWebhooks?.state).toBe('invalid');
+      expect(wrong.standardWebhooks?.signatures.every((s) => s.matched === null)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('/mcp without the token is 401, with a wrong one 401, from another Origin or Host 403; with both right it initializes', async () => {
+    const t = await lab.start();
+    const { url } = await lab.controlServer(t, TOKEN);
+    const post = (headers: Record<string, string>) => fetch(`${url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, ...headers }, body: initialize });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: 'Bearer wrong-token' })).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${TOKEN}`, origin: 'http://evil.example' })).status).toBe(403);
+    // fetch will not send another Host: node:http does (a DNS-rebinding page's request names its own host).
+    const port = new URL(url).port;
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${TOKEN}`, host: `evil.example:${port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.once('error', reject);
+      req.end(initialize);
+    });
+    expect(rebound).toBe(403);
+    const get = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(401);
+    const ok = await post({ authorization: `Bearer ${TOKEN}`, origin: url });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const text = await ok.text();
+    expect(text).toContain('"serverInfo":{"name":"webhook-lab"');
+    expect(text).not.toContain(TOKEN);
+    const unknown = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'not-a-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(unknown.status).toBe(404);
+    await unknown.text();
+  }, 60_000);
+});
