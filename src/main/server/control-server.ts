@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import Fastify, { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
@@ -32,11 +33,23 @@ export interface ControlServerOptions {
   timeouts?: HttpTimeouts;
 }
 
+/** How long requests under way may take to finish once the server is closing (a config import of 10,000 sources: a few seconds). */
+export const CLOSE_GRACE_MS = 15_000;
+
 /** Web mode: the control API under /api (Bearer token, loopback only) and the renderer. */
 export async function startControlServer(o: ControlServerOptions): Promise<{ app: FastifyInstance; url: string; port: number }> {
   const timeouts = fastifyServerOptions(o.timeouts ?? HTTP_TIMEOUTS, (error) => ({ error }));
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, ...timeouts });
+  // Closing lets the requests under way finish (an import answers, then the lab stops); the event
+  // streams, which never finish, are ended, and whatever still runs after CLOSE_GRACE_MS is cut.
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: false, ...timeouts });
   closeConnectionsGracefully(app.server);
+  const streams = new Set<ServerResponse>();
+  let grace: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    for (const res of streams) res.end();
+    grace = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+  });
+  app.addHook('onClose', async () => clearTimeout(grace));
   let port = o.port;
 
   // Deny by default: every route needs the token unless it was registered as public (the static UI),
@@ -57,7 +70,7 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   // Before any route: a route keeps the error handler in force when it was added.
   app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
 
-  app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply));
+  app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply, streams));
   registerApiRoutes(app, o.engine);
   registerExportRoute(app, o.engine);
   // The MCP server (issue 39) behind the same token and Host/Origin checks (the onRequest hook above).
