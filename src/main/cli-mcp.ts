@@ -112,7 +112,15 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     const collectorPort = (await portFree(8787)) ? 8787 : 0;
     let engine;
     try {
-      engine = await startEngine({ dataDir: dir, collectorHost: '127.0.0.1', collectorPort, mockReceiverPorts: args.dataDir ? undefined : { http: 0, https: 0 }, config, log });
+      const start = (port: number) => startEngine({ dataDir: dir, collectorHost: '127.0.0.1', collectorPort: port, mockReceiverPorts: args.dataDir ? undefined : { http: 0, https: 0 }, config, log });
+      try {
+        engine = await start(collectorPort);
+      } catch (err) {
+        // Taken between the look and the start (another lab starting beside this one): any free port.
+        const e = err as { code?: string; port?: number };
+        if (collectorPort === 0 || e.code !== 'EADDRINUSE' || e.port !== collectorPort) throw err;
+        engine = await start(0);
+      }
     } catch (err) {
       if (!args.dataDir) rmSync(dir, { recursive: true, force: true });
       if (err instanceof ConfigRefused) {
