@@ -1,7 +1,7 @@
 import { callsOfRequest, checkCall, PlanCompiler, RuleCompileError, unfinishedVerdict, type CompiledPlan } from './check';
 import { compileRule } from './compile';
 import type { PlanVerdict } from '../../../shared/tracking-plan.schema';
-import { COMPILED, Phase, PHASE, INDEX, SINCE, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
+import { COMPILED, Phase, PHASE, INDEX, SINCE, packVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
 
 // A check worker (issue 38): one of the threads of check-pool.ts, run by piscina. It compiles plans
 // (functions do not cross threads: each worker compiles its own, cached by plan key) and checks calls
@@ -83,5 +83,5 @@ export default function run(task: CompileTask | CheckTask): WorkerResult {
       verdicts.push(unfinishedVerdict(plan, task.settings, `its check failed (${err instanceof Error ? err.message : String(err)})`));
     }
   }
-  return { kind: 'checked', verdicts, compiled: ready.compiled };
+  return { kind: 'checked', verdicts: packVerdicts(task.id, verdicts), compiled: ready.compiled };
 }

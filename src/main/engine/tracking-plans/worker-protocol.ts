@@ -53,6 +53,35 @@ export type Compiled = { rules: number; ms: number } | null;
 
 export type WorkerResult =
   | { kind: 'compiled'; rules: RuleTiming[]; compiled: Compiled }
-  | { kind: 'checked'; verdicts: PlanVerdict[]; compiled: Compiled }
+  | { kind: 'checked'; verdicts: PackedVerdicts; compiled: Compiled }
   | { kind: 'missing' }
   | { kind: 'refused'; index: number; reason: string };
+
+/**
+ * Verdicts as they cross back to the engine's thread: a clean one (no violation, nothing blocked or
+ * omitted: most calls) as the index of its rules' ids in `rules`. Copying 100 verdict objects between
+ * threads cost the loop about as much as checking them there.
+ */
+export interface PackedVerdicts {
+  planId: string;
+  rules: string[][];
+  verdicts: (PlanVerdict | number)[];
+}
+
+export function packVerdicts(planId: string, verdicts: PlanVerdict[]): PackedVerdicts {
+  const rules: string[][] = [];
+  const index = new Map<string, number>();
+  const packed = verdicts.map((v) => {
+    if (v.violations.length > 0 || v.blocked !== null || v.omitted.length > 0 || v.planId !== planId) return v;
+    const ids = v.rules ?? [];
+    const key = ids.join('\u0000');
+    let n = index.get(key);
+    if (n === undefined) index.set(key, (n = rules.push(ids) - 1));
+    return n;
+  });
+  return { planId, rules, verdicts: packed };
+}
+
+export function unpackVerdicts(p: PackedVerdicts): PlanVerdict[] {
+  return p.verdicts.map((v) => (typeof v === 'number' ? { planId: p.planId, violations: [], blocked: null, omitted: [], rules: p.rules[v] } : v));
+}
