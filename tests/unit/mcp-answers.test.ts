@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { cutText, MAX_TEXT_CHARS, redact, redactText } from '../../src/main/mcp/redact';
+import { explainCall } from '../../src/main/mcp/explain';
+import type { Attempt, CallDetail, Delivery } from '../../src/shared/types';
+
+// What the MCP tools answer passes through (issue 39): redaction and the 16 KB cut, and explain_call's
+// sentences from a call's facts.
+
+describe('redact', () => {
+  const token = 'tok-0123456789';
+  it('masks secrets by key, URL passwords in any string, and the token always, even when secrets are shown', () => {
+    const value = {
+      webhooks: { sharedSecret: 's3cret', standardWebhooksSecret: 'whsec_AAAA', urls: [{ url: 'https://bob:pw@host/hook' }] },
+      note: `token ${token} and http://ann:pass@127.0.0.1:9/x`,
+      list: [{ secret: 'x' }],
+      n: 3,
+      none: null,
+    };
+    expect(redact(value, { showSecrets: false, token })).toEqual({
+      webhooks: { sharedSecret: '****', standardWebhooksSecret: 'whsec_****', urls: [{ url: 'https://bob:****@host/hook' }] },
+      note: 'token **** and http://ann:****@127.0.0.1:9/x',
+      list: [{ secret: '****' }],
+      n: 3,
+      none: null,
+    });
+    const shown = redact(value, { showSecrets: true, token });
+    expect(shown.webhooks).toEqual(value.webhooks);
+    expect(shown.note).toBe('token **** and http://ann:pass@127.0.0.1:9/x');
+  });
+
+  it('cuts a string over 16 KB with a marker saying how much and where the whole is; shorter ones are left whole', () => {
+    const exact = 'a'.repeat(MAX_TEXT_CHARS);
+    expect(cutText(exact)).toBe(exact);
+    const long = 'b'.repeat(MAX_TEXT_CHARS + 10);
+    expect(cutText(long, 'http://127.0.0.1:1/#/inspector/7')).toBe(`${'b'.repeat(MAX_TEXT_CHARS)}… [cut: 10 more characters; the whole of it: http://127.0.0.1:1/#/inspector/7]`);
+    expect(redactText(long, { showSecrets: false })).toMatch(/… \[cut: 10 more characters\]$/);
+  });
+});
+
+const attempt = (a: Partial<Attempt>): Attempt => ({
+  id: 1, deliveryId: 1, round: 1, urlIndex: 0, url: 'http://127.0.0.1:3000/hook', method: 'POST', trigger: 'scheduled', startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 5, requestHeaders: {}, signature: 'abc', responseStatus: 200, responseHeaders: {}, responseBody: 'ok', responseTruncated: false, errorCode: null,
+  errorMessage: null, timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: null, ...a,
+});
+
+function detail(o: { status?: 'accepted' | 'dropped' | 'blocked'; dropReason?: string | null; forwarded?: boolean; reason?: 'webhooks_off' | 'integrations' | 'dropped'; deliveries?: Partial<Delivery & { attempts: Attempt[] }>[] }): CallDetail {
+  return {
+    call: { id: 9, status: o.status ?? 'accepted', dropReason: o.dropReason ?? null } as CallDetail['call'],
+    urls: [],
+    deliveries: (o.deliveries ?? []).map((d) => ({ id: 3, kind: 'classic', mapping: null, state: 'delivered', attemptCount: 1, round: 1, nextAttemptAt: null, deliveredAt: null, lastError: null, attempts: [], ...d }) as Delivery & { attempts: Attempt[] }),
+    violations: null,
+    planCheck: null,
+    forwarding: o.forwarded === false ? { forwarded: false, reason: o.reason } : { forwarded: true },
+  };
+}
+
+describe('explainCall', () => {
+  it('a dropped call: its reason', () => {
+    const e = explainCall(detail({ status: 'dropped', dropReason: 'unknown write key', forwarded: false, reason: 'dropped' }));
+    expect(e.outcome).toBe('dropped');
+    expect(e.explanation[0]).toBe('Dropped, not forwarded: unknown write key');
+  });
+
+  it('not forwarded because of its integrations', () => {
+    const e = explainCall(detail({ forwarded: false, reason: 'integrations' }));
+    expect(e.outcome).toBe('not_forwarded');
+    expect(e.explanation[0]).toMatch(/integrations turned Webhooks off/);
+  });
+
+  it('a 401 from a signed request: failed, not retried, pointing at verify_signature', () => {
+    const e = explainCall(detail({ deliveries: [{ state: 'failed', attempts: [attempt({ responseStatus: 401, responseBody: 'bad signature', outcome: 'failed' })] }] }));
+    expect(e.outcome).toBe('failed');
+    expect(e.explanation[0]).toMatch(/^Delivery 3 failed and will not be retried\. Last attempt: POST http:\/\/127\.0\.0\.1:3000\/hook \(round 1, scheduled\): answered 401, body "bad signature"\./);
+    expect(e.explanation[0]).toMatch(/verify_signature/);
+    expect(e.deliveries[0].lastAttempt).toMatch(/answered 401/);
+  });
+
+  it('retrying after a timeout, with the next round; the worst delivery names the outcome', () => {
+    const e = explainCall(
+      detail({
+        deliveries: [
+          { id: 4, state: 'delivered', attempts: [attempt({})] },
+          { id: 5, state: 'retrying', attemptCount: 2, nextAttemptAt: '2026-01-01T00:00:10.000Z', attempts: [attempt({ responseStatus: null, timedOut: true, timeoutMs: 5000, outcome: 'retryable' })] },
+        ],
+      }),
+    );
+    expect(e.outcome).toBe('retrying');
+    expect(e.explanation[1]).toMatch(/^Delivery 5 is retrying: attempt 2 failed, the next round is at 2026-01-01T00:00:10\.000Z\. Last attempt: .*timed out after 5000 ms/);
+  });
+
+  it('a TLS failure and a connection refused say so', () => {
+    const tls = explainCall(detail({ deliveries: [{ state: 'failed', attempts: [attempt({ responseStatus: null, tlsError: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT', kind: 'untrusted' } as Attempt['tlsError'], outcome: 'failed' })] }] }));
+    expect(tls.explanation[0]).toMatch(/TLS handshake failed \(DEPTH_ZERO_SELF_SIGNED_CERT/);
+    const refused = explainCall(detail({ deliveries: [{ state: 'expired', attemptCount: 9, attempts: [attempt({ responseStatus: null, connectError: { code: 'ECONNREFUSED' }, outcome: 'retryable' })] }] }));
+    expect(refused.outcome).toBe('expired');
+    expect(refused.explanation[0]).toMatch(/expired: its retries ran out of the retry window after 9 attempts\. Last attempt: .*no connection \(ECONNREFUSED\)/);
+  });
+});
