@@ -222,6 +222,38 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     }
   }, 60_000);
 
+  it('get_call carries what the lab\'s own receivers found checking each attempt\'s signature; explain_call says why a 401 failed', async () => {
+    const t = await lab.start({
+      config: {
+        mockReceivers: [
+          { name: 'right', path: '/right', secret: SHARED },
+          { name: 'wrong', path: '/wrong', secret: 'not-the-secret', behavior: { enforceSignature: true } },
+        ],
+        sources: [{ name: 'checkout', writeKey: 'wk_mcp_checkout', webhooks: { enabled: true, sharedSecret: SHARED, urls: [{ mockReceiver: 'right' }, { mockReceiver: 'wrong' }] } }],
+      },
+    });
+    const server = await lab.controlServer(t, TOKEN);
+    const client = await httpMcpClient(server.url, TOKEN);
+    try {
+      await t.post('/v1/track', { userId: 'u_1', event: 'Checked' }, { writeKey: 'wk_mcp_checkout' });
+      const id = (await t.call('listMessages', {})).items[0].id;
+      // The first URL delivers the call: the second, refused, is not retried (a 4xx).
+      const got = await waitFor(async () => {
+        const r = await structured<{ call: CallDetail; signatureVerdicts: { receiver: string; signature: string; reason: string | null; status: number }[] }>(client, 'get_call', { id });
+        return r.signatureVerdicts.length === 2 ? r : null;
+      }, 'both receivers\' verdicts', 20_000);
+      const byReceiver = Object.fromEntries(got.signatureVerdicts.map((v) => [v.receiver, v]));
+      expect(byReceiver.right).toMatchObject({ signature: 'valid', status: 200, reason: null });
+      expect(byReceiver.wrong).toMatchObject({ signature: 'invalid', status: 401 });
+      expect(byReceiver.wrong.reason).toMatch(/^expected HMAC-SHA1 [0-9a-f]{40}, got [0-9a-f]{40}$/);
+      const e = await callTool(client, 'explain_call', { id });
+      expect(textOf(e)).toMatch(/answered 401/);
+      expect(textOf(e)).toMatch(/verify_signature/);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('/mcp without the token is 401, with a wrong one 401, from another Origin or Host 403; with both right it initializes', async () => {
     const t = await lab.start();
     const { url } = await lab.controlServer(t, TOKEN);

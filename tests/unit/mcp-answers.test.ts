@@ -89,7 +89,7 @@ describe('explainCall', () => {
   });
 
   it('a TLS failure and a connection refused say so', () => {
-    const tls = explainCall(detail({ deliveries: [{ state: 'failed', attempts: [attempt({ responseStatus: null, tlsError: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT', kind: 'untrusted' } as Attempt['tlsError'], outcome: 'failed' })] }] }));
+    const tls = explainCall(detail({ deliveries: [{ state: 'failed', attempts: [attempt({ responseStatus: null, tlsError: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT', kind: 'self_signed' }, outcome: 'failed' })] }] }));
     expect(tls.explanation[0]).toMatch(/TLS handshake failed \(DEPTH_ZERO_SELF_SIGNED_CERT/);
     const refused = explainCall(detail({ deliveries: [{ state: 'expired', attemptCount: 9, attempts: [attempt({ responseStatus: null, connectError: { code: 'ECONNREFUSED' }, outcome: 'retryable' })] }] }));
     expect(refused.outcome).toBe('expired');

@@ -54,6 +54,8 @@ function statusAdvice(status: number, signed: boolean): string | null {
   return null;
 }
 
+const signedAttempt = (a: Attempt) => !!(a.signature || Object.keys(a.requestHeaders).some((h) => h.toLowerCase() === 'webhook-signature'));
+
 export function explainCall(d: CallDetail): Explanation {
   const c = d.call;
   const lines: string[] = [];
@@ -85,12 +87,21 @@ export function explainCall(d: CallDetail): Explanation {
     const name = del.kind === 'actions' ? `Actions mapping ${JSON.stringify(del.mapping)} (delivery ${del.id})` : `Delivery ${del.id}`;
     const last = del.attempts.at(-1);
     const facts = last ? ` Last attempt: ${attemptFacts(last)}.` : '';
-    const signed = !!(last?.signature || (last && Object.keys(last.requestHeaders).some((h) => h.toLowerCase() === 'webhook-signature')));
+    const signed = last ? signedAttempt(last) : false;
     const advice = last?.responseStatus != null ? statusAdvice(last.responseStatus, signed) : null;
     switch (del.state) {
-      case 'delivered':
+      case 'delivered': {
         lines.push(`${name} was delivered${del.deliveredAt ? ` at ${del.deliveredAt}` : ''} after ${del.attemptCount} attempt${del.attemptCount === 1 ? '' : 's'}.`);
+        // Several URLs: one success delivers the call, and the others' failures are not retried (SPEC §4).
+        const lastByUrl = new Map<number, Attempt>();
+        for (const a of del.attempts) lastByUrl.set(a.urlIndex, a);
+        for (const a of lastByUrl.values()) {
+          if (a.outcome === 'success') continue;
+          const advice = a.responseStatus != null ? statusAdvice(a.responseStatus, signedAttempt(a)) : null;
+          lines.push(`Not there: ${attemptFacts(a)} (another URL delivered the call, so this one is not retried).${advice ? ` ${advice}` : ''}`);
+        }
         break;
+      }
       case 'failed':
         lines.push(`${name} failed and will not be retried.${facts}${advice ? ` ${advice}` : ''}${last?.tlsError ? ' TLS errors are not retried: the receiver needs a certificate the lab trusts.' : ''}`);
         break;

@@ -5,6 +5,7 @@ import type { CallDetail, CallSummary, Source } from '../../shared/types';
 import { signatureOps } from '../../shared/signature-verify.contract';
 import { answer, guarded, READ_ONLY, type ToolContext } from './tool-kit';
 import { explainCall, explanationOutput } from './explain';
+import { signatureVerdictOutput, signatureVerdicts } from './verdicts';
 
 // The tools that only read what the lab knows (issue 39): get_lab, list_sources, list_calls,
 // get_call, list_violations, explain_call, verify_signature. Inputs are the control API's own
@@ -108,16 +109,18 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'A call',
       description:
-        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations.",
+        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures.",
       inputSchema: api.getMessage.input,
-      outputSchema: z.object({ call: api.getMessage.output! }),
+      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput) }),
       annotations: READ_ONLY,
     },
     (input) =>
       guarded(ctx, async () => {
         const detail = await ops('getMessage', input);
         const e = explainCall(detail);
-        return answer(ctx, { call: detail }, `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}`, detail.call.id);
+        const verdicts = await signatureVerdicts(ops, detail);
+        const checked = verdicts.map((v) => ` Receiver ${JSON.stringify(v.receiver)} found X-Signature ${v.signature}, webhook-signature ${v.standardWebhooks}${v.reason ? ` (${v.reason})` : ''}.`).join('');
+        return answer(ctx, { call: detail, signatureVerdicts: verdicts }, `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}${checked}`, detail.call.id);
       }),
   );
 
