@@ -18,6 +18,8 @@ import { attemptFacts } from './explain';
 const WAIT_DEFAULT_MS = 10_000;
 /** The longest wait one tool call may ask for: an agent's client times requests out too. */
 const WAIT_MAX_MS = 120_000;
+/** The calls already received a wait looks at (by id), besides those to come. */
+const WAIT_LOOKBACK = 10_000;
 /** How long check_receiver follows a probe before giving up (a probe ends within a minute). */
 const PROBE_WAIT_MS = 120_000;
 /** How long send_call looks for the stored call once the collector answered (it commits before answering). */
@@ -36,7 +38,7 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Wait for a call',
       description:
-        "The first call matching `match`, received already or the next to come, as webhook-lab/testing's waitForCall(match) finds it: a partial object compared deeply with the call as received (keys it names must match, others are ignored; arrays item by item), e.g. { \"type\": \"track\", \"event\": \"Order Completed\", \"properties\": { \"total\": 42 } }. On a timeout (default 10 s) the error lists the closest calls and how each differs. Dropped calls count only with includeDropped.",
+        "The first call matching `match`, among the newest 10,000 received or the next to come, as webhook-lab/testing's waitForCall(match) finds it: a partial object compared deeply with the call as received (keys it names must match, others are ignored; arrays item by item), e.g. { \"type\": \"track\", \"event\": \"Order Completed\", \"properties\": { \"total\": 42 } }. On a timeout (default 10 s) the error lists the closest calls and how each differs. Dropped calls count only with includeDropped.",
       inputSchema: z.strictObject({
         match: matchSchema,
         timeoutMs: z.number().int().min(0).max(WAIT_MAX_MS).default(WAIT_DEFAULT_MS),
@@ -49,8 +51,20 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
       guarded(ctx, async () => {
         const health = await ops('health', {});
         const sources = (await ops('listSources', {})).map((s) => ({ id: s.id, name: s.name, writeKey: s.writeKey }));
-        // One handle per wait: it reads what the lab holds from the start, as connectLab's does.
-        const lab = createHandle({ api: ops, collectorUrl: health.collectorUrl, writeKey: sources[0]?.writeKey ?? '', sources, apiUrl: null, token: null, uiUrl: null, pollMs: ctx.pollMs });
+        // One handle per wait, reading the newest WAIT_LOOKBACK calls and those to come: a lab holding
+        // 200,000 calls is not read whole for each wait (connectLab's handle reads from the first).
+        const newest = (await ops('listMessages', { limit: 1 })).items[0]?.id ?? 0;
+        const lab = createHandle({
+          api: ops,
+          collectorUrl: health.collectorUrl,
+          writeKey: sources[0]?.writeKey ?? '',
+          sources,
+          apiUrl: null,
+          token: null,
+          uiUrl: null,
+          pollMs: ctx.pollMs,
+          startAfter: Math.max(0, newest - WAIT_LOOKBACK),
+        });
         try {
           // JSON carries no predicate or RegExp: the match is the partial object waitForCall compares.
           const found = await lab.waitForCall(input.match as Match<LabCall>, { timeoutMs: input.timeoutMs, includeDropped: input.includeDropped });

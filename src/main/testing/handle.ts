@@ -27,6 +27,8 @@ export interface HandleInit {
   uiUrl: string | null;
   /** Only this source's calls (connectLab's `source`). */
   sourceId?: string;
+  /** Only calls with an id above this (default 0: every call the lab holds); the MCP tool wait_for_call bounds what it reads with it. */
+  startAfter?: number;
   /** How often a wait looks again. */
   pollMs: number;
   /** What stop() closes besides ending the waits (startLab: the engine and its folder). */
@@ -143,7 +145,7 @@ function checkMatch(what: string, match: unknown): void {
 export function createHandle(init: HandleInit): Lab {
   const { api } = init;
   const calls = new Map<number, Seen>();
-  let maxId = 0;
+  let maxId = init.startAfter ?? 0;
   const deliveries = new Map<string, LabDelivery & { seq: number }>();
   // Bumped by reset(): a read that began before it must not bring back what it cleared.
   let epoch = 0;
