@@ -17,6 +17,7 @@ import { simulationOps, type SimulationEvent } from './simulation.contract';
 import { demoOps } from './demo.contract';
 import { trackingPlanOps } from './tracking-plans.contract';
 import { probeOps, type ProbeEvent } from './probe.contract';
+export { probeReportOutput } from './probe.contract';
 import { signatureOps } from './signature-verify.contract';
 
 // The one declaration of the app's API (DESIGN.md lesson 2). The HTTP routes, the IPC handlers, the
@@ -237,14 +238,6 @@ export const storageOutput = z.object({ ok: z.boolean(), code: nullableStr, mess
 export const healthOutput = z.looseObject({ ok: z.literal(true), version: z.string(), collectorUrl: z.string(), calls: z.number().int(), pendingDeliveries: z.number().int(), storage: storageOutput });
 export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
 export const retryMatchingOutput = z.object({ matched: z.number().int(), retried: z.number().int() });
-export const probeReportOutput = z.looseObject({
-  id: z.string(),
-  url: z.string(),
-  state: z.enum(['running', 'done']),
-  ok: z.boolean(),
-  unreachable: z.boolean(),
-  checks: z.array(z.looseObject({ name: z.string(), title: z.string(), ok: z.boolean(), verdict: z.string(), detail: z.string(), why: z.string(), evidence: z.array(z.looseObject({ label: z.string(), ok: z.boolean() })) })),
-});
 
 export const api = {
   health: op<Health>()('GET', '/health', z.strictObject({}), { output: healthOutput }),

@@ -95,11 +95,21 @@ export type ProbeInput = z.input<typeof probeInputSchema>;
 
 const probeId = z.string().min(1).max(100);
 
+/** A report's shape (issue 39: the answers of the operations the MCP tools use, as schemas; check_receiver's outputSchema). */
+export const probeReportOutput = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  state: z.enum(['running', 'done']),
+  ok: z.boolean(),
+  unreachable: z.boolean(),
+  checks: z.array(z.looseObject({ name: z.string(), title: z.string(), ok: z.boolean(), verdict: z.string(), detail: z.string(), why: z.string(), evidence: z.array(z.looseObject({ label: z.string(), ok: z.boolean() })) })),
+});
+
 export const probeOps = {
   /** Starts a probe of a receiver in the background; the report is read (and followed) with getProbe. */
-  startProbe: op<ProbeReport>()('POST', '/probes', probeInputSchema),
+  startProbe: op<ProbeReport>()('POST', '/probes', probeInputSchema, { output: probeReportOutput }),
   /** A probe's report: its checks as far as they went (pending, running) until state is done. */
-  getProbe: op<ProbeReport>()('GET', '/probes/:id', z.strictObject({ id: probeId })),
+  getProbe: op<ProbeReport>()('GET', '/probes/:id', z.strictObject({ id: probeId }), { output: probeReportOutput }),
 };
 
 export type ProbeEvent = { type: 'probe.changed'; probe: ProbeReport };
