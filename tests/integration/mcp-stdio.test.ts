@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
-import { startReceiver, type TestReceiver } from '../helpers/receiver';
+import { closedPort, startReceiver, type TestReceiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/engine';
-import { structured, TOOL_NAMES } from '../helpers/mcp';
+import { callTool, structured, textOf, TOOL_NAMES } from '../helpers/mcp';
 import type { CallDetail, CallSummary } from '../../src/shared/types';
 
 // `webhook-lab mcp` as an agent's client starts it (issue 39): the built CLI as a child process,
@@ -90,6 +90,33 @@ describe('webhook-lab mcp over stdio', () => {
     const lines = out.split('\n').filter(Boolean);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2]);
+  }, 60_000);
+
+  it('usage: --help; a token without --api, or --api with --data-dir, is exit 2 naming the flag; a lab that is not there is a tool error, not a dead server', async () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [CLI, 'mcp', ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 30_000 });
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:\n {2}webhook-lab mcp \[--api URL --token T \| --data-dir DIR\]/);
+    const tokenAlone = run(['--token', TOKEN]);
+    expect(tokenAlone.status).toBe(2);
+    expect(tokenAlone.stderr).toMatch(/--token: give --api URL too \(a token alone does not connect/);
+    const both = run(['--api', 'http://127.0.0.1:1/api', '--token', TOKEN, '--data-dir', tmp]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--api and --data-dir: give one/);
+    const noToken = run(['--api', 'http://127.0.0.1:1/api']);
+    expect(noToken.status).toBe(2);
+    expect(noToken.stderr).toMatch(/--token: give the control API token/);
+
+    const port = await closedPort();
+    const { client } = await stdioClient(['--api', `http://127.0.0.1:${port}/api`, '--token', TOKEN], cleanEnv());
+    try {
+      const r = await callTool(client, 'get_lab', {}, { allowError: true });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(new RegExp(`cannot reach the lab at http://127\\.0\\.0\\.1:${port}/api`));
+      expect(textOf(r)).not.toContain(TOKEN);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   describe('connected to a running lab', () => {
