@@ -1,4 +1,4 @@
-import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, session } from 'electron';
 import { keepRunningOnUnhandledRejection } from './process-guard';
 import { join, resolve } from 'node:path';
 import { startEngine } from './engine/engine';
@@ -11,6 +11,7 @@ import { installContentSecurityPolicy, restrictPermissions } from './electron/cs
 import { startEngineWithPortFallback } from './electron/engine-start';
 import { isNativeModuleMismatch, parseLaunchOptions, resolveSqliteBinding, type LaunchOptions } from './electron/launch-options';
 import { buildAppMenu } from './electron/menu';
+import { LocalApi } from './electron/local-api';
 import { createMainWindow, lockNavigation } from './electron/window';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem } from './engine/store/data-problem';
@@ -58,6 +59,7 @@ const renderer: RendererLocation = {
 let engine: Engine | undefined;
 let win: BrowserWindow | null = null;
 let disposeIpc: (() => void) | undefined;
+let localApi: LocalApi | undefined;
 
 function openWindow(): BrowserWindow {
   if (!engine) throw new Error('engine not started');
@@ -127,7 +129,44 @@ async function startApp(): Promise<void> {
     },
   });
   app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
-  Menu.setApplicationMenu(buildAppMenu({ dev, dataDir, collectorUrl: engine.collectorUrl }));
+  // The opt-in local API and /mcp for agents (electron/local-api.ts): off unless chosen, in the File menu.
+  const local = new LocalApi({ engine, dataDir, staticDir: join(__dirname, '../renderer'), log });
+  localApi = local;
+  const showLocalApi = () => {
+    const st = local.state();
+    if (!st.url || !st.token) return;
+    const detail = `MCP (Streamable HTTP): ${st.url}/mcp\nControl API: ${st.url}/api\nHeader: Authorization: Bearer ${st.token}\n\nOnly this machine can connect (loopback), with the token. docs/agents.md shows the agents' settings.`;
+    const opts = { type: 'info' as const, title: APP_NAME, message: 'Local API and MCP for agents', detail, buttons: ['Copy MCP URL', 'Copy Token', 'Close'], defaultId: 2, cancelId: 2 };
+    (win && !win.isDestroyed() ? dialog.showMessageBox(win, opts) : dialog.showMessageBox(opts))
+      .then(({ response }) => (response === 0 ? clipboard.writeText(`${st.url}/mcp`) : response === 1 ? clipboard.writeText(st.token!) : undefined))
+      .catch(() => undefined);
+  };
+  const setMenu = () =>
+    Menu.setApplicationMenu(
+      buildAppMenu({
+        dev,
+        dataDir,
+        collectorUrl: running.collectorUrl,
+        localApi: {
+          enabled: local.state().enabled,
+          toggle: () => {
+            local
+              .set(!local.state().enabled)
+              .then((st) => {
+                setMenu();
+                if (st.enabled) showLocalApi();
+              })
+              .catch((err: unknown) => {
+                setMenu();
+                dialog.showErrorBox('Local API', `It could not start: ${err instanceof Error ? err.message : String(err)}`);
+              });
+          },
+          show: showLocalApi,
+        },
+      }),
+    );
+  if (local.chosen) await local.start().catch((err: unknown) => log(`local api: could not start: ${err instanceof Error ? err.message : String(err)}`));
+  setMenu();
 
   const w = openWindow();
   if (portNotice) {
@@ -149,7 +188,10 @@ function stopEngineThenQuit(event: Electron.Event): void {
   stopState = 'stopping';
   disposeIpc?.();
   const timeout = new Promise<void>((done) => setTimeout(done, 5000).unref());
-  Promise.race([engine.stop(), timeout])
+  const running = engine;
+  // The local API first: its requests under way answer before the engine goes.
+  const stopAll = (localApi ? localApi.stop().catch(() => undefined) : Promise.resolve()).then(() => running.stop());
+  Promise.race([stopAll, timeout])
     .catch((err: unknown) => console.error(`engine stop failed: ${err instanceof Error ? err.message : String(err)}`))
     .finally(() => {
       stopState = 'stopped';

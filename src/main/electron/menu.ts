@@ -8,6 +8,8 @@ export interface MenuContext {
   dev: boolean;
   dataDir: string;
   collectorUrl: string;
+  /** The opt-in local API and MCP endpoint for agents (local-api.ts): whether it is on, and what the items do. */
+  localApi?: { enabled: boolean; toggle: () => void; show: () => void };
 }
 
 export function buildAppMenu(ctx: MenuContext): Menu {
@@ -34,6 +36,13 @@ export function buildAppMenu(ctx: MenuContext): Menu {
     submenu: [
       { label: 'Open Data Folder', click: () => shell.openPath(ctx.dataDir).catch(() => undefined) },
       { label: 'Copy Collector URL', click: () => clipboard.writeText(ctx.collectorUrl) },
+      ...(ctx.localApi
+        ? ([
+            { type: 'separator' },
+            { label: 'Local API and MCP for Agents', type: 'checkbox', checked: ctx.localApi.enabled, click: ctx.localApi.toggle },
+            { label: 'Show Local API Address and Token…', enabled: ctx.localApi.enabled, click: ctx.localApi.show },
+          ] as MenuItemConstructorOptions[])
+        : []),
       { type: 'separator' },
       mac ? { role: 'close' } : { role: 'quit' },
     ],

@@ -13,8 +13,8 @@ const OWNER_ONLY_FILE = 0o600;
 
 /** Files the lab writes in its folder that must stay owner-only (the certificate is public: it stays 0644). */
 const PRIVATE_FILES = [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`, 'key.pem', 'ui-token'];
-/** What else the lab itself puts there (the .rewrite copy: auto-vacuum.ts): a folder holding only these is the lab's, whoever made it. */
-const LAB_FILE = /^(?:webhook-lab\.db(?:-wal|-shm|-journal|\.rewrite(?:-journal)?)?|webhook-lab\.lock(?:\.\d+\.tmp|\.takeover)?|cert\.pem|key\.pem|ui-token|(?:cert|key)\.pem\.\d+\.tmp)$/;
+/** What else the lab itself puts there (the .rewrite copy: auto-vacuum.ts; desktop-local-api: the desktop app's choice, electron/local-api.ts): a folder holding only these is the lab's, whoever made it. */
+const LAB_FILE = /^(?:webhook-lab\.db(?:-wal|-shm|-journal|\.rewrite(?:-journal)?)?|webhook-lab\.lock(?:\.\d+\.tmp|\.takeover)?|cert\.pem|key\.pem|ui-token|desktop-local-api|(?:cert|key)\.pem\.\d+\.tmp)$/;
 
 const posix = process.platform !== 'win32';
 const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
