@@ -39,6 +39,13 @@ export interface PoolPlan {
   rules: TrackingPlanRule[];
 }
 
+/**
+ * What checkRequest gives: every verdict, or the call whose check stopped the task (`stoppedAt`: it is
+ * unfinished; those before it lost their verdicts with the worker), or null when none was reached;
+ * `none`: no call of the request can be checked (its plan's compile ran out of budget).
+ */
+export type RequestOutcome = { ok: true; verdicts: PlanVerdict[] } | { ok: false; stoppedAt: number | null; why: string; none?: boolean };
+
 export type CompileOutcome = { ok: true; rules: RuleTiming[] } | { ok: false; index: number; reason: string };
 
 /** A plan a worker could not compile: its calls are not checked (the plan is set aside, service.ts). */
@@ -145,12 +152,12 @@ export class CheckPool {
 
   /**
    * A request's calls checked in one task from the request's body (plan-checks.ts: a batch's calls,
-   * when the workers have room). One that stops it (its budget, a crash) sends the rest the way of check():
-   * the calls before it checked again from `calls()`, it unfinished, the ones after in tasks of their own.
+   * when the workers have room): their verdicts, or where the task stopped (a call past its budget, a
+   * crash), for the caller to check the rest its own way (as if the task had not been tried).
    */
-  async checkRequest(plan: PoolPlan, settings: Enforcement, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<PlanVerdict[]> {
+  async checkRequest(plan: PoolPlan, settings: Enforcement, request: RequestCalls): Promise<RequestOutcome> {
     let withRules = false;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       const ran = await this.run(plan, (progress, epoch): CheckTask => ({ kind: 'check', key: plan.key, id: plan.id, name: plan.name, rules: withRules ? plan.rules : undefined, settings, request, progress, epoch }));
       if (ran.ok) {
         const r = ran.result;
@@ -161,19 +168,12 @@ export class CheckPool {
         if (r.kind === 'refused') throw new PlanNotCompiled(r.index, r.reason);
         if (r.kind !== 'checked') throw new Error(`check worker answered ${r.kind} to a check`);
         this.compiled(plan, r.compiled);
-        return unpackVerdicts(r.verdicts);
+        return { ok: true, verdicts: unpackVerdicts(r.verdicts) };
       }
-      const all = calls();
-      const none = all.map(() => 0);
-      if (ran.phase === Phase.checking) {
-        const counted = { unfinished: 1 };
-        const before = await this.check(plan, settings, all.slice(0, ran.index), none, counted);
-        const after = await this.check(plan, settings, all.slice(ran.index + 1), none, counted);
-        return [...before, unfinishedVerdict(plan, settings, ran.why), ...after];
-      }
-      if (ran.phase === Phase.compiling && ran.timedOut) return all.map(() => unfinishedVerdict(plan, settings, `its plan took over ${COMPILE_BUDGET_MS / 1000} s to compile in a check worker`));
-      // Stopped before it checked anything (reading the request, a crash): the calls as objects.
-      return this.check(plan, settings, all, none);
+      if (ran.phase === Phase.checking) return { ok: false, stoppedAt: ran.index, why: ran.why };
+      if (ran.phase === Phase.compiling && ran.timedOut) return { ok: false, stoppedAt: null, why: `its plan took over ${COMPILE_BUDGET_MS / 1000} s to compile in a check worker`, none: true };
+      // Stopped before it checked anything (reading the request, a crash): nothing is known.
+      return { ok: false, stoppedAt: null, why: ran.why };
     }
   }
 

@@ -1,7 +1,7 @@
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement, type RequestCalls, sharedBody } from './check';
 import type { CompiledRule } from './compile';
-import { PlanNotCompiled, type CheckPool } from './check-pool';
+import { PlanNotCompiled, type CheckPool, type RequestOutcome } from './check-pool';
 import { costFor, SIZE_BUCKETS } from './work-bounds';
 import { backgroundSlices } from '../slice-meter';
 
@@ -54,11 +54,29 @@ export class PlanChecks {
   async requestVerdicts(plan: PlanToCheck, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
     if (request.indices.length < REQUEST_MIN_CALLS || !this.pool().hasRoom()) return this.verdicts(plan, calls());
     const shared = { ...request, body: sharedBody(request.body) };
-    return this.guarded(plan, request.indices.length, () => this.pool().checkRequest(this.poolPlan(plan), plan.settings, shared, calls));
+    let outcome: RequestOutcome;
+    try {
+      outcome = await this.pool().checkRequest(this.poolPlan(plan), plan.settings, shared);
+    } catch (err) {
+      return this.failed(plan, request.indices.length, err);
+    }
+    if (outcome.ok) return outcome.verdicts;
+    const all = calls();
+    if (outcome.none) return all.map(() => unfinishedVerdict(plan, plan.settings, outcome.why));
+    if (outcome.stoppedAt === null) return this.verdicts(plan, all);
+    // The rest as verdicts() would have checked them, the call that stopped it counted among the request's unfinished.
+    const k = outcome.stoppedAt;
+    const counted = { unfinished: 1 };
+    const before = await this.verdicts(plan, all.slice(0, k), counted);
+    const after = await this.verdicts(plan, all.slice(k + 1), counted);
+    return [...before, unfinishedVerdict(plan, plan.settings, outcome.why), ...after];
   }
 
-  /** One verdict per call, in order; undefined for all when the plan turns out not to compile. */
-  async verdicts(plan: PlanToCheck, calls: Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
+  /**
+   * One verdict per call, in order; undefined for all when the plan turns out not to compile.
+   * `counted`: the request's calls that ran out of budget so far (after 3, the workers try no more).
+   */
+  async verdicts(plan: PlanToCheck, calls: Record<string, unknown>[], counted = { unfinished: 0 }): Promise<(PlanVerdict | undefined)[]> {
     const out: (PlanVerdict | undefined)[] = new Array(calls.length);
     const inline: number[] = [];
     const selected: ReturnType<typeof selectRules>[] = [];
@@ -76,7 +94,7 @@ export class PlanChecks {
       }
     });
     // The workers start first; the loop's share runs meanwhile.
-    const fromPool = pooled.length > 0 ? this.inPool(plan, pooled.map((i) => calls[i]!), poolCost) : Promise.resolve([]);
+    const fromPool = pooled.length > 0 ? this.inPool(plan, pooled.map((i) => calls[i]!), poolCost, counted) : Promise.resolve([]);
     // Settled even if the slices below throw: no rejection left unhandled.
     fromPool.catch(() => undefined);
     let sliceStart = performance.now();
@@ -97,27 +115,27 @@ export class PlanChecks {
     return out;
   }
 
-  private inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[]): Promise<(PlanVerdict | undefined)[]> {
-    return this.guarded(plan, calls.length, () => this.pool().check(this.poolPlan(plan), plan.settings, calls, costUs));
+  private async inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[], counted: { unfinished: number }): Promise<(PlanVerdict | undefined)[]> {
+    try {
+      return await this.pool().check(this.poolPlan(plan), plan.settings, calls, costUs, counted);
+    } catch (err) {
+      return this.failed(plan, calls.length, err);
+    }
   }
 
   private poolPlan(plan: PlanToCheck) {
     return { key: `${plan.id}:${plan.updatedAt}`, id: plan.id, name: plan.name, rules: plan.rules };
   }
 
-  /** `n` verdicts from the workers, or what stands for them when the plan does not compile or the workers cannot run. */
-  private async guarded(plan: PlanToCheck, n: number, work: () => Promise<PlanVerdict[]>): Promise<(PlanVerdict | undefined)[]> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof PlanNotCompiled) {
-        this.onNotCompiled(plan.id, plan.updatedAt, err);
-        return new Array<undefined>(n).fill(undefined);
-      }
-      // The workers could not run at all (their file missing, the lab stopping): not a pass either.
-      const why = `the check workers could not run it (${err instanceof Error ? err.message : String(err)})`;
-      return Array.from({ length: n }, () => unfinishedVerdict(plan, plan.settings, why));
+  /** What stands for `n` verdicts when the workers found the plan does not compile, or could not run. */
+  private failed(plan: PlanToCheck, n: number, err: unknown): (PlanVerdict | undefined)[] {
+    if (err instanceof PlanNotCompiled) {
+      this.onNotCompiled(plan.id, plan.updatedAt, err);
+      return new Array<undefined>(n).fill(undefined);
     }
+    // The workers could not run at all (their file missing, the lab stopping): not a pass either.
+    const why = `the check workers could not run it (${err instanceof Error ? err.message : String(err)})`;
+    return Array.from({ length: n }, () => unfinishedVerdict(plan, plan.settings, why));
   }
 
   /** The call's estimated worst check on the loop (µs) under its rules; Infinity when it must go to the workers. */
