@@ -354,7 +354,7 @@ describe('webhook-lab serve', () => {
     const sources = Array.from({ length: 10_000 }, (_, i) => ({ name: `imported-${i}`, writeKey: `wk_imported_${i}`, webhooks: { enabled: true, sharedSecret: 's', urls: [{ url: `https://example.invalid/${i}`, headers: { 'x-n': String(i) } }] } }));
     let answered = false;
     const importing = fetch(`${first.apiUrl}/config`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ sources }) })
-      .then(async (res) => ({ status: res.status, body: (await res.json()) as { ok?: boolean; sources?: number; error?: string } }))
+      .then(async (res) => ({ status: res.status, connection: res.headers.get('connection'), body: (await res.json()) as { ok?: boolean; sources?: number; error?: string } }))
       .finally(() => (answered = true));
     // Under way: its check has run (health names the job), its sources are being written.
     await expect.poll(async () => (await first.api<{ eventLoop: { slices: Record<string, unknown> } }>('/health')).body.eventLoop.slices['config import (check)'] !== undefined, { timeout: 60_000, interval: 20 }).toBe(true);
@@ -362,7 +362,8 @@ describe('webhook-lab serve', () => {
     expect(answered).toBe(false);
     first.proc.kill('SIGTERM');
     const result = await importing;
-    expect(result).toMatchObject({ status: 200, body: { ok: true, sources: 10_000 } });
+    // Closing its connection: kept alive, it would hold the stop until the grace's cut.
+    expect(result).toMatchObject({ status: 200, connection: 'close', body: { ok: true, sources: 10_000 } });
     expect(await streamEnded).toBe('ended');
     expect((await first.exited).code).toBe(0);
 

@@ -91,6 +91,27 @@ describe('a config import in slices', () => {
     await importConfig(store, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS);
     expect(await t.call('listSources', {})).toHaveLength(2_002);
   });
+
+  it('stopped between its slices (the lab stopping, its client cut off): 503, nothing of it stays; the lab then refuses imports at once', async () => {
+    // Found by a review: an import whose connection the control API's close had cut (no answer) went
+    // on and committed while the engine stopped; after a restart its 10,000 sources were there.
+    const { t, store } = await labWithStore();
+    let turns = 0;
+    let stopped = false;
+    const cut = importConfig(store, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS, async () => {
+      if (++turns === 3) stopped = true;
+    }, () => stopped);
+    await expect(cut).rejects.toMatchObject({ status: 503, code: 'unavailable', message: 'the lab is stopping: the config import was not applied; nothing of it was kept' });
+    // Three turns of writing, then its sources taken back (the undo has turns of its own).
+    expect(turns).toBeGreaterThanOrEqual(3);
+    expect((await t.call('listSources', {})).map((s) => s.name)).toEqual(['first']);
+    expect(leftovers(t.dataDir)).toEqual({ marked: 0, imports: 0, sources: 1, secrets: 0, keys: 1 });
+
+    // Through the engine: once the control API cut what it will not answer, no import commits.
+    t.engine.abandonUnanswered();
+    await expect(t.call('importConfig', config({ sources: manySources(5) }))).rejects.toMatchObject({ status: 503, message: expect.stringMatching(/^the lab is stopping/) });
+    expect(await t.call('listSources', {})).toHaveLength(1);
+  });
 });
 
 describe('a config import over stored sources', () => {

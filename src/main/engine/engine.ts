@@ -190,8 +190,11 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       openExport: (input) => sim.openExport(input),
       onEvents: (listener) => events.on(listener),
       servesApiOn,
+      abandonUnanswered: () => sim.stopImports(),
       stop: () =>
         (stopping ??= (async () => {
+          // Requests to the control API are answered or cut by now: an import still running has no client.
+          sim.stopImports();
           clearInterval(retentionTimer);
           plans.stopWarmUp();
           inFlightNotices.stop();

@@ -43,6 +43,11 @@ export interface Engine {
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
   /** The control server says where it listens: a config's URL at that port is the lab's own (config-receivers.ts). */
   servesApiOn(port: number): void;
+  /**
+   * The control API is cutting requests it will not answer (its close ran out of grace): work begun
+   * for them that would change the lab (a config import) is not committed. stop() does it first too.
+   */
+  abandonUnanswered(): void;
   /** Stop accepting, finish or persist in-flight work, close the database. */
   stop(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { applyConfig, planConfig, type ConfigApplied } from './apply-config';
 import type { LabAddresses } from './config-receivers';
 import { Pace } from './simulation/export-slices';
 import { backgroundSlices } from './slice-meter';
+import { codedError } from './errors';
 
 // A config imported into a running lab (POST /api/config, the UI's Import), issue 38. The collector,
 // the control API and the dispatcher share one event loop, and one SQLite transaction is one stretch
@@ -23,7 +24,15 @@ export const SLICE_MS = 10;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn): Promise<ConfigApplied> {
+/** The lab stopped before the import committed: nothing of it is kept (its client got no answer, or this one). */
+export const stoppedImport = () => codedError('unavailable', 'the lab is stopping: the config import was not applied; nothing of it was kept');
+
+/** `stopped`: the lab is stopping and the import's client will get no answer: it is not committed (engine.stop, a cut at the control API's close). */
+export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn, stopped: () => boolean = () => false): Promise<ConfigApplied> {
+  const nextOrStop = async () => {
+    await turn();
+    if (stopped()) throw stoppedImport();
+  };
   // Checked before anything is written: a config that is refused writes nothing.
   const plan = backgroundSlices.time('config import (check)', () => planConfig(store, config, now, lab));
   const given = config.sources.map((s, i) => ({ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }));
@@ -34,7 +43,7 @@ export async function importConfig(store: Store, config: Config, now: number, la
   const staged: Source[] = [];
   const unchanged = new Set<Source>();
   try {
-    await inSlices(planned, (slice) => backgroundSlices.time('config import', () => staged.push(...store.sources.stage(importId, slice, now))), turn);
+    await inSlices(planned, (slice) => backgroundSlices.time('config import', () => staged.push(...store.sources.stage(importId, slice, now))), nextOrStop);
     // The stored sources it gives as they are: the transaction leaves them (a config applied again changes none).
     await inSlices(
       given,
@@ -45,8 +54,9 @@ export async function importConfig(store: Store, config: Config, now: number, la
             if (current && !store.sources.changes(current, s)) unchanged.add(current);
           }
         }),
-      turn,
+      nextOrStop,
     );
+    if (stopped()) throw stoppedImport();
     // Checked again with the transaction, as what is stored may have changed meanwhile.
     return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, { importId, sources: staged, unchanged, receiversWere }));
   } catch (err) {

@@ -41,20 +41,32 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   const timeouts = fastifyServerOptions(o.timeouts ?? HTTP_TIMEOUTS, (error) => ({ error }));
   // Closing lets the requests under way finish (an import answers, then the lab stops); the event
   // streams, which never finish, are ended, and whatever still runs after CLOSE_GRACE_MS is cut.
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: false, ...timeouts });
+  // Its own 503 while closing (below), in the API's error shape, not Fastify's.
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: false, return503OnClosing: false, ...timeouts });
   closeConnectionsGracefully(app.server);
   const streams = new Set<ServerResponse>();
   let grace: NodeJS.Timeout | undefined;
+  let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
     for (const res of streams) res.end();
-    grace = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    grace = setTimeout(() => {
+      // Cut without an answer: nothing begun for them may commit after this (a config import).
+      o.engine.abandonUnanswered();
+      app.server.closeAllConnections();
+    }, CLOSE_GRACE_MS).unref();
   });
   app.addHook('onClose', async () => clearTimeout(grace));
+  // While closing, an answer closes its connection: a kept-alive one would hold the stop until the grace's cut.
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   let port = o.port;
 
   // Deny by default: every route needs the token unless it was registered as public (the static UI),
   // decided on the route the router matched, never on the spelling of the URL.
   app.addHook('onRequest', async (req, reply) => {
+    if (closing) return sendError(reply, codedError('unavailable', 'the lab is stopping: send this again once it has started'));
     if (!hostAllowed(req.headers.host, port) || !originAllowed(req.headers.origin, port)) {
       return sendError(reply, codedError('forbidden', 'forbidden: the control API answers only same-origin requests to a loopback host'));
     }

@@ -2,7 +2,7 @@ import { trackingPlansOf } from '../tracking-plans/service';
 import { CONFIG_VERSION, type Config, type ConfigWarning } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
 import { cancelTurnedOff, type ConfigApplied } from '../apply-config';
-import { importConfig } from '../import-config';
+import { importConfig, stoppedImport } from '../import-config';
 import type { Feature, SimulationDeps } from './simulation-deps';
 import type { ReceiversService } from './receivers-service';
 import { loopbackWarnings, referToReceivers, type OwnedPort } from '../config-receivers';
@@ -15,6 +15,8 @@ type Ops = 'getConfig' | 'importConfig';
 export class ConfigIo implements Feature<Ops> {
   /** The import under way: the next waits for it (each writes in slices, import-config.ts). */
   private importing: Promise<unknown> = Promise.resolve();
+  /** The lab is stopping: imports under way or waiting are not committed (their clients get no answer). */
+  private stopped = false;
 
   constructor(
     private readonly deps: SimulationDeps,
@@ -43,10 +45,21 @@ export class ConfigIo implements Feature<Ops> {
     const run = this.importing.then(async () => {
       // Its tracking plans compiled in check workers first (issue 38): applyConfig compiles none on the loop.
       await trackingPlansOf(this.deps.store).prepareConfig(config);
-      return this.applied(config, await importConfig(this.deps.store, config, this.deps.now(), this.receivers));
+      if (this.stopped) throw stoppedImport();
+      return this.applied(config, await importConfig(this.deps.store, config, this.deps.now(), this.receivers, undefined, () => this.stopped));
     });
     this.importing = run.catch(() => undefined);
     return run;
+  }
+
+  /** No import commits from now on (engine.stop, the control API closing without answering them). */
+  stopImports(): void {
+    this.stopped = true;
+  }
+
+  /** Once the import under way has ended (refused at its next slice after stopImports, its sources taken back). */
+  async idle(): Promise<void> {
+    await this.importing;
   }
 
   /**

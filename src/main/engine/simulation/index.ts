@@ -19,6 +19,8 @@ export interface Simulation {
   configApplied(config: Config, applied: ConfigApplied): Promise<ConfigWarning[]>;
   /** exportDeliveries as a stream of text, for GET /api/export/file. */
   openExport(input: OpParsed<'exportDeliveries'>): ExportStream;
+  /** Config imports under way or waiting are not committed from now on. */
+  stopImports(): void;
   stop(): Promise<void>;
 }
 
@@ -47,8 +49,10 @@ export async function startSimulation(
     },
     configApplied: (config, applied) => configIo.applied(config, applied),
     openExport: (input) => exporter.open(input),
+    stopImports: () => configIo.stopImports(),
     stop: async () => {
       exporter.stop();
+      await configIo.idle();
       await load.stop();
       await audiences.stop();
       await receivers.stop();
