@@ -310,3 +310,28 @@ describe('a large export', () => {
     expect(opened[before]!.progress).toMatchObject({ written: doc.log.entries.length, done: true });
   });
 });
+
+describe("the one-answer operation's bound", () => {
+  it('counts bytes, not characters: 24 MB of "€" (8 million characters) is over its 16 MB; several at once wait their turn', async () => {
+    // Found by a review: the bound counted UTF-16 characters, so a file of "€" answered 46 MB.
+    const sourceId = (await t.call('listSources', {})).find((s) => s.name === 'quiet')!.id;
+    const euros = '€'.repeat(10_000);
+    for (let b = 0; b < 27; b++) {
+      const batch = Array.from({ length: 15 }, (_, i) => ({ type: 'track', userId: 'eu', event: 'Euro', messageId: `euro-${b}-${i}`, properties: { euros } }));
+      expect((await t.post('/v1/batch', { batch }, { writeKey: 'wk_quiet' })).status).toBe(200);
+    }
+    const over = await get(`/export?format=jsonl&limit=1000&q=euro-&sourceId=${sourceId}`);
+    expect(over.res.statusCode).toBe(413);
+    expect((JSON.parse(await text(over.res)) as { code: string }).code).toBe('too_large');
+    // The streamed file has it all: over 16 MB of UTF-8, under 16 million characters.
+    const whole = await get(`/export/file?format=jsonl&limit=1000&q=euro-&sourceId=${sourceId}`);
+    const file = await text(whole.res);
+    expect(file.split('\n').length - 1).toBe(27 * 15);
+    expect(Buffer.byteLength(file)).toBeGreaterThan(16 * 1024 * 1024);
+    expect(file.length).toBeLessThan(16 * 1024 * 1024);
+    // Six at once under the bound: each answered whole (two are built at a time, the rest wait).
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(`/export?format=jsonl&limit=100&sourceId=${sourceId}`).then(async ({ res }) => ({ status: res.statusCode, lines: (JSON.parse(await text(res)) as { content: string }).content.split('\n').length - 1 }))));
+    expect(answers).toEqual(Array.from({ length: 6 }, () => ({ status: 200, lines: 100 })));
+  }, 120_000);
+});
+

@@ -2,6 +2,7 @@ import { DELIVERY_FILTERS, type OpParsed } from '../../../shared/api.contract';
 import type { ExportFile } from '../../../shared/simulation.contract';
 import { ValidationError } from '../../../shared/validation-error';
 import { codedError } from '../errors';
+import { ByteGate } from '../collector/byte-gate';
 import type { CallFilter } from '../store/calls.repo';
 import { harText } from './export-har-text';
 import { jsonLines } from './export-jsonl';
@@ -34,6 +35,8 @@ export interface ExportStream {
  */
 export class Exporter implements Feature<'exportDeliveries'> {
   #stopped = false;
+  /** One-answer exports built at once: each holds up to 16 MB (and its JSON), so more wait their turn. */
+  readonly #answers = new ByteGate(MAX_EXPORT_ANSWERS_AT_ONCE);
 
   constructor(private readonly deps: SimulationDeps) {}
 
@@ -48,15 +51,21 @@ export class Exporter implements Feature<'exportDeliveries'> {
    */
   async export(input: ExportInput): Promise<ExportFile> {
     const stream = this.open(input);
-    const parts: string[] = [];
-    let chars = 0;
-    for await (const chunk of stream.chunks) {
-      chars += chunk.length;
-      // Leaving the loop returns the generator: the export's work ends here.
-      if (chars > MAX_EXPORT_ANSWER_CHARS) throw tooLargeForOneAnswer();
-      parts.push(chunk);
+    // A count of exports, not bytes: each takes 1 of the gate's MAX_EXPORT_ANSWERS_AT_ONCE.
+    await this.#answers.acquire(1);
+    try {
+      const parts: string[] = [];
+      let bytes = 0;
+      for await (const chunk of stream.chunks) {
+        bytes += Buffer.byteLength(chunk);
+        // Leaving the loop returns the generator: the export's work ends here.
+        if (bytes > MAX_EXPORT_ANSWER_BYTES) throw tooLargeForOneAnswer();
+        parts.push(chunk);
+      }
+      return { filename: stream.filename, contentType: stream.contentType, content: parts.join('') };
+    } finally {
+      this.#answers.release(1);
     }
-    return { filename: stream.filename, contentType: stream.contentType, content: parts.join('') };
   }
 
   /**
@@ -83,13 +92,15 @@ export class Exporter implements Feature<'exportDeliveries'> {
   }
 }
 
-/** The most text GET /api/export puts in its one JSON answer (16 Mi characters); GET /api/export/file streams any size. */
-export const MAX_EXPORT_ANSWER_CHARS = 16 * 1024 * 1024;
+/** The most file GET /api/export puts in its one JSON answer (16 MiB of UTF-8); GET /api/export/file streams any size. */
+export const MAX_EXPORT_ANSWER_BYTES = 16 * 1024 * 1024;
+/** One-answer exports built at once; the next waits (eight at once took a review's engine to 628 MB). */
+const MAX_EXPORT_ANSWERS_AT_ONCE = 2;
 
 const tooLargeForOneAnswer = () =>
   codedError(
     'too_large',
-    `the export is over ${MAX_EXPORT_ANSWER_CHARS / 1024 / 1024} MB, too large for one JSON answer: GET /api/export/file with the same query streams it as a file (or give a smaller "limit" or narrower filters)`,
+    `the export is over ${MAX_EXPORT_ANSWER_BYTES / 1024 / 1024} MB, too large for one JSON answer: GET /api/export/file with the same query streams it as a file (or give a smaller "limit" or narrower filters)`,
   );
 
 /** The text with its progress kept up to date. */
