@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -123,6 +124,15 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       const got = rx.requests[0];
       const verified = keep(await structured<VerifySignatureResult>(client, 'verify_signature', { body: got.body.toString('utf8'), xSignature: String(got.headers['x-signature']), source: 'checkout' }));
       expect(verified.classic).toMatchObject({ state: 'valid', matched: { version: 1, current: true, given: false } });
+      // No signing oracle (found by a review): the HMAC a source's own secret gives a chosen body is never answered.
+      const forged = '{"type":"track","event":"Refund Issued"}';
+      const real = createHmac('sha1', SHARED).update(forged).digest('hex');
+      const probe = keep(await structured<VerifySignatureResult>(client, 'verify_signature', { body: forged, xSignature: '0'.repeat(40), source: 'checkout' }));
+      expect(probe.classic).toMatchObject({ state: 'invalid', expected: null });
+      expect(JSON.stringify(probe)).not.toContain(real);
+      // Given the secret, the caller may see what it gives.
+      const given = await structured<VerifySignatureResult>(client, 'verify_signature', { body: forged, xSignature: '0'.repeat(40), secret: SHARED });
+      expect(given.classic!.expected).toBe(real);
 
       const report = keep(await structured<ProbeReport>(client, 'check_receiver', { url: `${rx.url}/hook`, secret: SHARED, only: ['transport'] }));
       expect(report.state).toBe('done');
@@ -160,6 +170,12 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       expect(text).toMatch(/no calls matched within 300 ms/);
       expect(text).toMatch(/the closest 2 of 2 received/);
       expect(text).toMatch(/properties\.total\n\s+- expected 43\n\s+\+ received 42/);
+
+      // A match is bounded (found by a review: one of 50,000 keys held the lab for a minute): refused at once, naming it.
+      const huge = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+      const refused = await callTool(client, 'wait_for_call', { match: huge, timeoutMs: 1000 }, { allowError: true });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/at most 16 KB of JSON/);
     } finally {
       await client.close();
     }

@@ -28,6 +28,20 @@ describe('redact', () => {
     expect(shown.note).toBe('token **** and http://ann:pass@127.0.0.1:9/x');
   });
 
+  it('masks credential headers of receiver URLs and attempts (found by a review), keeps signatures and other headers, and leaves call data as sent', () => {
+    const value = {
+      urls: [{ url: 'https://h/x', headers: { Authorization: 'Bearer HEADERSECRET', 'X-Api-Key': 'k1', 'X-Env': 'qa' } }],
+      attempts: [{ requestHeaders: { 'x-signature': 'abc123', cookie: 'sid=1', 'x-auth-token': 't' }, responseHeaders: { 'set-cookie': 'a=b', 'content-type': 'text/plain' } }],
+      call: { properties: { token: 'in the event', password: 'as sent' } },
+    };
+    expect(redact(value, { showSecrets: false })).toEqual({
+      urls: [{ url: 'https://h/x', headers: { Authorization: '****', 'X-Api-Key': '****', 'X-Env': 'qa' } }],
+      attempts: [{ requestHeaders: { 'x-signature': 'abc123', cookie: '****', 'x-auth-token': '****' }, responseHeaders: { 'set-cookie': '****', 'content-type': 'text/plain' } }],
+      call: { properties: { token: 'in the event', password: 'as sent' } },
+    });
+    expect(redact(value, { showSecrets: true })).toEqual(value);
+  });
+
   it('cuts a string over 16 KB with a marker saying how much and where the whole is; shorter ones are left whole', () => {
     const exact = 'a'.repeat(MAX_TEXT_CHARS);
     expect(cutText(exact)).toBe(exact);

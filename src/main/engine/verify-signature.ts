@@ -49,11 +49,15 @@ export function verifySignature(store: Store, input: OpParsed<'verifySignature'>
     const checks = tried.map((c) => ({ c, check: checkSignature(c.secret, bytes, input.xSignature) }));
     const hit = checks.find((x) => x.check.state === 'valid');
     const shown = hit ?? checks[0];
+    // The HMAC a source's own secret gives a body is never answered: it would sign any body the
+    // caller chose without the secret (over /mcp, where secrets are masked, too).
+    const digest = shown?.check.expected ?? null;
+    const own = shown?.c.given === true;
     classic = {
       state: shown?.check.state ?? 'not_checked',
       received: input.xSignature,
-      expected: shown?.check.expected ?? null,
-      reason: shown ? shown.check.reason : 'no shared secret to check with: give secret, or a source that has one',
+      expected: own ? digest : null,
+      reason: shown ? (own || digest === null ? shown.check.reason : (shown.check.reason?.split(digest).join("(not shown: made with the source's secret)") ?? null)) : 'no shared secret to check with: give secret, or a source that has one',
       matched: matchedOf(hit?.c),
       signed: `the body's ${bytes.length} bytes exactly as given (HMAC-SHA1, lowercase hex)`,
     };

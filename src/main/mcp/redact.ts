@@ -4,7 +4,8 @@ import { SECRET_PREFIX } from '../../shared/standard-webhooks';
 // What the MCP tools answer passes through here once, on its way out (issue 39): it must fit an
 // agent's context and keep the lab's secrets. A string over 16 KB (a body as received, a receiver's
 // answer) is cut, with a marker saying how much and where the whole call is; the control API token
-// never appears; shared secrets, Standard Webhooks secrets and URL passwords are masked unless the
+// never appears; shared secrets, Standard Webhooks secrets, URL passwords and credential headers
+// (Authorization, Cookie, a name with token, secret, api-key, password) are masked unless the
 // server was started to show them (stdio with --show-secrets; never over /mcp).
 
 /** The longest string an answer carries whole. */
@@ -12,6 +13,10 @@ export const MAX_TEXT_CHARS = 16 * 1024;
 
 /** The object keys whose string values are secrets (a source's webhooks, a probe's input). */
 const SECRET_KEYS = new Set(['sharedSecret', 'standardWebhooksSecret', 'secret']);
+/** Maps of HTTP headers (a receiver URL's static headers, an attempt's request and answer). */
+const HEADER_MAPS = new Set(['headers', 'requestHeaders', 'responseHeaders']);
+/** Headers that carry credentials (a receiver's `Authorization: Bearer …`); signatures are not secrets and stay. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api[-_]?key|password|passwd|session/i;
 
 export interface RedactOptions {
   showSecrets: boolean;
@@ -40,18 +45,19 @@ export function redactText(text: string, o: RedactOptions): string {
 
 /** A copy of `value` with every string redacted (redactText) and every secret-named key masked. */
 export function redact<T>(value: T, o: RedactOptions): T {
-  const walk = (v: unknown, key: string | undefined): unknown => {
+  const walk = (v: unknown, key: string | undefined, inHeaders: boolean): unknown => {
     if (typeof v === 'string') {
-      if (!o.showSecrets && key !== undefined && SECRET_KEYS.has(key) && v !== '') return maskSecret(v);
+      if (!o.showSecrets && key !== undefined && v !== '' && (SECRET_KEYS.has(key) || (inHeaders && CREDENTIAL_HEADER.test(key)))) return maskSecret(v);
       return redactText(v, o);
     }
-    if (Array.isArray(v)) return v.map((item) => walk(item, undefined));
+    if (Array.isArray(v)) return v.map((item) => walk(item, undefined, false));
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(v)) out[k] = walk(item, k);
+      const headers = key !== undefined && HEADER_MAPS.has(key);
+      for (const [k, item] of Object.entries(v)) out[k] = walk(item, k, headers);
       return out;
     }
     return v;
   };
-  return walk(value, undefined) as T;
+  return walk(value, undefined, false) as T;
 }

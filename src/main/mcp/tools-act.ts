@@ -18,8 +18,15 @@ import { attemptFacts } from './explain';
 const WAIT_DEFAULT_MS = 10_000;
 /** The longest wait one tool call may ask for: an agent's client times requests out too. */
 const WAIT_MAX_MS = 120_000;
-/** The calls already received a wait looks at (by id), besides those to come. */
-const WAIT_LOOKBACK = 10_000;
+/**
+ * The calls already received a wait looks at (by id), besides those to come. A review found 10,000
+ * too many: read oldest first, a short wait never reached the newest, and each wait held the loop
+ * about a second reading them.
+ */
+const WAIT_LOOKBACK = 1_000;
+/** A match's size: compared with every call read, a match of 50,000 keys held the lab for a minute. */
+const MATCH_MAX_BYTES = 16 * 1024;
+const MATCH_MAX_VALUES = 500;
 /** How long check_receiver follows a probe before giving up (a probe ends within a minute). */
 const PROBE_WAIT_MS = 120_000;
 /** How long send_call looks for the stored call once the collector answered (it commits before answering). */
@@ -28,7 +35,17 @@ const FIND_SENT_MS = 5_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A JSON value a match holds: what waitForCall's partial objects are made of, without predicates or RegExps (JSON has neither). */
-const matchSchema = z.record(z.string(), z.unknown());
+const matchSchema = z
+  .record(z.string(), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= MATCH_MAX_BYTES, { message: `at most ${MATCH_MAX_BYTES / 1024} KB of JSON: name the fields that tell the call apart` })
+  .refine((m) => valuesIn(m) <= MATCH_MAX_VALUES, { message: `at most ${MATCH_MAX_VALUES} keys and items in all: name the fields that tell the call apart` });
+
+/** Keys and array items in a JSON value, all levels. */
+function valuesIn(v: unknown): number {
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + 1 + valuesIn(x), 0);
+  if (v !== null && typeof v === 'object') return Object.values(v).reduce((n: number, x) => n + 1 + valuesIn(x), 0);
+  return 0;
+}
 
 export function registerActTools(server: McpServer, ctx: ToolContext): void {
   const { ops } = ctx;
@@ -38,7 +55,7 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Wait for a call',
       description:
-        "The first call matching `match`, among the newest 10,000 received or the next to come, as webhook-lab/testing's waitForCall(match) finds it: a partial object compared deeply with the call as received (keys it names must match, others are ignored; arrays item by item), e.g. { \"type\": \"track\", \"event\": \"Order Completed\", \"properties\": { \"total\": 42 } }. On a timeout (default 10 s) the error lists the closest calls and how each differs. Dropped calls count only with includeDropped.",
+        "The first call matching `match`, among the newest 1,000 received or the next to come, as webhook-lab/testing's waitForCall(match) finds it: a partial object compared deeply with the call as received (keys it names must match, others are ignored; arrays item by item), e.g. { \"type\": \"track\", \"event\": \"Order Completed\", \"properties\": { \"total\": 42 } }. On a timeout (default 10 s) the error lists the closest calls and how each differs. Dropped calls count only with includeDropped.",
       inputSchema: z.strictObject({
         match: matchSchema,
         timeoutMs: z.number().int().min(0).max(WAIT_MAX_MS).default(WAIT_DEFAULT_MS),
