@@ -158,7 +158,11 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     process.exit(0);
   };
   const onEnd = (why: string) => () => void shutdown(why).catch((err: unknown) => (log(`webhook-lab mcp: shutdown failed: ${String(err)}`), process.exit(1)));
-  // The agent's client ends the server by closing its stdin (or with a signal).
+  // The agent's client ends the server by closing its stdin (or with a signal). A client that died
+  // closed our pipes too: writing to them fails (EPIPE), which must not end us before the lab stops
+  // and its temporary folder goes.
+  process.stderr.on('error', () => undefined);
+  process.stdout.on('error', onEnd('stdout closed'));
   process.stdin.once('end', onEnd('stdin closed'));
   process.once('SIGINT', onEnd('SIGINT'));
   process.once('SIGTERM', onEnd('SIGTERM'));

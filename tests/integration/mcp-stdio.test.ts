@@ -92,6 +92,23 @@ describe('webhook-lab mcp over stdio', () => {
     expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2]);
   }, 60_000);
 
+  it('a client that dies (every pipe closed at once) still gets the lab stopped and its temporary folder removed', async () => {
+    // Found by a review: writing "shutting down" to the closed stderr (EPIPE) ended the server with 1
+    // before its lab stopped, leaving the folder (the database, the TLS key) behind.
+    const own = mkdtempSync(join(tmp, 'dies-'));
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env: cleanEnv({ TMPDIR: own }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await waitFor(() => err.includes('its own lab'), 'its own lab started', 30_000);
+    expect(readdirSync(own).filter((f) => f.startsWith('webhook-lab-mcp-'))).toHaveLength(1);
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.stdin.destroy();
+    expect(await exited).toBe(0);
+    expect(readdirSync(own)).toEqual([]);
+  }, 60_000);
+
   it('usage: --help; a token without --api, or --api with --data-dir, is exit 2 naming the flag; a lab that is not there is a tool error, not a dead server', async () => {
     const run = (args: string[]) => spawnSync(process.execPath, [CLI, 'mcp', ...args], { env: cleanEnv(), encoding: 'utf8', timeout: 30_000 });
     const help = run(['--help']);
