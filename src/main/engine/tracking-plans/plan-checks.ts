@@ -47,7 +47,7 @@ export class PlanChecks {
   ) {}
 
   /**
-   * A request's verdicts. When the check workers have room, its calls go there as the request's text: the
+   * A request's verdicts. When the check workers have room, its calls go there as the request's body: the
    * loop neither checks them nor copies them as objects, and the second core carries the checks (the
    * bench's 50-rule row). Otherwise as verdicts() does: the cheap ones on the loop, the rest in workers.
    */

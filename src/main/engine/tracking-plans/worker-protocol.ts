@@ -33,7 +33,7 @@ export interface CheckTask {
   /** Sent only when a worker answered `missing` (the plan is not in its cache). */
   rules?: TrackingPlanRule[];
   settings: Enforcement;
-  /** The calls, or the request they came in (read again in the worker: a string crosses threads far cheaper than objects). */
+  /** The calls, or the request they came in (its body in shared memory, read again in the worker: the loop copies no objects). */
   calls?: Record<string, unknown>[];
   request?: RequestCalls;
   progress: SharedArrayBuffer;
