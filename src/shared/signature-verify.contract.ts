@@ -5,13 +5,23 @@ import { op } from './api-op';
 // a receiver got → which matched, for Classic (X-Signature, HMAC-SHA1 hex over the body) and Standard
 // Webhooks (webhook-signature, HMAC-SHA256 over `id.timestamp.body`), and what was signed. Given a
 // source, every version of its secrets the lab still keeps is tried (a rotation keeps the one before
-// for its window), so the answer can name the version that made a signature. Spread into `api` by
-// api.contract.ts; the engine side is src/main/engine/verify-signature.ts. No secret is ever answered.
+// for its window), so the answer can name the version that made a signature. Given an attempt the
+// lab made, its exact bytes and signatures are read from the lab (an agent's copy may be cut or
+// masked). Spread into `api` by api.contract.ts; the engine side is
+// src/main/engine/verify-signature.ts. No secret is ever answered.
 
 export const verifySignatureSchema = z
   .strictObject({
     /** The body exactly as received (the signed bytes, as UTF-8 text). */
-    body: z.string().max(2_000_000),
+    body: z.string().max(2_000_000).optional(),
+    /**
+     * An attempt the lab made (its id, and its call's, as a call's detail gives them): its exact bytes
+     * and the signature headers it sent are checked, and its source's secrets tried. What is given
+     * besides (a body, a signature) replaces the attempt's.
+     */
+    callId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** Below 1 while the attempt's round is still out (the detail shows it answered, not yet recorded). */
+    attemptId: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
     /** X-Signature as received. */
     xSignature: z.string().max(1000).optional(),
     /** webhook-id, webhook-timestamp and webhook-signature as received (Standard Webhooks). */
@@ -25,11 +35,19 @@ export const verifySignatureSchema = z
     /** A source (id or name): each version of its secrets the lab keeps is tried too, and named when it matched. */
     source: z.string().min(1).max(200).optional(),
   })
-  .refine((v) => v.secret !== undefined || v.standardWebhooksSecret !== undefined || v.source !== undefined, {
+  .refine((v) => (v.callId === undefined) === (v.attemptId === undefined), {
+    message: 'give callId and attemptId together: the attempt, and the call it belongs to',
+    path: ['attemptId'],
+  })
+  .refine((v) => v.body !== undefined || v.attemptId !== undefined, {
+    message: 'give the body received, or callId and attemptId of the attempt that sent it',
+    path: ['body'],
+  })
+  .refine((v) => v.secret !== undefined || v.standardWebhooksSecret !== undefined || v.source !== undefined || v.attemptId !== undefined, {
     message: 'give a secret, a standardWebhooksSecret, or a source whose secrets to try',
     path: ['secret'],
   })
-  .refine((v) => v.xSignature !== undefined || v.webhookSignature !== undefined, {
+  .refine((v) => v.xSignature !== undefined || v.webhookSignature !== undefined || v.attemptId !== undefined, {
     message: 'give the signature received: xSignature (X-Signature) or webhookSignature with webhookId and webhookTimestamp',
     path: ['xSignature'],
   });

@@ -238,6 +238,44 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     }
   }, 60_000);
 
+  it('verify_signature checks an attempt by its id: the exact bytes the lab sent, though get_call cut and masked them', async () => {
+    const { client, rx, t } = await setup();
+    try {
+      // Over 16 KB, with a URL password inside: get_call's copy of the body is cut and masked.
+      await t.post('/v1/track', { userId: 'u_1', event: 'Large', properties: { link: `https://ann:${PASSWORD}@shop.example/`, pad: 'x'.repeat(20_000) } }, { writeKey: 'wk_mcp_checkout' });
+      await rx.waitForRequests(1, 20_000);
+      const id = (await t.call('listMessages', {})).items[0].id;
+      const { call } = await waitFor(async () => {
+        const r = await structured<{ call: CallDetail }>(client, 'get_call', { id });
+        // Recorded (an attempt whose round is still out has a provisional id below 1).
+        return (r.call.deliveries[0]?.attempts[0]?.id ?? 0) > 0 ? r : null;
+      }, 'the attempt recorded', 20_000);
+      const delivery = call.deliveries[0];
+      expect(delivery.body).toMatch(/\[cut: \d+ more characters/);
+      expect(delivery.body).not.toContain(PASSWORD);
+      const attemptId = delivery.attempts[0].id;
+
+      // The agent's copy would not verify; the attempt's id does, against the source's kept secrets.
+      const copied = await structured<VerifySignatureResult>(client, 'verify_signature', { body: delivery.body, xSignature: delivery.attempts[0].signature!, source: 'checkout' });
+      expect(copied.classic?.state).toBe('invalid');
+      const byId = await structured<VerifySignatureResult>(client, 'verify_signature', { callId: id, attemptId });
+      expect(byId.classic).toMatchObject({ state: 'valid', matched: { version: 1, current: true, given: false } });
+      expect(byId.classic?.signed).toMatch(/the body's 2\d{4} bytes/);
+      expect(byId.standardWebhooks?.state).toBe('valid');
+      // The receiver's secret given: it is what is checked.
+      const wrong = await structured<VerifySignatureResult>(client, 'verify_signature', { callId: id, attemptId, secret: 'what-the-receiver-holds' });
+      expect(wrong.classic).toMatchObject({ state: 'invalid', matched: null });
+      const missing = await callTool(client, 'verify_signature', { callId: id, attemptId: attemptId + 1000 }, { allowError: true });
+      expect(missing.isError).toBe(true);
+      expect(textOf(missing)).toMatch(new RegExp(`not found: attempt ${attemptId + 1000} of message ${id}`));
+      const half = await callTool(client, 'verify_signature', { attemptId }, { allowError: true });
+      expect(half.isError).toBe(true);
+      expect(textOf(half)).toMatch(/callId and attemptId together/);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('get_call carries what the lab\'s own receivers found checking each attempt\'s signature; explain_call says why a 401 failed', async () => {
     const t = await lab.start({
       config: {
@@ -300,4 +338,86 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     expect(unknown.status).toBe(404);
     await unknown.text();
   }, 60_000);
+  it('/mcp refuses in JSON-RPC\'s shape: no token 401, a body that is not JSON -32700, another media type 415', async () => {
+    const t = await lab.start();
+    const { url } = await lab.controlServer(t, TOKEN);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const refusal = async (init: RequestInit) => {
+      const res = await fetch(`${url}/mcp`, { method: 'POST', ...init });
+      return { status: res.status, body: (await res.json()) as { jsonrpc: string; error: { code: number; message: string }; id: null } };
+    };
+    const noToken = await refusal({ headers: mcpHeaders, body: initialize });
+    expect(noToken).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32000 } } });
+    expect(noToken.body.error.message).toMatch(/Authorization: Bearer/);
+    const notJson = await refusal({ headers: { ...mcpHeaders, ...auth }, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+    expect(notJson).toMatchObject({ status: 400, body: { jsonrpc: '2.0', error: { code: -32700 } } });
+    expect(notJson.body.error.message).toMatch(/^Parse error/);
+    const empty = await refusal({ headers: { ...mcpHeaders, ...auth }, body: '' });
+    expect(empty).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
+    const text = await refusal({ headers: { ...mcpHeaders, ...auth, 'content-type': 'text/plain' }, body: initialize });
+    expect(text).toMatchObject({ status: 415, body: { jsonrpc: '2.0', error: { code: -32000 } } });
+    // The control API keeps its own shape.
+    const api = await fetch(`${url}/api/sources`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{' });
+    expect(await api.json()).toMatchObject({ code: 'invalid_input' });
+  }, 60_000);
+
+  it('past 32 sessions the idle one unused longest is forgotten, never one with a request open; with all 32 busy a new one is refused with 503', async () => {
+    const t = await lab.start();
+    const { url } = await lab.controlServer(t, TOKEN);
+    const headers = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
+    const open = async () => {
+      const res = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
+      expect(res.status).toBe(200);
+      await res.text();
+      return res.headers.get('mcp-session-id')!;
+    };
+    const listTools = async (sid: string) => {
+      const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+      await res.text();
+      return res.status;
+    };
+    // A client listening on its session's stream is busy however long ago it began.
+    const listening: AbortController[] = [];
+    const listen = async (sid: string) => {
+      const ac = new AbortController();
+      listening.push(ac);
+      const res = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sid }, signal: ac.signal });
+      expect(res.status).toBe(200);
+    };
+    try {
+      const busy = await open();
+      await listen(busy);
+      const idle: string[] = [];
+      for (let i = 0; i < 31; i += 1) idle.push(await open());
+      // The 33rd: `busy` is oldest but listening, so the oldest idle one goes.
+      const newest = await open();
+      expect(await listTools(busy)).toBe(200);
+      expect(await listTools(idle[0])).toBe(404);
+      expect(await listTools(newest)).toBe(200);
+      // Using a session makes it the newest: idle[1] survives the next one, idle[2] does not.
+      expect(await listTools(idle[1])).toBe(200);
+      await open();
+      expect(await listTools(idle[1])).toBe(200);
+      expect(await listTools(idle[2])).toBe(404);
+      // Every one of the 32 kept busy: a new session waits for one to end.
+      const present: string[] = [];
+      for (const sid of [busy, newest, ...idle.slice(1)]) if ((await listTools(sid)) === 200) present.push(sid);
+      for (const sid of present) if (sid !== busy) await listen(sid);
+      const rest = 32 - present.length;
+      for (let i = 0; i < rest; i += 1) await listen(await open());
+      const refused = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/32 MCP sessions/) } });
+      // One client goes away: its session is idle again and makes room.
+      listening[0].abort();
+      await waitFor(async () => {
+        const res = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
+        await res.text();
+        return res.status === 200;
+      }, 'room for a session once a client stopped listening', 60_000);
+    } finally {
+      for (const ac of listening) ac.abort();
+    }
+  }, 120_000);
 });

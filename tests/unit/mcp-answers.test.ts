@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cutText, MAX_TEXT_CHARS, redact, redactText } from '../../src/main/mcp/redact';
 import { explainCall } from '../../src/main/mcp/explain';
+import { ATTEMPTS_PER_URL, attemptsCutText, boundAttempts, OLDER_BODY_CHARS } from '../../src/main/mcp/attempts-shown';
 import type { Attempt, CallDetail, Delivery } from '../../src/shared/types';
 
 // What the MCP tools answer passes through (issue 39): redaction and the 16 KB cut, and explain_call's
@@ -26,6 +27,16 @@ describe('redact', () => {
     const shown = redact(value, { showSecrets: true, token });
     expect(shown.webhooks).toEqual(value.webhooks);
     expect(shown.note).toBe('token **** and http://ann:pass@127.0.0.1:9/x');
+  });
+
+  it('a short token (under 8 characters) is masked where it stands alone, not inside other words (found by a review: under 4 it was not masked at all)', () => {
+    const o = { showSecrets: true, token: 'ab' };
+    expect(redactText('Authorization: Bearer ab; ?token=ab&x=1; "ab"', o)).toBe('Authorization: Bearer ****; ?token=****&x=1; "****"');
+    expect(redactText('a label: abc, tab, cab, a.b', o)).toBe('a label: abc, tab, cab, a.b');
+    expect(redactText('x', { showSecrets: true, token: 'x' })).toBe('****');
+    expect(redactText('t0k3n.+*', { showSecrets: true, token: '.+*' })).toBe('t0k3n.+*');
+    // Eight or more: everywhere, even inside a longer string.
+    expect(redactText('zzabcdefghzz', { showSecrets: true, token: 'abcdefgh' })).toBe('zz****zz');
   });
 
   it('masks credential headers of receiver URLs and attempts (found by a review), keeps signatures and other headers, and leaves call data as sent', () => {
@@ -108,5 +119,61 @@ describe('explainCall', () => {
     const refused = explainCall(detail({ deliveries: [{ state: 'expired', attemptCount: 9, attempts: [attempt({ responseStatus: null, connectError: { code: 'ECONNREFUSED' }, outcome: 'retryable' })] }] }));
     expect(refused.outcome).toBe('expired');
     expect(refused.explanation[0]).toMatch(/expired: its retries ran out of the retry window after 9 attempts\. Last attempt: .*no connection \(ECONNREFUSED\)/);
+  });
+});
+
+describe('explainCall with several URLs', () => {
+  it('a retrying delivery to two URLs says how each one\'s last attempt went, not only the last URL\'s', () => {
+    const e = explainCall(
+      detail({
+        deliveries: [
+          {
+            state: 'retrying',
+            attemptCount: 2,
+            nextAttemptAt: '2026-01-01T00:01:00.000Z',
+            attempts: [
+              attempt({ id: 1, urlIndex: 0, url: 'http://a/hook', responseStatus: 401, responseBody: 'bad signature', outcome: 'failed' }),
+              attempt({ id: 2, urlIndex: 1, url: 'http://b/hook', responseStatus: 503, responseBody: 'down', outcome: 'retryable' }),
+            ],
+          },
+        ],
+      }),
+    );
+    expect(e.outcome).toBe('retrying');
+    expect(e.explanation[0]).toMatch(/Last attempt to each URL: URL 1: POST http:\/\/a\/hook .*answered 401, body "bad signature"; URL 2: POST http:\/\/b\/hook .*answered 503/);
+    expect(e.explanation[0]).toMatch(/verify_signature/);
+    expect(e.explanation[0]).toMatch(/503 is retried/);
+  });
+});
+
+describe('boundAttempts (get_call)', () => {
+  const many = (n: number, urlIndex: number, firstId: number) =>
+    Array.from({ length: n }, (_, i) => attempt({ id: firstId + i, urlIndex, round: i + 1, responseStatus: 503, responseBody: 'x'.repeat(5000), outcome: 'retryable' }));
+
+  it('keeps each URL\'s first attempt and its latest ones, cuts the older ones\' bodies, and says what it left out', () => {
+    const a = many(40, 0, 1);
+    const b = many(3, 1, 100);
+    const d = detail({ deliveries: [{ state: 'retrying', attemptCount: 43, attempts: [...a, ...b] }] });
+    const { detail: shown, attemptsCut } = boundAttempts(d);
+    const ids = shown.deliveries[0].attempts.map((x) => x.id);
+    expect(ids).toEqual([1, 37, 38, 39, 40, 100, 101, 102]);
+    expect(attemptsCut).toEqual([{ deliveryId: 3, urlIndex: 0, shown: ATTEMPTS_PER_URL, of: 40 }]);
+    const byId = new Map(shown.deliveries[0].attempts.map((x) => [x.id, x]));
+    // The last of each URL keeps its body (the 16 KB cut applies later, to every string); the others are cut.
+    expect(byId.get(40)!.responseBody).toHaveLength(5000);
+    expect(byId.get(102)!.responseBody).toHaveLength(5000);
+    expect(byId.get(1)!.responseBody).toMatch(new RegExp(`^x{${OLDER_BODY_CHARS}}… \\[cut: ${5000 - OLDER_BODY_CHARS} more characters`));
+    expect(attemptsCutText(attemptsCut)).toBe(" Attempts shown: delivery 3 URL 1: 5 of 40 attempts (the first and the latest); every attempt is in the lab's Inspector.");
+    // The input is left as it was.
+    expect(d.deliveries[0].attempts).toHaveLength(43);
+    expect(d.deliveries[0].attempts[0].responseBody).toHaveLength(5000);
+  });
+
+  it('shows every attempt of a URL that has few, the older ones\' bodies cut', () => {
+    const d = detail({ deliveries: [{ attempts: many(ATTEMPTS_PER_URL, 0, 1) }] });
+    const r = boundAttempts(d);
+    expect(r.attemptsCut).toEqual([]);
+    expect(r.detail.deliveries[0].attempts.map((x) => x.responseBody)).toEqual(d.deliveries[0].attempts.slice(0, -1).map(() => expect.stringMatching(/cut/)).concat(['x'.repeat(5000)]));
+    expect(attemptsCutText(r.attemptsCut)).toBe('');
   });
 });

@@ -4,7 +4,8 @@ import { SECRET_PREFIX, secretKey, secretProblem, signedContent, STANDARD_WEBHOO
 import { checkSignature, checkStandardWebhooks } from './simulation/mock-receivers/signature-check';
 import { hmacSha256Node } from './dispatcher/standard-webhooks-sign';
 import type { Store } from './store/store';
-import { notFound } from './errors';
+import { conflict, invalidInput, notFound } from './errors';
+import { sentBody } from '../../shared/attempt-body';
 
 // verifySignature (shared/signature-verify.contract.ts): the verdicts come from the mock receivers'
 // own checkers (signature-check.ts), which use the dispatcher's HMACs, so this says what a receiver
@@ -32,7 +33,41 @@ function candidates(given: string | undefined, kept: { version: number; secret: 
   return out;
 }
 
-export function verifySignature(store: Store, input: OpParsed<'verifySignature'>, nowMs: number): VerifySignatureResult {
+type Given = OpParsed<'verifySignature'>;
+/** What verifying needs, whether given or read from an attempt the lab made. */
+type Resolved = Omit<Given, 'body' | 'callId' | 'attemptId'> & { body: string };
+
+const headerOf = (headers: Record<string, string>, name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+
+/** An attempt the lab made, as what verifying needs: its exact bytes, its signature headers and its source; what was given besides wins. */
+function fromAttempt(store: Store, input: Given): Resolved {
+  if (input.attemptId === undefined || input.callId === undefined) return { ...input, body: input.body! };
+  if (input.attemptId < 1) throw conflict(`attemptId: attempt ${input.attemptId} belongs to a round still out: once the round is recorded its attempt has its own id (read the call again)`);
+  const call = store.calls.get(input.callId);
+  if (!call) throw notFound(`message ${input.callId}`);
+  const delivery = store.deliveries.forCall(input.callId).find((d) => d.attempts.some((a) => a.id === input.attemptId));
+  const attempt = delivery?.attempts.find((a) => a.id === input.attemptId);
+  if (!delivery || !attempt) throw notFound(`attempt ${input.attemptId} of message ${input.callId}`);
+  const h = attempt.requestHeaders;
+  const signedSw = headerOf(h, STANDARD_WEBHOOKS_HEADERS.signature);
+  const given = input.xSignature !== undefined || input.webhookSignature !== undefined;
+  return {
+    ...input,
+    body: input.body ?? sentBody(delivery, attempt),
+    xSignature: given ? input.xSignature : (attempt.signature ?? headerOf(h, 'x-signature')),
+    webhookSignature: given ? input.webhookSignature : signedSw,
+    webhookId: input.webhookId ?? headerOf(h, STANDARD_WEBHOOKS_HEADERS.id),
+    webhookTimestamp: input.webhookTimestamp ?? headerOf(h, STANDARD_WEBHOOKS_HEADERS.timestamp),
+    // Its source's kept secrets are tried unless a secret to check with was given.
+    source: input.source ?? (input.secret === undefined && input.standardWebhooksSecret === undefined ? (call.sourceId ?? undefined) : undefined),
+  };
+}
+
+export function verifySignature(store: Store, given: Given, nowMs: number): VerifySignatureResult {
+  const input = fromAttempt(store, given);
+  if (input.xSignature === undefined && input.webhookSignature === undefined) {
+    throw invalidInput(`attemptId: attempt ${given.attemptId} sent no signature (its source had no shared secret and no Standard Webhooks secret)`);
+  }
   let sourceId: string | undefined;
   if (input.source !== undefined) {
     const source = store.sources.get(input.source) ?? store.sources.byName(input.source);

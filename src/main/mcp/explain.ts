@@ -85,17 +85,19 @@ export function explainCall(d: CallDetail): Explanation {
   }
   for (const del of d.deliveries) {
     const name = del.kind === 'actions' ? `Actions mapping ${JSON.stringify(del.mapping)} (delivery ${del.id})` : `Delivery ${del.id}`;
-    const last = del.attempts.at(-1);
-    const facts = last ? ` Last attempt: ${attemptFacts(last)}.` : '';
-    const signed = last ? signedAttempt(last) : false;
-    const advice = last?.responseStatus != null ? statusAdvice(last.responseStatus, signed) : null;
+    // Each URL's last attempt: a delivery to several URLs fails or retries for each its own way.
+    const lastByUrl = new Map<number, Attempt>();
+    for (const a of del.attempts) lastByUrl.set(a.urlIndex, a);
+    const lasts = [...lastByUrl.values()];
+    const facts =
+      lasts.length === 0 ? '' : lasts.length === 1 ? ` Last attempt: ${attemptFacts(lasts[0])}.` : ` Last attempt to each URL: ${lasts.map((a) => `URL ${a.urlIndex + 1}: ${attemptFacts(a)}`).join('; ')}.`;
+    const advices = [...new Set(lasts.flatMap((a) => (a.responseStatus != null ? [statusAdvice(a.responseStatus, signedAttempt(a))] : [])).filter((x): x is string => x !== null))];
+    const advice = advices.length > 0 ? advices.join(' ') : null;
     switch (del.state) {
       case 'delivered': {
         lines.push(`${name} was delivered${del.deliveredAt ? ` at ${del.deliveredAt}` : ''} after ${del.attemptCount} attempt${del.attemptCount === 1 ? '' : 's'}.`);
         // Several URLs: one success delivers the call, and the others' failures are not retried (SPEC §4).
-        const lastByUrl = new Map<number, Attempt>();
-        for (const a of del.attempts) lastByUrl.set(a.urlIndex, a);
-        for (const a of lastByUrl.values()) {
+        for (const a of lasts) {
           if (a.outcome === 'success') continue;
           const advice = a.responseStatus != null ? statusAdvice(a.responseStatus, signedAttempt(a)) : null;
           lines.push(`Not there: ${attemptFacts(a)} (another URL delivered the call, so this one is not retried).${advice ? ` ${advice}` : ''}`);
@@ -103,7 +105,7 @@ export function explainCall(d: CallDetail): Explanation {
         break;
       }
       case 'failed':
-        lines.push(`${name} failed and will not be retried.${facts}${advice ? ` ${advice}` : ''}${last?.tlsError ? ' TLS errors are not retried: the receiver needs a certificate the lab trusts.' : ''}`);
+        lines.push(`${name} failed and will not be retried.${facts}${advice ? ` ${advice}` : ''}${lasts.some((a) => a.tlsError) ? ' TLS errors are not retried: the receiver needs a certificate the lab trusts.' : ''}`);
         break;
       case 'expired':
         lines.push(`${name} expired: its retries ran out of the retry window after ${del.attemptCount} attempts.${facts}${advice ? ` ${advice}` : ''}`);

@@ -36,9 +36,20 @@ export function cutText(text: string, whereWhole?: string): string {
   return `${text.slice(0, MAX_TEXT_CHARS)}… [cut: ${more} more characters${whereWhole ? `; the whole of it: ${whereWhole}` : ''}]`;
 }
 
+/** A token this short is masked only where it stands alone: masking every "ab" inside words would garble the answer. */
+const SHORT_TOKEN = 8;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function withoutToken(text: string, token: string | undefined): string {
+  if (!token) return text;
+  if (token.length >= SHORT_TOKEN) return text.split(token).join(PASSWORD_MASK);
+  // Not next to a character a token, a header value or a query value could go on with.
+  return text.replace(new RegExp(`(?<![A-Za-z0-9._~+/-])${escapeRegExp(token)}(?![A-Za-z0-9._~+/=-])`, 'g'), PASSWORD_MASK);
+}
+
 /** A text for people or agents: the token out, URL passwords masked (unless shown), cut at 16 KB. */
 export function redactText(text: string, o: RedactOptions): string {
-  let out = o.token && o.token.length >= 4 ? text.split(o.token).join(PASSWORD_MASK) : text;
+  let out = withoutToken(text, o.token);
   if (!o.showSecrets && out.includes('://')) out = maskUrlPasswordsIn(out);
   return cutText(out, o.whereWhole);
 }

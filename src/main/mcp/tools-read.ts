@@ -6,6 +6,7 @@ import { signatureOps } from '../../shared/signature-verify.contract';
 import { answer, guarded, READ_ONLY, type ToolContext } from './tool-kit';
 import { explainCall, explanationOutput } from './explain';
 import { signatureVerdictOutput, signatureVerdicts } from './verdicts';
+import { attemptsCutOutput, attemptsCutText, boundAttempts } from './attempts-shown';
 
 // The tools that only read what the lab knows (issue 39): get_lab, list_sources, list_calls,
 // get_call, list_violations, explain_call, verify_signature. Inputs are the control API's own
@@ -109,18 +110,22 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'A call',
       description:
-        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures.",
+        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures. For each URL its first attempt and its last four are shown (`attemptsCut` says where more were made). verify_signature checks an attempt by `callId` and `attemptId`.",
       inputSchema: api.getMessage.input,
-      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput) }),
+      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput), attemptsCut: attemptsCutOutput }),
       annotations: READ_ONLY,
     },
     (input) =>
       guarded(ctx, async () => {
-        const detail = await ops('getMessage', input);
-        const e = explainCall(detail);
-        const verdicts = await signatureVerdicts(ops, detail);
+        const whole = await ops('getMessage', input);
+        const e = explainCall(whole);
+        const { detail, attemptsCut } = boundAttempts(whole);
+        // From the bytes as sent (an older attempt's are cut here), for the attempts shown.
+        const shownIds = new Set(detail.deliveries.flatMap((d) => d.attempts.map((a) => a.id)));
+        const verdicts = (await signatureVerdicts(ops, whole)).filter((v) => shownIds.has(v.attemptId));
         const checked = verdicts.map((v) => ` Receiver ${JSON.stringify(v.receiver)} found X-Signature ${v.signature}, webhook-signature ${v.standardWebhooks}${v.reason ? ` (${v.reason})` : ''}.`).join('');
-        return answer(ctx, { call: detail, signatureVerdicts: verdicts }, `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}${checked}`, detail.call.id);
+        const text = `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}${checked}${attemptsCutText(attemptsCut)}`;
+        return answer(ctx, { call: detail, signatureVerdicts: verdicts, attemptsCut }, text, detail.call.id);
       }),
   );
 

@@ -6,7 +6,7 @@ import { join, relative, sep } from 'node:path';
 import { API_PREFIX } from '../../shared/http-mapping';
 import type { Engine } from '../engine/engine.types';
 import { closeConnectionsGracefully, fastifyServerOptions, HTTP_TIMEOUTS, type HttpTimeouts } from '../engine/http-timeouts';
-import { registerApiRoutes, sendError } from './api-routes';
+import { registerApiRoutes, sendError as sendApiError } from './api-routes';
 import { codedError } from '../engine/errors';
 import { registerExportRoute } from './export-route';
 import { hostAllowed, nonCanonicalTarget, originAllowed, tokenMatches } from './request-guard';
@@ -16,7 +16,7 @@ import { opOf, type BodyChecked, type KeysDropped } from './api-routes';
 import { ValidationError } from '../../shared/validation-error';
 import { BodyPool } from './body-pool';
 import { readJsonBody } from './op-body';
-import { registerMcpRoute } from './mcp-route';
+import { isMcpRequest, registerMcpRoute, sendMcpError } from './mcp-route';
 
 export interface ControlServerOptions {
   engine: Engine;
@@ -66,6 +66,8 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   // Deny by default: every route needs the token unless it was registered as public (the static UI),
   // decided on the route the router matched, never on the spelling of the URL.
   app.addHook('onRequest', async (req, reply) => {
+    // /mcp's refusals in JSON-RPC's shape, which is what an MCP client reads.
+    const sendError = isMcpRequest(req) ? sendMcpError : sendApiError;
     if (closing) return sendError(reply, codedError('unavailable', 'the lab is stopping: send this again once it has started'));
     if (!hostAllowed(req.headers.host, port) || !originAllowed(req.headers.origin, port)) {
       return sendError(reply, codedError('forbidden', 'forbidden: the control API answers only same-origin requests to a loopback host'));
@@ -80,14 +82,14 @@ export async function startControlServer(o: ControlServerOptions): Promise<{ app
   app.addHook('onClose', () => bodies.close());
   readJsonBodies(app, bodies);
   // Before any route: a route keeps the error handler in force when it was added.
-  app.setErrorHandler(async (err, _req, reply) => sendError(reply, err));
+  app.setErrorHandler(async (err, req, reply) => (isMcpRequest(req) ? sendMcpError(reply, err) : sendApiError(reply, err)));
 
   app.get(`${API_PREFIX}/events`, (req, reply) => streamEvents(o.engine, req, reply, streams));
   registerApiRoutes(app, o.engine);
   registerExportRoute(app, o.engine);
   // The MCP server (issue 39) behind the same token and Host/Origin checks (the onRequest hook above).
   registerMcpRoute(app, o.engine, o.token, () => `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`);
-  app.all(`${API_PREFIX}/*`, async (req, reply) => sendError(reply, codedError('not_found', `no such operation: ${req.method} ${req.url.split('?')[0]}`)));
+  app.all(`${API_PREFIX}/*`, async (req, reply) => sendApiError(reply, codedError('not_found', `no such operation: ${req.method} ${req.url.split('?')[0]}`)));
 
   const staticDir = o.staticDir;
   if (staticDir && existsSync(staticDir)) {

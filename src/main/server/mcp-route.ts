@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Engine } from '../engine/engine.types';
+import { errorAnswer } from '../engine/errors';
 import { inProcessApi } from '../testing/transport';
 import { createLabMcpServer } from '../mcp/server';
 
@@ -14,18 +15,39 @@ import { createLabMcpServer } from '../mcp/server';
 // notifications and server-sent streams belong to a session); secrets are always masked here.
 
 export const MCP_PATH = '/mcp';
-/** Sessions kept at once: a client that never ends its session (DELETE) is forgotten, oldest first. */
+/** Sessions kept at once: past it, the session unused longest with nothing under way is forgotten. */
 const MAX_SESSIONS = 32;
+
+/** JSON-RPC's own codes: a body that is not JSON; everything else is the SDK's "server error". */
+const PARSE_ERROR = -32700;
+const SERVER_ERROR = -32000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  /** Requests of this session still being answered (a GET stream stays open as long as its client listens). */
+  open: number;
 }
 
-const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
-  reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+const jsonRpcError = (reply: FastifyReply, status: number, message: string, code = SERVER_ERROR) =>
+  reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+export const isMcpRequest = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] === MCP_PATH;
+
+/**
+ * An /mcp request refused before it reached the transport (no token, another Origin, a body that is
+ * not JSON, another media type): the status the control API gives it, in JSON-RPC's shape, which is
+ * what an MCP client reads; a body that is not JSON is JSON-RPC's parse error.
+ */
+export function sendMcpError(reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body } = errorAnswer(err);
+  const code = (err as { code?: unknown }).code;
+  const parse = code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY';
+  return jsonRpcError(reply, status, parse ? `Parse error: ${body.error}` : body.error, parse ? PARSE_ERROR : SERVER_ERROR);
+}
 
 export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: string, base: () => string): void {
+  // In the order of their last use, oldest first.
   const sessions = new Map<string, Session>();
   const ops = inProcessApi(engine.handlers);
 
@@ -35,36 +57,61 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
     sessions.delete(id);
     await s.server.close().catch(() => undefined);
   };
+  /** Room for one more session: the idle one unused longest goes; false when every session is busy. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < MAX_SESSIONS) return true;
+    for (const [id, s] of sessions) {
+      if (s.open > 0) continue;
+      void end(id).catch(() => undefined);
+      return true;
+    }
+    return false;
+  };
   // Before the server waits for requests under way: a session's streams never finish by themselves.
   app.addHook('preClose', async () => {
     await Promise.all([...sessions.keys()].map(end));
   });
 
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+    // Fastify reads text/plain too: the transport would refuse it, but only once a session exists.
+    if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return jsonRpcError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (req.method === 'POST' && req.body === undefined) return jsonRpcError(reply, 400, 'Parse error: the body is empty; send a JSON-RPC message', PARSE_ERROR);
     const id = req.headers['mcp-session-id'];
     const sessionId = typeof id === 'string' ? id : undefined;
     let session = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (sessionId !== undefined && !session) return jsonRpcError(reply, 404, 'no such MCP session (it ended, or the lab restarted): initialize again');
-    if (!session) {
+    if (session) {
+      sessions.delete(sessionId!);
+      sessions.set(sessionId!, session);
+    } else {
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
+      if (!makeRoom()) {
+        return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions are answering requests now: try again once one ends (DELETE /mcp ends a session)`);
+      }
       const server = createLabMcpServer({ ops, showSecrets: false, token, uiBase: base() });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const fresh: Session = { transport: undefined as unknown as StreamableHTTPServerTransport, server, open: 0 };
+      fresh.transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
-          sessions.set(sid, { transport, server });
-          while (sessions.size > MAX_SESSIONS) void end(sessions.keys().next().value!).catch(() => undefined);
+          makeRoom();
+          sessions.set(sid, fresh);
         },
         onsessionclosed: (sid) => void end(sid).catch(() => undefined),
       });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+      fresh.transport.onclose = () => {
+        if (fresh.transport.sessionId) sessions.delete(fresh.transport.sessionId);
       };
-      await server.connect(transport);
-      session = { transport, server };
+      await server.connect(fresh.transport);
+      session = fresh;
     }
+    const s = session;
+    s.open += 1;
+    reply.raw.once('close', () => {
+      s.open -= 1;
+    });
     // The transport writes the answer itself (JSON, or a stream of server-sent events).
     reply.hijack();
-    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+    await s.transport.handleRequest(req.raw, reply.raw, req.body);
   };
 
   app.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, handler: handle });
