@@ -93,7 +93,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   let uiBase: string | null = null;
   let close = async () => {};
   if (args.api) {
-    ops = httpApi(args.api.root, args.api.token);
+    ops = httpApi(args.api.root, args.api.token, { token: '--token or WEBHOOK_LAB_TOKEN', url: 'give --api that URL', urlName: '--api' });
     uiBase = args.api.root;
     log(`webhook-lab mcp: using the lab at ${maskUrlPassword(args.api.root)}/api`);
   } else {

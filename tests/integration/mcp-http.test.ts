@@ -276,6 +276,28 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     }
   }, 60_000);
 
+  it('send_call: a call the collector refuses is a tool error in its words, one it stores as dropped says why; list_calls takes a source by name', async () => {
+    const { client, t } = await setup();
+    try {
+      const refused = await callTool(client, 'send_call', { source: 'checkout', call: { type: 'track', event: 'Big', userId: 'u_1', properties: { pad: 'x'.repeat(40_000) } } }, { allowError: true });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^the collector refused the call with 400: .*32 KB.*; nothing was stored$/);
+      expect((await t.call('listMessages', {})).total).toBe(0);
+      // Accepted and stored as dropped (as Segment answers it): not an error, its reason said.
+      const dropped = await callTool(client, 'send_call', { source: 'checkout', call: { type: 'track', userId: 'u_1' } });
+      expect(textOf(dropped)).toMatch(/The collector answered 200 .*; stored as call #\d+ \(dropped: .*event/);
+      const sent = await structured<{ status: number; call: CallSummary }>(client, 'send_call', { source: 'checkout', call: { type: 'track', event: 'Fine', userId: 'u_1' } });
+      expect(sent.status).toBe(200);
+      const byName = await structured<Page<CallSummary>>(client, 'list_calls', { source: 'checkout' });
+      expect(byName.items.map((c) => c.id)[0]).toBe(sent.call.id);
+      expect(byName.total).toBe(2);
+      const unknown = await callTool(client, 'list_calls', { source: 'nope' }, { allowError: true });
+      expect(textOf(unknown)).toMatch(/no source named "nope" \(sources: checkout\)/);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('get_call carries what the lab\'s own receivers found checking each attempt\'s signature; explain_call says why a 401 failed', async () => {
     const t = await lab.start({
       config: {

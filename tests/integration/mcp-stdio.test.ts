@@ -179,6 +179,18 @@ describe('webhook-lab mcp over stdio', () => {
       }
     }, 60_000);
 
+    it('a wrong token: each tool says to check --token or WEBHOOK_LAB_TOKEN (not the testing library\'s connectLab)', async () => {
+      const { client } = await stdioClient(['--api', serve.api, '--token', 'not-the-token'], cleanEnv());
+      try {
+        const r = await callTool(client, 'get_lab', {}, { allowError: true });
+        expect(r.isError).toBe(true);
+        expect(textOf(r)).toMatch(/unauthorized.*\(check --token or WEBHOOK_LAB_TOKEN\)/);
+        expect(textOf(r)).not.toMatch(/connectLab|not-the-token/);
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
+
     it('WEBHOOK_LAB_TOKEN alone does not connect: the server runs its own lab', async () => {
       const { client } = await stdioClient([], cleanEnv({ WEBHOOK_LAB_TOKEN: TOKEN, TMPDIR: mkdtempSync(join(tmp, 'alone-')) }));
       try {

@@ -1,5 +1,6 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { LabApi } from '../testing/transport';
+import type { Source } from '../../shared/types';
 import { LabApiError } from '../testing/transport';
 import { redact, redactText, type RedactOptions } from './redact';
 
@@ -59,4 +60,10 @@ export async function guarded(ctx: ToolContext, run: () => Promise<CallToolResul
     if (err instanceof LabApiError) return failure(ctx, err.message);
     return failure(ctx, `the lab could not do it: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** A source as an agent names it: its name, id or write key; else why not, listing the names there are. */
+export async function findSource(ops: LabApi, given: string): Promise<Source | string> {
+  const sources = await ops('listSources', {});
+  return sources.find((s) => s.name === given || s.id === given || s.writeKey === given) ?? `no source named ${JSON.stringify(given)} (sources: ${sources.map((s) => s.name).join(', ') || 'none'})`;
 }

@@ -6,7 +6,7 @@ import { probeInputSchema, type ProbeReport } from '../../shared/probe.contract'
 import { CALL_TYPES, type CallSummary } from '../../shared/types';
 import { createHandle, detailOf, LabTimeoutError } from '../testing/handle';
 import type { LabCall, Match } from '../testing/types';
-import { answer, failure, guarded, REACHES_RECEIVERS, READ_ONLY, WRITES_LAB, type ToolContext } from './tool-kit';
+import { answer, failure, findSource, guarded, REACHES_RECEIVERS, READ_ONLY, WRITES_LAB, type ToolContext } from './tool-kit';
 import { attemptFacts } from './explain';
 
 // The tools that wait or act (issue 39): wait_for_call (webhook-lab/testing's waitForCall itself),
@@ -102,7 +102,7 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Send a call',
       description:
-        "Sends one call (identify, track, page, screen, group or alias: the JSON a client sends, with its `type`) to the lab's collector with a source's write key, as an app would; the answer is the collector's and the call as stored. `source`: a source's name or id (default: the first source).",
+        "Sends one call (identify, track, page, screen, group or alias: the JSON a client sends, with its `type`) to the lab's collector with a source's write key, as an app would; the answer is the collector's and the call as stored (a call it refuses is an error in its words). `source`: a source's name, id or write key (default: the first source).",
       inputSchema: z.strictObject({
         source: z.string().min(1).optional(),
         call: z.looseObject({ type: z.enum(CALL_TYPES) }),
@@ -112,17 +112,23 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       guarded(ctx, async () => {
-        const [health, sources] = await Promise.all([ops('health', {}), ops('listSources', {})]);
-        const source = input.source === undefined ? sources[0] : sources.find((s) => s.name === input.source || s.id === input.source);
-        if (!source) return failure(ctx, input.source === undefined ? 'the lab has no source: create one first (the UI, a config file)' : `no source named ${JSON.stringify(input.source)} (sources: ${sources.map((s) => s.name).join(', ') || 'none'})`);
+        const health = await ops('health', {});
+        const source = input.source === undefined ? ((await ops('listSources', {}))[0] ?? 'the lab has no source: create one first (the UI, a config file)') : await findSource(ops, input.source);
+        if (typeof source === 'string') return failure(ctx, source);
         const { type, ...rest } = input.call;
         const messageId = typeof rest.messageId === 'string' && rest.messageId !== '' ? rest.messageId : `mcp-${randomUUID()}`;
-        const res = await fetch(`${health.collectorUrl}/v1/${type}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`, 'user-agent': 'webhook-lab mcp' },
-          body: JSON.stringify({ ...rest, messageId }),
-          signal: AbortSignal.timeout(10_000),
-        });
+        let res: Response;
+        try {
+          res = await fetch(`${health.collectorUrl}/v1/${type}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`, 'user-agent': 'webhook-lab mcp' },
+            body: JSON.stringify({ ...rest, messageId }),
+            signal: AbortSignal.timeout(10_000),
+          });
+        } catch (err) {
+          const why = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+          return failure(ctx, `cannot reach the lab's collector at ${health.collectorUrl} (${why}): nothing was sent`);
+        }
         const text = await res.text();
         let body: unknown = text;
         try {
@@ -130,9 +136,14 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
         } catch {
           // not JSON: its text
         }
+        if (!res.ok) {
+          // The collector's refusal in its own words (it names the field); nothing was stored.
+          const said = (body as { message?: unknown } | null)?.message;
+          return failure(ctx, `the collector refused the call with ${res.status}: ${typeof said === 'string' ? said : text.slice(0, 500)}; nothing was stored`);
+        }
         let call: CallSummary | null = null;
         const until = Date.now() + FIND_SENT_MS;
-        while (res.ok && call === null) {
+        while (call === null) {
           call = (await ops('listMessages', { q: messageId, sourceId: source.id, limit: 5 })).items.find((c) => c.messageId === messageId) ?? null;
           if (call || Date.now() > until) break;
           await sleep(ctx.pollMs);

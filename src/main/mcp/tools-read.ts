@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { api, callSummaryOutput, listMessagesSchema, pageOutput, sourceOutput, storageOutput } from '../../shared/api.contract';
 import type { CallDetail, CallSummary, Source } from '../../shared/types';
 import { signatureOps } from '../../shared/signature-verify.contract';
-import { answer, guarded, READ_ONLY, type ToolContext } from './tool-kit';
+import { answer, failure, findSource, guarded, READ_ONLY, type ToolContext } from './tool-kit';
 import { explainCall, explanationOutput } from './explain';
 import { signatureVerdictOutput, signatureVerdicts } from './verdicts';
 import { attemptsCutOutput, attemptsCutText, boundAttempts } from './attempts-shown';
@@ -29,8 +29,19 @@ function sourceLine(s: Source): string {
   return `${s.name} (id ${s.id}, write key ${s.writeKey}): Webhooks ${s.webhooks.enabled ? 'on' : 'off'}, ${urls} URL${urls === 1 ? '' : 's'}`;
 }
 
+/** A source as an agent names it (the control API's filters take its id only). */
+const SOURCE_NAMED = z.string().min(1).max(200).optional().describe("a source's name, id or write key");
+
 export function registerReadTools(server: McpServer, ctx: ToolContext): void {
   const { ops } = ctx;
+  /** The sourceId to filter by: the one `source` names, or the one given; both given must agree. */
+  const sourceIdOf = async (source: string | undefined, sourceId: string | undefined): Promise<string | undefined | { problem: string }> => {
+    if (source === undefined) return sourceId;
+    const found = await findSource(ops, source);
+    if (typeof found === 'string') return { problem: found };
+    if (sourceId !== undefined && sourceId !== found.id) return { problem: `source ${JSON.stringify(source)} is ${found.id}, not sourceId ${sourceId}: give one of them` };
+    return found.id;
+  };
 
   server.registerTool(
     'get_lab',
@@ -92,14 +103,17 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Calls',
       description:
-        'Calls the lab received, newest first, with the filters of GET /api/messages (sourceId, type, status, urlState, userId, q, body, violations), at most 100 a page; pass `next` as `before` for the next page.',
-      inputSchema: listMessagesSchema.extend({ limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(25) }),
+        'Calls the lab received, newest first, with the filters of GET /api/messages (sourceId, type, status, urlState, userId, q, body, violations), at most 100 a page; pass `next` as `before` for the next page. `source`: a source by its name, id or write key.',
+      inputSchema: listMessagesSchema.extend({ limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(25), source: SOURCE_NAMED }),
       outputSchema: pageOutput(callSummaryOutput),
       annotations: READ_ONLY,
     },
     (input) =>
       guarded(ctx, async () => {
-        const page = await ops('listMessages', input);
+        const { source, ...filters } = input;
+        const sourceId = await sourceIdOf(source, filters.sourceId);
+        if (typeof sourceId === 'object') return failure(ctx, sourceId.problem);
+        const page = await ops('listMessages', { ...filters, sourceId });
         const text = [`${page.total} calls match; ${page.items.length} here${page.next === null ? '' : ` (next page: before ${page.next})`}:`, ...page.items.map((c) => `- ${callLine(c)}`)].join('\n');
         return answer(ctx, { ...page }, text);
       }),
@@ -152,6 +166,7 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
       description: 'Calls their source\'s tracking plan found violations in (or blocked), newest first, each with what the plan found; pass `next` as `before` for the next page.',
       inputSchema: z.strictObject({
         sourceId: z.string().optional(),
+        source: SOURCE_NAMED,
         before: listMessagesSchema.shape.before,
         limit: z.coerce.number().int().min(1).max(MAX_VIOLATIONS_PAGE).default(10),
       }),
@@ -175,7 +190,9 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       guarded(ctx, async () => {
-        const page = await ops('listMessages', { violations: true, sourceId: input.sourceId, before: input.before, limit: input.limit });
+        const sourceId = await sourceIdOf(input.source, input.sourceId);
+        if (typeof sourceId === 'object') return failure(ctx, sourceId.problem);
+        const page = await ops('listMessages', { violations: true, sourceId, before: input.before, limit: input.limit });
         const details: CallDetail[] = [];
         for (const c of page.items) details.push(await ops('getMessage', { id: c.id }));
         const items = details.map((d) => ({

@@ -48,7 +48,16 @@ export function apiRoot(apiUrl: unknown): string {
   return root;
 }
 
-export function httpApi(root: string, token: string): LabApi {
+/** Where the caller gave the URL and token, for the hint of a 401: connectLab's options, or a command's flags. */
+export interface GivenBy {
+  token: string;
+  url: string;
+  /** What names the URL given: connectLab's apiUrl, or --api. */
+  urlName: string;
+}
+const CONNECT_LAB: GivenBy = { token: 'the token given to connectLab', url: 'give connectLab that URL', urlName: 'apiUrl' };
+
+export function httpApi(root: string, token: string, givenBy: GivenBy = CONNECT_LAB): LabApi {
   return async (name, input) => {
     let answer: OpHttpAnswer;
     try {
@@ -60,11 +69,11 @@ export function httpApi(root: string, token: string): LabApi {
     }
     const { res, text, json } = answer;
     if (json === undefined) {
-      throw new LabApiError(`${answer.method} ${maskUrlPassword(root)}${answer.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is apiUrl the "api:" line webhook-lab serve printed?`, res.status, undefined);
+      throw new LabApiError(`${answer.method} ${maskUrlPassword(root)}${answer.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is ${givenBy.urlName} the "api:" line webhook-lab serve printed?`, res.status, undefined);
     }
     if (res.ok) return json as OpOutput<typeof name>;
     const away = res.status === 401 ? redirectedAway(root, res) : null;
-    const hint = res.status !== 401 ? '' : away ? ` (redirected to ${maskUrlPassword(away)}, where the token is not sent on: give connectLab that URL)` : ' (check the token given to connectLab)';
+    const hint = res.status !== 401 ? '' : away ? ` (redirected to ${maskUrlPassword(away)}, where the token is not sent on: ${givenBy.url})` : ` (check ${givenBy.token})`;
     throw new LabApiError(`${name}: ${refusalMessage(json, text.slice(0, 200))}${hint}`, res.status, (json as Partial<ApiErrorBody> | null)?.code);
   };
 }
