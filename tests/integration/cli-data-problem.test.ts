@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,18 @@ describe('two labs on one data folder', () => {
     const exited = new Promise((resolve) => third.once('close', resolve));
     third.kill('SIGTERM');
     await exited;
+  });
+});
+
+describe.runIf(existsSync('/proc/1'))('a data folder that cannot be made', () => {
+  // Node's recursive mkdir never returned under /proc/1 (that folder answers ENOENT for a child):
+  // serve and mcp hung without a word (found by a review).
+  it(`under /proc/1: exit ${SERVE_EXIT_DATA_PROBLEM} at once, naming the folder, no stack trace`, async () => {
+    const r = await serve('/proc/1/webhook-lab-data/nested');
+    expect(r.code).toBe(SERVE_EXIT_DATA_PROBLEM);
+    expect(r.stderr).toMatch(/^webhook-lab: Webhook Lab cannot use its data folder\.$/m);
+    expect(r.stderr).toContain("/proc/1/webhook-lab-data: cannot be used (ENOENT");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 

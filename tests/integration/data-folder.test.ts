@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../src/main/engine/engine';
 import type { Engine, EngineOptions } from '../../src/main/engine/engine.types';
 import { describeDataProblem } from '../../src/main/engine/store/data-problem';
-import { prepareDataFolder } from '../../src/main/engine/store/data-folder';
+import { makeFolder, prepareDataFolder } from '../../src/main/engine/store/data-folder';
 
 // The data folder holds every shared secret and payload (issue 22, item 7): owner-only folder (0700)
 // and files (0600), an existing folder tightened only when it is the lab's; and a damaged or
@@ -232,5 +232,22 @@ describe('a database that cannot be used stops the start with which file, what i
     const text = await refusal(file);
     expect(text).toContain(file);
     expect(text).toMatch(/is not a folder/);
+  });
+});
+
+describe('makeFolder', () => {
+  it('makes every missing level owner-only, leaves an existing folder as it is, and refuses a file in the way', () => {
+    const root = tempDir();
+    const deep = join(root, 'a', 'b', 'c');
+    makeFolder(deep);
+    expect(statSync(deep).isDirectory()).toBe(true);
+    if (posix) for (const p of [join(root, 'a'), join(root, 'a', 'b'), deep]) expect(mode(p)).toBe('700');
+    writeFileSync(join(deep, 'kept'), 'x');
+    makeFolder(deep);
+    expect(readdirSync(deep)).toEqual(['kept']);
+    const file = join(root, 'file');
+    writeFileSync(file, 'x');
+    expect(() => makeFolder(file)).toThrow(/EEXIST/);
+    expect(() => makeFolder(join(file, 'below'))).toThrow(/ENOTDIR/);
   });
 });

@@ -1,5 +1,5 @@
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 // The data folder holds every shared secret and captured payload: it is the owner's alone (README,
 // "Data folder"). Folder 0700, the lab's files in it 0600. SQLite creates the database's -wal and
@@ -28,6 +28,28 @@ export interface DataFolderOptions {
 }
 
 /**
+ * `mkdir -p`, a level at a time. Node's recursive mkdir never returns for a path under a folder that
+ * answers ENOENT for a child it cannot hold (`--data-dir /proc/1/x` hung the lab silently: found by
+ * a review); made one by one, that child's ENOENT is thrown and explained like any other.
+ */
+export function makeFolder(dir: string, mode = OWNER_ONLY_DIR): void {
+  const missing: string[] = [];
+  for (let p = resolve(dir); !existsSync(p); p = dirname(p)) {
+    missing.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of missing) {
+    try {
+      mkdirSync(p, { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  // It exists now: a file there is refused (EEXIST) as before.
+  mkdirSync(dir, { recursive: true, mode });
+}
+
+/**
  * Makes the data folder (0700) if it is missing, or tightens an existing one that others can read
  * when it is the lab's (see `owned`); makes the lab's private files in it 0600. Returns one line for
  * the log when it changed something or left a folder others can read, else null. A folder that cannot
@@ -41,7 +63,7 @@ export function prepareDataFolder(dir: string, opts: DataFolderOptions = {}): st
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   if (mode === undefined) {
-    mkdirSync(dir, { recursive: true, mode: OWNER_ONLY_DIR });
+    makeFolder(dir);
     // The process umask can only have taken bits away; this makes the mode exact.
     if (posix) chmodSync(dir, OWNER_ONLY_DIR);
     return null;

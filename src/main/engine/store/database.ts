@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { createPrivateFile, DB_FILE } from './data-folder';
+import { createPrivateFile, DB_FILE, makeFolder } from './data-folder';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
 import { bodyMayMatch, searchText } from '../../../shared/search-filter';
@@ -48,7 +47,7 @@ export const STORAGE_PRAGMAS: readonly string[] = [
 ];
 
 export function openDatabase({ dataDir, nativeBinding, log, rewrite }: OpenOptions): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeFolder(dataDir);
   const file = join(dataDir, DB_FILE);
   // A copy a crash left half made or unused: the database itself is intact (auto-vacuum.ts).
   removeLeftoverRewrite(file);

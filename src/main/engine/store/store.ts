@@ -23,9 +23,9 @@ import type { ActiveDelivery, SigningSecrets } from './delivery.types';
 import { ActionsOutcomes } from './actions-outcomes';
 import { webhookMappings } from '../../../shared/actions/mode';
 import { dataGoneError, PROBE_EVERY_MS, StorageHealth } from './storage-health';
-import { mkdirSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { DB_FILE } from './data-folder';
+import { DB_FILE, makeFolder } from './data-folder';
 import { MAX_BATCH_BYTES } from '../../../shared/limits';
 import type { RewriteOptions } from './auto-vacuum';
 import { SpaceReclaimer } from './space-reclaim';
@@ -92,7 +92,7 @@ export class Store {
   private readonly unlock: () => void;
 
   constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number; log?: (line: string) => void; rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'> }) {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    makeFolder(opts.dataDir);
     this.unlock = lockDataFolder(opts.dataDir);
     try {
       this.db = openDatabase(opts);
