@@ -5,9 +5,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 // An MCP client as an agent's is: the SDK's own Client, over Streamable HTTP at a lab's /mcp (the
 // stdio tests give it a StdioClientTransport instead).
 
-export async function httpMcpClient(base: string, token: string): Promise<Client> {
+/** `onAnswerBegun`: told when the server began answering a request (its response headers arrived). */
+export async function httpMcpClient(base: string, token: string, onAnswerBegun?: (body: string) => void): Promise<Client> {
   const client = new Client({ name: 'webhook-lab-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const observed: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (typeof init?.body === 'string') onAnswerBegun?.(init.body);
+    return res;
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: observed }));
   return client;
 }
 

@@ -360,6 +360,25 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     expect(unknown.status).toBe(404);
     await unknown.text();
   }, 60_000);
+  it('a tool call under way when the lab stops is answered that the lab is stopping, not left with an empty stream', async () => {
+    const t = await lab.start();
+    const server = await lab.controlServer(t, TOKEN);
+    let begun = false;
+    const client = await httpMcpClient(server.url, TOKEN, (body) => (begun ||= body.includes('"wait_for_call"')));
+    try {
+      const waiting = callTool(client, 'wait_for_call', { match: { event: 'Never Sent' }, timeoutMs: 60_000 }, { allowError: true, timeoutMs: 60_000 });
+      // The server is answering it (its stream's headers came) before the stop.
+      await waitFor(() => begun, 'the server to begin answering wait_for_call', 30_000);
+      const closed = server.app.close();
+      const r = await waiting;
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/^the lab is stopping: this was not finished/);
+      await closed;
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }, 90_000);
+
   it('/mcp refuses in JSON-RPC\'s shape: no token 401, a body that is not JSON -32700, another media type 415', async () => {
     const t = await lab.start();
     const { url } = await lab.controlServer(t, TOKEN);

@@ -20,6 +20,8 @@ export interface LabMcpOptions {
   uiBase: string | null;
   /** How often waits look again (default 50 ms). */
   pollMs?: number;
+  /** Aborted when the lab stops: a tool call still under way answers at once that it is stopping. */
+  stopping?: AbortSignal;
 }
 
 export const TOOL_NAMES = [
@@ -47,7 +49,7 @@ export function createLabMcpServer(o: LabMcpOptions): McpServer {
         'Webhook Lab: a local Segment-style collector and Webhooks destination. get_lab gives the collector URL and write keys; list_calls/get_call read what arrived; wait_for_call waits for a call matching a partial object; explain_call says why a call failed or was not forwarded; check_receiver checks a webhook receiver; verify_signature checks a signature.',
     },
   );
-  const ctx: ToolContext = { ops: o.ops, redaction: { showSecrets: o.showSecrets, token: o.token }, uiBase: o.uiBase, pollMs: o.pollMs ?? 50 };
+  const ctx: ToolContext = { ops: o.ops, redaction: { showSecrets: o.showSecrets, token: o.token }, uiBase: o.uiBase, pollMs: o.pollMs ?? 50, stopping: o.stopping };
   registerReadTools(server, ctx);
   registerActTools(server, ctx);
   return server;

@@ -16,6 +16,8 @@ export interface ToolContext {
   uiBase: string | null;
   /** How often a wait (wait_for_call, check_receiver) looks again. */
   pollMs: number;
+  /** Aborted when the lab stops (see guarded). */
+  stopping?: AbortSignal;
 }
 
 /** Reads only: the lab is left as it was. */
@@ -49,16 +51,36 @@ export function failure(ctx: ToolContext, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: redactText(message, { ...ctx.redaction }) }] };
 }
 
+/** What a tool call still under way answers when the lab stops. */
+export const STOPPING = 'the lab is stopping: this was not finished; call it again once the lab is back';
+
 /**
  * Runs a tool's body: a refusal of the lab (LabApiError: not found, invalid input, unreachable) or
  * anything else that went wrong becomes a tool error the agent reads (redacted, as every answer is).
+ * When the lab stops meanwhile it answers that at once, so a wait of 10 s (wait_for_call) gets an
+ * answer before the session's stream is closed rather than an empty stream.
  */
 export async function guarded(ctx: ToolContext, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  const stopping = ctx.stopping;
+  if (stopping?.aborted) return failure(ctx, STOPPING);
+  let onStop: (() => void) | undefined;
+  const stopped = new Promise<CallToolResult>((resolve) => {
+    onStop = () => resolve(failure(ctx, STOPPING));
+    stopping?.addEventListener('abort', onStop, { once: true });
+  });
+  const work = (async () => {
+    try {
+      return await run();
+    } catch (err) {
+      if (stopping?.aborted) return failure(ctx, STOPPING);
+      if (err instanceof LabApiError) return failure(ctx, err.message);
+      return failure(ctx, `the lab could not do it: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  })();
   try {
-    return await run();
-  } catch (err) {
-    if (err instanceof LabApiError) return failure(ctx, err.message);
-    return failure(ctx, `the lab could not do it: ${err instanceof Error ? err.message : String(err)}`);
+    return await Promise.race([work, stopped]);
+  } finally {
+    if (onStop) stopping?.removeEventListener('abort', onStop);
   }
 }
 

@@ -18,6 +18,9 @@ export const MCP_PATH = '/mcp';
 /** Sessions kept at once: past it, the session unused longest with nothing under way is forgotten. */
 const MAX_SESSIONS = 32;
 
+/** How long a stop waits for the answers of tool calls under way (they answer at once that the lab is stopping). */
+const ANSWER_GRACE_MS = 2_000;
+
 /** JSON-RPC's own codes: a body that is not JSON; everything else is the SDK's "server error". */
 const PARSE_ERROR = -32700;
 const SERVER_ERROR = -32000;
@@ -67,8 +70,14 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
     }
     return false;
   };
-  // Before the server waits for requests under way: a session's streams never finish by themselves.
+  // The lab stopping: tool calls under way answer so (tool-kit.ts guarded), and those answers are
+  // let out (a moment at most) before the sessions end; their streams never finish by themselves.
+  const stopping = new AbortController();
+  let posts = 0;
   app.addHook('preClose', async () => {
+    stopping.abort();
+    const until = Date.now() + ANSWER_GRACE_MS;
+    while (posts > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     await Promise.all([...sessions.keys()].map(end));
   });
 
@@ -88,7 +97,7 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       if (!makeRoom()) {
         return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions are answering requests now: try again once one ends (DELETE /mcp ends a session)`);
       }
-      const server = createLabMcpServer({ ops, showSecrets: false, token, uiBase: base() });
+      const server = createLabMcpServer({ ops, showSecrets: false, token, uiBase: base(), stopping: stopping.signal });
       const fresh: Session = { transport: undefined as unknown as StreamableHTTPServerTransport, server, open: 0 };
       fresh.transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -105,9 +114,12 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       session = fresh;
     }
     const s = session;
+    const post = req.method === 'POST';
     s.open += 1;
+    if (post) posts += 1;
     reply.raw.once('close', () => {
       s.open -= 1;
+      if (post) posts -= 1;
     });
     // The transport writes the answer itself (JSON, or a stream of server-sent events).
     reply.hijack();
