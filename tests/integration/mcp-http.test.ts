@@ -324,7 +324,16 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       expect(byReceiver.wrong.reason).toMatch(/^expected HMAC-SHA1 [0-9a-f]{40}, got [0-9a-f]{40}$/);
       const e = await callTool(client, 'explain_call', { id });
       expect(textOf(e)).toMatch(/answered 401/);
-      expect(textOf(e)).toMatch(/verify_signature/);
+      // docs/agents.md's worked example: the advice names the attempt to check, as verify_signature takes it.
+      const named = /run verify_signature \{"callId": (\d+), "attemptId": (\d+), "secret": <the receiver's secret>\}/.exec(textOf(e));
+      expect(named).not.toBeNull();
+      const ref = { callId: Number(named![1]), attemptId: Number(named![2]) };
+      expect(ref.callId).toBe(id);
+      expect(got.call.deliveries[0].attempts.find((a) => a.id === ref.attemptId)?.responseStatus).toBe(401);
+      const receiverSecret = await structured<VerifySignatureResult>(client, 'verify_signature', { ...ref, secret: 'not-the-secret' });
+      expect(receiverSecret.classic).toMatchObject({ state: 'invalid', matched: null });
+      const labSecret = await structured<VerifySignatureResult>(client, 'verify_signature', { ...ref, secret: SHARED });
+      expect(labSecret.classic).toMatchObject({ state: 'valid', matched: { version: null, given: true } });
     } finally {
       await client.close();
     }

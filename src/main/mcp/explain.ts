@@ -41,10 +41,10 @@ export function attemptFacts(a: Attempt): string {
 }
 
 /** What a receiver's status means for the Webhooks destination (SPEC §4), and what to look at. */
-function statusAdvice(status: number, signed: boolean): string | null {
+function statusAdvice(status: number, signed: boolean, callId: number, attemptId: number): string | null {
   if (status === 401 || status === 403) {
     return signed
-      ? `The receiver refused it (${status}). The lab signed it: if the receiver checks X-Signature (HMAC-SHA1, lowercase hex, over the exact bytes sent) or webhook-signature, run verify_signature with the attempt's body, the signature sent and the receiver's secret to see whether the signature matches; a receiver that re-serializes the JSON before hashing, or holds another secret, fails this way.`
+      ? `The receiver refused it (${status}). The lab signed it: if the receiver checks X-Signature (HMAC-SHA1, lowercase hex, over the exact bytes sent) or webhook-signature, run verify_signature {"callId": ${callId}, "attemptId": ${attemptId}, "secret": <the receiver's secret>} to see whether the signature it sent matches; a receiver that re-serializes the JSON before hashing, or holds another secret, fails this way.`
       : `The receiver refused it (${status}) and the lab sent no signature (the source has no shared secret): check what the receiver expects (a secret, a header of the URL's).`;
   }
   if (status >= 300 && status < 400) return `The receiver redirected (${status}): redirects are not followed, and a 3xx is a failure that is not retried; give the final URL.`;
@@ -91,7 +91,7 @@ export function explainCall(d: CallDetail): Explanation {
     const lasts = [...lastByUrl.values()];
     const facts =
       lasts.length === 0 ? '' : lasts.length === 1 ? ` Last attempt: ${attemptFacts(lasts[0])}.` : ` Last attempt to each URL: ${lasts.map((a) => `URL ${a.urlIndex + 1}: ${attemptFacts(a)}`).join('; ')}.`;
-    const advices = [...new Set(lasts.flatMap((a) => (a.responseStatus != null ? [statusAdvice(a.responseStatus, signedAttempt(a))] : [])).filter((x): x is string => x !== null))];
+    const advices = [...new Set(lasts.flatMap((a) => (a.responseStatus != null ? [statusAdvice(a.responseStatus, signedAttempt(a), c.id, a.id)] : [])).filter((x): x is string => x !== null))];
     const advice = advices.length > 0 ? advices.join(' ') : null;
     switch (del.state) {
       case 'delivered': {
@@ -99,7 +99,7 @@ export function explainCall(d: CallDetail): Explanation {
         // Several URLs: one success delivers the call, and the others' failures are not retried (SPEC §4).
         for (const a of lasts) {
           if (a.outcome === 'success') continue;
-          const advice = a.responseStatus != null ? statusAdvice(a.responseStatus, signedAttempt(a)) : null;
+          const advice = a.responseStatus != null ? statusAdvice(a.responseStatus, signedAttempt(a), c.id, a.id) : null;
           lines.push(`Not there: ${attemptFacts(a)} (another URL delivered the call, so this one is not retried).${advice ? ` ${advice}` : ''}`);
         }
         break;
