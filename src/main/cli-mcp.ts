@@ -146,13 +146,17 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     };
   }
 
-  const server = createLabMcpServer({ ops, showSecrets: args.showSecrets, token: args.api?.token, uiBase });
+  const stopping = new AbortController();
+  const server = createLabMcpServer({ ops, showSecrets: args.showSecrets, token: args.api?.token, uiBase, stopping: stopping.signal });
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (why: string) => {
     if (closing) return;
     closing = true;
     log(`webhook-lab mcp: ${why}, shutting down`);
+    // A tool call under way answers that the lab is stopping (to a client still listening: a signal).
+    stopping.abort();
+    await new Promise((r) => setImmediate(r));
     await server.close().catch(() => undefined);
     await close();
     process.exit(0);

@@ -92,6 +92,27 @@ describe('webhook-lab mcp over stdio', () => {
     expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2]);
   }, 60_000);
 
+  it('SIGTERM with a tool call under way: it is answered that the lab is stopping, then the server exits 0', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env: cleanEnv({ TMPDIR: mkdtempSync(join(tmp, 'term-')) }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const answers = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean; content?: { text: string }[] } });
+    const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await waitFor(() => answers().some((a) => a.id === 1), 'the initialize answer', 30_000);
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'wait_for_call', arguments: { match: { event: 'Never Sent' }, timeoutMs: 60_000 } } });
+    // Messages are read in order: once the ping is answered, the wait has begun.
+    send({ id: 3, method: 'ping' });
+    await waitFor(() => answers().some((a) => a.id === 3), 'the ping answer', 30_000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const waited = answers().find((a) => a.id === 2);
+    expect(waited?.result?.isError).toBe(true);
+    expect(waited?.result?.content?.[0].text).toMatch(/^the lab is stopping/);
+  }, 60_000);
+
   it('a client that dies (every pipe closed at once) still gets the lab stopped and its temporary folder removed', async () => {
     // Found by a review: writing "shutting down" to the closed stderr (EPIPE) ended the server with 1
     // before its lab stopped, leaving the folder (the database, the TLS key) behind.
