@@ -8,6 +8,7 @@ import { codeOfStatus, type ErrorCode } from '../../shared/error-codes';
 import { errorAnswer } from '../engine/errors';
 import { inputTooDeep } from '../../shared/input-depth';
 import { coalesce } from '../../shared/coalesce';
+import type { BodyTask, BodyTaskResult } from '../server/op-body';
 
 // The Electron-free half of the IPC adapter: which ops exist, who may call them, how a payload is
 // validated and how any outcome becomes an `IpcResult`. Electron-specific wiring is in ipc-register.ts.
@@ -77,10 +78,38 @@ export function parsePayload<T>(schema: ZodType<T>, payload: unknown): { ok: tru
   return failure(400, describeErrors(fields), fields);
 }
 
-/** Validates `payload` with the op's schema, runs the handler and wraps the outcome; never throws. */
-export async function invokeOp(handlers: ApiHandlers, name: unknown, payload: unknown): Promise<IpcResult> {
+/** Where a large payload is checked off the event loop (the control API's BodyPool: a worker thread). */
+export interface PayloadReader {
+  readonly offloadBytes: number;
+  read(task: BodyTask): Promise<BodyTaskResult | { ok: false; unreadable: string }>;
+}
+
+/**
+ * A payload checked in the worker when it is large (a config of thousands of sources: its schema
+ * check held the desktop's loop, and so the collector, for a second), as the control API checks a
+ * large body; null when it is small, or not plain JSON, and is checked here. Its JSON text is what the
+ * worker reads: Electron's structured clone carries nothing else from a renderer that sends JSON.
+ */
+async function offloaded(reader: PayloadReader | undefined, name: OpName, payload: unknown): Promise<{ ok: true; data: unknown } | ({ ok: false } & BridgeError) | null> {
+  if (!reader || payload === null || typeof payload !== 'object') return null;
+  let text: string;
+  try {
+    text = JSON.stringify(payload);
+  } catch {
+    return null;
+  }
+  if (text.length <= reader.offloadBytes) return null;
+  const read = await reader.read({ op: name, text, isConfig: false, query: {}, params: {} });
+  if (read.ok) return { ok: true, data: read.data };
+  if ('unreadable' in read) return failure(413, `the input is too large for the lab to read (${read.unreadable}): send fewer or smaller items`);
+  if ('invalidJson' in read) return null;
+  return failure(400, describeErrors(read.fields), read.fields);
+}
+
+/** Validates `payload` with the op's schema (a large one in `reader`'s worker), runs the handler and wraps the outcome; never throws. */
+export async function invokeOp(handlers: ApiHandlers, name: unknown, payload: unknown, reader?: PayloadReader): Promise<IpcResult> {
   if (!isOpName(name)) return failure(404, `unknown operation: ${String(name)}`);
-  const parsed = parsePayload(api[name].input as ZodType<unknown>, payload);
+  const parsed = (await offloaded(reader, name, payload).catch(() => null)) ?? parsePayload(api[name].input as ZodType<unknown>, payload);
   if (!parsed.ok) return parsed;
   try {
     const handler = handlers[name] as (input: unknown) => unknown;

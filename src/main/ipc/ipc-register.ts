@@ -3,6 +3,7 @@ import { OP_NAMES, type ApiHandlers } from '../../shared/api.contract';
 import { ipcChannel, IPC_SAVE_EXPORT_CHANNEL } from '../../shared/bridge';
 import type { Engine } from '../engine/engine.types';
 import { failure, invokeOp, isTrustedSender, type RendererLocation, type SenderInfo } from './ipc-core';
+import { BodyPool } from '../server/body-pool';
 import { saveExport } from './ipc-export';
 
 /** The export-to-file channel: the engine's stream, and the save dialog (Electron's, from index.ts). */
@@ -37,13 +38,16 @@ export function registerIpcHandlers(
     log(`refused IPC ${what} from ${sender.url ?? 'a destroyed frame'}`);
     return failure(403, 'IPC sender is not the Webhook Lab window');
   };
+  // Large payloads are checked in a worker, as the control API checks large bodies.
+  const bodies = new BodyPool({ log });
   for (const name of OP_NAMES) {
-    ipcMain.handle(ipcChannel(name), (event, payload: unknown) => refused(event, name) ?? invokeOp(handlers, name, payload));
+    ipcMain.handle(ipcChannel(name), (event, payload: unknown) => refused(event, name) ?? invokeOp(handlers, name, payload, bodies));
   }
   if (exportToFile) {
     ipcMain.handle(IPC_SAVE_EXPORT_CHANNEL, (event, payload: unknown) => refused(event, 'saveExport') ?? saveExport(exportToFile.open, payload, exportToFile.choosePath));
   }
   return () => {
+    bodies.close().catch(() => undefined);
     for (const name of OP_NAMES) ipcMain.removeHandler(ipcChannel(name));
     if (exportToFile) ipcMain.removeHandler(IPC_SAVE_EXPORT_CHANNEL);
   };
