@@ -21,9 +21,17 @@ export function maskUrlPassword(url: string): string {
   return `${m[1]}${m[2].slice(0, colon)}:${PASSWORD_MASK}@${url.slice(m[0].length)}`;
 }
 
-/** Every URL in a piece of text (an error message, a log line) with its password masked. */
+/** Where a URL begins inside a run of text: a scheme and `//`, not preceded by a scheme's own characters. */
+const URL_START = /(?<![A-Za-z0-9+.-])(?=[A-Za-z][A-Za-z0-9+.-]*:[\\/]{2})/;
+
+/**
+ * Every URL in a piece of text (an error message, a log line) with its password masked. A URL runs to
+ * the next space, `"`, `<` or `>`; not to a `'`, which a password may hold (`bob:pa'ss@`: found by a
+ * review), and which, closing a quoted URL, is left where it was by maskUrlPassword.
+ */
 export function maskUrlPasswordsIn(text: string): string {
-  return text.replace(/[A-Za-z][A-Za-z0-9+.-]*:[\\/]{2}[^\s"'<>]*/g, (u) => maskUrlPassword(u));
+  // A run may hold two URLs ('http://a/x','http://u:p@b/'): each is masked.
+  return text.replace(/[A-Za-z][A-Za-z0-9+.-]*:[\\/]{2}[^\s"<>]*/g, (run) => run.split(URL_START).map(maskUrlPassword).join(''));
 }
 
 /** Whether the URL carries a user name or a password. */
