@@ -267,7 +267,7 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       expect(wrong.classic).toMatchObject({ state: 'invalid', matched: null });
       const missing = await callTool(client, 'verify_signature', { callId: id, attemptId: attemptId + 1000 }, { allowError: true });
       expect(missing.isError).toBe(true);
-      expect(textOf(missing)).toMatch(new RegExp(`not found: attempt ${attemptId + 1000} of message ${id}`));
+      expect(textOf(missing)).toBe(`not found: attempt ${attemptId + 1000} of call ${id}`);
       const half = await callTool(client, 'verify_signature', { attemptId }, { allowError: true });
       expect(half.isError).toBe(true);
       expect(textOf(half)).toMatch(/callId and attemptId together/);
@@ -293,6 +293,11 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       expect(byName.total).toBe(2);
       const unknown = await callTool(client, 'list_calls', { source: 'nope' }, { allowError: true });
       expect(textOf(unknown)).toMatch(/no source named "nope" \(sources: checkout\)/);
+      // retry_failed too (found by a review: it took no source, and a wrong sourceId answered "0 match").
+      const dry = await structured<{ matched: number; dryRun: boolean }>(client, 'retry_failed', { source: 'checkout' });
+      expect(dry).toEqual({ matched: 0, retried: 0, dryRun: true });
+      const wrongId = await callTool(client, 'retry_failed', { sourceId: 'zzz', dryRun: false }, { allowError: true });
+      expect(textOf(wrongId)).toMatch(/^no source has id "zzz": a deleted source's calls are not sent again \(sources: checkout /);
     } finally {
       await client.close();
     }
@@ -404,6 +409,8 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     expect(notJson.body.error.message).toMatch(/^Parse error/);
     const empty = await refusal({ headers: { ...mcpHeaders, ...auth }, body: '' });
     expect(empty).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
+    const put = await refusal({ method: 'PUT', headers: { ...mcpHeaders, ...auth }, body: initialize });
+    expect(put).toMatchObject({ status: 405, body: { jsonrpc: '2.0', error: { code: -32000 } } });
     const text = await refusal({ headers: { ...mcpHeaders, ...auth, 'content-type': 'text/plain' }, body: initialize });
     expect(text).toMatchObject({ status: 415, body: { jsonrpc: '2.0', error: { code: -32000 } } });
     // The control API keeps its own shape.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cutText, MAX_TEXT_CHARS, redact, redactText } from '../../src/main/mcp/redact';
 import { explainCall } from '../../src/main/mcp/explain';
-import { ATTEMPTS_PER_URL, attemptsCutText, boundAttempts, OLDER_BODY_CHARS } from '../../src/main/mcp/attempts-shown';
+import { inToolWords } from '../../src/main/mcp/tool-kit';
+import { ATTEMPTS_PER_URL, attemptsCutText, boundAttempts, DETAIL_BUDGET_CHARS, fitAttempts, fitDetail, OLDER_BODY_CHARS } from '../../src/main/mcp/attempts-shown';
 import type { Attempt, CallDetail, Delivery } from '../../src/shared/types';
 
 // What the MCP tools answer passes through (issue 39): redaction and the 16 KB cut, and explain_call's
@@ -175,5 +176,73 @@ describe('boundAttempts (get_call)', () => {
     expect(r.attemptsCut).toEqual([]);
     expect(r.detail.deliveries[0].attempts.map((x) => x.responseBody)).toEqual(d.deliveries[0].attempts.slice(0, -1).map(() => expect.stringMatching(/cut/)).concat(['x'.repeat(5000)]));
     expect(attemptsCutText(r.attemptsCut)).toBe('');
+  });
+});
+
+describe('inToolWords', () => {
+  it('drops the operation\'s name and says call, not message (found by a review: "getMessage: not found: message 9")', () => {
+    expect(inToolWords('getMessage: not found: message 999999')).toBe('not found: call 999999');
+    expect(inToolWords('verifySignature: not found: attempt 4 of message 1')).toBe('not found: attempt 4 of call 1');
+    expect(inToolWords('replayMessage: body: not valid JSON')).toBe('body: not valid JSON');
+    // A field named first is not an operation: kept.
+    expect(inToolWords('body: not valid JSON')).toBe('body: not valid JSON');
+    expect(inToolWords('cannot reach the lab at http://127.0.0.1:1/api')).toBe('cannot reach the lab at http://127.0.0.1:1/api');
+  });
+});
+
+describe('fitDetail (get_call, wait_for_call)', () => {
+  // As a review built it: five URLs answering 200 KB, a call of 290 properties, replays with 500 KB bodies.
+  const props = Object.fromEntries(Array.from({ length: 290 }, (_, i) => [`p${i}`, 'v'.repeat(90)]));
+  const big = (): CallDetail => {
+    const d = detail({
+      deliveries: [
+        {
+          state: 'retrying',
+          attemptCount: 40,
+          body: JSON.stringify({ properties: props }),
+          attempts: Array.from({ length: 40 }, (_, i) =>
+            attempt({ id: i + 1, urlIndex: i % 5, responseStatus: 500, responseBody: 'e'.repeat(200_000), requestBody: i % 3 === 0 ? 'z'.repeat(500_000) : undefined, outcome: 'retryable' }),
+          ),
+        },
+      ],
+    });
+    return { ...d, call: { ...d.call, raw: { properties: props }, normalized: { properties: props } } as unknown as CallDetail['call'] };
+  };
+
+  it('cuts step by step until the detail fits, and says how', () => {
+    const { detail: shown, attemptsCut, cut } = fitDetail(big());
+    expect(JSON.stringify(shown).length).toBeLessThanOrEqual(DETAIL_BUDGET_CHARS);
+    expect(cut).toEqual([
+      "every attempt's bodies cut to 2 KB and each delivery's body to 4 KB",
+      'strings in call.raw and call.normalized cut to 2 KB',
+      'call.raw given as the first 4 KB of its JSON',
+      'call.normalized given as the first 4 KB of its JSON',
+      "each URL's last attempt only",
+    ]);
+    expect(shown.deliveries[0].attempts.map((a) => a.id)).toEqual([36, 37, 38, 39, 40]);
+    expect(attemptsCut).toEqual([0, 1, 2, 3, 4].map((u) => ({ deliveryId: 3, urlIndex: u, shown: 1, of: 8 })));
+    expect(shown.call.raw).toMatch(/^\{"properties":\{"p0":"v+.*… \[cut: \d+ more characters; the answer was too long/);
+    expect(attemptsCutText(attemptsCut, cut)).toMatch(/URL 1: 1 of 8 attempts \(the latest\).* To fit: every attempt's bodies cut to 2 KB/);
+  });
+
+  it('a call of 32 KB, the most the collector takes, with a URL\'s answer of 16 KB: whole but for the 16 KB cut of every answer', () => {
+    const d = detail({ deliveries: [{ body: JSON.stringify({ big: 'b'.repeat(30_000) }), attempts: [attempt({ responseBody: 'r'.repeat(16_000) })] }] });
+    const whole = { ...d, call: { ...d.call, raw: { big: 'b'.repeat(30_000) }, normalized: { big: 'b'.repeat(30_000) } } as unknown as CallDetail['call'] };
+    const fitted = fitDetail(whole);
+    expect(fitted.cut).toEqual(["every attempt's bodies cut to 2 KB and each delivery's body to 4 KB"]);
+    expect((fitted.detail.call.raw as { big: string }).big).toHaveLength(30_000);
+    expect(JSON.stringify(redact(fitted.detail, { showSecrets: false })).length).toBeLessThanOrEqual(DETAIL_BUDGET_CHARS);
+  });
+
+  it('leaves a detail that fits as boundAttempts gives it', () => {
+    const d = detail({ deliveries: [{ attempts: [attempt({ id: 1 }), attempt({ id: 2, urlIndex: 1 })] }] });
+    expect(fitDetail(d)).toEqual({ ...boundAttempts(d), cut: [] });
+  });
+
+  it('a replay\'s attempts: bodies cut to 2 KB only when over budget', () => {
+    const small = [attempt({ responseBody: 'x'.repeat(3000) })];
+    expect(fitAttempts(small)).toBe(small);
+    const large = Array.from({ length: 5 }, () => attempt({ responseBody: 'x'.repeat(16_000) }));
+    expect(fitAttempts(large).every((a) => a.responseBody!.length < 2200)).toBe(true);
   });
 });

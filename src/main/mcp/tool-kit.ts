@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { LabApi } from '../testing/transport';
 import type { Source } from '../../shared/types';
+import { OP_NAMES } from '../../shared/api.contract';
 import { LabApiError } from '../testing/transport';
 import { redact, redactText, type RedactOptions } from './redact';
 
@@ -30,7 +32,8 @@ export const REACHES_RECEIVERS: ToolAnnotations = { readOnlyHint: false, destruc
 /** Where a call can be seen whole: its permalink in the lab's UI, else how to read it. */
 export function whereCall(ctx: ToolContext, id: number | undefined): string | undefined {
   if (id === undefined) return undefined;
-  return ctx.uiBase ? `${ctx.uiBase}/#/inspector/${id}` : `call ${id} in the lab's Inspector (or GET /api/messages/${id})`;
+  // A lab of the server's own has no UI or control API to point at (found by a review).
+  return ctx.uiBase ? `${ctx.uiBase}/#/inspector/${id}` : `stored with call ${id}, but this lab has no UI to show it in`;
 }
 
 /** A tool's answer: `structured` (redacted) as structuredContent, the short text first, then the JSON for clients that read text only. */
@@ -49,6 +52,16 @@ export function answer(ctx: ToolContext, structured: Record<string, unknown>, te
 /** A tool that could not do what was asked: isError, with the reason in words (redacted). */
 export function failure(ctx: ToolContext, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: redactText(message, { ...ctx.redaction }) }] };
+}
+
+/**
+ * A refusal of the lab in the tools' words: without the operation's name it begins with (getMessage:),
+ * and a stored call is a call, as the tools say, not a "message" as the control API's paths do.
+ */
+export function inToolWords(message: string): string {
+  const op = /^([a-z][A-Za-z]+): /.exec(message)?.[1];
+  const rest = op !== undefined && (OP_NAMES as string[]).includes(op) ? message.slice(op.length + 2) : message;
+  return rest.replace(/\bmessage (-?\d+)/g, 'call $1');
 }
 
 /** What a tool call still under way answers when the lab stops. */
@@ -73,7 +86,7 @@ export async function guarded(ctx: ToolContext, run: () => Promise<CallToolResul
       return await run();
     } catch (err) {
       if (stopping?.aborted) return failure(ctx, STOPPING);
-      if (err instanceof LabApiError) return failure(ctx, err.message);
+      if (err instanceof LabApiError) return failure(ctx, inToolWords(err.message));
       return failure(ctx, `the lab could not do it: ${err instanceof Error ? err.message : String(err)}`);
     }
   })();
@@ -88,4 +101,24 @@ export async function guarded(ctx: ToolContext, run: () => Promise<CallToolResul
 export async function findSource(ops: LabApi, given: string): Promise<Source | string> {
   const sources = await ops('listSources', {});
   return sources.find((s) => s.name === given || s.id === given || s.writeKey === given) ?? `no source named ${JSON.stringify(given)} (sources: ${sources.map((s) => s.name).join(', ') || 'none'})`;
+}
+
+/** A source as an agent names it (the control API's filters take its id only). */
+export const SOURCE_NAMED = z.string().min(1).max(200).optional().describe("a source's name, id or write key");
+
+/**
+ * The sourceId to filter by: the one `source` names, or the one given; both given must agree. A
+ * deleted source's calls stay (list_calls finds them by its id); `mustExist` refuses such an id
+ * where nothing can be done with them (retry_failed: "0 match" said nothing of why).
+ */
+export async function sourceIdFor(ops: LabApi, source: string | undefined, sourceId: string | undefined, mustExist = false): Promise<string | undefined | { problem: string }> {
+  if (source === undefined && (sourceId === undefined || !mustExist)) return sourceId;
+  if (source === undefined) {
+    const known = await ops('listSources', {});
+    return known.some((s) => s.id === sourceId) ? sourceId : { problem: `no source has id ${JSON.stringify(sourceId)}: a deleted source's calls are not sent again (sources: ${known.map((s) => `${s.name} ${s.id}`).join(', ') || 'none'})` };
+  }
+  const found = await findSource(ops, source);
+  if (typeof found === 'string') return { problem: found };
+  if (sourceId !== undefined && sourceId !== found.id) return { problem: `source ${JSON.stringify(source)} is ${found.id}, not sourceId ${sourceId}: give one of them` };
+  return found.id;
 }

@@ -6,8 +6,9 @@ import { probeInputSchema, type ProbeReport } from '../../shared/probe.contract'
 import { CALL_TYPES, type CallSummary } from '../../shared/types';
 import { createHandle, detailOf, LabTimeoutError } from '../testing/handle';
 import type { LabCall, Match } from '../testing/types';
-import { answer, failure, findSource, guarded, REACHES_RECEIVERS, READ_ONLY, WRITES_LAB, type ToolContext } from './tool-kit';
+import { answer, failure, findSource, guarded, REACHES_RECEIVERS, READ_ONLY, SOURCE_NAMED, sourceIdFor, WRITES_LAB, type ToolContext } from './tool-kit';
 import { attemptFacts } from './explain';
+import { attemptsCutOutput, attemptsCutText, fitAttempts, fitDetail } from './attempts-shown';
 
 // The tools that wait or act (issue 39): wait_for_call (webhook-lab/testing's waitForCall itself),
 // send_call (a call through the collector with a source's write key), replay_call, retry_failed
@@ -31,6 +32,9 @@ const MATCH_MAX_VALUES = 500;
 const PROBE_WAIT_MS = 120_000;
 /** How long send_call looks for the stored call once the collector answered (it commits before answering). */
 const FIND_SENT_MS = 5_000;
+
+/** Calls' details wait_for_call reads at a time (the handle's default is 200). */
+const WAIT_DETAIL_PAGE = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -61,7 +65,7 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
         timeoutMs: z.number().int().min(0).max(WAIT_MAX_MS).default(WAIT_DEFAULT_MS),
         includeDropped: z.boolean().optional(),
       }),
-      outputSchema: z.object({ call: callDetailOutput }),
+      outputSchema: z.object({ call: callDetailOutput, attemptsCut: attemptsCutOutput, cut: z.array(z.string()) }),
       annotations: READ_ONLY,
     },
     (input) =>
@@ -81,13 +85,17 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
           uiUrl: null,
           pollMs: ctx.pollMs,
           startAfter: Math.max(0, newest - WAIT_LOOKBACK),
+          // A page of 200 calls of 30 KB held the lab's loop for half a second (found by a review).
+          detailPage: WAIT_DETAIL_PAGE,
         });
         try {
           // JSON carries no predicate or RegExp: the match is the partial object waitForCall compares.
           const found = await lab.waitForCall(input.match as Match<LabCall>, { timeoutMs: input.timeoutMs, includeDropped: input.includeDropped });
-          const detail = detailOf(found);
-          if (!detail) throw new Error('the matched call has no detail (not read by this handle)');
-          return answer(ctx, { call: detail }, `Call #${detail.call.id} matched (${detail.call.type}${detail.call.label ? ` ${JSON.stringify(detail.call.label)}` : ''}, received ${detail.call.receivedAt}, ${detail.call.status}).`, detail.call.id);
+          const whole = detailOf(found);
+          if (!whole) throw new Error('the matched call has no detail (not read by this handle)');
+          const { detail, attemptsCut, cut } = fitDetail(whole);
+          const text = `Call #${detail.call.id} matched (${detail.call.type}${detail.call.label ? ` ${JSON.stringify(detail.call.label)}` : ''}, received ${detail.call.receivedAt}, ${detail.call.status}).${attemptsCutText(attemptsCut, cut)}`;
+          return answer(ctx, { call: detail, attemptsCut, cut }, text, detail.call.id);
         } catch (err) {
           if (err instanceof LabTimeoutError || err instanceof TypeError) return failure(ctx, err.message);
           throw err;
@@ -165,7 +173,7 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     (input) =>
       guarded(ctx, async () => {
         const r = await ops('replayMessage', input);
-        return answer(ctx, { ...r }, [`Replayed call #${input.id} (delivery ${r.deliveryId}):`, ...r.attempts.map((a) => `- ${attemptFacts(a)}`)].join('\n'), input.id);
+        return answer(ctx, { ...r, attempts: fitAttempts(r.attempts) }, [`Replayed call #${input.id} (delivery ${r.deliveryId}):`, ...r.attempts.map((a) => `- ${attemptFacts(a)}`)].join('\n'), input.id);
       }),
   );
 
@@ -174,14 +182,17 @@ export function registerActTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Retry failed calls',
       description:
-        'Sends every failed or expired call matching the filters (those of list_calls) again to all its URLs, in the background. dryRun (default true) only counts them: call again with dryRun false to send.',
-      inputSchema: callFilterSchema.extend({ dryRun: z.boolean().default(true) }),
+        'Sends every failed or expired call matching the filters (those of list_calls, `source` by name, id or write key) again to all its URLs, in the background. dryRun (default true) only counts them: call again with dryRun false to send.',
+      inputSchema: callFilterSchema.extend({ dryRun: z.boolean().default(true), source: SOURCE_NAMED }),
       outputSchema: z.object({ matched: z.number().int(), retried: z.number().int(), dryRun: z.boolean() }),
       annotations: REACHES_RECEIVERS,
     },
     (input) =>
       guarded(ctx, async () => {
-        const r = await ops('retryMatching', input);
+        const { source, ...filters } = input;
+        const sourceId = await sourceIdFor(ops, source, filters.sourceId, true);
+        if (typeof sourceId === 'object') return failure(ctx, sourceId.problem);
+        const r = await ops('retryMatching', { ...filters, sourceId });
         const text = input.dryRun ? `${r.matched} failed or expired calls match; nothing sent (dry run: call with dryRun false to send them).` : `${r.matched} failed or expired calls match; ${r.retried} are being sent again.`;
         return answer(ctx, { ...r, dryRun: input.dryRun }, text);
       }),

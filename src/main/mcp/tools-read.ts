@@ -3,10 +3,10 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { api, callSummaryOutput, listMessagesSchema, pageOutput, sourceOutput, storageOutput } from '../../shared/api.contract';
 import type { CallDetail, CallSummary, Source } from '../../shared/types';
 import { signatureOps } from '../../shared/signature-verify.contract';
-import { answer, failure, findSource, guarded, READ_ONLY, type ToolContext } from './tool-kit';
+import { answer, failure, guarded, READ_ONLY, SOURCE_NAMED, sourceIdFor, type ToolContext } from './tool-kit';
 import { explainCall, explanationOutput } from './explain';
 import { signatureVerdictOutput, signatureVerdicts } from './verdicts';
-import { attemptsCutOutput, attemptsCutText, boundAttempts } from './attempts-shown';
+import { attemptsCutOutput, attemptsCutText, fitDetail } from './attempts-shown';
 
 // The tools that only read what the lab knows (issue 39): get_lab, list_sources, list_calls,
 // get_call, list_violations, explain_call, verify_signature. Inputs are the control API's own
@@ -29,19 +29,9 @@ function sourceLine(s: Source): string {
   return `${s.name} (id ${s.id}, write key ${s.writeKey}): Webhooks ${s.webhooks.enabled ? 'on' : 'off'}, ${urls} URL${urls === 1 ? '' : 's'}`;
 }
 
-/** A source as an agent names it (the control API's filters take its id only). */
-const SOURCE_NAMED = z.string().min(1).max(200).optional().describe("a source's name, id or write key");
-
 export function registerReadTools(server: McpServer, ctx: ToolContext): void {
   const { ops } = ctx;
-  /** The sourceId to filter by: the one `source` names, or the one given; both given must agree. */
-  const sourceIdOf = async (source: string | undefined, sourceId: string | undefined): Promise<string | undefined | { problem: string }> => {
-    if (source === undefined) return sourceId;
-    const found = await findSource(ops, source);
-    if (typeof found === 'string') return { problem: found };
-    if (sourceId !== undefined && sourceId !== found.id) return { problem: `source ${JSON.stringify(source)} is ${found.id}, not sourceId ${sourceId}: give one of them` };
-    return found.id;
-  };
+  const sourceIdOf = (source: string | undefined, sourceId: string | undefined) => sourceIdFor(ops, source, sourceId);
 
   server.registerTool(
     'get_lab',
@@ -124,22 +114,22 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'A call',
       description:
-        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures. For each URL its first attempt and its last four are shown (`attemptsCut` says where more were made). verify_signature checks an attempt by `callId` and `attemptId`.",
+        "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures. For each URL its first attempt and its last four are shown (`attemptsCut` says where more were made); a detail over 32 KB of JSON is cut further (`cut` says how). verify_signature checks an attempt by `callId` and `attemptId`.",
       inputSchema: api.getMessage.input,
-      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput), attemptsCut: attemptsCutOutput }),
+      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput), attemptsCut: attemptsCutOutput, cut: z.array(z.string()) }),
       annotations: READ_ONLY,
     },
     (input) =>
       guarded(ctx, async () => {
         const whole = await ops('getMessage', input);
         const e = explainCall(whole);
-        const { detail, attemptsCut } = boundAttempts(whole);
+        const { detail, attemptsCut, cut } = fitDetail(whole);
         // From the bytes as sent (an older attempt's are cut here), for the attempts shown.
         const shownIds = new Set(detail.deliveries.flatMap((d) => d.attempts.map((a) => a.id)));
         const verdicts = (await signatureVerdicts(ops, whole)).filter((v) => shownIds.has(v.attemptId));
         const checked = verdicts.map((v) => ` Receiver ${JSON.stringify(v.receiver)} found X-Signature ${v.signature}, webhook-signature ${v.standardWebhooks}${v.reason ? ` (${v.reason})` : ''}.`).join('');
-        const text = `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}${checked}${attemptsCutText(attemptsCut)}`;
-        return answer(ctx, { call: detail, signatureVerdicts: verdicts, attemptsCut }, text, detail.call.id);
+        const text = `Call #${detail.call.id} (${detail.call.type}, ${detail.call.status}): ${e.outcome}. ${e.explanation.join(' ')}${checked}${attemptsCutText(attemptsCut, cut)}`;
+        return answer(ctx, { call: detail, signatureVerdicts: verdicts, attemptsCut, cut }, text, detail.call.id);
       }),
   );
 

@@ -127,4 +127,6 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
   };
 
   app.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, handler: handle });
+  // Any other method: JSON-RPC's shape too, not the router's "Route PUT:/mcp not found" (found by a review).
+  app.route({ method: ['PUT', 'PATCH'], url: MCP_PATH, handler: (req, reply) => jsonRpcError(reply.header('allow', 'GET, POST, DELETE'), 405, `Method Not Allowed: ${req.method}; /mcp takes POST, GET (a stream) and DELETE (end a session)`) });
 }

@@ -31,6 +31,11 @@ export interface HandleInit {
   startAfter?: number;
   /** How often a wait looks again. */
   pollMs: number;
+  /**
+   * Calls' details read in one request (default 200). The MCP server reads in the lab's own process,
+   * where a page is one uninterrupted stretch of the event loop: it reads fewer at a time.
+   */
+  detailPage?: number;
   /** What stop() closes besides ending the waits (startLab: the engine and its folder). */
   close?: () => Promise<void>;
 }
@@ -174,7 +179,7 @@ export function createHandle(init: HandleInit): Lab {
     }
     const until = Date.now() + READ_SLICE_MS;
     for (;;) {
-      const page = await api('listMessageDetails', { after: maxId, limit: DETAIL_PAGE, sourceId: init.sourceId });
+      const page = await api('listMessageDetails', { after: maxId, limit: init.detailPage ?? DETAIL_PAGE, sourceId: init.sourceId });
       if (at !== epoch) return false;
       for (const detail of page.items) {
         const call = callOf(detail);
@@ -187,6 +192,8 @@ export function createHandle(init: HandleInit): Lab {
       maxId = Math.max(maxId, page.next ?? 0, page.items.at(-1)?.call.id ?? 0);
       if (page.next === null) return false;
       if (Date.now() >= until) return true;
+      // Between pages the loop serves what waits (in the lab's own process, its collector and API).
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
