@@ -393,6 +393,24 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     }
   }, 90_000);
 
+  it('wait_for_call with a match nested 100,000 levels deep: refused naming the depth, not a stack overflow (found by a review)', async () => {
+    const t = await lab.start();
+    const { url } = await lab.controlServer(t, TOKEN);
+    const headers = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
+    const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
+    await init.text();
+    const sid = init.headers.get('mcp-session-id')!;
+    // Written by hand: JSON.stringify itself overflows at this depth.
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait_for_call","arguments":{"match":{"properties":${deep}},"timeoutMs":100}}}`;
+    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).toMatch(/nested more than \d+ levels deep/);
+    expect(text).not.toMatch(/call stack/);
+    expect((await t.call('health', {})).storage.ok).toBe(true);
+  }, 60_000);
+
   it('/mcp refuses in JSON-RPC\'s shape: no token 401, a body that is not JSON -32700, another media type 415', async () => {
     const t = await lab.start();
     const { url } = await lab.controlServer(t, TOKEN);
@@ -418,7 +436,7 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     expect(await api.json()).toMatchObject({ code: 'invalid_input' });
   }, 60_000);
 
-  it('past 32 sessions the idle one unused longest is forgotten, never one with a request open; with all 32 busy a new one is refused with 503', async () => {
+  it('past 32 sessions the one unused longest with no tool call under way is forgotten, a listening stream or not; with 32 tool calls under way a new one is refused with 503', async () => {
     const t = await lab.start();
     const { url } = await lab.controlServer(t, TOKEN);
     const headers = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
@@ -433,48 +451,57 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       await res.text();
       return res.status;
     };
-    // A client listening on its session's stream is busy however long ago it began.
-    const listening: AbortController[] = [];
+    const held: AbortController[] = [];
+    // A tool call under way (a long wait): its answer's stream is open until it is answered.
+    const busyWith = async (sid: string) => {
+      const ac = new AbortController();
+      held.push(ac);
+      const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wait_for_call', arguments: { match: { event: 'Never' }, timeoutMs: 120_000 } } };
+      const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify(call), signal: ac.signal });
+      expect(res.status).toBe(200);
+    };
+    // A client listening on its session's stream, as the SDK's client does while connected.
     const listen = async (sid: string) => {
       const ac = new AbortController();
-      listening.push(ac);
+      held.push(ac);
       const res = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sid }, signal: ac.signal });
       expect(res.status).toBe(200);
     };
     try {
       const busy = await open();
-      await listen(busy);
+      await busyWith(busy);
+      const listening = await open();
+      await listen(listening);
       const idle: string[] = [];
-      for (let i = 0; i < 31; i += 1) idle.push(await open());
-      // The 33rd: `busy` is oldest but listening, so the oldest idle one goes.
+      for (let i = 0; i < 30; i += 1) idle.push(await open());
+      // The 33rd: `busy` is oldest but has a tool call under way; `listening` is next and goes.
       const newest = await open();
       expect(await listTools(busy)).toBe(200);
-      expect(await listTools(idle[0])).toBe(404);
+      expect(await listTools(listening)).toBe(404);
       expect(await listTools(newest)).toBe(200);
-      // Using a session makes it the newest: idle[1] survives the next one, idle[2] does not.
-      expect(await listTools(idle[1])).toBe(200);
+      // Using a session makes it the newest: idle[0] survives the next one, idle[1] does not.
+      expect(await listTools(idle[0])).toBe(200);
       await open();
-      expect(await listTools(idle[1])).toBe(200);
-      expect(await listTools(idle[2])).toBe(404);
-      // Every one of the 32 kept busy: a new session waits for one to end.
+      expect(await listTools(idle[0])).toBe(200);
+      expect(await listTools(idle[1])).toBe(404);
+      // Every one of the 32 with a tool call under way: a new session waits for one to be answered.
       const present: string[] = [];
-      for (const sid of [busy, newest, ...idle.slice(1)]) if ((await listTools(sid)) === 200) present.push(sid);
-      for (const sid of present) if (sid !== busy) await listen(sid);
-      const rest = 32 - present.length;
-      for (let i = 0; i < rest; i += 1) await listen(await open());
+      for (const sid of [busy, newest, ...idle]) if ((await listTools(sid)) === 200) present.push(sid);
+      for (const sid of present) if (sid !== busy) await busyWith(sid);
+      for (let i = present.length; i < 32; i += 1) await busyWith(await open());
       const refused = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('5');
-      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/32 MCP sessions/) } });
-      // One client goes away: its session is idle again and makes room.
-      listening[0].abort();
+      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/32 MCP sessions have a tool call under way/) } });
+      // One client goes away: its session has nothing under way again and makes room.
+      held[0].abort();
       await waitFor(async () => {
         const res = await fetch(`${url}/mcp`, { method: 'POST', headers, body: initialize });
         await res.text();
         return res.status === 200;
-      }, 'room for a session once a client stopped listening', 60_000);
+      }, 'room for a session once a tool call ended', 60_000);
     } finally {
-      for (const ac of listening) ac.abort();
+      for (const ac of held) ac.abort();
     }
   }, 120_000);
 });

@@ -73,7 +73,7 @@ function detail(o: { status?: 'accepted' | 'dropped' | 'blocked'; dropReason?: s
   return {
     call: { id: 9, status: o.status ?? 'accepted', dropReason: o.dropReason ?? null } as CallDetail['call'],
     urls: [],
-    deliveries: (o.deliveries ?? []).map((d) => ({ id: 3, kind: 'classic', mapping: null, state: 'delivered', attemptCount: 1, round: 1, nextAttemptAt: null, deliveredAt: null, lastError: null, attempts: [], ...d }) as Delivery & { attempts: Attempt[] }),
+    deliveries: (o.deliveries ?? []).map((d) => ({ id: 3, urls: [], kind: 'classic', mapping: null, state: 'delivered', attemptCount: 1, round: 1, nextAttemptAt: null, deliveredAt: null, lastError: null, attempts: [], ...d }) as Delivery & { attempts: Attempt[] }),
     violations: null,
     planCheck: null,
     forwarding: o.forwarded === false ? { forwarded: false, reason: o.reason } : { forwarded: true },
@@ -213,7 +213,7 @@ describe('fitDetail (get_call, wait_for_call)', () => {
     const { detail: shown, attemptsCut, cut } = fitDetail(big());
     expect(JSON.stringify(shown).length).toBeLessThanOrEqual(DETAIL_BUDGET_CHARS);
     expect(cut).toEqual([
-      "every attempt's bodies cut to 2 KB and each delivery's body to 4 KB",
+      "every attempt's bodies cut to 2 KB, each delivery's body to 4 KB, and header maps to 12 headers of 256 characters",
       'strings in call.raw and call.normalized cut to 2 KB',
       'call.raw given as the first 4 KB of its JSON',
       'call.normalized given as the first 4 KB of its JSON',
@@ -229,7 +229,7 @@ describe('fitDetail (get_call, wait_for_call)', () => {
     const d = detail({ deliveries: [{ body: JSON.stringify({ big: 'b'.repeat(30_000) }), attempts: [attempt({ responseBody: 'r'.repeat(16_000) })] }] });
     const whole = { ...d, call: { ...d.call, raw: { big: 'b'.repeat(30_000) }, normalized: { big: 'b'.repeat(30_000) } } as unknown as CallDetail['call'] };
     const fitted = fitDetail(whole);
-    expect(fitted.cut).toEqual(["every attempt's bodies cut to 2 KB and each delivery's body to 4 KB"]);
+    expect(fitted.cut).toEqual(["every attempt's bodies cut to 2 KB, each delivery's body to 4 KB, and header maps to 12 headers of 256 characters"]);
     expect((fitted.detail.call.raw as { big: string }).big).toHaveLength(30_000);
     expect(JSON.stringify(redact(fitted.detail, { showSecrets: false })).length).toBeLessThanOrEqual(DETAIL_BUDGET_CHARS);
   });
@@ -244,5 +244,28 @@ describe('fitDetail (get_call, wait_for_call)', () => {
     expect(fitAttempts(small)).toBe(small);
     const large = Array.from({ length: 5 }, () => attempt({ responseBody: 'x'.repeat(16_000) }));
     expect(fitAttempts(large).every((a) => a.responseBody!.length < 2200)).toBe(true);
+  });
+});
+
+describe('header maps in answers (found by a review: 20 static headers of 10 KB on five URLs made get_call 4 MB)', () => {
+  it('redact keeps 32 headers of at most 1 KB each, says how many more, and masks credential names', () => {
+    const headers = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x-h${i}`, 'v'.repeat(i === 0 ? 5000 : 10)]));
+    const out = redact({ headers: { ...headers, 'X-Auth': 'a', 'X-Access-Key': 'k', 'X-Private-Key': 'p' } }, { showSecrets: false }).headers as Record<string, string>;
+    expect(Object.keys(out)).toHaveLength(33);
+    expect(out['x-h0']).toMatch(/^v{1024}… \[cut: 3976 more characters\]$/);
+    expect(out['…']).toBe('11 more headers, not shown');
+    const creds = redact({ requestHeaders: { 'X-Auth': 'a', 'X-Access-Key': 'k', 'X-Private-Key': 'p', 'WWW-Authenticate': 'Bearer realm=x', 'X-Signature': 'abc' } }, { showSecrets: false }).requestHeaders;
+    expect(creds).toEqual({ 'X-Auth': '****', 'X-Access-Key': '****', 'X-Private-Key': '****', 'WWW-Authenticate': '****', 'X-Signature': 'abc' });
+  });
+
+  it('fitDetail: five URLs whose receiver answers 100 headers fit the budget', () => {
+    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-answer-${i}`, 'h'.repeat(150)]));
+    const d = detail({
+      deliveries: [{ state: 'expired', attemptCount: 50, urls: Array.from({ length: 5 }, (_, i) => ({ url: `http://r/${i}`, headers: many })), attempts: Array.from({ length: 50 }, (_, i) => attempt({ id: i + 1, urlIndex: i % 5, responseStatus: 500, responseHeaders: many, outcome: 'retryable' })) }],
+    });
+    const { detail: shown, cut } = fitDetail(d);
+    expect(JSON.stringify(shown).length).toBeLessThanOrEqual(DETAIL_BUDGET_CHARS);
+    expect(cut[0]).toMatch(/header maps to 12 headers of 256 characters/);
+    expect(Object.keys(shown.deliveries[0].attempts[0].responseHeaders!)).toHaveLength(13);
   });
 });

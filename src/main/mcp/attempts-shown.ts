@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Attempt, CallDetail } from '../../shared/types';
-import { MAX_TEXT_CHARS } from './redact';
+import { MAX_TEXT_CHARS, MORE_HEADERS } from './redact';
 
 // get_call's attempts, bounded (issue 39: answers fit an agent's context). A delivery retried for
 // hours to five URLs keeps hundreds of attempts (198 made one answer of 354K characters); an agent
@@ -36,6 +36,18 @@ function cutTo(max: number, text: string | null | undefined, why: string): strin
 }
 const cut = (text: string | null | undefined) => cutTo(OLDER_BODY_CHARS, text, "an older attempt: the call's permalink shows it whole");
 
+/** Once over budget, a header map keeps this many entries, each cut to this long (redact.ts's bounds are larger). */
+const FEW_HEADERS = 12;
+const HEADER_CHARS = 256;
+
+function fewHeaders<T extends Record<string, string> | null>(h: T): T {
+  if (h === null) return h;
+  const entries = Object.entries(h);
+  const kept = Object.fromEntries(entries.slice(0, FEW_HEADERS).map(([k, v]) => [k, cutTo(HEADER_CHARS, v, TOO_LONG)]));
+  if (entries.length > FEW_HEADERS) kept[MORE_HEADERS] = `${entries.length - FEW_HEADERS} more headers, not shown`;
+  return kept as T;
+}
+
 function olderAttempt(a: Attempt, c = cut): Attempt {
   const out: Attempt = { ...a, responseBody: c(a.responseBody) ?? null };
   if (a.requestBody !== undefined) out.requestBody = c(a.requestBody) ?? undefined;
@@ -64,10 +76,15 @@ export function fitDetail(whole: CallDetail): { detail: CallDetail; attemptsCut:
   let { detail, attemptsCut } = boundAttempts(whole);
   const steps: string[] = [];
   if (size(detail) > DETAIL_BUDGET_CHARS) {
-    steps.push('every attempt\'s bodies cut to 2 KB and each delivery\'s body to 4 KB');
+    steps.push("every attempt's bodies cut to 2 KB, each delivery's body to 4 KB, and header maps to 12 headers of 256 characters");
     detail = {
       ...detail,
-      deliveries: detail.deliveries.map((d) => ({ ...d, body: cutTo(VALUE_CHARS, d.body, TOO_LONG), attempts: d.attempts.map((a) => olderAttempt(a)) })),
+      deliveries: detail.deliveries.map((d) => ({
+        ...d,
+        body: cutTo(VALUE_CHARS, d.body, TOO_LONG),
+        urls: d.urls.map((u) => ({ ...u, headers: fewHeaders(u.headers) })),
+        attempts: d.attempts.map((a) => ({ ...olderAttempt(a), requestHeaders: fewHeaders(a.requestHeaders), responseHeaders: fewHeaders(a.responseHeaders) })),
+      })),
     };
   }
   if (size(detail) > DETAIL_BUDGET_CHARS) {
@@ -103,9 +120,9 @@ export function fitDetail(whole: CallDetail): { detail: CallDetail; attemptsCut:
   return { detail, attemptsCut, cut: steps };
 }
 
-/** Attempts of a replay as an answer carries them: their bodies cut to 2 KB when the whole is over budget. */
+/** Attempts of a replay as an answer carries them: their bodies cut to 2 KB and their headers as get_call's when the whole is over budget. */
 export function fitAttempts(attempts: Attempt[]): Attempt[] {
-  return size(attempts) > DETAIL_BUDGET_CHARS ? attempts.map((a) => olderAttempt(a)) : attempts;
+  return size(attempts) > DETAIL_BUDGET_CHARS ? attempts.map((a) => ({ ...olderAttempt(a), requestHeaders: fewHeaders(a.requestHeaders), responseHeaders: fewHeaders(a.responseHeaders) })) : attempts;
 }
 
 /** The detail with each URL's attempts bounded, and what was left out. */

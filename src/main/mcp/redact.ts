@@ -5,7 +5,7 @@ import { SECRET_PREFIX } from '../../shared/standard-webhooks';
 // agent's context and keep the lab's secrets. A string over 16 KB (a body as received, a receiver's
 // answer) is cut, with a marker saying how much and where the whole call is; the control API token
 // never appears; shared secrets, Standard Webhooks secrets, URL passwords and credential headers
-// (Authorization, Cookie, a name with token, secret, api-key, password) are masked unless the
+// (Authorization, Cookie, a name with auth, token, secret, key, password) are masked unless the
 // server was started to show them (stdio with --show-secrets; never over /mcp).
 
 /** The longest string an answer carries whole. */
@@ -16,7 +16,12 @@ const SECRET_KEYS = new Set(['sharedSecret', 'standardWebhooksSecret', 'secret']
 /** Maps of HTTP headers (a receiver URL's static headers, an attempt's request and answer). */
 const HEADER_MAPS = new Set(['headers', 'requestHeaders', 'responseHeaders']);
 /** Headers that carry credentials (a receiver's `Authorization: Bearer …`); signatures are not secrets and stay. */
-const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api[-_]?key|password|passwd|session/i;
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|auth|token|secret|key|password|passwd|session|credential/i;
+/** A header map in an answer: at most this many entries, each value at most this long (a receiver answering 100 headers, a URL given 20 of 10 KB: found by a review). */
+export const MAX_HEADERS = 32;
+export const MAX_HEADER_CHARS = 1024;
+/** The key of the entry that says how many headers were left out. */
+export const MORE_HEADERS = '…';
 
 export interface RedactOptions {
   showSecrets: boolean;
@@ -65,7 +70,12 @@ export function redact<T>(value: T, o: RedactOptions): T {
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
       const headers = key !== undefined && HEADER_MAPS.has(key);
-      for (const [k, item] of Object.entries(v)) out[k] = walk(item, k, headers);
+      const entries = Object.entries(v);
+      for (const [k, item] of headers ? entries.slice(0, MAX_HEADERS) : entries) {
+        const value = walk(item, k, headers);
+        out[k] = headers && typeof value === 'string' && value.length > MAX_HEADER_CHARS ? `${value.slice(0, MAX_HEADER_CHARS)}… [cut: ${value.length - MAX_HEADER_CHARS} more characters]` : value;
+      }
+      if (headers && entries.length > MAX_HEADERS) out[MORE_HEADERS] = `${entries.length - MAX_HEADERS} more headers, not shown`;
       return out;
     }
     return v;

@@ -8,6 +8,7 @@ import { createHandle, detailOf, LabTimeoutError } from '../testing/handle';
 import type { LabCall, Match } from '../testing/types';
 import { answer, failure, findSource, guarded, REACHES_RECEIVERS, READ_ONLY, SOURCE_NAMED, sourceIdFor, WRITES_LAB, type ToolContext } from './tool-kit';
 import { attemptFacts } from './explain';
+import { inputTooDeep } from '../../shared/input-depth';
 import { attemptsCutOutput, attemptsCutText, fitAttempts, fitDetail } from './attempts-shown';
 
 // The tools that wait or act (issue 39): wait_for_call (webhook-lab/testing's waitForCall itself),
@@ -39,10 +40,14 @@ const WAIT_DETAIL_PAGE = 20;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A JSON value a match holds: what waitForCall's partial objects are made of, without predicates or RegExps (JSON has neither). */
-const matchSchema = z
-  .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= MATCH_MAX_BYTES, { message: `at most ${MATCH_MAX_BYTES / 1024} KB of JSON: name the fields that tell the call apart` })
-  .refine((m) => valuesIn(m) <= MATCH_MAX_VALUES, { message: `at most ${MATCH_MAX_VALUES} keys and items in all: name the fields that tell the call apart` });
+const matchSchema = z.record(z.string(), z.unknown()).superRefine((m, ctx) => {
+  // Depth first, without recursion: the size checks below recurse (100,000 nested [] answered
+  // "Maximum call stack size exceeded": found by a review).
+  const tooDeep = inputTooDeep(m);
+  if (tooDeep) return ctx.addIssue({ code: 'custom', message: tooDeep.fields[0]?.message ?? tooDeep.message });
+  if (JSON.stringify(m).length > MATCH_MAX_BYTES) return ctx.addIssue({ code: 'custom', message: `at most ${MATCH_MAX_BYTES / 1024} KB of JSON: name the fields that tell the call apart` });
+  if (valuesIn(m) > MATCH_MAX_VALUES) ctx.addIssue({ code: 'custom', message: `at most ${MATCH_MAX_VALUES} keys and items in all: name the fields that tell the call apart` });
+});
 
 /** Keys and array items in a JSON value, all levels. */
 function valuesIn(v: unknown): number {

@@ -15,7 +15,7 @@ import { createLabMcpServer } from '../mcp/server';
 // notifications and server-sent streams belong to a session); secrets are always masked here.
 
 export const MCP_PATH = '/mcp';
-/** Sessions kept at once: past it, the session unused longest with nothing under way is forgotten. */
+/** Sessions kept at once: past it, the session unused longest with no tool call (POST) under way is forgotten. */
 const MAX_SESSIONS = 32;
 
 /** How long a stop waits for the answers of tool calls under way (they answer at once that the lab is stopping). */
@@ -28,7 +28,11 @@ const SERVER_ERROR = -32000;
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
-  /** Requests of this session still being answered (a GET stream stays open as long as its client listens). */
+  /**
+   * Its POSTs still being answered (a tool call under way). A GET stream does not count: the SDK's
+   * client keeps one open for as long as it is connected, so 32 idle agents locked every new one
+   * out (found by a review); an idle session is forgotten, and its client initializes again.
+   */
   open: number;
 }
 
@@ -95,7 +99,7 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
     } else {
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
       if (!makeRoom()) {
-        return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions are answering requests now: try again once one ends (DELETE /mcp ends a session)`);
+        return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions have a tool call under way: try again once one is answered`);
       }
       const server = createLabMcpServer({ ops, showSecrets: false, token, uiBase: base(), stopping: stopping.signal });
       const fresh: Session = { transport: undefined as unknown as StreamableHTTPServerTransport, server, open: 0 };
@@ -114,13 +118,14 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       session = fresh;
     }
     const s = session;
-    const post = req.method === 'POST';
-    s.open += 1;
-    if (post) posts += 1;
-    reply.raw.once('close', () => {
-      s.open -= 1;
-      if (post) posts -= 1;
-    });
+    if (req.method === 'POST') {
+      s.open += 1;
+      posts += 1;
+      reply.raw.once('close', () => {
+        s.open -= 1;
+        posts -= 1;
+      });
+    }
     // The transport writes the answer itself (JSON, or a stream of server-sent events).
     reply.hijack();
     await s.transport.handleRequest(req.raw, reply.raw, req.body);
