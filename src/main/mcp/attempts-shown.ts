@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { Attempt, CallDetail } from '../../shared/types';
 import { MAX_TEXT_CHARS, MORE_HEADERS } from './redact';
 
-// get_call's attempts, bounded (issue 39: answers fit an agent's context). A delivery retried for
-// hours to five URLs keeps hundreds of attempts (198 made one answer of 354K characters); an agent
-// needs how each URL began and how it is going now. So for each URL of a delivery: its first attempt
-// and its last four; the older ones' bodies (a receiver's answer, an edited replay's bytes) are cut
-// to 2 KB, the last attempt's keeps the 16 KB every answer allows. What was left out is said.
+// A call's detail as get_call and wait_for_call answer it (issue 39: answers fit an agent's context).
+// A delivery retried for hours to five URLs keeps hundreds of attempts (198 made one answer of 354K
+// characters); an agent needs how each URL began and how it is going now. So for each URL of a
+// delivery: its first attempt and its last four; the older ones' bodies (a receiver's answer, an
+// edited replay's bytes) are cut to 2 KB, the last attempt's keeps the 16 KB every answer allows.
+// Then the whole is held to a budget (fitDetail). What was left out is said.
 
 /** Attempts shown for each URL of a delivery: the first, and the last ones up to this many in all. */
 export const ATTEMPTS_PER_URL = 5;
@@ -16,7 +17,8 @@ export const OLDER_BODY_CHARS = 2 * 1024;
  * A call's detail in an answer, as JSON, at most about this long (the answer carries it twice: as
  * structuredContent and as text). Five URLs with a 16 KB answer each, a 30 KB call as received and
  * as normalized made 600 KB (found by a review); past this, the detail is cut further, step by step.
- * A call of 32 KB (the most the collector takes) fits whole but for its strings over 16 KB.
+ * A call of 32 KB (the most the collector takes) sent to one URL keeps its call as received and
+ * normalized (strings cut at 16 KB); its body sent may be cut to 4 KB.
  */
 export const DETAIL_BUDGET_CHARS = 48 * 1024;
 /** A value (a call as received, as normalized) whose JSON is longer is cut to this much of its text once the detail is over budget. */
