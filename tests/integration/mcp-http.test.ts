@@ -452,6 +452,9 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       return res.status;
     };
     const held: AbortController[] = [];
+    // The answers whose streams are held open are kept referenced: undici cancels the body of a
+    // Response it collects, which closed a "busy" stream under load and let its session go.
+    const streams: Response[] = [];
     // A tool call under way (a long wait): its answer's stream is open until it is answered.
     const busyWith = async (sid: string) => {
       const ac = new AbortController();
@@ -459,6 +462,7 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wait_for_call', arguments: { match: { event: 'Never' }, timeoutMs: 120_000 } } };
       const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify(call), signal: ac.signal });
       expect(res.status).toBe(200);
+      streams.push(res);
     };
     // A client listening on its session's stream, as the SDK's client does while connected.
     const listen = async (sid: string) => {
@@ -466,6 +470,7 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       held.push(ac);
       const res = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sid }, signal: ac.signal });
       expect(res.status).toBe(200);
+      streams.push(res);
     };
     try {
       const busy = await open();
@@ -502,6 +507,8 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
       }, 'room for a session once a tool call ended', 60_000);
     } finally {
       for (const ac of held) ac.abort();
+      // Held to here (see above).
+      streams.length = 0;
     }
   }, 120_000);
 });
