@@ -8,6 +8,8 @@
 // deduplicate on it); the timestamp is when the attempt is sent, and receivers refuse one more than
 // 5 minutes off, so an attempt retried later must be signed again with its own timestamp.
 
+import { headerValue } from './header-value';
+
 export const SECRET_PREFIX = 'whsec_';
 export const STANDARD_WEBHOOKS_HEADERS = {
   id: 'webhook-id',
@@ -122,10 +124,7 @@ export type CheckedHeaders = { reason: string } | { key: Uint8Array; id: string;
  * (`signedContent(id, timestamp, '')` first, then the body's bytes).
  */
 export function checkHeaders(v: Omit<VerifyInput, 'body'>): CheckedHeaders {
-  const get = (name: string): string | undefined => {
-    for (const k of Object.keys(v.headers)) if (k.toLowerCase() === name) return v.headers[k];
-    return undefined;
-  };
+  const get = (name: string): string | undefined => headerValue(v.headers, name);
   const { id: ID, timestamp: TS, signature: SIG } = STANDARD_WEBHOOKS_HEADERS;
   const id = get(ID);
   const ts = get(TS);

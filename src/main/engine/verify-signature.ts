@@ -6,6 +6,7 @@ import { hmacSha256Node } from './dispatcher/standard-webhooks-sign';
 import type { Store } from './store/store';
 import { conflict, invalidInput, notFound } from './errors';
 import { sentBody } from '../../shared/attempt-body';
+import { headerValue as headerOf } from '../../shared/header-value';
 
 // verifySignature (shared/signature-verify.contract.ts): the verdicts come from the mock receivers'
 // own checkers (signature-check.ts), which use the dispatcher's HMACs, so this says what a receiver
@@ -36,8 +37,6 @@ function candidates(given: string | undefined, kept: { version: number; secret: 
 type Given = OpParsed<'verifySignature'>;
 /** What verifying needs, whether given or read from an attempt the lab made. */
 type Resolved = Omit<Given, 'body' | 'callId' | 'attemptId'> & { body: string };
-
-const headerOf = (headers: Record<string, string>, name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
 
 /** An attempt the lab made, as what verifying needs: its exact bytes, its signature headers and its source; what was given besides wins. */
 function fromAttempt(store: Store, input: Given): Resolved {

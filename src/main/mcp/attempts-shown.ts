@@ -50,11 +50,14 @@ function fewHeaders<T extends Record<string, string> | null>(h: T): T {
   return kept as T;
 }
 
-function olderAttempt(a: Attempt, c = cut): Attempt {
-  const out: Attempt = { ...a, responseBody: c(a.responseBody) ?? null };
-  if (a.requestBody !== undefined) out.requestBody = c(a.requestBody) ?? undefined;
+function olderAttempt(a: Attempt): Attempt {
+  const out: Attempt = { ...a, responseBody: cut(a.responseBody) ?? null };
+  if (a.requestBody !== undefined) out.requestBody = cut(a.requestBody) ?? undefined;
   return out;
 }
+
+/** An attempt once the answer is over budget: its bodies as an older attempt's, its header maps few. */
+const fittedAttempt = (a: Attempt): Attempt => ({ ...olderAttempt(a), requestHeaders: fewHeaders(a.requestHeaders), responseHeaders: fewHeaders(a.responseHeaders) });
 
 /** Every string in a JSON value cut to STRING_CHARS; its shape kept. */
 function cutStrings(v: unknown): unknown {
@@ -85,7 +88,7 @@ export function fitDetail(whole: CallDetail): { detail: CallDetail; attemptsCut:
         ...d,
         body: cutTo(VALUE_CHARS, d.body, TOO_LONG),
         urls: d.urls.map((u) => ({ ...u, headers: fewHeaders(u.headers) })),
-        attempts: d.attempts.map((a) => ({ ...olderAttempt(a), requestHeaders: fewHeaders(a.requestHeaders), responseHeaders: fewHeaders(a.responseHeaders) })),
+        attempts: d.attempts.map(fittedAttempt),
       })),
     };
   }
@@ -124,7 +127,7 @@ export function fitDetail(whole: CallDetail): { detail: CallDetail; attemptsCut:
 
 /** Attempts of a replay as an answer carries them: their bodies cut to 2 KB and their headers as get_call's when the whole is over budget. */
 export function fitAttempts(attempts: Attempt[]): Attempt[] {
-  return size(attempts) > DETAIL_BUDGET_CHARS ? attempts.map((a) => ({ ...olderAttempt(a), requestHeaders: fewHeaders(a.requestHeaders), responseHeaders: fewHeaders(a.responseHeaders) })) : attempts;
+  return size(attempts) > DETAIL_BUDGET_CHARS ? attempts.map(fittedAttempt) : attempts;
 }
 
 /** The detail with each URL's attempts bounded, and what was left out. */

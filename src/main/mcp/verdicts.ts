@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallDetail } from '../../shared/types';
 import type { LabApi } from '../testing/transport';
+import { headerValue } from '../../shared/header-value';
 
 // get_call's signature verdicts (issue 39): for an attempt sent to one of the lab's own mock
 // receivers, what that receiver found when it checked X-Signature and webhook-signature with its
@@ -32,10 +33,9 @@ export async function signatureVerdicts(ops: LabApi, d: CallDetail): Promise<Sig
     const records = await ops('listReceiverRequests', { id: r.id, limit: RECORDS });
     for (const { a, body } of attempts) {
       if (!sentTo(a.url, r.url)) continue;
-      const header = (name: string) => Object.entries(a.requestHeaders).find(([k]) => k.toLowerCase() === name)?.[1];
       // The request this attempt sent: the same bytes, signature and webhook-id, arrived after it started.
       const rec = records
-        .filter((x) => x.body === body && x.headers['x-signature'] === (a.signature ?? undefined) && x.headers['webhook-id'] === header('webhook-id') && x.at >= a.startedAt.slice(0, 19))
+        .filter((x) => x.body === body && x.headers['x-signature'] === (a.signature ?? undefined) && x.headers['webhook-id'] === headerValue(a.requestHeaders, 'webhook-id') && x.at >= a.startedAt.slice(0, 19))
         .sort((x, y) => x.at.localeCompare(y.at) || x.seq - y.seq)[0];
       if (!rec) continue;
       out.push({

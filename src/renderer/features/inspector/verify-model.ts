@@ -1,6 +1,7 @@
 import { verifyStandardWebhookWeb } from '../../../shared/preview/standard-webhooks-web';
 import { STANDARD_WEBHOOKS_HEADERS, TOLERANCE_SECONDS } from '../../../shared/standard-webhooks';
 import type { Delivery, SecretVersion } from '../../../shared/types';
+import { headerValue as header } from '../../../shared/header-value';
 
 // What the inspector's verify box checks an attempt against. X-Signature covers the body for Classic
 // and for a single Actions request (there JSON.stringify(data) is the body), but for an Actions batch
@@ -45,10 +46,6 @@ export interface SwResult {
   explanation: string;
 }
 
-const header = (headers: Record<string, string>, name: string): string | undefined => {
-  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
-  return undefined;
-};
 
 /** Whether the attempt carried a Standard Webhooks signature. */
 export function hasStandardWebhooks(headers: Record<string, string>): boolean {
