@@ -96,7 +96,7 @@ export interface TrackingPlan {
   problem?: string;
 }
 
-/** `check_timeout`: the check did not finish (over its 250 ms budget, or its worker stopped): the call was not checked. */
+/** `check_timeout`: the check did not finish (over its budget of 250 ms of CPU time, or its worker stopped): the call was not checked. */
 export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema', 'check_timeout'] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 

@@ -2,14 +2,16 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { unfinishedVerdict, type Enforcement, type RequestCalls } from './check';
-import { COMPILED, INDEX, PHASE, Phase, PROGRESS_CELLS, SINCE, unpackVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
+import { COMPILED, INDEX, PHASE, Phase, PROGRESS_CELLS, SINCE, TID, unpackVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
 import { join } from 'node:path';
 import { workerFile } from '../worker-file';
+import { SpentMeter } from '../thread-cpu';
 
 // Checks and compiles off the event loop (issue 38): the collector, the control API, the UI and the
 // dispatcher share one loop, and a plan's check can take seconds within every documented limit.
-// A pool of worker threads (piscina) runs them with a budget: a call's check 250 ms, a rule's compile
-// 5 s. A worker past its budget is terminated (piscina's abort does that to a running task, and starts
+// A pool of worker threads (piscina) runs them with a budget of the worker's CPU time: a call's check
+// 250 ms, a rule's compile 5 s (not wall time: on a machine whose cores other programs keep busy, a
+// valid call's check ran past 250 ms and was flagged). A worker past its budget is terminated (piscina's abort does that to a running task, and starts
 // another worker); the call gets the verdict check_timeout, never a pass.
 //
 // Why piscina: it is kept up by Node's own contributors, its abort of a running task terminates the
@@ -17,8 +19,15 @@ import { workerFile } from '../worker-file';
 // replaces crashed workers. The budget is counted from when a worker starts the call (a progress
 // cell in shared memory says what it does since when), not from when the call was queued.
 
+/** Budgets in the worker thread's CPU time (thread-cpu.ts), or wall time where a thread's CPU time cannot be read. */
 export const CHECK_BUDGET_MS = 250;
 export const COMPILE_BUDGET_MS = 5_000;
+/**
+ * A task is stopped after this many budgets of wall-clock time whatever CPU time it used: a bound that
+ * ends a task the watchdog cannot measure, far past what a starved one needs (a valid check on a core
+ * shared with a busy program took about 3 × its CPU time).
+ */
+const WALL_FACTOR = 40;
 /** After this many calls of one request ran out of budget, the rest are not tried (each costs a worker). */
 const UNFINISHED_PER_REQUEST = 3;
 /** Calls sent in one task, at most, and at most this much estimated work (a timeout checks again what its task had done). */
@@ -101,8 +110,8 @@ export class CheckPool {
     return (this.pool ??= (this.opts.workerFile ?? checkWorkerFile)().then((filename) => {
       const threads = this.opts.threads ?? defaultThreads();
       // A check's heap is bounded too: one that runs away ends its worker (a crash, its call unfinished), not the lab.
-      // Not at a lower priority (piscina's niceIncrement): the budget is wall-clock time, and a worker
-      // deprioritized beside a busy program ran ordinary checks past it (and booted in seconds).
+      // Not at a lower priority (piscina's niceIncrement): a worker deprioritized beside a busy program
+      // booted in seconds, and where the budget is wall-clock time (no /proc) ran ordinary checks past it.
       return new Piscina({ filename, minThreads: 1, maxThreads: threads, idleTimeout: 60_000, resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 8 } });
     }));
   }
@@ -254,18 +263,24 @@ export class CheckPool {
     let timedOut = false;
     let stoppedAt = { phase: 0, index: 0 };
     let timer: NodeJS.Timeout | undefined;
+    const meter = new SpentMeter();
     // Re-armed for the deadline of what the worker does now; a task still queued is looked at again shortly.
     const watch = () => {
       const phase = Atomics.load(progress, PHASE);
       const index = Atomics.load(progress, INDEX);
+      const since = Atomics.load(progress, SINCE);
       const budget = phase === Phase.compiling ? COMPILE_BUDGET_MS : phase === Phase.checking ? CHECK_BUDGET_MS : Infinity;
-      const left = epoch + Atomics.load(progress, SINCE) + budget - nowAbs();
+      const wall = nowAbs() - epoch - since;
+      // CPU time (the worker may be given a slice of a busy core), and a far wall-clock bound behind it.
+      const spent = budget === Infinity ? 0 : meter.spent(Atomics.load(progress, TID), `${phase}:${index}:${since}`, wall);
+      const left = Math.min(budget - spent, budget * WALL_FACTOR - wall);
       if (left <= 0) {
         timedOut = true;
         stoppedAt = { phase, index };
         abort.abort();
         return;
       }
+      // A thread's CPU time grows no faster than the clock: nothing can be over budget before `left` ms.
       timer = setTimeout(watch, Math.min(left + 1, 50));
     };
     timer = setTimeout(watch, 50);
@@ -281,7 +296,7 @@ export class CheckPool {
       if (timedOut) {
         this.counts.timeouts++;
         const what = phase === Phase.compiling ? `compiling rule ${index + 1}` : 'its check';
-        return { ok: false, phase, index, timedOut, why: `${what} ran past its budget of ${phase === Phase.compiling ? `${COMPILE_BUDGET_MS / 1000} s` : `${CHECK_BUDGET_MS} ms`} and was stopped` };
+        return { ok: false, phase, index, timedOut, why: `${what} ran past its budget of ${phase === Phase.compiling ? `${COMPILE_BUDGET_MS / 1000} s` : `${CHECK_BUDGET_MS} ms`} of CPU time and was stopped` };
       }
       if (this.closed) throw err;
       this.counts.crashes++;

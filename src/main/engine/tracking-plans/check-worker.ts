@@ -1,12 +1,14 @@
 import { callsOfRequest, checkCall, PlanCompiler, RuleCompileError, unfinishedVerdict, type CompiledPlan } from './check';
 import { compileRule } from './compile';
 import type { PlanVerdict } from '../../../shared/tracking-plan.schema';
-import { COMPILED, Phase, PHASE, INDEX, SINCE, packVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
+import { currentThreadId } from '../thread-cpu';
+import { COMPILED, Phase, PHASE, INDEX, SINCE, TID, packVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
 
 // A check worker (issue 38): one of the threads of check-pool.ts, run by piscina. It compiles plans
 // (functions do not cross threads: each worker compiles its own, cached by plan key) and checks calls
 // against them, saying through a shared progress cell what it is doing since when, so the engine's
-// thread can stop it (terminate) when a rule's compile passes 5 s or a call's check 250 ms.
+// thread can stop it (terminate) when a rule's compile passes 5 s of this thread's CPU time or a
+// call's check 250 ms.
 
 // Ajv's two instances, their formats and RE2 are made at the first compile (~250 ms): made now, so
 // the time taken by a plan's first rule is its own (a rule over 10 ms stays off the loop: plan-gates.ts).
@@ -18,9 +20,11 @@ const CACHED_PLANS = 8;
 const cache = new Map<string, { plan: CompiledPlan; timings: RuleTiming[] }>();
 
 const now = () => performance.timeOrigin + performance.now();
+const thread = currentThreadId();
 
-/** Since when, then what: the engine's thread reads INDEX before SINCE, so it never pairs a call with an older start. */
-function mark(progress: Int32Array, epoch: number, phase: number, index: number): void {
+/** Who, since when, then what: the engine's thread reads INDEX before SINCE, so it never pairs a call with an older start. */
+export function mark(progress: Int32Array, epoch: number, phase: number, index: number): void {
+  Atomics.store(progress, TID, thread);
   Atomics.store(progress, SINCE, Math.round(now() - epoch));
   Atomics.store(progress, INDEX, index);
   Atomics.store(progress, PHASE, phase);

@@ -10,7 +10,9 @@ export const INDEX = 1;
 export const SINCE = 2;
 /** Rules the task compiled (not taken from a cached plan): read also when the task is stopped afterwards. */
 export const COMPILED = 3;
-export const PROGRESS_CELLS = 4;
+/** The worker's kernel thread id (thread-cpu.ts; 0 where /proc does not say): whose CPU time the budget counts. */
+export const TID = 4;
+export const PROGRESS_CELLS = 5;
 export const Phase = { queued: 0, compiling: 1, checking: 2 } as const;
 
 export interface CompileTask {
