@@ -66,7 +66,19 @@ export interface TrackingPlanStats {
   plans: TrackingPlan[];
   /** Per plan id, each rule's figures, the worst first. */
   stats: Record<string, RuleStats[]>;
+  /** Per plan id, what its enforcement kept out in the same time: blocked calls and unplanned events. */
+  offPlan: Record<string, OffPlanStats>;
 }
+
+/** What a plan's enforcement kept out since a time: the calls it blocked, and the events it does not plan, the commonest first. */
+export interface OffPlanStats {
+  blocked: number;
+  /** At most UNPLANNED_EVENTS_SHOWN, the commonest first; `more`: how many other unplanned events there were. */
+  unplannedEvents: { event: string; calls: number }[];
+  more: number;
+}
+
+export const UNPLANNED_EVENTS_SHOWN = 10;
 
 export interface DraftTrackingPlan {
   name: string;

@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, ownLab, test } from './lab-fixture';
-import { openApp, expectCopied } from './ui-steps';
+import { openApp, expectCopied, row } from './ui-steps';
 import { writeFileSync } from 'node:fs';
 
 // Every button, select, checkbox, radio and menu item of every screen is used at least once, the
@@ -59,7 +59,7 @@ const COVERED: Record<string, string[]> = {
   plans: [
     'plans-import', 'plans-import-replace', 'plans-draft-source', 'plans-draft', 'rule-edit', 'rule-save', 'rule-cancel', 'plan-delete', 'plan-delete-cancel', 'plan-delete-confirm',
     'plan-connect-source', 'plan-connect-events', 'plan-connect-properties', 'plan-connect-violations', 'plan-connect', 'plan-disconnect',
-    'plan-rules-toggle',
+    'plan-rules-toggle', 'plans-import-name-submit', 'plans-import-name-cancel', 'plan-show-blocked',
   ],
   deletions: ['deletion-purge', 'deletion-submit', 'deletion-purge-cancel', 'deletion-purge-confirm'],
   load: ['load-stop-by', 'load-template', 'load-source', 'load-random-users', 'load-start', 'load-stop', 'load-template-toggle'],
@@ -915,6 +915,21 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   await t('plans-import').click();
   await (await chooser).setFiles(file);
   await expect(t('plans-error')).toHaveCount(0);
+  // A Segment rules file names no plan: the screen asks for a name (cancelled once, then given).
+  const unnamed = test.info().outputPath('every-rules.json');
+  writeFileSync(unnamed, JSON.stringify([{ type: 'TRACK', key: 'Every Unnamed', version: 1, jsonSchema: { type: 'object' } }]));
+  for (const id of ['plans-import-name-cancel', 'plans-import-name-submit']) {
+    chooser = page.waitForEvent('filechooser');
+    await t('plans-import').click();
+    await (await chooser).setFiles(unnamed);
+    await expect(t('plans-import-name')).toHaveValue('every-rules');
+    await s.use(id, t(id));
+    await expect(t('plans-import-name-form')).toHaveCount(0);
+  }
+  const unnamedCard = page.locator('[data-testid="plan-card"][data-name="every-rules"]');
+  await expect(unnamedCard.getByTestId('plan-rule')).toHaveCount(1);
+  await lab.api('DELETE', `/tracking-plans/${(await lab.api<{ id: string; name: string }[]>('GET', '/tracking-plans')).find((p) => p.name === 'every-rules')!.id}`);
+  await expect(unnamedCard).toHaveCount(0);
   // Connect the source "keep" with every enforcement setting, then disconnect it.
   await s.use('plan-connect-source', card.getByTestId('plan-connect-source'), (l) => l.selectOption({ label: 'keep' }));
   await s.use('plan-connect-events', card.getByTestId('plan-connect-events'), (l) => l.selectOption('block'));
@@ -922,6 +937,24 @@ test('tracking plans: every control', async ({ page, consoleGuard }) => {
   await s.use('plan-connect-violations', card.getByTestId('plan-connect-violations'), (l) => l.selectOption('block'));
   await s.use('plan-connect', card.getByTestId('plan-connect'));
   await expect(card.getByTestId('plan-sources')).toContainText('keep (unplanned events block, unplanned properties omit, violations block)');
+  // A call the plan blocks: the card counts it, and lists it in the Inspector on a click.
+  const keep = (await lab.api<SourceView[]>('GET', '/sources')).find((x) => x.name === 'keep')!;
+  const blockedRes = await fetch(`${lab.collectorUrl}/v1/track`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${keep.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ userId: 'every_plan', event: 'Not In Every Plan' }),
+  });
+  expect(blockedRes.status).toBe(200);
+  await t('nav-compose').click();
+  await t('nav-plans').click();
+  await s.use('plan-show-blocked', card.getByTestId('plan-show-blocked'), async (l) => {
+    await l.click();
+    await expect(t('filter-status')).toHaveValue('blocked');
+    await expect(row(page, 'Not In Every Plan')).toHaveCount(1);
+    await t('filter-status').selectOption('');
+    await t('nav-plans').click();
+    await expect(t('screen-plans')).toBeVisible();
+  });
   await s.use('plan-disconnect', card.getByTestId('plan-disconnect'));
   await expect(card.getByTestId('plan-sources')).toHaveText('No source is connected.');
   // A draft from the calls of the source "keep".

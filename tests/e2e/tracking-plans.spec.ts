@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -68,7 +68,9 @@ test('a bad call shows its violations on its row and in its detail; an unplanned
   await expect(row(page, 'Order Completed').filter({ has: page.locator('[data-testid="violations-badge"][data-count="0"]') })).toHaveCount(1);
   const blocked = row(page, 'Checkout Stared');
   await expect(blocked).toHaveAttribute('data-status', 'blocked');
-  await expect(blocked).toContainText('blocked by tracking plan: unplanned event "Checkout Stared"');
+  // The list says what happened in words it never cuts; the reason is the tooltip (and the detail).
+  await expect(blocked.locator('.chip')).toHaveText('blocked by plan');
+  await expect(blocked.locator('.chip')).toHaveAttribute('title', 'blocked by tracking plan: unplanned event "Checkout Stared"');
 
   await bad.click();
   const violation = page.getByTestId('violation');
@@ -293,4 +295,60 @@ test('a stored plan that does not compile is shown as such, with its sources, an
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('the plans screen (issue 40): a rules file that names no plan asks for a name; the connect form shows a source as it is; a card shows what its plan kept out', async ({ page }) => {
+  await openApp(page, lab, 'compose');
+  await page.getByTestId('nav-plans').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Tracking plans' })).toBeVisible();
+
+  // Segment's Public API rules: an array, no plan name. The screen asks, with the file's name proposed.
+  const file = test.info().outputPath('checkout-rules.json');
+  writeFileSync(file, JSON.stringify([{ type: 'TRACK', key: 'Checkout Started', version: 1, jsonSchema: { type: 'object' } }]));
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByTestId('plans-import').click();
+  await (await chooser).setFiles(file);
+  const name = page.getByTestId('plans-import-name');
+  await expect(name).toHaveValue('checkout-rules');
+  await expect(name).toBeFocused();
+  await expect(page.getByTestId('plans-error')).toHaveCount(0);
+  await name.fill('Checkout plan');
+  await name.press('Enter');
+  const checkout = page.locator('[data-testid="plan-card"][data-name="Checkout plan"]');
+  await expect(checkout.locator('[data-testid="plan-rule"][data-key="Checkout Started"]')).toBeVisible();
+  await expect(page.getByTestId('plans-import-name-form')).toHaveCount(0);
+
+  // plan-shop is connected to "Shop plan" blocking unplanned events: its card's form says so.
+  const shop = page.locator('[data-testid="plan-card"][data-name="Shop plan"]');
+  await shop.getByTestId('plan-connect-source').selectOption({ label: 'plan-shop' });
+  await expect(shop.getByTestId('plan-connect-events')).toHaveValue('block');
+  await expect(shop.getByTestId('plan-connect-state')).toHaveText('Connected to this plan with these settings.');
+  await expect(shop.getByTestId('plan-connect')).toHaveText('Save settings');
+  await expect(shop.getByTestId('plan-connect')).toBeDisabled();
+  await shop.getByTestId('plan-connect-violations').selectOption('block');
+  await expect(shop.getByTestId('plan-connect')).toBeEnabled();
+  await expect(shop.getByTestId('plan-connect-state')).toContainText('not saved yet');
+  await shop.getByTestId('plan-connect-violations').selectOption('allow');
+  // The other plan's form shows where the source is checked now.
+  await checkout.getByTestId('plan-connect-source').selectOption({ label: 'plan-shop' });
+  await expect(checkout.getByTestId('plan-connect-state')).toHaveText('Checked against "Shop plan" now: a source has one plan.');
+  await expect(checkout.getByTestId('plan-connect')).toHaveText('Move to this plan');
+  await expect(checkout.getByTestId('plan-connect-events')).toHaveValue('block');
+
+  // Calls the plan kept out show on its card, and one click lists them.
+  await send({ batch: [{ type: 'track', userId: 'u9', event: 'Never Planned' }, { type: 'track', userId: 'u9', event: 'Never Planned' }] });
+  await page.getByTestId('nav-compose').click();
+  await page.getByTestId('nav-plans').click();
+  await expect(shop.getByTestId('plan-unplanned')).toContainText('"Never Planned" (2 calls)');
+  await expect(shop.getByTestId('plan-blocked-count')).toHaveText(/^\d+ calls blocked$/);
+  await shop.screenshot({ path: `${SHOTS}/plans.png` });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shop.screenshot({ path: `${SHOTS}/plans-dark.png` });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await shop.getByTestId('plan-show-blocked').click();
+  await expect(page.getByTestId('screen-inspector')).toBeVisible();
+  await expect(page.getByTestId('filter-status')).toHaveValue('blocked');
+  await expect(row(page, 'Never Planned')).toHaveCount(2);
+  await expect(page.locator('[data-testid="call-row"]:not([data-status="blocked"])')).toHaveCount(0);
+  await page.getByTestId('filter-status').selectOption('');
 });

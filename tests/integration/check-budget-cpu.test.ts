@@ -21,6 +21,16 @@ afterAll(async () => {
   for (const f of files) rmSync(f, { force: true });
 });
 
+/** What the real worker's mark() writes (worker-protocol.ts cells), from a wrapper: this thread's id, since when, which, what. */
+const markJs = `function mark(task, phase, index) {
+  const p = new Int32Array(task.progress);
+  const tid = Number(/task\\/(\\d+)$/.exec(require('node:fs').readlinkSync('/proc/thread-self'))[1]);
+  Atomics.store(p, 4, tid);
+  Atomics.store(p, 2, Math.round(performance.timeOrigin + performance.now() - task.epoch));
+  Atomics.store(p, 1, index);
+  Atomics.store(p, 0, phase);
+}`;
+
 /** The real worker, which before checking a call named "Nap" waits `ms` without using the CPU, and spins on one named "Spin". */
 async function wrappedPool(napMs: number): Promise<CheckPool> {
   const real = await checkWorkerFile();
@@ -29,14 +39,15 @@ async function wrappedPool(napMs: number): Promise<CheckPool> {
   writeFileSync(
     wrapper,
     `const real = require(${JSON.stringify(real)});
+${markJs}
 module.exports = function (task) {
   const at = task.kind === 'check' ? task.calls.findIndex((c) => c.event === 'Nap' || c.event === 'Spin') : -1;
   if (at >= 0) {
-    real.mark(new Int32Array(task.progress), task.epoch, 2, at);
+    mark(task, 2, at);
     if (task.calls[at].event === 'Spin') for (;;);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${napMs});
   }
-  return real.default(task);
+  return (real.default ?? real)(task);
 };
 `,
   );
@@ -73,7 +84,7 @@ describe.runIf(linux)('the check budget counts CPU time', () => {
       { type: 'track', event: 'Cheap', properties: {} },
     ];
     const verdicts = await pool.check(plan, SETTINGS, calls, [0, 0, 0]);
-    expect(verdicts.map((v) => v.violations.map((x) => x.kind))).toEqual([[], ['unplanned_event'], ['required_missing']]);
+    expect(verdicts.map((v) => v.violations.map((x) => x.kind)), JSON.stringify(verdicts)).toEqual([[], ['unplanned_event'], ['required_missing']]);
     expect(pool.stats().timeouts).toBe(0);
 
     const spun = await pool.check(plan, SETTINGS, [{ type: 'track', event: 'Spin', properties: {} }, { type: 'track', event: 'Cheap', properties: { n: 2 } }], [0, 0]);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { startControlServer } from '../../src/main/server/control-server';
 import type { ApiErrorBody } from '../../src/shared/api.contract';
-import type { ImportedTrackingPlan, ViolationSummary, DraftTrackingPlan } from '../../src/shared/tracking-plans.contract';
+import type { ImportedTrackingPlan, OffPlanStats, ViolationSummary, DraftTrackingPlan } from '../../src/shared/tracking-plans.contract';
 import type { PlanVerdict, TrackingPlan } from '../../src/shared/tracking-plan.schema';
 import type { CallDetail, Page, CallSummary, Source } from '../../src/shared/types';
 import { testLab } from '../helpers/test-lab';
@@ -124,6 +124,12 @@ describe('plans over the control API', () => {
     const lone = await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file: { display_name: 'd\ud800', rules: { events: [] } } });
     expect(lone.status).toBe(400);
     expect(lone.body.fields).toEqual([{ path: 'file.name', message: expect.stringMatching(/lone surrogate/) }]);
+    // Segment's rules files (an array) name no plan: refused on the field, so a screen can ask for it; given, imported.
+    const rules = [{ type: 'TRACK', key: 'A', version: 1, jsonSchema: {} }];
+    const unnamed = await api<ApiErrorBody>('POST', '/api/tracking-plans/import', { file: rules });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.fields).toEqual([{ path: 'name', message: 'the file names no plan; give one' }]);
+    expect((await api<ImportedTrackingPlan>('POST', '/api/tracking-plans/import', { file: rules, name: 'rules' })).body).toMatchObject({ shape: 'segment-public-api', plan: { name: 'rules' } });
   });
 
   it('checks a call without storing it: against a source\'s plan, or against given rules', async () => {
@@ -235,12 +241,21 @@ describe('per rule', () => {
       { type: 'track', userId: 'u', event: 'A', properties: { n: 1 } },
       { type: 'track', userId: 'u', event: 'A', properties: { n: 'x' } },
     ] }, { writeKey: 'wk_web' });
-    type Overview = { plans: TrackingPlan[]; stats: Record<string, { key: string | null; matched: number; failed: number }[]> };
+    // Blocked calls and unplanned events, per plan: what the plans screen's card shows.
+    await api('PUT', `/api/sources/${(await api<Source[]>('GET', '/api/sources')).body[0]!.id}/tracking-plan`, { trackingPlan: { name: 'shop', unplannedEvents: 'block' } });
+    await t.post('/v1/batch', { batch: [
+      { type: 'track', userId: 'u', event: 'Z' },
+      { type: 'track', userId: 'u', event: 'Z' },
+      { type: 'track', userId: 'u', event: 'Y' },
+    ] }, { writeKey: 'wk_web' });
+    type Overview = { plans: TrackingPlan[]; stats: Record<string, { key: string | null; matched: number; failed: number }[]>; offPlan: Record<string, OffPlanStats> };
     const all = (await api<Overview>('GET', '/api/tracking-plans/stats')).body;
     expect(all.plans.map((p) => p.name)).toEqual(['other', 'shop']);
     for (const p of all.plans) expect(all.stats[p.id]).toEqual((await api('GET', `/api/tracking-plans/${p.id}/stats`)).body);
     const shop = all.plans.find((p) => p.name === 'shop')!;
     expect(all.stats[shop.id]!.map((s) => [s.key, s.matched, s.failed])).toEqual([['A', 2, 1]]);
+    expect(all.offPlan[shop.id]).toEqual({ blocked: 3, unplannedEvents: [{ event: 'Z', calls: 2 }, { event: 'Y', calls: 1 }], more: 0 });
+    expect(all.offPlan[all.plans.find((p) => p.name === 'other')!.id]).toEqual({ blocked: 0, unplannedEvents: [], more: 0 });
     const later = new Date(Date.now() + 60_000).toISOString();
     expect(Object.values((await api<Overview>('GET', `/api/tracking-plans/stats?since=${encodeURIComponent(later)}`)).body.stats).flat().every((s) => s.matched === 0)).toBe(true);
     expect((await api('GET', '/api/tracking-plans/stats?since=yesterday')).status).toBe(400);

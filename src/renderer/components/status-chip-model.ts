@@ -56,8 +56,10 @@ export function chipOf(call: ChipCall): Chip {
   }
   if (call.status === 'blocked') {
     // Blocked by the source's tracking plan: the plan working, not bad input (docs/tracking-plans.md).
+    // The reason is a sentence: a narrow list cut it mid-word ("blocked by tra…"), so the chip says
+    // what happened and the tooltip (and the call's detail, its violations) why.
     const reason = call.dropReason ?? 'blocked by tracking plan';
-    return { status: 'blocked', className: 'chip chip-blocked', label: reason, word: 'blocked', title: reason, since: null, retryAt: null, note: null, noteShort: null };
+    return { status: 'blocked', className: 'chip chip-blocked', label: 'blocked by plan', word: 'blocked by plan', title: reason, since: null, retryAt: null, note: null, noteShort: null };
   }
   const state = call.deliveryState;
   if (!state) return { status: 'not_forwarded', className: 'chip chip-none', label: 'not forwarded', word: 'not forwarded', title: NOT_FORWARDED_TITLE, since: null, retryAt: null, note: null, noteShort: null };

@@ -1,5 +1,7 @@
 import { countOf } from '../components/format';
 import type { ApiClient } from '../../shared/api.contract';
+import type { OffPlanStats } from '../../shared/tracking-plans.contract';
+import { importTrackingPlan } from '../../shared/tracking-plan-import';
 import { ApiError } from '../../shared/api-error';
 import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanConnection, TrackingPlanRule } from '../../shared/tracking-plan.schema';
 import type { SliceCreator } from './app.types';
@@ -12,12 +14,18 @@ export interface TrackingPlansSlice {
   plans: TrackingPlan[];
   /** Per plan id: each rule's calls matched, passed and failed in the last hour, the worst first. */
   planStats: Record<string, RuleStats[]>;
+  /** Per plan id: the calls it blocked and the unplanned events seen in the last hour. */
+  planOffPlan: Record<string, OffPlanStats>;
   plansError: ApiError | null;
   /** The plans could not be read: shown in place of "No tracking plan yet". */
   plansLoadError: string | null;
   loadPlans(): Promise<void>;
-  /** A plan file's text (Segment Public API rules, Typewriter v8 or v7 plan.json). */
-  importPlanFile(text: string, replace: boolean): Promise<boolean>;
+  /**
+   * A plan file's text (Segment Public API rules, Typewriter v8 or v7 plan.json), named `name` when
+   * given (else as the file names it). 'unnamed': the file names no plan, nothing was imported (the
+   * screen asks for a name).
+   */
+  importPlanFile(text: string, replace: boolean, name?: string): Promise<boolean | 'unnamed'>;
   /** A draft from a source's observed calls, saved as a new plan. */
   draftPlanFrom(sourceId: string): Promise<boolean>;
   /** Replaces one rule's JSON Schema (the engine compiles it first; refused with the reason otherwise). */
@@ -49,17 +57,18 @@ export const createTrackingPlansSlice =
     return {
       plans: [],
       planStats: {},
+      planOffPlan: {},
       plansError: null,
       plansLoadError: null,
       async loadPlans() {
         try {
-          const { plans, stats } = await inTurn(() => api.call('listTrackingPlanStats', {}));
-          set({ plans, planStats: stats, plansLoadError: null });
+          const { plans, stats, offPlan } = await inTurn(() => api.call('listTrackingPlanStats', {}));
+          set({ plans, planStats: stats, planOffPlan: offPlan, plansLoadError: null });
         } catch (err) {
           set({ plansLoadError: errorText(err) });
         }
       },
-      async importPlanFile(text, replace) {
+      async importPlanFile(text, replace, name) {
         let file: unknown;
         try {
           file = JSON.parse(text);
@@ -67,8 +76,20 @@ export const createTrackingPlansSlice =
           set({ plansError: new ApiError(400, `The file is not JSON: ${(err as Error).message}`) });
           return false;
         }
+        // Read with the engine's own reader first: a file that names no plan (Segment's rules files) is
+        // asked a name for before anything is sent, rather than refused.
+        if (name === undefined) {
+          try {
+            if (importTrackingPlan(file).name === null) {
+              set({ plansError: null });
+              return 'unnamed';
+            }
+          } catch {
+            // A file it cannot read: the engine's answer says what is wrong.
+          }
+        }
         try {
-          const r = await inTurn(() => api.call('importTrackingPlan', { file, replace }));
+          const r = await inTurn(() => api.call('importTrackingPlan', { file, replace, ...(name === undefined ? {} : { name }) }));
           set({ plansError: null });
           get().notify(`Imported "${r.plan.name}" (${countOf(r.plan.rules.length, 'rule')}, ${r.shape})${r.replaced ? ', replacing the plan of that name' : ''}`, 'info');
           await get().loadPlans();

@@ -23,7 +23,7 @@ const now = () => performance.timeOrigin + performance.now();
 const thread = currentThreadId();
 
 /** Who, since when, then what: the engine's thread reads INDEX before SINCE, so it never pairs a call with an older start. */
-export function mark(progress: Int32Array, epoch: number, phase: number, index: number): void {
+function mark(progress: Int32Array, epoch: number, phase: number, index: number): void {
   Atomics.store(progress, TID, thread);
   Atomics.store(progress, SINCE, Math.round(now() - epoch));
   Atomics.store(progress, INDEX, index);

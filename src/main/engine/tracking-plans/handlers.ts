@@ -4,7 +4,7 @@ import { importTrackingPlan } from '../../../shared/tracking-plan-import';
 import { planNameSchema, trackingPlanRulesSchema, type PlanVerdict, type ViolationKind } from '../../../shared/tracking-plan.schema';
 import { draftRules } from '../../../shared/tracking-plan-draft';
 import { formatTimestamp } from '../../../shared/timestamp';
-import { parseOrThrow } from '../../../shared/validation-error';
+import { parseOrThrow, ValidationError } from '../../../shared/validation-error';
 import type { Store } from '../store/store';
 import type { EventHub } from '../event-hub';
 import { conflict, invalidInput, notFound } from '../errors';
@@ -36,12 +36,17 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
     d.events.emit({ type: 'plans.changed' });
   };
   return {
-    listTrackingPlans: () => plans.list(),
-    getTrackingPlan: (input) => plans.get(input.id),
-    listTrackingPlanStats: (input) => {
+    // Each plan's compile status known before it is shown (listKnown).
+    listTrackingPlans: () => plans.listKnown(),
+    getTrackingPlan: (input) => plans.getKnown(input.id),
+    listTrackingPlanStats: async (input) => {
+      const list = await plans.listKnown();
       const since = sinceOf(input.since);
-      const list = plans.list();
-      return { plans: list, stats: Object.fromEntries(list.map((p) => [p.id, plans.ruleStats(p.id, since)])) };
+      return {
+        plans: list,
+        stats: Object.fromEntries(list.map((p) => [p.id, plans.ruleStats(p.id, since)])),
+        offPlan: Object.fromEntries(list.map((p) => [p.id, plans.offPlanStats(p.id, since)])),
+      };
     },
     getTrackingPlanStats: (input) => plans.ruleStats(input.id, sinceOf(input.since)),
     // Each plan is compiled in a check worker before it is saved (issue 38): never on the event loop.
@@ -71,7 +76,8 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
       }
       // A name read from the file is held to the rules of one given (trimmed, its length, well-formed text).
       const name = input.name ?? (read.name === null ? null : parseOrThrow(planNameSchema, read.name, ['file', 'name']));
-      if (!name) throw invalidInput('name: the file names no plan; give one');
+      // On the field, so a screen can ask for it (plans-screen.tsx).
+      if (!name) throw new ValidationError([{ path: 'name', message: 'the file names no plan; give one' }]);
       // The file's rules are checked like any other (their paths name the file's rules).
       const rules = parseOrThrow(trackingPlanRulesSchema, read.rules, ['rules']);
       const existing = plans.byName(name);

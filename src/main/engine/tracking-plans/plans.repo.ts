@@ -165,6 +165,21 @@ export class TrackingPlansRepo {
     return new Map(rows.map((r) => [r.rule_id, r.n]));
   }
 
+  /** Calls a plan's enforcement blocked since a time. */
+  blockedSince(planId: string, since: number): number {
+    return this.stmt('SELECT COUNT(*) FROM call_violations WHERE plan_id = ? AND received_at >= ? AND blocked IS NOT NULL').pluck().get(planId, since) as number;
+  }
+
+  /** Events a plan does not plan, seen since a time, with their calls: the commonest first. */
+  unplannedEventsSince(planId: string, since: number): { event: string; calls: number }[] {
+    return this.stmt(
+      `SELECT json_extract(j.value, '$.value') AS event, COUNT(DISTINCT v.call_id) AS calls
+         FROM call_violations v, json_each(v.violations) j
+        WHERE v.plan_id = ? AND v.received_at >= ? AND json_extract(j.value, '$.kind') = 'unplanned_event'
+        GROUP BY event ORDER BY calls DESC, event`,
+    ).all(planId, since) as { event: string; calls: number }[];
+  }
+
   /** The plan a request's calls were checked against; undefined when they were not. */
   checkedPlanOf(requestId: number): string | undefined {
     return this.stmt('SELECT plan_id FROM checked_requests WHERE request_id = ?').pluck().get(requestId) as string | undefined;

@@ -7,6 +7,7 @@ import type { Config } from '../../../shared/config.schema';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { ruleId, type PlanVerdict, type RuleStats, type TrackingPlan, type TrackingPlanConnection, type TrackingPlanInput, type TrackingPlanRule } from '../../../shared/tracking-plan.schema';
 import { conflict, HttpError, notFound } from '../errors';
+import { UNPLANNED_EVENTS_SHOWN, type OffPlanStats } from '../../../shared/tracking-plans.contract';
 import type { FieldError } from '../../../shared/validation-error';
 import { checkCall, compilePlan, PlanCompiler, RuleCompileError, withEnvelope, type CompiledPlan, type HeavyRules } from './check';
 import { TrackingPlansRepo, type StoredConnection, type StoredPlan } from './plans.repo';
@@ -489,6 +490,12 @@ export class TrackingPlans {
       .sort((a, b) => b.failed - a.failed || b.failed / Math.max(1, b.matched) - a.failed / Math.max(1, a.matched) || b.matched - a.matched);
   }
 
+  /** What a plan's enforcement kept out since a time (the plans screen's card). */
+  offPlanStats(planId: string, since: number): OffPlanStats {
+    const events = this.repo.unplannedEventsSince(planId, since);
+    return { blocked: this.repo.blockedSince(planId, since), unplannedEvents: events.slice(0, UNPLANNED_EVENTS_SHOWN), more: Math.max(0, events.length - UNPLANNED_EVENTS_SHOWN) };
+  }
+
   /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
   check(c: SourceChecker, item: Record<string, unknown>, envelope: Envelope): PlanVerdict {
     return checkCall(c.plan, c.settings, withEnvelope(item, envelope));
@@ -522,6 +529,22 @@ export class TrackingPlans {
     const p = this.plans.get(id);
     if (!p) throw notFound(`tracking plan ${id}`);
     return this.view(p);
+  }
+
+  /**
+   * Every plan as list() gives it, once each has been compiled (in a worker) since it was saved: a
+   * plan's `problem` is then known. Read before the start's slices reached a plan that does not
+   * compile, it looked checkable, and Compose's check of its source was answered 409 (issue 44).
+   */
+  async listKnown(): Promise<TrackingPlan[]> {
+    for (const id of [...this.plans.keys()]) await this.ensureGated(id);
+    return this.list();
+  }
+
+  /** One plan as get() gives it, its `problem` known (listKnown). */
+  async getKnown(id: string): Promise<TrackingPlan> {
+    await this.ensureGated(id);
+    return this.get(id);
   }
 
   create(input: TrackingPlanInput, now: number): TrackingPlan {

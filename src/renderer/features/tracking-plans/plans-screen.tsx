@@ -1,15 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
-import type { RuleStats, TrackingPlan } from '../../../shared/tracking-plan.schema';
+import type { RuleStats, TrackingPlan, TrackingPlanConnection } from '../../../shared/tracking-plan.schema';
 import { EmptyState } from '../../components/field';
 import { countOf, formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { LoadError } from '../../components/load-error';
 import { useUnsaved } from '../../components/leave-dialog';
+import { tabHref } from '../../screens';
 
 // Tracking plans (issue 24, docs/tracking-plans.md): import a plan file, make a draft from a source's
 // calls, read each plan's rules and the sources checked against it, edit a rule's JSON Schema (the
 // engine compiles it before saving and says why it does not), delete a plan. Connecting a source, with
-// its enforcement settings, is done in the config file or the API.
+// its enforcement settings, is done on the plan's card (or in the config file, or the API).
 
 function RuleRow({ plan, index, stats }: { plan: TrackingPlan; index: number; stats: RuleStats | undefined }) {
   const store = useAppStore();
@@ -74,18 +75,31 @@ function RuleRow({ plan, index, stats }: { plan: TrackingPlan; index: number; st
   );
 }
 
-/** Connects a source to this plan with Protocols' enforcement settings (a source has at most one plan). */
+type Settings = Pick<TrackingPlanConnection, 'unplannedEvents' | 'unplannedProperties' | 'violations'>;
+const DEFAULTS: Settings = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'allow' };
+
+/** A source's plan and settings now (a source has at most one plan), from the plans the screen holds. */
+function connectionOf(plans: TrackingPlan[], sourceId: string): { plan: TrackingPlan; settings: Settings } | null {
+  for (const plan of plans) {
+    const c = plan.sources.find((x) => x.sourceId === sourceId);
+    if (c) return { plan, settings: { unplannedEvents: c.unplannedEvents, unplannedProperties: c.unplannedProperties, violations: c.violations } };
+  }
+  return null;
+}
+
+/**
+ * Connects a source to this plan with Protocols' enforcement settings (a source has at most one plan).
+ * The form shows the chosen source as it is: its settings when it is connected, and where to.
+ */
 function ConnectSource({ plan }: { plan: TrackingPlan }) {
-  const store = useAppStore();
   const sources = useApp((s) => s.sources);
+  const plans = useApp((s) => s.plans);
   const [sourceId, setSourceId] = useState('');
-  const [events, setEvents] = useState<'allow' | 'block'>('allow');
-  const [properties, setProperties] = useState<'allow' | 'omit'>('allow');
-  const [violations, setViolations] = useState<'allow' | 'block'>('allow');
-  const chosen = sourceId || sources[0]?.id || '';
+  const chosen = sources.some((s) => s.id === sourceId) ? sourceId : (sources[0]?.id ?? '');
   if (sources.length === 0) return null;
+  const now = connectionOf(plans, chosen);
   return (
-    <div className="row wrap small-text">
+    <div className="row wrap small-text" data-testid="plan-connect-form">
       <select aria-label="Source to connect" data-testid="plan-connect-source" value={chosen} onChange={(e) => setSourceId(e.target.value)}>
         {sources.map((s) => (
           <option key={s.id} value={s.id}>
@@ -93,27 +107,39 @@ function ConnectSource({ plan }: { plan: TrackingPlan }) {
           </option>
         ))}
       </select>
-      <select aria-label="Unplanned events" data-testid="plan-connect-events" value={events} onChange={(e) => setEvents(e.target.value as 'allow' | 'block')}>
+      {/* Keyed by the source and what it has now: choosing another source, or a change made elsewhere, shows that one's settings. */}
+      <ConnectSettings key={`${chosen}:${now?.plan.id ?? ''}:${JSON.stringify(now?.settings ?? null)}`} plan={plan} sourceId={chosen} now={now} />
+    </div>
+  );
+}
+
+function ConnectSettings({ plan, sourceId, now }: { plan: TrackingPlan; sourceId: string; now: { plan: TrackingPlan; settings: Settings } | null }) {
+  const store = useAppStore();
+  const [settings, setSettings] = useState<Settings>(now?.settings ?? DEFAULTS);
+  const here = now?.plan.id === plan.id;
+  const changed = !here || JSON.stringify(settings) !== JSON.stringify(now.settings);
+  const set = (patch: Partial<Settings>) => setSettings({ ...settings, ...patch });
+  return (
+    <>
+      <select aria-label="Unplanned events" data-testid="plan-connect-events" value={settings.unplannedEvents} onChange={(e) => set({ unplannedEvents: e.target.value as Settings['unplannedEvents'] })}>
         <option value="allow">unplanned events: allow</option>
         <option value="block">unplanned events: block</option>
       </select>
-      <select aria-label="Unplanned properties" data-testid="plan-connect-properties" value={properties} onChange={(e) => setProperties(e.target.value as 'allow' | 'omit')}>
+      <select aria-label="Unplanned properties" data-testid="plan-connect-properties" value={settings.unplannedProperties} onChange={(e) => set({ unplannedProperties: e.target.value as Settings['unplannedProperties'] })}>
         <option value="allow">unplanned properties: allow</option>
         <option value="omit">unplanned properties: omit</option>
       </select>
-      <select aria-label="Violations" data-testid="plan-connect-violations" value={violations} onChange={(e) => setViolations(e.target.value as 'allow' | 'block')}>
+      <select aria-label="Violations" data-testid="plan-connect-violations" value={settings.violations} onChange={(e) => set({ violations: e.target.value as Settings['violations'] })}>
         <option value="allow">violations: allow</option>
         <option value="block">violations: block</option>
       </select>
-      <button
-        type="button"
-        data-testid="plan-connect"
-        disabled={!chosen}
-        onClick={() => void store.getState().connectPlan(chosen, { name: plan.name, unplannedEvents: events, unplannedProperties: properties, violations })}
-      >
-        Connect
+      <button type="button" data-testid="plan-connect" disabled={!sourceId || !changed} onClick={() => void store.getState().connectPlan(sourceId, { name: plan.name, ...settings })}>
+        {here ? 'Save settings' : now ? 'Move to this plan' : 'Connect'}
       </button>
-    </div>
+      <span className="muted" data-testid="plan-connect-state">
+        {here ? (changed ? 'Connected to this plan; the settings above are not saved yet.' : 'Connected to this plan with these settings.') : now ? `Checked against "${now.plan.name}" now: a source has one plan.` : 'Not connected to a plan.'}
+      </span>
+    </>
   );
 }
 
@@ -136,6 +162,42 @@ function ranked(plan: TrackingPlan, stats: RuleStats[] | undefined): { index: nu
     if (!placed.has(index)) out.push({ index, stats: undefined });
   });
   return out;
+}
+
+/** What the plan's enforcement kept out in the last hour: its blocked calls (one click to list them) and the events it does not plan. */
+function OffPlan({ plan }: { plan: TrackingPlan }) {
+  const store = useAppStore();
+  const off = useApp((s) => s.planOffPlan[plan.id]);
+  if (!off || (off.blocked === 0 && off.unplannedEvents.length === 0)) return null;
+  // As Compose's "find it" does: past an unsaved edit's question, the filters, then the address.
+  const showBlocked = () =>
+    store.getState().guardLeave(() => {
+      const s = store.getState();
+      s.clearInspectorFilters();
+      s.setFilters({ status: 'blocked', sourceId: plan.sources.length === 1 ? plan.sources[0]!.sourceId : undefined });
+      location.hash = tabHref('inspector');
+    });
+  return (
+    <div className="small-text" data-testid="plan-off-plan">
+      <span>Last hour: </span>
+      <span data-testid="plan-blocked-count">{countOf(off.blocked, 'call')} blocked</span>
+      {off.blocked > 0 ? (
+        <>
+          {' '}
+          <button type="button" className="small" data-testid="plan-show-blocked" onClick={showBlocked}>
+            Show in the Inspector
+          </button>
+        </>
+      ) : null}
+      {off.unplannedEvents.length > 0 ? (
+        <span data-testid="plan-unplanned">
+          {' · unplanned events: '}
+          {off.unplannedEvents.map((e) => `"${e.event}" (${countOf(e.calls, 'call')})`).join(', ')}
+          {off.more > 0 ? ` and ${countOf(off.more, 'other')}` : ''}
+        </span>
+      ) : null}
+    </div>
+  );
 }
 
 /** Rules a plan card lists before "Show all": the worst offenders come first, so these are the ones to read. */
@@ -185,6 +247,7 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
           </span>
         ))}
       </div>
+      <OffPlan plan={plan} />
       <ConnectSource plan={plan} />
       <table className="kv plan-rules" data-testid="plan-rules">
         <thead>
@@ -220,12 +283,63 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
   );
 }
 
+/** A file picked to import that names no plan: its text and the name the form proposes. */
+interface Unnamed {
+  text: string;
+  fileName: string;
+}
+
+/** The plan name a file's name suggests: "shop-plan.json" → "shop-plan". */
+export function nameFromFile(fileName: string): string {
+  return fileName.replace(/\.json$/i, '').trim().slice(0, 200) || 'Imported plan';
+}
+
+/** Asks for the name of a plan whose file names none (a Segment rules file), prefilled from the file's name. */
+function NameImport({ unnamed, replace, onDone }: { unnamed: Unnamed; replace: boolean; onDone: () => void }) {
+  const store = useAppStore();
+  const [name, setName] = useState(nameFromFile(unnamed.fileName));
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const submit = async () => {
+    setBusy(true);
+    const ok = await store.getState().importPlanFile(unnamed.text, replace, name.trim());
+    setBusy(false);
+    if (ok === true) onDone();
+  };
+  return (
+    <form
+      className="card row wrap"
+      data-testid="plans-import-name-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label className="grow" htmlFor="plans-import-name">
+        {`${unnamed.fileName} names no plan (Segment's rules files do not). Name it:`}
+      </label>
+      <input id="plans-import-name" ref={input} data-testid="plans-import-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" className="primary" data-testid="plans-import-name-submit" disabled={busy || !name.trim()}>
+        {busy ? 'Importing…' : 'Import'}
+      </button>
+      <button type="button" data-testid="plans-import-name-cancel" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
 export function PlansScreen() {
   const store = useAppStore();
   const { plans, error, loadError } = useAppShallow((s) => ({ plans: s.plans, error: s.plansError, loadError: s.plansLoadError }));
   const sources = useApp((s) => s.sources);
   const [replace, setReplace] = useState(false);
   const [draftSource, setDraftSource] = useState('');
+  const [unnamed, setUnnamed] = useState<Unnamed | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
     void store.getState().loadPlans();
@@ -233,6 +347,9 @@ export function PlansScreen() {
   const source = draftSource || sources[0]?.id || '';
   return (
     <div className="screen plans-screen" data-testid="screen-plans">
+      <header className="screen-header">
+        <h1>Tracking plans</h1>
+      </header>
       <div className="row wrap">
         <button type="button" data-testid="plans-import" onClick={() => fileInput.current?.click()}>
           Import plan file…
@@ -246,7 +363,10 @@ export function PlansScreen() {
           onChange={async (e) => {
             const file = e.target.files?.[0];
             e.target.value = '';
-            if (file) await store.getState().importPlanFile(await file.text(), replace);
+            if (!file) return;
+            const text = await file.text();
+            setUnnamed(null);
+            if ((await store.getState().importPlanFile(text, replace)) === 'unnamed') setUnnamed({ text, fileName: file.name });
           }}
         />
         <label className="small-text" title="Replace a plan of the same name instead of refusing the file">
@@ -264,6 +384,7 @@ export function PlansScreen() {
           Draft a plan from its calls
         </button>
       </div>
+      {unnamed ? <NameImport unnamed={unnamed} replace={replace} onDone={() => setUnnamed(null)} /> : null}
       {error ? (
         <div className="notice error" role="alert" data-testid="plans-error">
           {error.message}
