@@ -51,6 +51,8 @@ test('command palette: Ctrl+K, type, Enter navigates; arrows move; Esc closes; a
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('palette')).toHaveCount(0);
   await expect(page.getByTestId('screen-destinations')).toBeVisible();
+  // Focus lands on the screen's heading, not the page's body (issue 40).
+  await expect(page.getByRole('heading', { level: 1, name: 'Sources' })).toBeFocused();
 
   await page.keyboard.press('Control+k');
   await page.keyboard.type('settings');
@@ -64,6 +66,8 @@ test('command palette: Ctrl+K, type, Enter navigates; arrows move; Esc closes; a
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('palette')).toHaveCount(0);
   await expect(page.getByTestId('screen-destinations')).toBeVisible();
+  // Closed without a command: focus goes back where it was.
+  await expect(page.getByRole('heading', { level: 1, name: 'Sources' })).toBeFocused();
 
   // An action: send a test call, opened in the inspector.
   await page.keyboard.press('Control+k');
@@ -73,6 +77,21 @@ test('command palette: Ctrl+K, type, Enter navigates; arrows move; Esc closes; a
   await expect(page.getByTestId('screen-inspector')).toBeVisible();
   await expect(page.getByTestId('call-detail')).toContainText('Order Completed');
   await expect.poll(async () => (await lab.api<{ items: unknown[] }>('GET', '/messages')).items.length).toBe(2);
+  await expect(page.getByTestId('call-detail').locator('h2')).toBeFocused();
+  // Replay keeps focus on its button while it runs and after (it fell to the page's body).
+  await page.getByTestId('replay-button').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('toast-info').last()).toContainText('Replayed: 1 new attempt');
+  await expect(page.getByTestId('replay-button')).toBeFocused();
+  // Palette to the inspector: its current row takes focus, where its arrow keys work.
+  await page.keyboard.press('Control+k');
+  await page.keyboard.type('compose');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { level: 1, name: 'Compose' })).toBeFocused();
+  await page.keyboard.press('Control+k');
+  await page.keyboard.type('inspector');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('[data-testid="call-row"][tabindex="0"]')).toBeFocused();
 
   // Nothing matches: said so, and Enter does nothing.
   await page.keyboard.press('Control+k');

@@ -51,11 +51,15 @@ function UrlTimeline({ delivery, urlIndex, outcome, raw }: { delivery: DeliveryW
         <button
           type="button"
           className="small"
-          disabled={replaying || readOnly !== null}
+          // Busy, not disabled, while a replay runs: focus stays on the button (as Replay's, below).
+          disabled={readOnly !== null}
+          aria-disabled={replaying || undefined}
           title={readOnly ?? undefined}
           data-testid="replay-url"
           // An Actions delivery is named (a batch's callId is its first call's, the same for every member).
-          onClick={() => void store.getState().replay(delivery.callId, urlIndex, actions ? delivery.id : undefined)}
+          onClick={() => {
+            if (!replaying) void store.getState().replay(delivery.callId, urlIndex, actions ? delivery.id : undefined);
+          }}
         >
           {actions ? 'Replay this request' : 'Replay this URL'}
         </button>
@@ -212,8 +216,12 @@ export function CallDetailView({ detail }: { detail: CallDetail }) {
           <button
             type="button"
             data-testid="replay-button"
-            disabled={!first || replaying || readOnly !== null}
-            onClick={() => void store.getState().replay(call.id)}
+            // Not disabled while it replays: a disabled button drops its focus to the page (issue 40).
+            disabled={!first || readOnly !== null}
+            aria-disabled={replaying || undefined}
+            onClick={() => {
+              if (!replaying) void store.getState().replay(call.id);
+            }}
             title={readOnly ?? (first ? 'Send the stored body again to every URL, re-signed with the current secret' : noReplayReason(call.status))}
           >
             {replaying ? 'Replaying…' : 'Replay'}

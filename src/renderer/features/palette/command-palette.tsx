@@ -4,21 +4,18 @@ import { tabHref, type Screen, type Tab } from '../../screens';
 import { useApp, useAppStore } from '../../store-context';
 import { getThemeChoice, setThemeChoice, systemPrefersDark, toggledChoice } from '../../theme';
 import { filterCommands, moveHighlight, type PaletteCommand } from './palette-model';
+import { detailStart, focusWhenThere, screenStart } from '../../screen-focus';
 
 interface Command extends PaletteCommand {
   run(store: AppStore): void | Promise<void>;
 }
 
-const go = (tab: Tab) => {
+/** To a screen, focus on its start (its heading, the inspector's current row) unless `then` names another place. */
+const go = (tab: Tab, then: () => HTMLElement | null = () => screenStart(tab)) => {
   location.hash = tabHref(tab);
+  focusWhenThere(then);
 };
-
-/** Focuses an element of a screen that is still loading (screens other than the inspector load lazily). */
-function focusWhenThere(testId: string, tries = 60) {
-  const el = document.querySelector<HTMLElement>(`[data-testid="${testId}"]`);
-  if (el) el.focus();
-  else if (tries > 0) requestAnimationFrame(() => focusWhenThere(testId, tries - 1));
-}
+const byTestId = (testId: string) => () => document.querySelector<HTMLElement>(`[data-testid="${testId}"]`);
 
 function commands(nav: readonly Screen[], hasDemo: boolean): Command[] {
   return [
@@ -29,8 +26,7 @@ function commands(nav: readonly Screen[], hasDemo: boolean): Command[] {
       group: 'Action',
       keywords: 'create source write key destinations',
       run: () => {
-        go('destinations');
-        focusWhenThere('new-source-name');
+        go('destinations', byTestId('new-source-name'));
       },
     },
     {
@@ -46,7 +42,9 @@ function commands(nav: readonly Screen[], hasDemo: boolean): Command[] {
           return;
         }
         const detail = await s.sendTestCall(source.id);
-        if (detail) store.getState().openCallInInspector(detail.call.id);
+        if (!detail) return;
+        store.getState().openCallInInspector(detail.call.id);
+        focusWhenThere(detailStart);
       },
     },
     {
@@ -88,7 +86,17 @@ export function CommandPalette({ nav }: { nav: readonly Screen[] }) {
   const all = useMemo(() => commands(nav, hasDemo), [nav, hasDemo]);
   const matches = useMemo(() => filterCommands(all, query), [all, query]);
   const highlighted = matches[Math.min(index, matches.length - 1)];
-  useEffect(() => input.current?.focus(), []);
+  const dialog = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    input.current?.focus();
+    return () => {
+      // Closed with nothing moving focus (Esc, a click outside, an action that stays): back where it
+      // was, not the page's body. A command that navigates focuses its screen (go) after this.
+      const now = document.activeElement;
+      if (before?.isConnected && (!now || now === document.body || dialog.current?.contains(now))) before.focus();
+    };
+  }, []);
 
   const run = (c: Command | undefined) => {
     if (!c) return;
@@ -98,7 +106,7 @@ export function CommandPalette({ nav }: { nav: readonly Screen[] }) {
 
   return (
     <div className="overlay-backdrop" data-testid="palette-backdrop" onMouseDown={(e) => e.target === e.currentTarget && store.getState().setOverlay(null)}>
-      <div className="palette" role="dialog" aria-modal="true" aria-label="Command palette" data-testid="palette">
+      <div ref={dialog} className="palette" role="dialog" aria-modal="true" aria-label="Command palette" data-testid="palette">
         <input
           ref={input}
           className="palette-input"
