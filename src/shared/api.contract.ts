@@ -45,6 +45,8 @@ export const listMessagesSchema = z.strictObject({
   body: flagParam.optional(),
   /** true: only calls their source's tracking plan found violations in; false: only calls it checked and found clean (docs/tracking-plans.md). */
   violations: flagParam.optional(),
+  /** false: without the calls of the source "probe" (Check a receiver's, about 45 a run; the Inspector hides them unless asked). */
+  probe: flagParam.optional(),
   /** Cursor: only calls with an id below this. */
   before: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
   limit: intParam(1, 500).default(100),

@@ -76,4 +76,13 @@ test('checks a careful receiver, then a sloppy one, and opens a request in the I
   // The tampered bytes it was sent (their event changed; their last key, probe_tampered, may lie below
   // the editor's rendered lines: CodeMirror draws only what is in view).
   await expect(t('call-detail')).toContainText('"event": "Order Refunded"');
+  // Opened from the probe, the list shows the probe's calls; otherwise the Inspector hides them
+  // (about 45 a run), one click to show them (issue 40).
+  await expect(t('filter-probe')).toBeChecked();
+  await expect(t('call-row').first()).toBeVisible();
+  await t('filter-probe').uncheck();
+  await expect(t('call-row')).toHaveCount(0);
+  await t('filter-probe').check();
+  await expect(t('call-row').first()).toBeVisible();
+  expect(await t('call-row').count()).toBeGreaterThan(20);
 });

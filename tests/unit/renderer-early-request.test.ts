@@ -197,6 +197,6 @@ describe('opening the inspector', () => {
     store.getState().setTab('inspector');
     store.getState().setTab('inspector');
     await until(() => expect(store.getState().calls.map((c) => c.id)).toEqual([5]));
-    expect(own.sent.map((s) => s.url)).toEqual(['/api/messages?limit=100']);
+    expect(own.sent.map((s) => s.url)).toEqual(['/api/messages?probe=false&limit=100']);
   });
 });

@@ -18,6 +18,7 @@ import { actionsHandlers } from './actions/preview';
 import { refuseShortNewKey } from './sw-key-policy';
 import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
+import { probeFilter } from './probe/probe-filter';
 import { forwardingOf } from './forwarding';
 import { withAnsweredAttempts } from './in-flight-attempts';
 import type { LoopDelay } from './loop-delay';
@@ -111,7 +112,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       return getDetail(store, id);
     },
 
-    listMessages: (input) => store.calls.list(input),
+    listMessages: (input) => store.calls.list(probeFilter(store, input)),
     getMessage: (input) => getDetail(store, input.id),
     listMessageDetails: (input) => {
       const ids = store.calls.idsAfter(input.after, input.limit, input.sourceId);

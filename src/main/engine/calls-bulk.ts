@@ -8,6 +8,7 @@ import type { EventHub } from './event-hub';
 import { CLEAR_CHUNK } from './store/clear-calls';
 import { neverSent, resendableWithoutSource } from './dispatcher/delivery-plan';
 import { backgroundSlices } from './slice-meter';
+import { probeFilter } from './probe/probe-filter';
 
 /** Calls looked at per step of a bulk retry; the event loop turns between steps. */
 const RETRY_CHUNK = 100;
@@ -22,7 +23,8 @@ export interface BulkDeps {
 export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching' | 'clearCalls'> {
   const { store, dispatcher } = d;
   return {
-    retryMatching: async ({ dryRun, ...filter }) => {
+    retryMatching: async ({ dryRun, ...given }) => {
+      const filter = probeFilter(store, given);
       // Only failed and expired deliveries are retried: a status filter naming another state matches none.
       const states: DeliveryState[] = filter.status === undefined ? ['failed', 'expired'] : filter.status === 'failed' || filter.status === 'expired' ? [filter.status] : [];
       let matched = 0;

@@ -41,7 +41,8 @@ function start(): void {
   if (!token) return;
   // The request listMessages' first load sends (the path is the contract's, which is not imported:
   // it brings zod); renderer-early-request.test.ts holds the two to the same URL and headers.
-  const input = { limit: PAGE_SIZE };
+  // Without the probe's calls, as the Inspector lists them unless asked (inspector.slice.ts listQuery).
+  const input = { probe: false, limit: PAGE_SIZE };
   const { url, method } = toHttpRequest({ method: 'GET', path: '/messages' }, input);
   const answer = fetch(url, { method, headers: { Authorization: `Bearer ${token}` }, priority: 'high' }).then(async (res) => ({ status: res.status, body: await res.text() }));
   const early: EarlyRequest = { op: 'listMessages', input, answer };

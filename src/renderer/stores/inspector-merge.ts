@@ -1,6 +1,7 @@
 import type { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
 import { matchesSearch, searchTerm } from '../../shared/search-filter';
+import { PROBE_SOURCE_NAME } from '../../shared/probe.contract';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the
 // filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).
@@ -19,6 +20,8 @@ export interface InspectorFilters {
   body?: boolean;
   /** Only calls with tracking plan violations. */
   violations?: boolean;
+  /** Show the calls of the source "probe" (Check a receiver's): hidden unless set, or that source is the one filtered on. */
+  probe?: boolean;
 }
 
 /**
@@ -29,6 +32,7 @@ export interface InspectorFilters {
 export function matchesFilters(c: CallSummary, f: InspectorFilters): boolean | null {
   if (f.type && c.type !== f.type) return false;
   if (f.sourceId && c.sourceId !== f.sourceId) return false;
+  if (!f.sourceId && !f.probe && c.sourceName === PROBE_SOURCE_NAME) return false;
   if (f.status) {
     if (f.status === 'dropped') {
       if (c.status !== 'dropped' && c.deliveryState !== 'dropped') return false;

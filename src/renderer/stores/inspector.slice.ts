@@ -53,6 +53,8 @@ export function listQuery(filters: InspectorFilters) {
     q: q || undefined,
     body: q && filters.body ? true : undefined,
     violations: filters.violations ? true : undefined,
+    // The probe's calls stay out unless asked for, or its source is the one filtered on.
+    probe: filters.probe || filters.sourceId ? undefined : false,
   };
 }
 

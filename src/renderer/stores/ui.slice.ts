@@ -1,6 +1,7 @@
 import type { ConnectionStatus } from '../api/transport.types';
 import { callHref, callIdFromHash, DEFAULT_TAB, tabFromHash, tabHref, type Tab } from '../screens';
 import type { SliceCreator } from './app.types';
+import type { InspectorFilters } from './inspector-merge';
 
 export interface Toast {
   id: number;
@@ -34,7 +35,8 @@ export interface UiSlice {
    * earlier link, e.g. Audiences' "see in Inspector", would hide this call) and the call is opened,
    * at its address (`#/inspector/<id>`).
    */
-  openCallInInspector(id: number): void;
+  /** `filters`: set after the inspector's are cleared (the probe's calls listed, say). */
+  openCallInInspector(id: number, filters?: Partial<InspectorFilters>): void;
 }
 
 let nextToast = 1;
@@ -85,10 +87,11 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
     replaceHash(currentHref(s));
     s.guardLeave(go);
   },
-  openCallInInspector(id) {
+  openCallInInspector(id, filters) {
     get().guardLeave(() => {
       const s = get();
       s.clearInspectorFilters();
+      if (filters) s.setFilters(filters);
       s.selectCall(id);
       // A new entry in the history (Back returns to the screen the link was on); followHash then
       // finds the call already open.

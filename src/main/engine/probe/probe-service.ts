@@ -8,7 +8,8 @@ import type { ProbeSenderDeps } from './probe-sender';
 import { newReport, runProbe, type ProbeParsed } from './probe-runner';
 
 /** The source every probe's calls are stored under (the inspector filters by it). */
-export const PROBE_SOURCE_NAME = 'probe';
+export { PROBE_SOURCE_NAME } from '../../../shared/probe.contract';
+import { PROBE_SOURCE_NAME } from '../../../shared/probe.contract';
 /** Reports kept in memory for getProbe; older ones are forgotten (their calls stay in the inspector). */
 const KEEP_REPORTS = 20;
 

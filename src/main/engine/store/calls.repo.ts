@@ -68,6 +68,8 @@ export interface CallFilter {
   q?: string;
   /** Search inside request bodies too. */
   body?: boolean;
+  /** Leave out this source's calls (the probe's: probe-filter.ts). */
+  exceptSourceId?: string;
   before?: number;
   limit: number;
 }
@@ -371,6 +373,8 @@ export class CallsRepo {
     };
     // A source id no call was ever stored for matches nothing (key -1).
     if (f.sourceId) add('c.source_key = ?', this.sourceKeys.find(f.sourceId) ?? -1);
+    const except = f.exceptSourceId === undefined ? undefined : this.sourceKeys.find(f.exceptSourceId);
+    if (except !== undefined) add('c.source_key IS NOT ?', except);
     if (f.type) add('c.type = ?', f.type);
     if (f.userId) add('c.user_id = ?', f.userId);
     // Calls with Actions parts match by them too (actions-filter.ts), once the store has had any.

@@ -4,6 +4,7 @@ import { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../../shared/delivery-fi
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import type { StatusFilter, UrlStateFilter } from '../../stores/inspector-merge';
+import { PROBE_SOURCE_NAME } from '../../../shared/probe.contract';
 
 export function FiltersBar() {
   const store = useAppStore();
@@ -77,6 +78,11 @@ export function FiltersBar() {
       <label className="small-text" title="Only calls their source's tracking plan found violations in">
         <input type="checkbox" data-testid="filter-violations" checked={filters.violations ?? false} onChange={(e) => s.setFilters({ violations: e.target.checked || undefined })} /> violations
       </label>
+      {sources.some((src) => src.name === PROBE_SOURCE_NAME) && !filters.sourceId ? (
+        <label className="small-text" title="Calls sent by Check a receiver (its source “probe”, about 45 a run): hidden unless ticked">
+          <input type="checkbox" data-testid="filter-probe" checked={filters.probe ?? false} onChange={(e) => s.setFilters({ probe: e.target.checked || undefined })} /> probe calls
+        </label>
+      ) : null}
       <button type="button" data-testid="pause-button" className={paused ? 'primary' : ''} onClick={() => s.setPaused(!paused)}>
         {paused ? `Resume${missed ? ` (${missed} new)` : ''}` : 'Pause'}
       </button>

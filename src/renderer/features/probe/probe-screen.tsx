@@ -23,8 +23,9 @@ function EvidenceRow({ e }: { e: ProbeEvidence }) {
       <td className="mono small-text">{e.durationMs} ms</td>
       <td className="small-text">{e.treatment}</td>
       <td>
+        {/* Opened listed among the probe's calls, which the inspector hides unless asked. */}
         {e.callId !== null ? (
-          <CallLink id={e.callId} testId="probe-open-call">
+          <CallLink id={e.callId} testId="probe-open-call" filters={{ probe: true }}>
             call #{e.callId}
           </CallLink>
         ) : null}
