@@ -64,7 +64,7 @@ describe('probe --mode actions', () => {
     expect(put.url).toBe('/orders');
     expect(JSON.parse(put.body.toString('utf8'))).toEqual({ order: 'Order Completed' });
     expect(put.headers['user-agent']).toBe('Segment (Actions)');
-    expect(r.checks.find((c) => c.name === 'call-types')!.detail).toMatch(/not run in actions mode/);
+    expect(r.checks.find((c) => c.name === 'call-types')!.detail).toMatch(/not run in Actions mode/);
     expect(r.ok).toBe(true);
     // In the inspector, as an Actions delivery of the probe source.
     const detail = await te.call('getMessage', { id: check(r).evidence[0].callId! });

@@ -132,7 +132,15 @@ describe('probe: a careful receiver', () => {
       expect(c.title.length).toBeGreaterThan(0);
       expect(c.why).toMatch(/\.$/);
       if (c.verdict !== 'skipped') expect(c.evidence.length).toBeGreaterThan(0);
+      // One level of parentheses (issue 40: "HTTP 401 (not retried (…))" read badly), and no CLI flags on the screen.
+      expect(c.detail, c.name).not.toMatch(/\([^)]*\(/);
+      expect(c.detail, c.name).not.toMatch(/(^|\s|\()--[a-z]/);
+      for (const e of c.evidence) expect(e.treatment, e.label).not.toMatch(/[()]/);
     }
+    // A refusal the probe asked for reads as the right answer it is.
+    const wrong = r.checks.find((c) => c.name === 'signature')!.evidence.find((e) => e.label === 'wrong X-Signature')!;
+    expect(wrong.status).toBe(401);
+    expect(wrong.treatment).toBe('refused, as expected');
     // The inspector: the probe's calls under its source, each with its one attempt.
     const tampered = r.checks.find((c) => c.name === 'signature')!.evidence.find((e) => e.label.startsWith('tampered'))!;
     expect(tampered.status).toBe(401);
@@ -269,7 +277,7 @@ describe('probe: reachability and choice of checks', () => {
     expect(t.verdict).toBe('warn');
     expect(t.detail).toMatch(/answered HTTP 308 to https:\/\/elsewhere\.example\/hook: the lab does not follow redirects/);
     expect(t.detail).toMatch(/Actions request client follows them/);
-    expect(r.checks.find((c) => c.name === 'call-types')!.detail).toMatch(/HTTP 308 \(not delivered: HTTP 308: redirect not followed/);
+    expect(r.checks.find((c) => c.name === 'call-types')!.detail).toMatch(/HTTP 308 \(not delivered: redirect not followed/);
   });
 
   it('refuses a URL that is not http(s)', async () => {

@@ -114,7 +114,7 @@ export function inOtherBytes(text: string): string {
 export const VALID_SIGNATURES_REFUSED = 'validly signed requests were refused';
 
 export async function signature(ctx: CheckContext): Promise<CheckResult> {
-  if (!ctx.hasSecret) return { verdict: 'skipped', detail: 'no shared secret given (--secret): without one nothing is signed, and anyone can post to the receiver', evidence: [] };
+  if (!ctx.hasSecret) return { verdict: 'skipped', detail: 'no shared secret given: without one nothing is signed, and anyone can post to the receiver', evidence: [] };
   const now = ctx.now();
   const reqs: ProbeRequest[] = [
     { label: 'tampered body, original X-Signature', expected: '4xx', call: probeCall('track', now), tamperedBody: (b) => ({ ...b, event: 'Order Refunded', probe_tampered: true }) },
@@ -161,7 +161,7 @@ export async function signature(ctx: CheckContext): Promise<CheckResult> {
 }
 
 export async function standardWebhooks(ctx: CheckContext): Promise<CheckResult> {
-  if (!ctx.hasStandardWebhooksSecret) return { verdict: 'skipped', detail: 'no Standard Webhooks secret given (--standard-webhooks-secret whsec_…)', evidence: [] };
+  if (!ctx.hasStandardWebhooksSecret) return { verdict: 'skipped', detail: 'no Standard Webhooks secret given (one starts whsec_)', evidence: [] };
   const now = ctx.now();
   const retried = (async () => {
     const call = probeCall('track', now);

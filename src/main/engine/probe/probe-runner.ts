@@ -32,7 +32,7 @@ export function newReport(id: string, input: ProbeParsed, sourceId: string, now:
         ...CHECK_DEFS[name],
         ok: !selected,
         verdict: selected ? 'pending' : 'skipped',
-        detail: selected ? '' : 'not selected (--only)',
+        detail: selected ? '' : 'not selected for this run',
         evidence: [],
       };
     }),
@@ -119,7 +119,7 @@ export async function runProbe(
       // An Actions receiver takes the mapping's body, not Classic's: only time, transport and the
       // mapping's own request are judged.
       for (const c of report.checks) {
-        if (c.verdict === 'pending' && c.name !== 'actions') Object.assign(c, { verdict: 'skipped', ok: true, detail: 'a Classic check: not run in actions mode (run --mode classic for it)' });
+        if (c.verdict === 'pending' && c.name !== 'actions') Object.assign(c, { verdict: 'skipped', ok: true, detail: 'a Classic check: not run in Actions mode' });
       }
     }
     await Promise.all([
@@ -149,7 +149,7 @@ export async function runProbe(
     if (selected('retry-classes')) check('retry-classes').detail += `. Every answer of this run, as Segment treats it: ${treatmentSummary(answers.map((a) => a.evidence))}`;
     if (mapping) await run('actions', () => actionsCheck(probe, mapping, deps.now()));
     else if (selected('actions')) {
-      set('actions', { verdict: 'skipped', detail: 'Classic mode: no Actions mapping chosen (--mode actions --source NAME --mapping NAME)', evidence: [] });
+      set('actions', { verdict: 'skipped', detail: 'Classic mode: no Actions mapping chosen', evidence: [] });
     }
   } catch (err) {
     // Not the receiver's doing (storage failing under the first request, a bug): no check is left

@@ -179,7 +179,7 @@ export class ProbeSender {
         durationMs: attempt.durationMs,
         error: attempt.errorCode === null ? null : (attempt.errorMessage ?? attempt.errorCode),
         callId,
-        treatment: describeTreatment(result, classification),
+        treatment: describeTreatment(result, classification, req.expected),
       },
       result,
       classification,
