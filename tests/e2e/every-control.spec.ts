@@ -287,6 +287,11 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
   await expect(t('am-list')).toBeVisible();
   await s.use('wh-add-mapping', t('wh-add-mapping'));
   await expect(t('am-name-0')).toHaveValue('mapping 1');
+  // Its default name is said once (it read "Mapping 1: mapping 1"); a name of its own follows the number.
+  await expect(t('am-0').locator('legend')).toHaveText('Mapping 1');
+  await t('am-name-0').fill('orders');
+  await expect(t('am-0').locator('legend')).toHaveText('Mapping 1: orders');
+  await t('am-name-0').fill('mapping 1');
   await s.use('am-type-0-op', t('am-type-0-op'), (l) => l.selectOption('oneOf'));
   await t('am-type-0').fill('track, page');
   await s.use('am-event-0-op', t('am-event-0-op'), (l) => l.selectOption('equals'));
@@ -396,7 +401,7 @@ test('compose: every control', async ({ page }) => {
   await expect(t('send-result')).toContainText(/^Queued track|^Sent by the client/);
   await t('field-event').fill('Every Control');
   await s.use('send-button', t('send-button'));
-  await expect(t('send-result')).toContainText(/^Sent (1|2) message\(s\)|^Sent by the client/);
+  await expect(t('send-result')).toContainText(/^Sent (1 call in 1 batch|2 calls in [12] batch(es)?)|^Sent by the client/);
   s.done();
 });
 
@@ -842,7 +847,7 @@ test('deletions, load, client and settings: every control', async ({ page, conso
   await client.use('sdk-metrics-refresh', t('sdk-metrics-refresh'));
   await expect(t('sdk-metrics').or(t('sdk-metrics-empty'))).toBeVisible();
   await client.use('client-flush', t('client-flush'));
-  await expect(t('toast-info').filter({ hasText: /^Flushed \d+ message/ })).toBeVisible();
+  await expect(t('toast-info').filter({ hasText: /^Flushed \d+ calls? in \d+ batch(es)?/ })).toBeVisible();
   client.done();
 
   await page.getByTestId('nav-settings').click();

@@ -81,7 +81,7 @@ test('compose: inline validation on the right field, live previews, send now', a
   await page.screenshot({ path: `${SHOTS}/compose.png` });
 
   await page.getByTestId('send-button').click();
-  await expect(page.getByTestId('send-result')).toContainText(/^Sent (1 message\(s\)|by the client’s background flush)/);
+  await expect(page.getByTestId('send-result')).toContainText(/^Sent (1 call in 1 batch|by the client’s background flush)/);
 });
 
 test('inspector: delivered with the right body and a valid signature; the 500 is shown and not retried; replay appends', async ({ page }) => {
@@ -144,7 +144,7 @@ test('a receiver that answers after 6 s: timeout shown and a retry scheduled wit
   await useSourceInCompose(page, 'slow-shop');
   await composeTrack(page, 'e2e_user_2', 'E2E Slow');
   await page.keyboard.press('ControlOrMeta+Enter');
-  await expect(page.getByTestId('send-result')).toContainText(/^Sent (1 message\(s\)|by the client’s background flush)/);
+  await expect(page.getByTestId('send-result')).toContainText(/^Sent (1 call in 1 batch|by the client’s background flush)/);
 
   await page.getByTestId('nav-inspector').click();
   const r = row(page, 'E2E Slow');

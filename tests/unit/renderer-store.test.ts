@@ -208,7 +208,7 @@ describe('compose slice', () => {
     expect(sent.at(-2)).toMatchObject({ method: 'POST', url: '/api/client/calls' });
     expect(JSON.parse(sent.at(-2)!.body)).toEqual({ type: 'track', userId: 'u_9', event: 'Order Completed', properties: { total: 27.5 } });
     expect(sent.at(-1)).toMatchObject({ method: 'POST', url: '/api/client/flush' });
-    expect(store.getState().lastSend?.text).toBe('Sent 1 message(s) in 1 batch(es)');
+    expect(store.getState().lastSend?.text).toBe('Sent 1 call in 1 batch');
   });
 
   it('sends nothing while a field is invalid, and says which field and where', async () => {

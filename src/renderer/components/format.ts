@@ -56,6 +56,6 @@ export function prettyJson(text: string): string {
 }
 
 /** A count with its noun, singular for one: "1 rule", "2,000 rules". */
-export function countOf(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : `${noun}s`}`;
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : plural}`;
 }

@@ -3,6 +3,7 @@ import type { ApiError } from '../../shared/api-error';
 import type { SliceCreator } from './app.types';
 import type { LibraryMetrics } from '../../shared/library-metrics';
 import { asApiError, errorText } from './errors';
+import { countOf } from '../components/format';
 
 export interface ClientSlice {
   clientState: ClientState | null;
@@ -60,7 +61,7 @@ export const createClientSlice =
       set({ flushing: true });
       try {
         const r = await api.call('clientFlush', {});
-        get().notify(r.errors.length ? `Flush: ${r.errors.join('; ')}` : `Flushed ${r.sent} message(s) in ${r.batches} batch(es)`, r.errors.length ? 'error' : 'info');
+        get().notify(r.errors.length ? `Flush: ${r.errors.join('; ')}` : `Flushed ${countOf(r.sent, 'call')} in ${countOf(r.batches, 'batch', 'batches')}`, r.errors.length ? 'error' : 'info');
         await get().loadClient();
       } catch (err) {
         get().notify(errorText(err), 'error');

@@ -6,6 +6,7 @@ import type { SliceCreator } from './app.types';
 import { buildMessage, draftFromSample, emptyFields, emptyJson, type Draft, type JsonField, type TextField } from './compose-model';
 import { asApiError, errorText } from './errors';
 import { tabHref } from '../screens';
+import { countOf } from '../components/format';
 
 export interface ComposeSlice {
   draft: Draft;
@@ -120,7 +121,7 @@ export const createComposeSlice =
                 ? // An idle client sends a first message at once (flushAfter counts from the last flush),
                   // so its own flush can beat ours to it.
                   'Sent by the client’s background flush before the manual flush'
-                : `Sent ${flushed.sent} message(s) in ${flushed.batches} batch(es)`;
+                : `Sent ${countOf(flushed.sent, 'call')} in ${countOf(flushed.batches, 'batch', 'batches')}`;
           }
           set({ lastSend: { messageId: queued.messageId, text } });
           get().notify(text, text.startsWith('Flush failed') ? 'error' : 'info');

@@ -3,6 +3,7 @@ import type { ApiError } from '../../shared/api-error';
 import type { DeletionRequest } from '../../shared/simulation.contract';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
+import { countOf } from '../components/format';
 
 export interface DeletionsSlice {
   deletions: DeletionRequest[];
@@ -48,7 +49,7 @@ export const createDeletionsSlice =
           get().notify(
             n === 0
               ? `Deletion of "${d.userId}" recorded; no source with Webhooks enabled has calls of this user, so nothing was sent`
-              : `Deletion of "${d.userId}": ${n} delete notification${n === 1 ? '' : 's'} queued${d.purge ? `, ${d.purgedCalls} local call(s) purged` : ''}`,
+              : `Deletion of "${d.userId}": ${n} delete notification${n === 1 ? '' : 's'} queued${d.purge ? `, ${countOf(d.purgedCalls, 'local call')} purged` : ''}`,
           );
           return d;
         } catch (err) {

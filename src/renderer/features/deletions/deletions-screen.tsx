@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { DeletionRequest } from '../../../shared/simulation.contract';
 import { EmptyState, Field } from '../../components/field';
-import { formatDateTime } from '../../components/format';
+import { countOf, formatDateTime } from '../../components/format';
 import { StatusChip } from '../../components/status-chip';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import { FormErrors } from '../../components/form-errors';
@@ -98,7 +98,7 @@ function DeletionRow({ d }: { d: DeletionRequest }) {
           {d.status.replace('_', ' ')}
         </span>
       </td>
-      <td className="small-text">{d.purge ? `${d.purgedCalls} call(s) purged` : 'kept'}</td>
+      <td className="small-text">{d.purge ? `${countOf(d.purgedCalls, 'call')} purged` : 'kept'}</td>
       <td>
         {d.notifications.length === 0 ? (
           <span className="muted small-text">

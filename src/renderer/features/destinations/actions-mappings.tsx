@@ -59,7 +59,8 @@ function MappingEditor(props: { m: MappingDraft; i: number; onChange(m: MappingD
   return (
     <fieldset className="mapping" data-testid={`am-${i}`}>
       <legend>
-        Mapping {i + 1}: {m.name || '(unnamed)'}
+        {/* The default name is "mapping N": said once ("Mapping 1: mapping 1" read as a stutter). */}
+        {m.name.trim().toLowerCase() === `mapping ${i + 1}` ? `Mapping ${i + 1}` : `Mapping ${i + 1}: ${m.name || '(unnamed)'}`}
       </legend>
       {own ? <div className="field-error" role="alert">{own}</div> : null}
       <div className="row wrap">
