@@ -36,7 +36,6 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [ua, setUa] = useState(settings.userAgentProduct);
   const [preset, setPreset] = useState(settings.retrySchedule.preset);
   const [delays, setDelays] = useState(settings.retrySchedule.delaysMs.map((d) => d / 1000).join(', '));
-  const [timeScale, setTimeScale] = useState(String(settings.timeScale));
   const [strict, setStrict] = useState(settings.strict);
   const [retention, setRetention] = useState(String(settings.retentionCalls));
   const [rotationHours, setRotationHours] = useState(String(settings.secretRotationWindowMs / 3_600_000));
@@ -52,7 +51,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
     if (preset === 'custom' && !d) return null;
     const schedule = resolveRetrySchedule(schedulePatch(settings.retrySchedule, preset, d));
     const offsets = plannedOffsets(schedule);
-    const scale = Number(timeScale) > 0 ? Number(timeScale) : 1;
+    const scale = settings.timeScale;
     const count = plansTooManyRounds(schedule, offsets) ? `${MAX_ROUNDS.toLocaleString('en-US')} attempts (the most a delivery makes, before its window ends)` : countOf(offsets.length, 'attempt');
     return `${count} over ${formatDuration(offsets[offsets.length - 1])} simulated` + (scale !== 1 ? ` = ${formatDuration(offsets[offsets.length - 1] / scale)} real at ×${scale}` : '');
   })();
@@ -77,7 +76,6 @@ function SettingsForm({ settings }: { settings: Settings }) {
           aliasKeys,
           userAgentProduct: ua,
           retrySchedule,
-          timeScale: Number(timeScale),
           strict,
           retentionCalls: Number(retention),
           secretRotationWindowMs: rotationHours.trim() === '' ? Number.NaN : Math.round(Number(rotationHours) * 3_600_000),
@@ -115,9 +113,6 @@ function SettingsForm({ settings }: { settings: Settings }) {
           <input data-testid="set-delays" value={delays} onChange={(e) => setDelays(e.target.value)} />
         </Field>
       ) : null}
-      <Field label="Time-warp factor" name="timeScale" error={err('timeScale')} hint="divides retry delays only; request timeouts (5 s, 10 s for Actions and the actions preset) stay real. 1 = real time">
-        <input type="number" step="any" min={0.001} data-testid="set-time-scale" value={timeScale} onChange={(e) => setTimeScale(e.target.value)} />
-      </Field>
       <Field label="Strict mode" name="strict" error={err('strict')} hint="unknown write key → 401; an invalid call → 400 naming it, and nothing of that request is stored">
         <input type="checkbox" data-testid="set-strict" checked={strict} onChange={(e) => setStrict(e.target.checked)} />
       </Field>
@@ -154,7 +149,9 @@ export function SettingsScreen() {
       <ThemeControl />
       {settings ? (
         <section className="settings-live">
+          {/* The one time-warp control (the form below had a second, saved with it: issue 40). */}
           <h3>Time-warp (applies at once)</h3>
+          <p className="muted small-text">Divides retry delays only; request timeouts (5 s, 10 s for Actions and the actions preset) stay real. 1 = real time.</p>
           <TimeWarpControl testId="settings-time-warp" />
         </section>
       ) : null}
