@@ -25,7 +25,8 @@ export function threadCpuMs(tid: number): number | undefined {
   if (!(tid > 0)) return undefined;
   try {
     const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ', 1)[0]);
-    if (Number.isFinite(ns)) return ns / 1e6;
+    // "0 0 0" where the kernel keeps no schedule statistics: not a thread that never ran.
+    if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
   } catch {
     // fall through to stat
   }

@@ -44,7 +44,7 @@ function commands(nav: readonly Screen[], hasDemo: boolean): Command[] {
         const detail = await s.sendTestCall(source.id);
         if (!detail) return;
         store.getState().openCallInInspector(detail.call.id);
-        focusWhenThere(detailStart);
+        focusWhenThere(detailStart(detail.call.id));
       },
     },
     {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { RuleStats, TrackingPlan, TrackingPlanConnection } from '../../../shared/tracking-plan.schema';
+import { MAX_PLAN_NAME_CHARS, type RuleStats, type TrackingPlan, type TrackingPlanConnection } from '../../../shared/tracking-plan.schema';
 import { EmptyState } from '../../components/field';
 import { countOf, formatDateTime } from '../../components/format';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
@@ -133,7 +133,7 @@ function ConnectSettings({ plan, sourceId, now }: { plan: TrackingPlan; sourceId
         <option value="allow">violations: allow</option>
         <option value="block">violations: block</option>
       </select>
-      <button type="button" data-testid="plan-connect" disabled={!sourceId || !changed} onClick={() => void store.getState().connectPlan(sourceId, { name: plan.name, ...settings })}>
+      <button type="button" data-testid="plan-connect" disabled={!sourceId || !changed || plan.problem !== undefined} title={plan.problem ? 'This plan does not compile: save its rules first' : undefined} onClick={() => void store.getState().connectPlan(sourceId, { name: plan.name, ...settings })}>
         {here ? 'Save settings' : now ? 'Move to this plan' : 'Connect'}
       </button>
       <span className="muted" data-testid="plan-connect-state">
@@ -174,14 +174,15 @@ function OffPlan({ plan }: { plan: TrackingPlan }) {
     store.getState().guardLeave(() => {
       const s = store.getState();
       s.clearInspectorFilters();
-      s.setFilters({ status: 'blocked', sourceId: plan.sources.length === 1 ? plan.sources[0]!.sourceId : undefined });
+      s.setFilters({ status: 'blocked', sourceId: plan.sources[0]?.sourceId });
       location.hash = tabHref('inspector');
     });
   return (
     <div className="small-text" data-testid="plan-off-plan">
       <span>Last hour: </span>
       <span data-testid="plan-blocked-count">{countOf(off.blocked, 'call')} blocked</span>
-      {off.blocked > 0 ? (
+      {/* Listed only when they are one source's: the inspector filters by source, not by plan. */}
+      {off.blocked > 0 && plan.sources.length === 1 ? (
         <>
           {' '}
           <button type="button" className="small" data-testid="plan-show-blocked" onClick={showBlocked}>
@@ -287,11 +288,14 @@ function PlanCard({ plan }: { plan: TrackingPlan }) {
 interface Unnamed {
   text: string;
   fileName: string;
+  /** Which pick this is (NameImport is keyed by it). */
+  pick: number;
 }
+let picks = 0;
 
 /** The plan name a file's name suggests: "shop-plan.json" → "shop-plan". */
 export function nameFromFile(fileName: string): string {
-  return fileName.replace(/\.json$/i, '').trim().slice(0, 200) || 'Imported plan';
+  return fileName.replace(/\.json$/i, '').trim().slice(0, MAX_PLAN_NAME_CHARS).trim() || 'Imported plan';
 }
 
 /** Asks for the name of a plan whose file names none (a Segment rules file), prefilled from the file's name. */
@@ -322,7 +326,7 @@ function NameImport({ unnamed, replace, onDone }: { unnamed: Unnamed; replace: b
       <label className="grow" htmlFor="plans-import-name">
         {`${unnamed.fileName} names no plan (Segment's rules files do not). Name it:`}
       </label>
-      <input id="plans-import-name" ref={input} data-testid="plans-import-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+      <input id="plans-import-name" ref={input} data-testid="plans-import-name" value={name} maxLength={MAX_PLAN_NAME_CHARS} onChange={(e) => setName(e.target.value)} />
       <button type="submit" className="primary" data-testid="plans-import-name-submit" disabled={busy || !name.trim()}>
         {busy ? 'Importing…' : 'Import'}
       </button>
@@ -340,6 +344,7 @@ export function PlansScreen() {
   const [replace, setReplace] = useState(false);
   const [draftSource, setDraftSource] = useState('');
   const [unnamed, setUnnamed] = useState<Unnamed | null>(null);
+  const importButton = useRef<HTMLButtonElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
     void store.getState().loadPlans();
@@ -351,7 +356,7 @@ export function PlansScreen() {
         <h1>Tracking plans</h1>
       </header>
       <div className="row wrap">
-        <button type="button" data-testid="plans-import" onClick={() => fileInput.current?.click()}>
+        <button ref={importButton} type="button" data-testid="plans-import" onClick={() => fileInput.current?.click()}>
           Import plan file…
         </button>
         <input
@@ -366,7 +371,7 @@ export function PlansScreen() {
             if (!file) return;
             const text = await file.text();
             setUnnamed(null);
-            if ((await store.getState().importPlanFile(text, replace)) === 'unnamed') setUnnamed({ text, fileName: file.name });
+            if ((await store.getState().importPlanFile(text, replace)) === 'unnamed') setUnnamed({ text, fileName: file.name, pick: ++picks });
           }}
         />
         <label className="small-text" title="Replace a plan of the same name instead of refusing the file">
@@ -384,7 +389,18 @@ export function PlansScreen() {
           Draft a plan from its calls
         </button>
       </div>
-      {unnamed ? <NameImport unnamed={unnamed} replace={replace} onDone={() => setUnnamed(null)} /> : null}
+      {unnamed ? (
+        // Keyed by the pick: a second file chosen while the form shows gets its own proposed name.
+        <NameImport
+          key={unnamed.pick}
+          unnamed={unnamed}
+          replace={replace}
+          onDone={() => {
+            setUnnamed(null);
+            importButton.current?.focus();
+          }}
+        />
+      ) : null}
       {error ? (
         <div className="notice error" role="alert" data-testid="plans-error">
           {error.message}
