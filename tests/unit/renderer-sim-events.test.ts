@@ -76,7 +76,7 @@ describe('deletions and the shared simulation tools', () => {
     expect(store.getState().deletionFormError?.fieldMessage('userId')).toBe('required');
     await store.getState().createDeletion({ userId: 'u2', purge: true });
     expect(store.getState().deletions.map((d) => d.userId)).toEqual(['u2', 'u1']);
-    expect(store.getState().toasts.at(-1)?.text).toMatch(/1 delete notification queued, 3 local call\(s\) purged/);
+    expect(store.getState().toasts.at(-1)?.text).toMatch(/1 delete notification queued, 3 local calls purged/);
     expect(store.getState().creatingDeletion).toBe(false);
   });
 
