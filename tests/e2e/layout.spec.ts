@@ -81,6 +81,8 @@ function layoutProblems(page: Page): Promise<Problem[]> {
 
     for (const el of document.querySelectorAll<HTMLElement>('button, h1, h2, h3, h4, label, th, .field-label, .chip, .sidebar a')) {
       if (!shown(el) || !visibleRect(el)) continue;
+      // Text for screen readers only (the inspector's heading): a 1 px box by design.
+      if (el.closest('.sr-only')) continue;
       const cs = getComputedStyle(el);
       if (cs.display === 'inline' || cs.textOverflow === 'ellipsis') continue;
       if (el.scrollWidth > el.clientWidth + 1) problems.push({ kind: 'cut', what: `${describe(el)}: ${el.scrollWidth} > ${el.clientWidth}` });
