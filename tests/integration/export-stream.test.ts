@@ -1,5 +1,6 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONG_STRING_CHARS } from '../../src/main/server/json-answer';
 import { startControlServer } from '../../src/main/server/control-server';
 import type { Engine } from '../../src/main/engine/engine.types';
 import type { ExportStream } from '../../src/main/engine/simulation/export';
@@ -240,6 +241,23 @@ describe('a large export', () => {
     expect(file.content.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { call: { messageId: string } }).call.messageId)).toEqual(
       [BULK_BATCH - 3, BULK_BATCH - 2, BULK_BATCH - 1].map((i) => `bulk-${BULK_CALLS / BULK_BATCH - 1}-${i}`),
     );
+  });
+
+  it('a one-answer export over 1 MB is written a piece at a time (the loop given back between), the same file as the streamed route', async () => {
+    const sourceId = await bulkSource();
+    // ~20 KB a line: 200 lines are ~4 MB, over LONG_STRING_CHARS.
+    const query = `format=jsonl&limit=200&sourceId=${sourceId}`;
+    const one = await get(`/export?${query}`);
+    expect(one.res.statusCode).toBe(200);
+    expect(one.res.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Fastify sets a length for an answer it serialized whole; pieces go chunked.
+    expect(one.res.headers['content-length']).toBeUndefined();
+    expect(one.res.headers['transfer-encoding']).toBe('chunked');
+    const answer = JSON.parse(await text(one.res)) as { filename: string; contentType: string; content: string };
+    expect(answer.content.length).toBeGreaterThan(LONG_STRING_CHARS);
+    expect(answer).toMatchObject({ contentType: 'application/x-ndjson', filename: expect.stringMatching(/\.jsonl$/) });
+    const file = await get(`/export/file?${query}`);
+    expect(answer.content).toBe(await text(file.res));
   });
 
   it('stops when the client goes away mid-way, and the engine answers on', async () => {

@@ -3,6 +3,7 @@ import { api, OP_NAMES, type OpName } from '../../shared/api.contract';
 import { API_PREFIX } from '../../shared/http-mapping';
 import { ValidationError } from '../../shared/validation-error';
 import { checkOpInput, type InputChecked } from './op-body';
+import { sendAnswer } from './json-answer';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
 import type { ConfigWarning } from '../../shared/config.schema';
@@ -42,7 +43,7 @@ export function registerApiRoutes(app: FastifyInstance, engine: Engine): void {
           if (dropped && answer && typeof answer === 'object' && Array.isArray((answer as { warnings?: unknown }).warnings)) {
             (answer as { warnings: unknown[] }).warnings.push(...dropped);
           }
-          return reply.send(answer);
+          return sendAnswer(reply, answer);
         } catch (err) {
           return sendError(reply, err);
         }
