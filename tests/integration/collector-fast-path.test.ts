@@ -78,6 +78,7 @@ describe('answers as the Fastify route does', () => {
     { name: 'no Content-Type', path: '/v1/identify', body: (id) => JSON.stringify({ userId: 'u', messageId: id }), headers: { authorization: basic(KEY) } },
     { name: 'invalid JSON', path: '/v1/track', body: () => '{"userId":', headers: { ...json, authorization: basic(KEY) } },
     { name: 'not an object', path: '/v1/track', body: () => '[1,2]', headers: { ...json, authorization: basic(KEY) } },
+    { name: 'a byte order mark', path: '/v1/track', body: (id) => '\ufeff' + track(id), headers: { ...json, authorization: basic(KEY) } },
     { name: 'no write key', path: '/v1/track', body: track, headers: json },
     { name: 'an unknown write key (stored dropped)', path: '/v1/track', body: track, headers: { ...json, authorization: basic('wk_nobody') } },
     { name: 'a call the collector drops (no event)', path: '/v1/track', body: (id) => JSON.stringify({ userId: 'u', messageId: id }), headers: { ...json, authorization: basic(KEY) } },
@@ -103,7 +104,7 @@ describe('answers as the Fastify route does', () => {
       return { request: call.request, status: call.status, dropReason: call.dropReason, type: call.type, sourceName: call.sourceName };
     };
     for (const [i, c] of cases.entries()) {
-      if (['invalid JSON', 'not an object', 'no write key', 'a batch without its array', 'a fault answered with a status'].includes(c.name)) continue;
+      if (['invalid JSON', 'not an object', 'a byte order mark', 'no write key', 'a batch without its array', 'a fault answered with a status'].includes(c.name)) continue;
       const fast = await stored(`fast-${i}-id`);
       expect(fast).toEqual(await stored(`routed-${i}-id`));
       expect(fast.request.contentType).toBe(c.headers['content-type'] ?? null);

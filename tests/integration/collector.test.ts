@@ -151,6 +151,7 @@ describe('400s: nothing stored', () => {
   const cases: [string, string, string | object, RegExp][] = [
     ['invalid JSON', '/v1/track', '{"userId": ', /invalid JSON/],
     ['empty body', '/v1/track', '', /empty/],
+    ['a byte order mark', '/v1/batch', '\ufeff{"batch":[{"type":"track","userId":"u","event":"bom"}]}', /^request body starts with a byte order mark \(U\+FEFF\)/],
     ['not an object', '/v1/track', '[1,2]', /JSON object/],
     ['batch not an array', '/v1/batch', { batch: { type: 'track' } }, /"batch" must be an array/],
     ['too many items', '/v1/batch', { batch: Array.from({ length: 2501 }, () => ({ type: 'track', userId: 'u', event: 'x' })) }, /2501 items; at most 2500/],

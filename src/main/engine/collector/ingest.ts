@@ -90,6 +90,8 @@ export class Ingest {
   private async process(req: IngestRequest, receivedAt: number, bytes: number, faultDrawn = false): Promise<IngestResponse> {
     const text = req.body?.toString('utf8') ?? '';
     if (text.trim() === '') return bad('request body is empty: send a JSON object');
+    // JSON.parse would name an invisible character; README, Decisions: "A byte order mark is refused".
+    if (text.charCodeAt(0) === 0xfeff) return bad('request body starts with a byte order mark (U+FEFF), which JSON sent over a network must not carry (RFC 8259, section 8.1): send it without');
     let body: unknown;
     try {
       body = JSON.parse(text);
