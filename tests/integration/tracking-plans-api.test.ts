@@ -256,6 +256,14 @@ describe('per rule', () => {
     expect(all.stats[shop.id]!.map((s) => [s.key, s.matched, s.failed])).toEqual([['A', 2, 1]]);
     expect(all.offPlan[shop.id]).toEqual({ blocked: 3, unplannedEvents: [{ event: 'Z', calls: 2 }, { event: 'Y', calls: 1 }], more: 0 });
     expect(all.offPlan[all.plans.find((p) => p.name === 'other')!.id]).toEqual({ blocked: 0, unplannedEvents: [], more: 0 });
+    // Past the ten shown: the commonest ten (ties by name), and how many others.
+    await t.post('/v1/batch', { batch: Array.from({ length: 12 }, (_, i) => ({ type: 'track', userId: 'u', event: `E${String(i).padStart(2, '0')}` })) }, { writeKey: 'wk_web' });
+    const more = (await api<Overview>('GET', '/api/tracking-plans/stats')).body.offPlan[shop.id]!;
+    expect(more).toEqual({
+      blocked: 15,
+      unplannedEvents: [{ event: 'Z', calls: 2 }, ...['E00', 'E01', 'E02', 'E03', 'E04', 'E05', 'E06', 'E07', 'E08'].map((event) => ({ event, calls: 1 }))],
+      more: 4,
+    });
     const later = new Date(Date.now() + 60_000).toISOString();
     expect(Object.values((await api<Overview>('GET', `/api/tracking-plans/stats?since=${encodeURIComponent(later)}`)).body.stats).flat().every((s) => s.matched === 0)).toBe(true);
     expect((await api('GET', '/api/tracking-plans/stats?since=yesterday')).status).toBe(400);

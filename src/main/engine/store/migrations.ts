@@ -507,4 +507,9 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE sources ADD COLUMN import_id TEXT;
   CREATE TABLE config_imports (id TEXT PRIMARY KEY, started_at INTEGER NOT NULL);
   `,
+  /* 24: a plan's figures (the plans screen's card and rules: blocked calls, unplanned events, failures
+     by rule) read its calls with violations of the last hour; without this index each read scanned
+     every source's. */ `
+  CREATE INDEX call_violations_plan ON call_violations(plan_id, received_at);
+  `,
 ];

@@ -170,14 +170,19 @@ export class TrackingPlansRepo {
     return this.stmt('SELECT COUNT(*) FROM call_violations WHERE plan_id = ? AND received_at >= ? AND blocked IS NOT NULL').pluck().get(planId, since) as number;
   }
 
-  /** Events a plan does not plan, seen since a time, with their calls: the commonest first. */
-  unplannedEventsSince(planId: string, since: number): { event: string; calls: number }[] {
-    return this.stmt(
-      `SELECT json_extract(j.value, '$.value') AS event, COUNT(DISTINCT v.call_id) AS calls
-         FROM call_violations v, json_each(v.violations) j
-        WHERE v.plan_id = ? AND v.received_at >= ? AND json_extract(j.value, '$.kind') = 'unplanned_event'
-        GROUP BY event ORDER BY calls DESC, event`,
-    ).all(planId, since) as { event: string; calls: number }[];
+  /** The commonest `limit` events a plan does not plan, seen since a time, with their calls, and how many such events there were. */
+  unplannedEventsSince(planId: string, since: number, limit: number): { events: { event: string; calls: number }[]; distinct: number } {
+    // COUNT(*) OVER () counts the groups in the same pass: a lab sending thousands of distinct names
+    // reads back only the first `limit` of them.
+    const rows = this.stmt(
+      `SELECT event, calls, COUNT(*) OVER () AS distinct_events FROM (
+         SELECT json_extract(j.value, '$.value') AS event, COUNT(DISTINCT v.call_id) AS calls
+           FROM call_violations v, json_each(v.violations) j
+          WHERE v.plan_id = ? AND v.received_at >= ? AND json_extract(j.value, '$.kind') = 'unplanned_event'
+          GROUP BY event)
+        ORDER BY calls DESC, event LIMIT ?`,
+    ).all(planId, since, limit) as { event: string; calls: number; distinct_events: number }[];
+    return { events: rows.map(({ event, calls }) => ({ event, calls })), distinct: rows[0]?.distinct_events ?? 0 };
   }
 
   /** The plan a request's calls were checked against; undefined when they were not. */

@@ -492,8 +492,8 @@ export class TrackingPlans {
 
   /** What a plan's enforcement kept out since a time (the plans screen's card). */
   offPlanStats(planId: string, since: number): OffPlanStats {
-    const events = this.repo.unplannedEventsSince(planId, since);
-    return { blocked: this.repo.blockedSince(planId, since), unplannedEvents: events.slice(0, UNPLANNED_EVENTS_SHOWN), more: Math.max(0, events.length - UNPLANNED_EVENTS_SHOWN) };
+    const { events, distinct } = this.repo.unplannedEventsSince(planId, since, UNPLANNED_EVENTS_SHOWN);
+    return { blocked: this.repo.blockedSince(planId, since), unplannedEvents: events, more: Math.max(0, distinct - events.length) };
   }
 
   /** Checks one received call; the batch envelope's context is merged under the call's own, as normalization does. */
