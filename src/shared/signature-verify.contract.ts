@@ -85,6 +85,18 @@ export const verifySignatureOutput = z.object({
     .nullable(),
   /** Versions of the source's secrets tried (newest first); empty without a source. */
   versionsTried: z.object({ sharedSecret: z.array(z.number().int()), standardWebhooksSecret: z.array(z.number().int()) }),
+  /**
+   * Given an attempt: the version of each of its source's secrets that signed it (X-Signature: the one
+   * current when its call arrived; webhook-signature: its delivery's own), and whether the lab still
+   * keeps it (`kept: false`: retired and erased, so it cannot be tried); null for a secret it was not
+   * signed with. null when no attempt was given.
+   */
+  madeWith: z
+    .object({
+      sharedSecret: z.object({ version: z.number().int(), kept: z.boolean() }).nullable(),
+      standardWebhooksSecret: z.object({ version: z.number().int(), kept: z.boolean() }).nullable(),
+    })
+    .nullable(),
 });
 export type VerifySignatureResult = z.infer<typeof verifySignatureOutput>;
 

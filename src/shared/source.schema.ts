@@ -329,6 +329,11 @@ export const rotateSecretSchema = z
     id: z.string().min(1),
     which: z.enum(['sharedSecret', 'standardWebhooksSecret'], { message: 'must be "sharedSecret" (X-Signature) or "standardWebhooksSecret" (webhook-signature)' }),
     secret: z.string().min(1, { message: 'must not be empty (omit it for a random one)' }).max(1024, { message: 'at most 1024 characters' }).optional(),
+    /**
+     * Standard Webhooks: whether the version it replaces keeps signing for the rotation window (default
+     * true); false stops it at once (a leaked secret). X-Signature carries one signature: no overlap either way.
+     */
+    overlap: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
     if (r.which !== 'standardWebhooksSecret' || r.secret === undefined) return;

@@ -28,7 +28,8 @@ const COVERED: Record<string, string[]> = {
     'cf-enabled', 'cf-mode', 'cf-save',
     'wh-mode', 'wh-add-mapping', 'am-type-0-op', 'am-event-0-op', 'am-method-0', 'am-headers-0-add', 'am-headers-0-remove-0', 'am-batch-0',
     'am-remove-0', 'wh-sw-generate', 'wh-sw-toggle', 'am-fql-edit-0', 'am-fql-sample-0',
-    'rotate-sw-secret', 'rotate-sw-secret-cancel', 'rotate-sw-secret-confirm', 'rotate-shared-secret', 'rotate-shared-secret-cancel', 'rotate-shared-secret-confirm',
+    'rotate-sw-secret', 'rotate-sw-secret-cancel', 'rotate-sw-secret-copy', 'rotate-sw-secret-confirm', 'rotate-sw-secret-now',
+    'rotate-shared-secret', 'rotate-shared-secret-cancel', 'rotate-shared-secret-copy', 'rotate-shared-secret-confirm',
   ],
   inspector: [
     'filter-status', 'filter-type', 'filter-source', 'pause-button', 'inspector-time-warp-1', 'inspector-time-warp-10',
@@ -317,22 +318,41 @@ test('destinations: every control', async ({ page, receivers, consoleGuard }) =>
     .poll(async () => (await webhooksOf()).mappings)
     .toEqual([{ name: 'mapping 1', trigger: { type: { oneOf: ['track', 'page'] }, event: { equals: 'Every Control' } }, url: `${receivers.ok.url}/actions`, method: 'PATCH', headers: {}, batchSize: 1000 }]);
   expect((await webhooksOf()).mode).toBe('both');
-  // Rotate each saved secret: a random new version; the Standard Webhooks one says until when the old one signs too.
+  // Rotate each saved secret: Rotate… says what happens to a receiver holding the current one and
+  // proposes the new secret, to copy before confirming.
   const saved = await webhooksOf();
   await expect(t('rotate-sw-secret-version')).toHaveText('version 1');
   await s.use('rotate-sw-secret', t('rotate-sw-secret'));
+  await expect(t('rotate-sw-secret-effect')).toHaveText(
+    'For 24h 00m after the rotation, webhook-signature carries two signatures, the new secret’s and the current one’s: a receiver holding either accepts the request. After that, only the new secret signs. Requests already made keep their version, retries included.',
+  );
+  await expect(t('rotate-sw-secret-value')).toHaveValue(/^whsec_[A-Za-z0-9+/]{43}=$/);
   await s.use('rotate-sw-secret-cancel', t('rotate-sw-secret-cancel'));
+  await expect(t('rotate-sw-secret-panel')).toHaveCount(0);
   await expect(t('rotate-sw-secret-version')).toHaveText('version 1');
   await t('rotate-sw-secret').click();
-  await expect(t('rotate-sw-secret-confirm')).toHaveText('New secret (the old one signs too for 24h 00m)');
+  const proposed = await t('rotate-sw-secret-value').inputValue();
+  await s.use('rotate-sw-secret-copy', t('rotate-sw-secret-copy'));
+  await expectCopied(t('rotate-sw-secret-copy'));
+  await expect(t('rotate-sw-secret-confirm')).toHaveText('Rotate (both sign for 24h 00m)');
   await s.use('rotate-sw-secret-confirm', t('rotate-sw-secret-confirm'));
   await expect(t('rotate-sw-secret-version')).toHaveText('version 2');
   await expect(t('rotate-sw-secret-overlap')).toContainText('the previous version also signs until');
-  await expect.poll(async () => (await webhooksOf()).standardWebhooksSecret).not.toBe(saved.standardWebhooksSecret);
+  await expect.poll(async () => (await webhooksOf()).standardWebhooksSecret).toBe(proposed);
+  expect(proposed).not.toBe(saved.standardWebhooksSecret);
+  // A leaked secret: no overlap, the old version stops at once.
+  await t('rotate-sw-secret').click();
+  await s.use('rotate-sw-secret-now', t('rotate-sw-secret-now'));
+  await expect(t('rotate-sw-secret-version')).toHaveText('version 3');
+  await expect(t('rotate-sw-secret-overlap')).toHaveCount(0);
   await expect(t('wh-sw-secret')).toHaveValue((await webhooksOf()).standardWebhooksSecret as string);
   await s.use('rotate-shared-secret', t('rotate-shared-secret'));
+  await expect(t('rotate-shared-secret-effect')).toContainText('X-Signature carries one signature, so there is no overlap: from the moment you rotate, new requests are signed with the new secret only');
+  await expect(t('rotate-shared-secret-first')).toContainText('First make your receiver accept a signature made with either secret');
   await s.use('rotate-shared-secret-cancel', t('rotate-shared-secret-cancel'));
   await t('rotate-shared-secret').click();
+  await s.use('rotate-shared-secret-copy', t('rotate-shared-secret-copy'));
+  await expect(t('rotate-shared-secret-confirm')).toHaveText('Rotate now: new requests sign with it');
   await s.use('rotate-shared-secret-confirm', t('rotate-shared-secret-confirm'));
   await expect(t('rotate-shared-secret-version')).toHaveText('version 2');
   await expect(t('toast-info').filter({ hasText: 'Shared secret rotated (version 2)' })).toBeVisible();

@@ -152,22 +152,51 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
   await attempt.getByTestId('verify-box').screenshot({ path: `${SHOTS}/verify-source-secret.png` });
 
-  // Both secrets changed since (a new version each, no overlap): on this older attempt the source's
-  // secrets do not match, and the box says which version signed it, naming no old secret.
+  // Both secrets rotated since, from the Destinations screen: on this older attempt the source's
+  // secrets (version 2) do not match, and the lab checks the version that signed it, which it keeps
+  // for the rotation window, without showing it.
+  await page.getByTestId('nav-destinations').click();
+  await page.locator('[data-testid="source-item"][data-name="secret-edge"]').click();
+  await page.getByTestId('rotate-shared-secret').click();
+  await expect(page.getByTestId('rotate-shared-secret-effect')).toContainText('a receiver that checks only the current one refuses them (a 401, say)');
+  await page.getByTestId('secret-rotation').screenshot({ path: `${SHOTS}/rotate-shared.png` });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByTestId('secret-rotation').screenshot({ path: `${SHOTS}/rotate-shared-dark.png` });
+  await page.emulateMedia({ colorScheme: 'light' });
+  const shared2 = await page.getByTestId('rotate-shared-secret-value').inputValue();
+  await page.getByTestId('rotate-shared-secret-copy').click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shared2);
+  await page.getByTestId('rotate-shared-secret-confirm').click();
+  await expect(page.getByTestId('rotate-shared-secret-version')).toHaveText('version 2');
+  // Your own secret instead of the one proposed (the receiver has it already).
   const sw2 = `whsec_${Buffer.from('another key of 24 bytes!').toString('base64')}`;
-  await lab.api('PATCH', `/sources/${source.id}`, {
-    webhooks: { enabled: true, sharedSecret: 'edge-shared-secret-2', standardWebhooksSecret: sw2, urls: [{ url: `${receivers.ok.url}/secret-edge`, headers: {} }] },
-  });
-  await expect(async () => {
-    await attempt.getByTestId('verify-sw-secret-source').click();
-    await expect(attempt.getByTestId('verify-sw-secret')).toHaveValue(sw2, { timeout: 500 });
-  }).toPass();
-  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'mismatch');
-  await expect(attempt.getByTestId('verify-sw-result')).toContainText("signed with version 1 of the source's Standard Webhooks secret; the source's secret is now version 2, a later one");
+  await page.getByTestId('rotate-sw-secret').click();
+  await page.getByTestId('rotate-sw-secret-value').fill(sw2);
+  await page.getByTestId('rotate-sw-secret-confirm').click();
+  await expect(page.getByTestId('rotate-sw-secret-version')).toHaveText('version 2');
+  await page.getByTestId('nav-inspector').click();
+  await callRow.click();
+  await attempt.getByTestId('verify-sw-secret-source').click();
+  await expect(attempt.getByTestId('verify-sw-secret')).toHaveValue(sw2);
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveAttribute('data-status', 'match');
+  await expect(attempt.getByTestId('verify-sw-result')).toHaveText(
+    "Signed with version 1 of the source's Standard Webhooks secret: ✓ match (the source's is now version 2). The lab keeps that version until nothing needs it; it was checked without being shown.",
+  );
   await expect(attempt.getByTestId('verify-sw-result')).not.toContainText(sw);
   await attempt.getByTestId('verify-secret-source').click();
-  await expect(attempt.getByTestId('verify-secret')).toHaveValue('edge-shared-secret-2');
-  await expect(attempt.getByTestId('verify-result')).toContainText("an earlier version of the source's shared secret; the source's secret is now version 2");
+  await expect(attempt.getByTestId('verify-secret')).toHaveValue(shared2);
+  await expect(attempt.getByTestId('verify-result')).toHaveAttribute('data-status', 'match');
+  await expect(attempt.getByTestId('verify-result')).toContainText("Signed with version 1 of the source's shared secret: ✓ match (the source's is now version 2)");
+  await attempt.getByTestId('verify-box').screenshot({ path: `${SHOTS}/verify-kept-version.png` });
+  // The window closed (set to 0): nothing needs version 1 any more, the lab erases it and says so.
+  await lab.api('PATCH', '/settings', { secretRotationWindowMs: 0 });
+  await expect(async () => {
+    await attempt.getByTestId('verify-secret-source').click();
+    await expect(attempt.getByTestId('verify-result')).toContainText("Signed with version 1 of the source's shared secret, since retired (the source's is now version 2): the lab no longer keeps it", { timeout: 500 });
+  }).toPass();
+  await attempt.getByTestId('verify-sw-secret-source').click();
+  await expect(attempt.getByTestId('verify-sw-result')).toContainText("Signed with version 1 of the source's Standard Webhooks secret, since retired");
+  await lab.api('PATCH', '/settings', { secretRotationWindowMs: 86_400_000 });
 });
 
 test('at 1024×700 with the detail open, the status word is never cut: the URL note turns into ⚠1/4 and the Actions tag into A×2', async ({ page, receivers }) => {

@@ -48,7 +48,8 @@ function config(url: string, settings: Record<string, unknown> = {}) {
 function versionsIn(t: TestEngine): { kind: string; version: number; retired: boolean }[] {
   const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
   try {
-    return (db.prepare('SELECT kind, version, retired_at FROM source_secrets ORDER BY kind, version').all() as { kind: string; version: number; retired_at: number | null }[])
+    // The versions whose secret is kept (a dropped one's row stays, its secret erased).
+    return (db.prepare("SELECT kind, version, retired_at FROM source_secrets WHERE secret != '' ORDER BY kind, version").all() as { kind: string; version: number; retired_at: number | null }[])
       .map((r) => ({ kind: r.kind, version: r.version, retired: r.retired_at !== null }));
   } finally {
     db.close();
@@ -143,6 +144,12 @@ describe('rotation', () => {
     // The store's own check (every second) drops it.
     await waitFor(() => versionsIn(t).filter((v) => v.kind === 'standard').length === 1, 'the old version dropped');
     expect(versionsIn(t)).toEqual([{ kind: 'shared', version: 1, retired: false }, { kind: 'standard', version: 2, retired: false }]);
+    // Its number and time stay, so an older call can be told "signed with version 1, since retired".
+    expect(store.sources.secrets.versionAt((await sourceOf(t)).id, 'standard', Date.now() - 1)).toEqual({ version: 2, kept: true });
+    expect(store.sources.secrets.keeps((await sourceOf(t)).id, 'standard', 1)).toBe(false);
+    const db = new Database(join(t.dataDir, 'webhook-lab.db'), { readonly: true });
+    expect(db.prepare("SELECT version, secret FROM source_secrets WHERE kind = 'standard' ORDER BY version").all()).toEqual([{ version: 1, secret: '' }, { version: 2, secret: NEW }]);
+    db.close();
   });
 
   it('rotates the Classic shared secret: new deliveries sign X-Signature with it, a delivery made before keeps its own', async () => {
@@ -159,6 +166,53 @@ describe('rotation', () => {
     // A random Standard Webhooks secret is a whsec_ of 32 bytes.
     const sw = await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret' });
     expect(Buffer.from(sw.webhooks.standardWebhooksSecret!.slice('whsec_'.length), 'base64')).toHaveLength(32);
+  });
+
+  it("an older call is verified against the version that signed it while the lab keeps it, and named 'since retired' once erased", async () => {
+    const r = await lab.receiver();
+    let store!: Store;
+    const t = await lab.start({ config: config(`${r.url}/hook`), onStore: (s) => (store = s) });
+    const src = await sourceOf(t);
+    await t.post('/v1/track', { userId: 'u1', event: 'Before' }, { writeKey: KEY });
+    await r.waitForRequests(1);
+    const before = (await t.call('listMessages', { limit: 1 })).items[0]!;
+    await waitFor(async () => (await t.call('getMessage', { id: before.id })).deliveries[0]?.attempts.length === 1, 'its attempt recorded');
+    const attemptId = (await t.call('getMessage', { id: before.id })).deliveries[0]!.attempts[0]!.id;
+    await t.call('rotateSecret', { id: src.id, which: 'sharedSecret' });
+    await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
+    // Kept (the rotation window): both signatures traced to version 1, without giving a secret.
+    const kept = await t.call('verifySignature', { callId: before.id, attemptId });
+    expect(kept.classic).toMatchObject({ state: 'valid', matched: { version: 1, current: false, given: false } });
+    expect(kept.standardWebhooks?.signatures.map((x) => x.matched?.version)).toEqual([1]);
+    expect(kept.madeWith).toEqual({ sharedSecret: { version: 1, kept: true }, standardWebhooksSecret: { version: 1, kept: true } });
+    // The window closed and nothing needs them: their secrets are erased, their numbers stay.
+    await t.call('updateSettings', { secretRotationWindowMs: 0 });
+    store.sources.secrets.prune(Date.now(), 0);
+    const gone = await t.call('verifySignature', { callId: before.id, attemptId });
+    expect(gone.classic).toMatchObject({ state: 'invalid', matched: null });
+    expect(gone.versionsTried).toEqual({ sharedSecret: [2], standardWebhooksSecret: [2] });
+    expect(gone.madeWith).toEqual({ sharedSecret: { version: 1, kept: false }, standardWebhooksSecret: { version: 1, kept: false } });
+    // A call after the rotation: version 2, kept.
+    await t.post('/v1/track', { userId: 'u1', event: 'After' }, { writeKey: KEY });
+    await r.waitForRequests(2);
+    const after = (await t.call('listMessages', { limit: 1 })).items[0]!;
+    await waitFor(async () => (await t.call('getMessage', { id: after.id })).deliveries[0]?.attempts.length === 1, 'its attempt recorded');
+    const afterAttempt = (await t.call('getMessage', { id: after.id })).deliveries[0]!.attempts[0]!.id;
+    const now = await t.call('verifySignature', { callId: after.id, attemptId: afterAttempt });
+    expect(now.classic).toMatchObject({ state: 'valid', matched: { version: 2, current: true } });
+    expect(now.madeWith).toEqual({ sharedSecret: { version: 2, kept: true }, standardWebhooksSecret: { version: 2, kept: true } });
+  });
+
+  it('a Standard Webhooks rotation without overlap (a leaked secret) stops the old version at once', async () => {
+    const r = await lab.receiver();
+    const t = await lab.start({ config: config(`${r.url}/hook`) });
+    const rotated = await t.call('rotateSecret', { id: (await sourceOf(t)).id, which: 'standardWebhooksSecret', secret: NEW, overlap: false });
+    expect(rotated.secretVersions?.standardWebhooksSecret).toMatchObject({ version: 2, rotated: false });
+    await t.post('/v1/track', { userId: 'u1', event: 'Leaked' }, { writeKey: KEY });
+    const [req] = await r.waitForRequests(1);
+    expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(NEW, req)).toBe(true);
+    expect(verifies(OLD, req)).toBe(false);
   });
 
   it('refuses a rotation naming the field: no secret to rotate, a bad whsec_, an unknown source', async () => {

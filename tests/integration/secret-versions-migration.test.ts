@@ -79,10 +79,12 @@ describe('migration: secrets kept once, versioned', () => {
       expect(db.prepare('SELECT count(*) FROM deliveries WHERE sw_secret IS NOT NULL').pluck().get()).toBe(0);
       const sources = db.prepare('SELECT webhooks FROM sources').pluck().all() as string[];
       for (const w of sources) expect(w).not.toMatch(/secret/i);
-      expect(db.prepare('SELECT source_id, kind, version, retired_at IS NOT NULL AS retired FROM source_secrets ORDER BY kind, version').all()).toEqual([
-        { source_id: 's1', kind: 'shared', version: 1, retired: 0 },
-        { source_id: 's1', kind: 'standard', version: 2, retired: 1 },
-        { source_id: 's1', kind: 'standard', version: 3, retired: 0 },
+      // The pruned version's row stays with its number, its secret erased (issue 40: "since retired").
+      expect(db.prepare("SELECT source_id, kind, version, retired_at IS NOT NULL AS retired, secret != '' AS kept FROM source_secrets ORDER BY kind, version").all()).toEqual([
+        { source_id: 's1', kind: 'shared', version: 1, retired: 0, kept: 1 },
+        { source_id: 's1', kind: 'standard', version: 1, retired: 1, kept: 0 },
+        { source_id: 's1', kind: 'standard', version: 2, retired: 1, kept: 1 },
+        { source_id: 's1', kind: 'standard', version: 3, retired: 0, kept: 1 },
       ]);
     } finally {
       db.close();

@@ -11,7 +11,7 @@ import {
   outcomesOf,
   waitingParts,
 } from '../../src/renderer/features/inspector/delivery-model';
-import { hasStandardWebhooks, laterSecretNote, signatureTarget, verifyStandardWebhooksAttempt } from '../../src/renderer/features/inspector/verify-model';
+import { hasStandardWebhooks, labVerdict, laterSecretNote, signatureTarget, verifyStandardWebhooksAttempt } from '../../src/renderer/features/inspector/verify-model';
 import { verifySignature } from '../../src/shared/preview/signature';
 import { signStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
 import type { Attempt, Delivery, UrlOutcome } from '../../src/shared/types';
@@ -178,5 +178,20 @@ describe('verify box', () => {
     // Classic: X-Signature is signed when the delivery is made; a current version made later is not the one.
     expect(laterSecretNote({ which: 'shared', current, signedBy: '2026-01-01T00:00:00.000Z' })).toMatch(/an earlier version of the source's shared secret; the source's secret is now version 3, made after this delivery/);
     expect(laterSecretNote({ which: 'shared', current, signedBy: '2026-01-03T00:00:00.000Z' })).toBeNull();
+  });
+
+  it("the lab's own check of an older attempt: the version that matched, or 'since retired' once erased; never asks to paste a kept version", () => {
+    const kept = labVerdict({ which: 'shared', matchedVersion: 1, madeWith: { version: 1, kept: true }, current: 2, tried: [2, 1] });
+    expect(kept).toEqual({
+      status: 'match',
+      explanation: "Signed with version 1 of the source's shared secret: ✓ match (the source's is now version 2). The lab keeps that version until nothing needs it; it was checked without being shown.",
+    });
+    const retired = labVerdict({ which: 'standard', matchedVersion: null, madeWith: { version: 1, kept: false }, current: 3, tried: [3] });
+    expect(retired.status).toBe('no-secret');
+    expect(retired.explanation).toMatch(/^Signed with version 1 of the source's Standard Webhooks secret, since retired \(the source's is now version 3\): the lab no longer keeps it/);
+    const wrong = labVerdict({ which: 'shared', matchedVersion: null, madeWith: { version: 1, kept: true }, current: 2, tried: [2, 1] });
+    expect(wrong).toMatchObject({ status: 'mismatch' });
+    expect(wrong.explanation).toMatch(/no version of the source's shared secret the lab keeps \(version 2, version 1\) made this signature/);
+    for (const v of [kept, retired, wrong]) expect(v.explanation).not.toMatch(/[Pp]aste the earlier|Paste version/);
   });
 });

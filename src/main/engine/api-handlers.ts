@@ -5,7 +5,8 @@ import type { demoOps } from '../../shared/demo.contract';
 import type { probeOps } from '../../shared/probe.contract';
 import { SAMPLE_CALLS, sampleCall } from '../../shared/sample-calls';
 import type { Store } from './store/store';
-import { newSecret, newWriteKey } from './store/sources.repo';
+import { newWriteKey } from './store/sources.repo';
+import { newSecret } from '../../shared/new-secret';
 import { HttpError, notFound } from './errors';
 import type { Dispatcher } from './dispatcher/dispatcher';
 import type { Ingest } from './collector/ingest';
@@ -76,7 +77,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       return s;
     },
     rotateSecret: (input) => {
-      const s = store.sources.rotate(input.id, input.which, input.secret ?? newSecret(input.which), d.now());
+      const s = store.sources.rotate(input.id, input.which, input.secret ?? newSecret(input.which), d.now(), input.overlap ?? true);
       sourcesChanged();
       return s;
     },

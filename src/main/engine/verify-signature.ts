@@ -36,11 +36,11 @@ function candidates(given: string | undefined, kept: { version: number; secret: 
 
 type Given = OpParsed<'verifySignature'>;
 /** What verifying needs, whether given or read from an attempt the lab made. */
-type Resolved = Omit<Given, 'body' | 'callId' | 'attemptId'> & { body: string };
+type Resolved = Omit<Given, 'body' | 'callId' | 'attemptId'> & { body: string; madeWith: VerifySignatureResult['madeWith'] };
 
 /** An attempt the lab made, as what verifying needs: its exact bytes, its signature headers and its source; what was given besides wins. */
 function fromAttempt(store: Store, input: Given): Resolved {
-  if (input.attemptId === undefined || input.callId === undefined) return { ...input, body: input.body! };
+  if (input.attemptId === undefined || input.callId === undefined) return { ...input, body: input.body!, madeWith: null };
   if (input.attemptId < 1) throw conflict(`attemptId: attempt ${input.attemptId} belongs to a round still out: once the round is recorded its attempt has its own id (read the call again)`);
   const call = store.calls.get(input.callId);
   if (!call) throw notFound(`message ${input.callId}`);
@@ -48,10 +48,21 @@ function fromAttempt(store: Store, input: Given): Resolved {
   const attempt = delivery?.attempts.find((a) => a.id === input.attemptId);
   if (!delivery || !attempt) throw notFound(`attempt ${input.attemptId} of message ${input.callId}`);
   const h = attempt.requestHeaders;
+  const secrets = store.sources.secrets;
+  // X-Signature is signed when the delivery is made, right after its call arrived: the shared version
+  // current then. A Standard Webhooks delivery names its own version.
+  const sw = delivery.swVersion ?? null;
+  const madeWith = call.sourceId
+    ? {
+        sharedSecret: secrets.versionAt(call.sourceId, 'shared', Date.parse(call.receivedAt)),
+        standardWebhooksSecret: sw === null ? null : { version: sw, kept: secrets.keeps(call.sourceId, 'standard', sw) },
+      }
+    : null;
   const signedSw = headerOf(h, STANDARD_WEBHOOKS_HEADERS.signature);
   const given = input.xSignature !== undefined || input.webhookSignature !== undefined;
   return {
     ...input,
+    madeWith,
     body: input.body ?? sentBody(delivery, attempt),
     xSignature: given ? input.xSignature : (attempt.signature ?? headerOf(h, 'x-signature')),
     webhookSignature: given ? input.webhookSignature : signedSw,
@@ -135,5 +146,6 @@ export function verifySignature(store: Store, given: Given, nowMs: number): Veri
     classic,
     standardWebhooks,
     versionsTried: { sharedSecret: keptShared.map((k) => k.version), standardWebhooksSecret: keptStandard.map((k) => k.version) },
+    madeWith: input.madeWith,
   };
 }

@@ -1,5 +1,6 @@
 import { countOf } from '../components/format';
-import type { ApiClient, ClearCallsResult, RetryMatchingResult } from '../../shared/api.contract';
+import type { ApiClient, ClearCallsResult, OpInput, RetryMatchingResult } from '../../shared/api.contract';
+import type { VerifySignatureResult } from '../../shared/signature-verify.contract';
 import type { BatchItemsPage } from '../../shared/types';
 import type { SliceCreator } from './app.types';
 import { errorText } from './errors';
@@ -18,11 +19,20 @@ export interface InspectorActionsSlice {
   clearCalls(): Promise<ClearCallsResult | null>;
   /** A page of a large Actions batch's items (the detail shows only its first ones); null on error (notified). */
   loadBatchItems(deliveryId: number, offset: number, limit: number): Promise<BatchItemsPage | null>;
+  /** An attempt's signatures checked by the engine against every version of its source's secrets it keeps (never shown); the error's text when refused. */
+  verifyWithLab(input: OpInput<'verifySignature'>): Promise<VerifySignatureResult | string>;
 }
 
 export const createInspectorActionsSlice =
   (api: ApiClient): SliceCreator<InspectorActionsSlice> =>
   (set, get) => ({
+    async verifyWithLab(input) {
+      try {
+        return await api.call('verifySignature', input);
+      } catch (err) {
+        return errorText(err);
+      }
+    },
     async replayEdited(id, body, deliveryId) {
       set({ replaying: true });
       try {

@@ -18,8 +18,15 @@ export interface SourcesSlice {
   createSource(input: { name: string; writeKey?: string }): Promise<Source | null>;
   saveWebhooks(id: string, webhooks: WebhookSettings): Promise<boolean>;
   regenerateWriteKey(id: string): Promise<void>;
-  /** A random new version of one of the source's secrets (the old one keeps signing what it signed). */
-  rotateSecret(id: string, which: 'sharedSecret' | 'standardWebhooksSecret'): Promise<void>;
+  /** A new version of one of the source's secrets (`secret`, else a random one); false when refused (the error notified). */
+  rotateSecret(id: string, which: 'sharedSecret' | 'standardWebhooksSecret', secret?: string, overlap?: boolean): Promise<boolean>;
+  /**
+   * The new secret a rotation proposes, per `${sourceId}:${which}`, kept from the moment Rotate is
+   * opened until it is done or canceled: it may be copied to a receiver and deployed before the switch,
+   * and leaving the screen meanwhile must not lose it.
+   */
+  secretDrafts: Record<string, string>;
+  setSecretDraft(key: string, secret: string | null): void;
   deleteSource(id: string): Promise<void>;
   sendTestCall(id: string): Promise<CallDetail | null>;
   /** The test call changed (live events): read it again so its chip shows where it is now. */
@@ -92,15 +99,24 @@ export const createSourcesSlice =
           get().notify(errorText(err), 'error');
         }
       },
-      async rotateSecret(id, which) {
+      async rotateSecret(id, which, secret, overlap) {
         try {
-          const s = await api.call('rotateSecret', { id, which });
+          const s = await api.call('rotateSecret', { id, which, ...(secret === undefined ? {} : { secret }), ...(overlap === undefined ? {} : { overlap }) });
           replace(s);
           const v = s.secretVersions?.[which]?.version;
           get().notify(`${which === 'sharedSecret' ? 'Shared secret' : 'Standard Webhooks secret'} rotated${v ? ` (version ${v})` : ''}: new requests sign with it`);
+          return true;
         } catch (err) {
           get().notify(errorText(err), 'error');
+          return false;
         }
+      },
+      secretDrafts: {},
+      setSecretDraft(key, secret) {
+        const next = { ...get().secretDrafts };
+        if (secret === null) delete next[key];
+        else next[key] = secret;
+        set({ secretDrafts: next });
       },
       async deleteSource(id) {
         try {

@@ -10,7 +10,9 @@ import type { Db } from './database';
 // never more than the current version and the one before it, plus a delivery's own older version
 // while that still signs). A window once closed stays closed: a change of the window setting clears
 // the overlap of every rotation it closed (closeWindows). An old version is dropped once it is
-// neither current, nor the one before it in an open window, nor named by an unfinished delivery (prune).
+// neither current, nor the one before it in an open window, nor named by an unfinished delivery (prune):
+// its secret is then erased and its row kept (secret '') with its number and time, so an older call
+// can still be told which version signed it, "since retired" (issue 40).
 
 export type SecretKind = 'shared' | 'standard';
 
@@ -41,24 +43,26 @@ export class SourceSecrets {
   private readonly insertStmt;
   private readonly retireStmt;
   private readonly retiredStmt;
-  private readonly deleteStmt;
+  private readonly eraseStmt;
+  private readonly madeByStmt;
   private readonly neededStmt;
   private readonly anyRetiredStmt;
   private readonly closeStmt;
 
   constructor(db: Db) {
     this.ofSourceStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND retired_at IS NULL');
-    this.ofKindStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND kind = ? ORDER BY version DESC');
+    this.ofKindStmt = db.prepare("SELECT * FROM source_secrets WHERE source_id = ? AND kind = ? AND secret != '' ORDER BY version DESC");
+    this.madeByStmt = db.prepare('SELECT version, secret FROM source_secrets WHERE source_id = @sourceId AND kind = @kind AND created_at <= @at AND (retired_at IS NULL OR retired_at > @at) ORDER BY version DESC LIMIT 1');
     this.insertStmt = db.prepare(
       `INSERT INTO source_secrets (source_id, kind, version, secret, created_at, overlap)
        VALUES (@sourceId, @kind, 1 + ifnull((SELECT max(version) FROM source_secrets WHERE source_id = @sourceId AND kind = @kind), 0), @secret, @now, @overlap)
        RETURNING version`,
     );
     this.retireStmt = db.prepare('UPDATE source_secrets SET retired_at = ? WHERE source_id = ? AND kind LIKE ? AND retired_at IS NULL');
-    this.retiredStmt = db.prepare('SELECT DISTINCT source_id, kind FROM source_secrets WHERE retired_at IS NOT NULL');
-    this.anyRetiredStmt = db.prepare('SELECT 1 FROM source_secrets WHERE retired_at IS NOT NULL LIMIT 1');
+    this.retiredStmt = db.prepare("SELECT DISTINCT source_id, kind FROM source_secrets WHERE retired_at IS NOT NULL AND secret != ''");
+    this.anyRetiredStmt = db.prepare("SELECT 1 FROM source_secrets WHERE retired_at IS NOT NULL AND secret != '' LIMIT 1");
     this.closeStmt = db.prepare('UPDATE source_secrets SET overlap = 0 WHERE overlap = 1 AND created_at <= ?');
-    this.deleteStmt = db.prepare('DELETE FROM source_secrets WHERE source_id = ? AND kind = ? AND version = ?');
+    this.eraseStmt = db.prepare("UPDATE source_secrets SET secret = '' WHERE source_id = ? AND kind = ? AND version = ?");
     // The partial index deliveries_sw_version holds exactly the unfinished deliveries that name a version.
     this.neededStmt = db.prepare(`SELECT 1 FROM deliveries WHERE source_id = ? AND sw_version = ? AND state IN ${UNFINISHED} LIMIT 1`);
   }
@@ -79,6 +83,20 @@ export class SourceSecrets {
    */
   kept(sourceId: string, kind: SecretKind): { version: number; secret: string; current: boolean }[] {
     return (this.ofKindStmt.all(sourceId, kind) as VersionRow[]).map((r) => ({ version: r.version, secret: r.secret, current: r.retired_at === null }));
+  }
+
+  /**
+   * The version that was current at `at` (epoch ms), and whether the lab still keeps its secret; null
+   * when none was (the source had no such secret then).
+   */
+  versionAt(sourceId: string, kind: SecretKind, at: number): { version: number; kept: boolean } | null {
+    const r = this.madeByStmt.get({ sourceId, kind, at }) as { version: number; secret: string } | undefined;
+    return r ? { version: r.version, kept: r.secret !== '' } : null;
+  }
+
+  /** Whether the lab still keeps this version's secret (false: never made, or erased). */
+  keeps(sourceId: string, kind: SecretKind, version: number): boolean {
+    return (this.ofKindStmt.all(sourceId, kind) as VersionRow[]).some((r) => r.version === version);
   }
 
   /**
@@ -139,8 +157,8 @@ export class SourceSecrets {
   }
 
   /**
-   * Drops the versions nothing needs any more: not current, outside every rotation window, and named
-   * by no unfinished delivery. Returns how many went. Inside a write job.
+   * Erases the versions nothing needs any more: not current, outside every rotation window, and named
+   * by no unfinished delivery (their rows stay, without the secret). Returns how many went. Inside a write job.
    */
   prune(now: number, windowMs: number): number {
     let dropped = 0;
@@ -150,7 +168,7 @@ export class SourceSecrets {
       for (const r of rows) {
         if (r.retired_at === null || keep.has(r.version)) continue;
         if (kind === 'standard' && this.neededStmt.get(source_id, r.version)) continue;
-        this.deleteStmt.run(source_id, kind, r.version);
+        this.eraseStmt.run(source_id, kind, r.version);
         dropped++;
       }
     }

@@ -27,10 +27,6 @@ export function newWriteKey(): string {
 }
 
 /** A random secret for a rotation: a whsec_ of 32 random bytes (the spec asks 24 to 64), or 32 random bytes in hex. */
-export function newSecret(which: SecretField): string {
-  return which === 'standardWebhooksSecret' ? `whsec_${randomBytes(32).toString('base64')}` : randomBytes(32).toString('hex');
-}
-
 const noWebhooks = (): WebhookSettings => ({ enabled: false, urls: [] });
 
 /** The WebhookSettings field of each kind of secret (source-secrets.ts). */
@@ -138,15 +134,16 @@ export class SourcesRepo {
 
   /**
    * A new version of one of the source's secrets whose predecessor keeps signing for the rotation
-   * window (Standard Webhooks: both signatures go out meanwhile). Throws when it has none to rotate.
+   * window (Standard Webhooks: both signatures go out meanwhile), unless `overlap` is false (a leaked
+   * secret stops at once). Throws when it has none to rotate.
    */
-  rotate(id: string, field: SecretField, secret: string, now: number): Source {
+  rotate(id: string, field: SecretField, secret: string, now: number, overlap = true): Source {
     const current = this.byId.get(id);
     if (!current) throw notFound(`source ${id}`);
     if (!current.webhooks[field]) throw conflict(`${field}: the source has none to rotate; set one in its Webhooks settings first`);
     if (current.webhooks[field] === secret) throw conflict(`${field}: the new secret is the current one`);
     const kind = field === 'sharedSecret' ? 'shared' : 'standard';
-    const made = this.secrets.set(id, kind, secret, now, true)!;
+    const made = this.secrets.set(id, kind, secret, now, overlap)!;
     const next: Source = { ...current, webhooks: { ...current.webhooks, [field]: secret }, secretVersions: { ...current.secretVersions, [field]: versionInfo(made) } };
     this.index(next);
     return next;

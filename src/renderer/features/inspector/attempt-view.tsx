@@ -9,6 +9,7 @@ import { VerifyBox } from './verify-box';
 import { signatureTarget } from './verify-model';
 import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
+import { useApp } from '../../store-context';
 
 /** The attempt as a curl command: the body it sent, with its delivery's method (Actions: POST, PUT or PATCH). */
 export function attemptCurl(a: Attempt, delivery: Pick<Delivery, 'body' | 'method'>): string {
@@ -32,13 +33,15 @@ export function AttemptView({
 }: {
   attempt: Attempt;
   /** The body it sent unless edited; which request it is (an Actions batch's X-Signature covers only its first event's data). */
-  delivery: Pick<Delivery, 'body' | 'kind' | 'callIds' | 'method' | 'bodyTruncated' | 'swVersion' | 'firstAttemptAt'>;
+  delivery: Pick<Delivery, 'body' | 'kind' | 'callId' | 'callIds' | 'method' | 'bodyTruncated' | 'swVersion' | 'firstAttemptAt'>;
   index: number;
   defaultOpen: boolean;
   context?: AttemptContext;
   raw: boolean;
 }) {
   const why = explainAttempt(a, context);
+  // An opened export is a file: its attempts are not the lab's to check.
+  const readOnly = useApp((s) => s.readOnly !== null);
   const body = sentBody(delivery, a);
   const edited = sentOwnBody(delivery, a);
   // Unedited, a large batch's attempt carries only the batch's first items (as its delivery does).
@@ -89,7 +92,7 @@ export function AttemptView({
               headers={a.requestHeaders}
               target={signatureTarget(delivery, body)}
               bodyCut={bodyCut}
-              signed={{ swVersion: delivery.swVersion ?? null, at: delivery.firstAttemptAt ?? a.startedAt }}
+              signed={{ swVersion: delivery.swVersion ?? null, at: delivery.firstAttemptAt ?? a.startedAt, lab: readOnly || a.id < 1 ? undefined : { callId: delivery.callId, attemptId: a.id } }}
             />
           </section>
           <section>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { useApp } from '../../store-context';
+import { useApp, useAppStore } from '../../store-context';
 import { verifySignature, type VerifyResult } from '../../../shared/preview/signature';
 import type { SecretVersion } from '../../../shared/types';
-import { hasStandardWebhooks, laterSecretNote, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
+import { hasStandardWebhooks, labVerdict, laterSecretNote, verifyStandardWebhooksAttempt, type SignatureTarget, type SwResult } from './verify-model';
 
 /** Which secret versions signed the attempt, as far as the lab knows (laterSecretNote). */
 interface Signed {
@@ -10,6 +10,8 @@ interface Signed {
   swVersion: number | null;
   /** When its delivery was made (X-Signature is signed then). */
   at: string;
+  /** The attempt in the lab (absent in an opened export, or a round still out): the engine can check it against the versions it keeps. */
+  lab?: { callId: number; attemptId: number };
 }
 
 /**
@@ -70,9 +72,18 @@ function StandardWebhooksVerify(p: { headers: Record<string, string>; body: stri
   const { headers, body, fromSource } = p;
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<SwResult | null>(null);
+  const store = useAppStore();
   const check = async (s = secret) => {
     const r = await verifyStandardWebhooksAttempt({ headers, body, secret: s, nowMs: Date.now() });
     const note = r.status === 'mismatch' && s === fromSource ? laterSecretNote({ which: 'standard', current: p.current, signedWith: p.signed?.swVersion }) : null;
+    const lab = note ? p.signed?.lab : undefined;
+    // Signed with an earlier version: the lab tries the versions it keeps instead of asking for a paste.
+    const answer = lab ? await store.getState().verifyWithLab(lab) : null;
+    if (answer && typeof answer !== 'string' && answer.standardWebhooks) {
+      const matched = answer.standardWebhooks.signatures.find((x) => x.matched !== null)?.matched?.version ?? null;
+      setResult(labVerdict({ which: 'standard', matchedVersion: matched, madeWith: answer.madeWith?.standardWebhooksSecret ?? null, current: p.current?.version ?? null, tried: answer.versionsTried.standardWebhooksSecret }));
+      return;
+    }
     setResult(note ? { ...r, explanation: `Mismatch. ${note}` } : r);
   };
   return (
@@ -126,9 +137,19 @@ export function VerifyBox({
   // The open call's source, for its secrets (a source deleted since has none to offer).
   const source = useApp((s) => s.sources.find((src) => src.id === s.detail?.call.sourceId));
   const sharedSecret = source?.webhooks.sharedSecret || undefined;
+  const store = useAppStore();
   const check = async (s = secret) => {
     const r = await verifySignature({ body: target.text, signature, secret: s });
     const note = r.status === 'mismatch' && s === sharedSecret ? laterSecretNote({ which: 'shared', current: source?.secretVersions?.sharedSecret, signedBy: signed?.at }) : null;
+    const lab = note && signature !== null ? signed?.lab : undefined;
+    // Signed with an earlier version: the lab tries the versions it keeps instead of asking for a paste
+    // (over what X-Signature covers: for an Actions batch, its first event's data).
+    const answer = lab ? await store.getState().verifyWithLab({ ...lab, body: target.text, xSignature: signature! }) : null;
+    if (answer && typeof answer !== 'string' && answer.classic) {
+      const verdict = labVerdict({ which: 'shared', matchedVersion: answer.classic.matched?.version ?? null, madeWith: answer.madeWith?.sharedSecret ?? null, current: source?.secretVersions?.sharedSecret?.version ?? null, tried: answer.versionsTried.sharedSecret });
+      setResult({ ...verdict, computed: null });
+      return;
+    }
     setResult(note ? { ...r, explanation: `Mismatch. ${note}` } : r);
   };
   const swSecret = source?.webhooks.standardWebhooksSecret || undefined;

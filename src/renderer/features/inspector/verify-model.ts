@@ -119,3 +119,43 @@ export function laterSecretNote(args: {
     `the source's secret is now version ${current.version}, made after this delivery, so it does not match here. Paste the earlier version to check the signature.`
   );
 }
+
+/** What the lab's own check of an attempt (verifySignature with its ids) found for one signature, in the verify box's words. */
+export interface LabVerdict {
+  status: 'match' | 'mismatch' | 'no-secret';
+  explanation: string;
+}
+
+/**
+ * The engine tried every version of the source's secret it keeps (never showing one): the version
+ * that matched, or, when the one that signed is erased, that it is "since retired". `matchedVersion`:
+ * the version whose HMAC equals a signature received; `madeWith`: the version that signed it as the
+ * lab knows it; `current`: the source's version now.
+ */
+export function labVerdict(args: {
+  which: 'shared' | 'standard';
+  matchedVersion: number | null;
+  madeWith: { version: number; kept: boolean } | null;
+  current: number | null;
+  tried: number[];
+}): LabVerdict {
+  const secret = args.which === 'shared' ? 'shared secret' : 'Standard Webhooks secret';
+  const now = args.current === null ? '' : ` (the source's is now version ${args.current})`;
+  if (args.matchedVersion !== null) {
+    return {
+      status: 'match',
+      explanation: `Signed with version ${args.matchedVersion} of the source's ${secret}: ✓ match${now}. The lab keeps that version until nothing needs it; it was checked without being shown.`,
+    };
+  }
+  if (args.madeWith && !args.madeWith.kept) {
+    return {
+      status: 'no-secret',
+      explanation: `Signed with version ${args.madeWith.version} of the source's ${secret}, since retired${now}: the lab no longer keeps it, so it cannot be checked here. Paste it if you still have it.`,
+    };
+  }
+  const tried = args.tried.length === 0 ? 'none kept' : args.tried.map((v) => `version ${v}`).join(', ');
+  return {
+    status: 'mismatch',
+    explanation: `Mismatch: no version of the source's ${secret} the lab keeps (${tried}) made this signature: the bytes or the signature differ from what was signed.`,
+  };
+}
