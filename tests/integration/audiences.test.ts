@@ -90,6 +90,17 @@ describe('audiences', () => {
     expect([crm.requests.length, ads.requests.length]).toEqual([4, 4]);
   });
 
+  it('members are listed in natural order: user_2 before user_10, in the preview and the stored list', async () => {
+    const { t, send, ids } = await setup();
+    for (const id of ['user_10', 'user_2', 'user_1', 'User_3', 'user_2b']) await send('identify', { userId: id, traits: { plan: 'pro' } });
+    const rule = { combine: 'and' as const, conditions: [{ kind: 'trait' as const, trait: 'plan', op: 'eq' as const, value: 'pro' }] };
+    const order = ['user_1', 'user_2', 'user_2b', 'User_3', 'user_10'];
+    expect((await t.call('previewAudience', { rule })).members.map((m) => m.userId)).toEqual(order);
+    const a = await t.call('createAudience', { name: 'Natural', rule, sourceIds: [ids.ads] });
+    expect((await t.call('listAudienceMembers', { id: a.id })).members.map((m) => m.userId)).toEqual(order);
+    expect(await t.call('listAudienceMembers', { id: a.id, limit: 2 })).toEqual({ members: [{ userId: 'user_1', value: true }, { userId: 'user_2', value: true }], total: 5 });
+  });
+
   it('event counts within a time range, combined with or', async () => {
     const { t, crm, ids, send } = await setup();
     await send('track', { userId: 'old', event: 'Order Completed', timestamp: daysAgo(40) });

@@ -7,6 +7,7 @@ import type { Feature, SimulationDeps } from '../simulation-deps';
 import { AudiencesRepo, toAudience } from './audiences.repo';
 import { currentMembers, isSyncing, syncAudience, withAudienceLock } from './audience-sync';
 import { audienceKey, type Definition } from './rules';
+import { naturalOrder } from '../../../../shared/natural-order';
 
 type Ops = 'listAudiences' | 'createAudience' | 'updateAudience' | 'listAudienceMembers' | 'deleteAudience' | 'previewAudience' | 'syncAudience';
 type AudienceInput = z.output<typeof audienceInputSchema>;
@@ -99,7 +100,7 @@ export class Audiences implements Feature<Ops> {
       },
       previewAudience: (input: { type: 'audience' | 'computed_trait'; rule?: AudienceRule; compute?: ComputedTraitDef }) => {
         const members = currentMembers(deps.store, definitionOf(input), deps.now());
-        const ids = [...members.keys()].sort();
+        const ids = [...members.keys()].sort(naturalOrder);
         const list: AudienceMember[] = ids.slice(0, PREVIEW_LIMIT).map((userId) => ({ userId, value: members.get(userId) as AudienceMember['value'] }));
         return { members: list, total: ids.length };
       },

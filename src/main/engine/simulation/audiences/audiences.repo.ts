@@ -2,6 +2,7 @@ import type { Audience } from '../../../../shared/simulation.contract';
 import type { Json } from '../../../../shared/types';
 import type { FeatureDb } from '../../store/feature-db';
 import { statementCache } from '../../store/statement-cache';
+import { naturalOrder } from '../../../../shared/natural-order';
 
 import type { Definition } from './rules';
 import { formatOptionalTimestamp, formatTimestamp } from '../../../../shared/timestamp';
@@ -78,11 +79,19 @@ export class AudiencesRepo {
     this.stmt('UPDATE audiences SET name = ? WHERE id = ?').run(name, id);
   }
 
-  /** Stored members (as of the last sync) by userId, values parsed; at most `limit`, and how many in all. */
+  /**
+   * Stored members (as of the last sync) in natural order of userId (user_2 before user_10), values
+   * parsed; at most `limit`, and how many in all. SQLite has no such collation: the ids are read and
+   * sorted here (audiences are demo-sized: 20,000 members sort in a few ms), the values of the first
+   * `limit` only are read.
+   */
   memberList(id: string, limit: number): { members: { userId: string; value: Json }[]; total: number } {
-    const rows = this.stmt('SELECT user_id, value FROM audience_members WHERE audience_id = ? ORDER BY user_id LIMIT ?').all(id, limit) as { user_id: string; value: string }[];
-    const { n } = this.stmt('SELECT COUNT(*) AS n FROM audience_members WHERE audience_id = ?').get(id) as { n: number };
-    return { members: rows.map((r) => ({ userId: r.user_id, value: JSON.parse(r.value) as Json })), total: n };
+    const ids = (this.stmt('SELECT user_id FROM audience_members WHERE audience_id = ?').pluck().all(id) as string[]).sort(naturalOrder);
+    const shown = ids.slice(0, limit);
+    const values = new Map(
+      (this.stmt('SELECT user_id, value FROM audience_members WHERE audience_id = ? AND user_id IN (SELECT value FROM json_each(?))').all(id, JSON.stringify(shown)) as { user_id: string; value: string }[]).map((r) => [r.user_id, r.value]),
+    );
+    return { members: shown.map((userId) => ({ userId, value: JSON.parse(values.get(userId)!) as Json })), total: ids.length };
   }
 
   delete(id: string): boolean {
