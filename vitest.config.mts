@@ -49,9 +49,10 @@ export default defineConfig({
     // Integration tests bind real sockets and open real SQLite files. One worker more than the cores
     // this process may use: several files mostly wait out real timeouts (a probe's 10 s limits, a 6 s
     // receiver), and a third worker fills that wait (Vitest 585 s → 508 s on an idle 2-core machine).
-    // Pinned to one core (`taskset -c 0`), that is two, as before.
+    // Pinned to one core (`taskset -c 0`), that is two, as before. At most three: the count follows
+    // CPU affinity, not a container's CPU quota, and each worker binds sockets and opens SQLite files.
     pool: 'forks',
-    maxWorkers: availableParallelism() + 1,
+    maxWorkers: Math.min(availableParallelism(), 2) + 1,
     sequence: { sequencer: LongestFirst },
   },
 });

@@ -238,6 +238,12 @@ export interface Attempt {
   outcome: AttemptOutcome;
   /** Where the time went; null when the request never had a connection, or for attempts made before v9. */
   timing: AttemptTiming | null;
+  /**
+   * A scheduled attempt: where it started in the delivery's simulated time, in ms from its first
+   * attempt (the retry schedule's clock, warped by the time-warp setting). Absent for manual attempts,
+   * replays, probes and attempts made before it was kept.
+   */
+  simOffsetMs?: number;
 }
 
 /**

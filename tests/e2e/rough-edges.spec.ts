@@ -144,6 +144,8 @@ test('secrets: Copy beside Show copies the hidden secret; the verify box checks 
   await expect(callRow).toHaveAttribute('data-status', 'delivered');
   await callRow.click();
   const attempt = page.getByTestId('attempt').first();
+  // When it went out, from the call's arrival (no time warp here: the wall clock alone).
+  await expect(attempt.getByTestId('attempt-offset')).toHaveText(/^\+\d+(\.\d+)? (ms|s)$/);
   await expect(attempt.getByTestId('verify-box').locator('.verify-field').first()).toContainText('Secret · checks X-Signature');
   await attempt.getByTestId('verify-secret-source').click();
   await expect(attempt.getByTestId('verify-secret')).toHaveValue('edge-shared-secret');

@@ -177,7 +177,10 @@ describe('rotation', () => {
     await r.waitForRequests(1);
     const before = (await t.call('listMessages', { limit: 1 })).items[0]!;
     await waitFor(async () => (await t.call('getMessage', { id: before.id })).deliveries[0]?.attempts.length === 1, 'its attempt recorded');
-    const attemptId = (await t.call('getMessage', { id: before.id })).deliveries[0]!.attempts[0]!.id;
+    const first = (await t.call('getMessage', { id: before.id })).deliveries[0]!.attempts[0]!;
+    const attemptId = first.id;
+    // A scheduled attempt keeps where it fell in the schedule's time: the first, at its start.
+    expect(first.simOffsetMs).toBe(0);
     await t.call('rotateSecret', { id: src.id, which: 'sharedSecret' });
     await t.call('rotateSecret', { id: src.id, which: 'standardWebhooksSecret', secret: NEW });
     // Kept (the rotation window): both signatures traced to version 1, without giving a secret.
@@ -185,6 +188,15 @@ describe('rotation', () => {
     expect(kept.classic).toMatchObject({ state: 'valid', matched: { version: 1, current: false, given: false } });
     expect(kept.standardWebhooks?.signatures.map((x) => x.matched?.version)).toEqual([1]);
     expect(kept.madeWith).toEqual({ sharedSecret: { version: 1, kept: true }, standardWebhooksSecret: { version: 1, kept: true } });
+    // A replay of that call now is signed with the secrets current now: version 2, and named so.
+    await t.call('replayMessage', { id: before.id });
+    await waitFor(async () => (await t.call('getMessage', { id: before.id })).deliveries[0]?.attempts.length === 2, 'the replay recorded');
+    const replayed = (await t.call('getMessage', { id: before.id })).deliveries[0]!.attempts[1]!;
+    expect(replayed.trigger).toBe('replay');
+    expect(replayed.simOffsetMs).toBeUndefined();
+    const again = await t.call('verifySignature', { callId: before.id, attemptId: replayed.id });
+    expect(again.classic).toMatchObject({ state: 'valid', matched: { version: 2, current: true } });
+    expect(again.madeWith).toEqual({ sharedSecret: { version: 2, kept: true }, standardWebhooksSecret: { version: 2, kept: true } });
     // The window closed and nothing needs them: their secrets are erased, their numbers stay.
     await t.call('updateSettings', { secretRotationWindowMs: 0 });
     store.sources.secrets.prune(Date.now(), 0);

@@ -49,22 +49,28 @@ function fromAttempt(store: Store, input: Given): Resolved {
   if (!delivery || !attempt) throw notFound(`attempt ${input.attemptId} of message ${input.callId}`);
   const h = attempt.requestHeaders;
   const secrets = store.sources.secrets;
-  // X-Signature is signed when the delivery is made, right after its call arrived: the shared version
-  // current then. A Standard Webhooks delivery names its own version.
-  const sw = delivery.swVersion ?? null;
+  const signedSw = headerOf(h, STANDARD_WEBHOOKS_HEADERS.signature);
+  const signedX = attempt.signature ?? headerOf(h, 'x-signature');
+  // Which version signed it (round.ts): a manual attempt or a replay is signed with the source's
+  // secrets current when it went out. A scheduled one: X-Signature when its delivery was made (a
+  // Classic one right after its call arrived; an Actions batch when it was sent), webhook-signature
+  // with the version its delivery names.
+  const scheduled = attempt.trigger === 'scheduled';
+  const madeAt = !scheduled ? Date.parse(attempt.startedAt) : delivery.kind === 'actions' ? Date.parse(delivery.firstAttemptAt ?? attempt.startedAt) : Date.parse(call.receivedAt);
+  const sw = scheduled ? (delivery.swVersion ?? null) : null;
   const madeWith = call.sourceId
     ? {
-        sharedSecret: secrets.versionAt(call.sourceId, 'shared', Date.parse(call.receivedAt)),
-        standardWebhooksSecret: sw === null ? null : { version: sw, kept: secrets.keeps(call.sourceId, 'standard', sw) },
+        sharedSecret: signedX === undefined || signedX === null ? null : secrets.versionAt(call.sourceId, 'shared', madeAt),
+        standardWebhooksSecret:
+          signedSw === undefined ? null : sw !== null ? { version: sw, kept: secrets.keeps(call.sourceId, 'standard', sw) } : secrets.versionAt(call.sourceId, 'standard', madeAt),
       }
     : null;
-  const signedSw = headerOf(h, STANDARD_WEBHOOKS_HEADERS.signature);
   const given = input.xSignature !== undefined || input.webhookSignature !== undefined;
   return {
     ...input,
     madeWith,
     body: input.body ?? sentBody(delivery, attempt),
-    xSignature: given ? input.xSignature : (attempt.signature ?? headerOf(h, 'x-signature')),
+    xSignature: given ? input.xSignature : (signedX ?? undefined),
     webhookSignature: given ? input.webhookSignature : signedSw,
     webhookId: input.webhookId ?? headerOf(h, STANDARD_WEBHOOKS_HEADERS.id),
     webhookTimestamp: input.webhookTimestamp ?? headerOf(h, STANDARD_WEBHOOKS_HEADERS.timestamp),

@@ -275,8 +275,11 @@ export class Dispatcher {
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;
-      const update = afterRound(withWait(d, startedAt, settings.timeScale), round, settings, startedAt, now(), random, deferred);
-      const recorded = await this.commit(d, update, round.attempts, out.round, true);
+      const waited = withWait(d, startedAt, settings.timeScale);
+      const update = afterRound(waited, round, settings, startedAt, now(), random, deferred);
+      // Where the round fell in the schedule's (warped) time: the inspector shows it beside the wall clock.
+      const attempts = round.attempts.map((a) => ({ ...a, simOffsetMs: waited.simElapsedMs }));
+      const recorded = await this.commit(d, update, attempts, out.round, true);
       if (!recorded || update.state !== 'retrying' || update.nextAttemptAt === null) return null;
       if (update.nextAttemptAt > now()) {
         this.arm(update.nextAttemptAt);

@@ -10,7 +10,7 @@ import type { NewAttempt } from './delivery.types';
 /** The columns an attempt is written with (delivery-ledger.ts), in attemptParams' order. */
 export const ATTEMPT_COLUMNS = `delivery_id, round, url_index, url, trigger, started_at, duration_ms,
   request_headers, body, signature, response_status, response_headers, response_body, response_truncated, error_code,
-  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused, timeout_ms, tls_kind, connect_error`;
+  error_message, timed_out, outcome, connect_ms, tls_ms, ttfb_ms, total_ms, conn_reused, timeout_ms, tls_kind, connect_error, sim_offset_ms`;
 
 export interface AttemptRow {
   id: number;
@@ -41,6 +41,8 @@ export interface AttemptRow {
   timeout_ms: number | null;
   tls_kind: TlsErrorKind | null;
   connect_error: number | null;
+  /** Since v25: a scheduled attempt's simulated offset (Attempt.simOffsetMs). */
+  sim_offset_ms?: number | null;
 }
 
 /** An attempt's values, in ATTEMPT_COLUMNS' order. */
@@ -72,6 +74,7 @@ export function attemptParams(a: NewAttempt): unknown[] {
     a.timeoutMs,
     a.tlsError?.kind ?? null,
     a.connectError ? 1 : 0,
+    a.simOffsetMs ?? null,
   ];
 }
 
@@ -100,6 +103,7 @@ export function attemptFromRow(a: AttemptRow): NewAttempt {
     tlsError: a.tls_kind && a.error_code ? { code: a.error_code, kind: a.tls_kind } : null,
     connectError: a.connect_error === 1 && a.error_code ? { code: a.error_code } : null,
     outcome: a.outcome,
+    ...(a.sim_offset_ms === null || a.sim_offset_ms === undefined ? {} : { simOffsetMs: a.sim_offset_ms }),
     // Written with the attempt since v9 (total_ms set whenever the request had a connection).
     timing:
       a.total_ms === null || a.total_ms === undefined
@@ -137,6 +141,7 @@ export function attemptOf(id: number, a: NewAttempt, delivery: AttemptDelivery):
     responseHeaders: a.responseHeaders,
     responseBody: a.responseBody,
     responseTruncated: a.responseTruncated,
+    ...(a.simOffsetMs === undefined ? {} : { simOffsetMs: a.simOffsetMs }),
     errorCode: a.errorCode,
     errorMessage: a.errorMessage,
     timedOut: a.timedOut,

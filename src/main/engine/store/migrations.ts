@@ -512,4 +512,9 @@ export const MIGRATIONS: string[] = [
      every source's. */ `
   CREATE INDEX call_violations_plan ON call_violations(plan_id, received_at);
   `,
+  /* 25: each scheduled attempt keeps where it fell in simulated time (issue 40): the inspector shows
+     an attempt's offset from its call's arrival, and under a time warp the wall clock says nothing of
+     the schedule. NULL for manual attempts, replays, probes and attempts made before. */ `
+  ALTER TABLE attempts ADD COLUMN sim_offset_ms INTEGER;
+  `,
 ];

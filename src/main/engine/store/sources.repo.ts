@@ -26,7 +26,6 @@ export function newWriteKey(): string {
   return `wk_${randomBytes(18).toString('base64url')}`;
 }
 
-/** A random secret for a rotation: a whsec_ of 32 random bytes (the spec asks 24 to 64), or 32 random bytes in hex. */
 const noWebhooks = (): WebhookSettings => ({ enabled: false, urls: [] });
 
 /** The WebhookSettings field of each kind of secret (source-secrets.ts). */

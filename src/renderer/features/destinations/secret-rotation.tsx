@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { newSecret } from '../../../shared/new-secret';
 import type { SecretVersion, Source } from '../../../shared/types';
 import { CopyButton } from '../../components/copy-button';
@@ -53,7 +53,10 @@ function RotateButton({ sourceId, which, testId }: { sourceId: string; which: Wh
       className="small"
       data-testid={testId}
       aria-expanded={open}
-      onClick={() => store.getState().setSecretDraft(draftKey(sourceId, which), open ? null : newSecret(which))}
+      // Open, it keeps the proposal (it may be at the receiver already): Cancel discards it.
+      onClick={() => {
+        if (!open) store.getState().setSecretDraft(draftKey(sourceId, which), newSecret(which));
+      }}
     >
       Rotate…
     </button>
@@ -67,7 +70,7 @@ export function rotationEffect(which: Which, windowMs: number | null): { what: s
       what:
         'X-Signature carries one signature, so there is no overlap: from the moment you rotate, new requests are signed with the new secret only, ' +
         'and a receiver that checks only the current one refuses them (a 401, say) until it has the new one. Requests already made keep their signature, retries included.',
-      first: 'First make your receiver accept a signature made with either secret (copy the new one below) and deploy it; then rotate. If the secret leaked, rotate now: the old one stops at once.',
+      first: 'First make your receiver accept a signature made with either secret (copy the new one below) and deploy it; then rotate. If the secret leaked, rotate now: new requests stop using the old one at once.',
     };
   }
   if (windowMs === 0) {
@@ -81,7 +84,7 @@ export function rotationEffect(which: Which, windowMs: number | null): { what: s
     what:
       `For ${window} after the rotation, webhook-signature carries two signatures, the new secret’s and the current one’s: a receiver holding either accepts the request. ` +
       'After that, only the new secret signs. Requests already made keep their version, retries included.',
-    first: `Give your receiver the new secret (copy it below) within ${window}. If the secret leaked, rotate without overlap: the old one stops at once.`,
+    first: `Give your receiver the new secret (copy it below) within ${window}. If the secret leaked, rotate without overlap: new requests carry only the new signature (retries of requests made before keep their version, as every retry does).`,
   };
 }
 
@@ -90,13 +93,20 @@ function RotatePanel({ sourceId, which, testId, windowMs }: { sourceId: string; 
   const key = draftKey(sourceId, which);
   const draft = useApp((s) => s.secretDrafts[key]);
   const inputId = useId();
+  // One rotation at a time: a second click while the first is out would be refused (409).
+  const [busy, setBusy] = useState(false);
   if (draft === undefined) return null;
   const effect = rotationEffect(which, windowMs);
   const empty = draft.trim() === '';
   // Standard Webhooks with a window: the old version signs too meanwhile, unless a leak says stop now.
-  const overlapping = which === 'standardWebhooksSecret' && windowMs !== null && windowMs > 0;
+  const overlapping = which === 'standardWebhooksSecret' && windowMs !== 0;
   const rotate = async (overlap: boolean) => {
-    if (await store.getState().rotateSecret(sourceId, which, draft.trim(), overlap)) store.getState().setSecretDraft(key, null);
+    setBusy(true);
+    try {
+      if (await store.getState().rotateSecret(sourceId, which, draft.trim(), overlap)) store.getState().setSecretDraft(key, null);
+    } finally {
+      setBusy(false);
+    }
   };
   return (
     <div className="rotate-panel small-text" data-testid={`${testId}-panel`}>
@@ -123,13 +133,13 @@ function RotatePanel({ sourceId, which, testId, windowMs }: { sourceId: string; 
           type="button"
           className="small danger"
           data-testid={`${testId}-confirm`}
-          disabled={empty}
+          disabled={empty || busy}
           onClick={() => void rotate(true)}
         >
-          {which === 'sharedSecret' ? 'Rotate now: new requests sign with it' : overlapping ? `Rotate (both sign for ${formatDuration(windowMs)})` : 'Rotate'}
+          {which === 'sharedSecret' ? 'Rotate now: new requests sign with it' : overlapping && windowMs !== null ? `Rotate (both sign for ${formatDuration(windowMs)})` : 'Rotate'}
         </button>
         {overlapping ? (
-          <button type="button" className="small danger" data-testid={`${testId}-now`} disabled={empty} onClick={() => void rotate(false)}>
+          <button type="button" className="small danger" data-testid={`${testId}-now`} disabled={empty || busy} onClick={() => void rotate(false)}>
             Rotate without overlap (leaked)
           </button>
         ) : null}

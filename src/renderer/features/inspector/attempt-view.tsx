@@ -9,6 +9,7 @@ import { VerifyBox } from './verify-box';
 import { signatureTarget } from './verify-model';
 import { HeadersTable as Headers } from '../../components/headers-table';
 import { AttemptTimingView } from './attempt-timing';
+import { attemptOffset } from './attempt-offset';
 import { useApp } from '../../store-context';
 
 /** The attempt as a curl command: the body it sent, with its delivery's method (Actions: POST, PUT or PATCH). */
@@ -42,6 +43,7 @@ export function AttemptView({
   const why = explainAttempt(a, context);
   // An opened export is a file: its attempts are not the lab's to check.
   const readOnly = useApp((s) => s.readOnly !== null);
+  const offset = attemptOffset(a.startedAt, useApp((s) => s.detail?.call.receivedAt), a.simOffsetMs);
   const body = sentBody(delivery, a);
   const edited = sentOwnBody(delivery, a);
   // Unedited, a large batch's attempt carries only the batch's first items (as its delivery does).
@@ -57,6 +59,11 @@ export function AttemptView({
         <span className="muted">{a.trigger}</span>
         {edited ? <span className="chip chip-edited">edited body</span> : null}
         <span className="muted">{formatDateTime(a.startedAt)}</span>
+        {offset ? (
+          <span className="muted" data-testid="attempt-offset" title="From the call's arrival; under a time warp, where it fell in the retry schedule's simulated time too">
+            {offset}
+          </span>
+        ) : null}
         <span className="muted">{formatMs(a.durationMs)}</span>
       </summary>
       <div className="attempt-body">

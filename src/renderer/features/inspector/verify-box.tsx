@@ -133,7 +133,8 @@ export function VerifyBox({
   signed?: Signed;
 }) {
   const [secret, setSecret] = useState('');
-  const [result, setResult] = useState<VerifyResult | null>(null);
+  // fromLab: the engine's verdict on a kept version, which says itself what it checked.
+  const [result, setResult] = useState<(VerifyResult & { fromLab?: boolean }) | null>(null);
   // The open call's source, for its secrets (a source deleted since has none to offer).
   const source = useApp((s) => s.sources.find((src) => src.id === s.detail?.call.sourceId));
   const sharedSecret = source?.webhooks.sharedSecret || undefined;
@@ -147,7 +148,7 @@ export function VerifyBox({
     const answer = lab ? await store.getState().verifyWithLab({ ...lab, body: target.text, xSignature: signature! }) : null;
     if (answer && typeof answer !== 'string' && answer.classic) {
       const verdict = labVerdict({ which: 'shared', matchedVersion: answer.classic.matched?.version ?? null, madeWith: answer.madeWith?.sharedSecret ?? null, current: source?.secretVersions?.sharedSecret?.version ?? null, tried: answer.versionsTried.sharedSecret });
-      setResult({ ...verdict, computed: null });
+      setResult({ ...verdict, computed: null, fromLab: true });
       return;
     }
     setResult(note ? { ...r, explanation: `Mismatch. ${note}` } : r);
@@ -175,7 +176,7 @@ export function VerifyBox({
       />
       {result ? (
         <div className={`verify-result verify-${result.status}`} data-testid="verify-result" data-status={result.status}>
-          <div>{target.note && result.status === 'match' ? "Match: HMAC-SHA1 of the first event's data with this secret equals X-Signature." : result.explanation}</div>
+          <div>{target.note && result.status === 'match' && !result.fromLab ? "Match: HMAC-SHA1 of the first event's data with this secret equals X-Signature." : result.explanation}</div>
           {result.computed ? (
             <div className="mono small-text">
               computed {result.computed}

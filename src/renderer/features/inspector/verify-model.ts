@@ -156,6 +156,8 @@ export function labVerdict(args: {
   const tried = args.tried.length === 0 ? 'none kept' : args.tried.map((v) => `version ${v}`).join(', ');
   return {
     status: 'mismatch',
-    explanation: `Mismatch: no version of the source's ${secret} the lab keeps (${tried}) made this signature: the bytes or the signature differ from what was signed.`,
+    explanation: args.madeWith
+      ? `Mismatch: no version of the source's ${secret} the lab keeps (${tried}) made this signature: the bytes or the signature differ from what was signed.`
+      : `Mismatch: no version of the source's ${secret} the lab keeps (${tried}) made this signature, and the lab cannot tell which version signed it.`,
   };
 }
