@@ -6,7 +6,7 @@ import { formatDateTime, formatDuration } from '../../components/format';
 import { useApp, useAppStore } from '../../store-context';
 
 // The source's saved secrets, each with its version and a Rotate control (README, Decisions: "Secrets
-// kept once, versioned" and "Rotating X-Signature: switch when the receiver is ready"). Rotate opens a
+// kept once, versioned" and "Rotating X-Signature: the receiver accepts both first"). Rotate opens a
 // panel that says what the rotation does to a live receiver, proposes the new secret with Copy (kept
 // until done or canceled, so it can go to the receiver first), and rotates to it on confirm.
 
