@@ -306,8 +306,12 @@ describe('body search (trigram index fed in the background)', () => {
     const nul = (db.prepare("SELECT id FROM calls WHERE message_id = 'nul'").get() as { id: number }).id;
     db.prepare('DELETE FROM body_index WHERE rowid = ?').run(nul);
     db.prepare('INSERT INTO body_index (rowid, text) VALUES (?, ?)').run(nul, 'foo\u0000bar');
-    // Later migrations undone too, so that they run again cleanly (22 added this column, 23 this column and table).
-    db.exec('ALTER TABLE actions_batch_items DROP COLUMN target; ALTER TABLE sources DROP COLUMN import_id; DROP TABLE config_imports');
+    // Later migrations undone too, so that they run again cleanly (22 added this column, 23 this column
+    // and table, 24 this index, 25 this column).
+    db.exec(
+      'ALTER TABLE actions_batch_items DROP COLUMN target; ALTER TABLE sources DROP COLUMN import_id; DROP TABLE config_imports; ' +
+        'DROP INDEX call_violations_plan; ALTER TABLE attempts DROP COLUMN sim_offset_ms',
+    );
     db.pragma('user_version = 20');
     db.close();
 
