@@ -14,6 +14,11 @@ export interface InspectorSlice {
   callsTotal: number;
   callsNext: number | null;
   callsLoading: boolean;
+  /**
+   * The load under way reads the same list again (the same filters; a live event, a clear): the list
+   * shown stands meanwhile, an empty one included, instead of giving way to the load's empty frame.
+   */
+  callsRefreshing: boolean;
   callsLoadingMore: boolean;
   callsError: string | null;
   filters: InspectorFilters;
@@ -70,11 +75,14 @@ export const createInspectorSlice =
     // (the first page may even be read by first-page.ts before the app runs).
     let loadedBeforeLive = false;
     let lastLoad: Promise<void> = Promise.resolve();
+    // The query of the list shown (null before the first load): a load of the same one is a refresh.
+    let shownQuery: string | null = null;
     return {
       calls: [],
       callsTotal: 0,
       callsNext: null,
       callsLoading: false,
+      callsRefreshing: false,
       callsLoadingMore: false,
       callsError: null,
       filters: {},
@@ -87,14 +95,17 @@ export const createInspectorSlice =
       loadCalls() {
         const seq = ++loadSeq;
         if (get().connection !== 'open') loadedBeforeLive = true;
-        set({ callsLoading: true, callsError: null });
+        const query = { ...listQuery(get().filters), limit: PAGE_SIZE };
+        const key = JSON.stringify(query);
+        set({ callsLoading: true, callsRefreshing: key === shownQuery, callsError: null });
         lastLoad = (async () => {
           try {
-            const page = await api.call('listMessages', { ...listQuery(get().filters), limit: PAGE_SIZE });
+            const page = await api.call('listMessages', query);
             if (seq !== loadSeq) return;
-            set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, missedWhilePaused: 0 });
+            shownQuery = key;
+            set({ calls: page.items, callsTotal: page.total, callsNext: page.next, callsLoading: false, callsRefreshing: false, missedWhilePaused: 0 });
           } catch (err) {
-            if (seq === loadSeq) set({ callsLoading: false, callsError: errorText(err) });
+            if (seq === loadSeq) set({ callsLoading: false, callsRefreshing: false, callsError: errorText(err) });
           }
         })();
         return lastLoad;

@@ -63,7 +63,9 @@ function NoCalls() {
 
 export function InspectorScreen() {
   const store = useAppStore();
-  const { count, loading, error } = useAppShallow((s) => ({ count: s.calls.length, loading: s.callsLoading, error: s.callsError }));
+  // A first load, or one for other filters, shows the list's frame; a reload of the same list keeps what is shown (an empty state
+  // unmounted for the load's moment lost its Copy button's feedback, found by a CI run under load).
+  const { count, loading, error } = useAppShallow((s) => ({ count: s.calls.length, loading: s.callsLoading && !s.callsRefreshing, error: s.callsError }));
   return (
     <div className="screen inspector-screen" data-testid="screen-inspector">
       {/* Named for screen readers (and focused when the palette brings one here with no rows yet); the filters say the rest. */}
