@@ -11,8 +11,8 @@ function pendingApi() {
   const api: ApiClient = {
     call: ((name: string) => {
       if (name !== 'listMessages') return Promise.reject(new Error(`not in this test: ${name}`));
-      return new Promise((resolve) => answers.push(resolve));
-    }) as ApiClient['call'],
+      return new Promise<unknown>((resolve) => answers.push(resolve));
+    }) as unknown as ApiClient['call'],
     subscribe: () => () => undefined,
   };
   return { api, answer: () => answers.shift()!({ items: [], total: 0, next: null }) };
