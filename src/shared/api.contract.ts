@@ -27,8 +27,14 @@ import { signatureOps } from './signature-verify.contract';
 export type { HttpMethod, OpDef } from './api-op';
 
 const id = z.string().min(1);
-// Query strings arrive as text; numbers are coerced so GET and IPC accept the same input.
-const intParam = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+// Query strings arrive as text; numbers are coerced so GET and IPC accept the same input. A missing
+// or non-numeric value coerces to NaN, which zod would report as "received NaN": say what is wanted.
+const intParam = (min: number, max: number) =>
+  z.coerce
+    .number({ error: (iss) => (iss.code === 'invalid_type' ? 'expected a whole number' : undefined) })
+    .int()
+    .min(min)
+    .max(max);
 
 export { DELIVERY_FILTERS, URL_STATE_FILTERS };
 

@@ -93,6 +93,12 @@ export const probeInputSchema = z.strictObject({
   mapping: z.string().max(200).optional(),
   /** Only these checks; every one when omitted. */
   only: z.array(z.enum(PROBE_CHECKS)).min(1).max(PROBE_CHECKS.length).optional(),
+}).superRefine((v, ctx) => {
+  // A source or mapping in classic mode would be ignored: whoever named one meant an Actions check.
+  if (v.mode === 'actions') return;
+  for (const key of ['source', 'mapping'] as const) {
+    if (v[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only in actions mode (mode is classic, which sends the Webhooks destination's requests; give mode "actions" to send a mapping's)` });
+  }
 });
 export type ProbeInput = z.input<typeof probeInputSchema>;
 

@@ -96,6 +96,7 @@ describe('webhook-lab probe', () => {
       [['--url', 'http://127.0.0.1:1/', '--api', 'http://127.0.0.1:1/api', '--data-dir', tmp], /--api and --data-dir: give one/],
       [['--url', 'http://127.0.0.1:1/', '--api', 'http://127.0.0.1:1/api'], /--token: give the control API token/],
       [['--url', 'http://127.0.0.1:1/', '--mode', 'actions'], /--mode actions: give --source NAME and --mapping NAME/],
+      [['--url', 'http://127.0.0.1:1/', '--source', 'shop'], /--source: only in actions mode/],
       [['--url', 'http://127.0.0.1:1/', '--mode', 'actions', '--source', 'shop', '--mapping', 'orders'], /--source: no source named "shop" \(sources: none\) \(a standalone probe starts on an empty store/],
     ];
     for (const [args, message] of cases) {

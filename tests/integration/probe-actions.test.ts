@@ -90,4 +90,9 @@ describe('probe --mode actions', () => {
     await expect(te.call('startProbe', { url: firstEvent.url, mode: 'actions', source: 'shop', mapping: 'nope' })).rejects.toThrow(/mapping: source "shop" has no mapping named "nope" \(mappings: orders, batched\)/);
     await expect(te.call('startProbe', { url: firstEvent.url, mode: 'actions', source: 'nope', mapping: 'orders' })).rejects.toThrow(/source: no source named "nope"/);
   });
+
+  it('refuses a source or mapping in classic mode rather than ignoring it', async () => {
+    await expect(te.call('startProbe', { url: firstEvent.url, source: 'shop', mapping: 'orders' })).rejects.toThrow(/source: only in actions mode/);
+    await expect(te.call('startProbe', { url: firstEvent.url, mode: 'classic', mapping: 'orders' })).rejects.toThrow(/mapping: only in actions mode/);
+  });
 });

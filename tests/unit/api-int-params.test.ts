@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { api } from '../../src/shared/api.contract';
+
+// A number in a path or query arrives as text and is coerced; a missing or non-numeric one used to
+// be refused as "expected number, received NaN" (MCP get_call {} said so), which names no fix.
+describe('whole-number parameters of the control API contract', () => {
+  const messages = (input: unknown) => {
+    const r = api.getMessage.input.safeParse(input);
+    return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+
+  it('say a whole number is wanted when it is missing or not a number, never NaN', () => {
+    for (const input of [{}, { id: undefined }, { id: 'abc' }, { id: '12abc' }]) {
+      const said = messages(input);
+      expect(said, JSON.stringify(input)).toEqual(['id: expected a whole number']);
+    }
+  });
+
+  it('keep their bounds and accept text or numbers', () => {
+    expect(messages({ id: '0' })).toEqual([expect.stringMatching(/^id: .*>=1/)]);
+    expect(messages({ id: 1.5 })).toHaveLength(1);
+    expect(messages({ id: '7' })).toEqual([]);
+    expect(messages({ id: 7 })).toEqual([]);
+  });
+});
