@@ -40,6 +40,7 @@ const UNFINISHED = "('pending', 'in_flight', 'retrying')";
 export class SourceSecrets {
   private readonly ofSourceStmt;
   private readonly ofKindStmt;
+  private readonly keepsStmt;
   private readonly insertStmt;
   private readonly retireStmt;
   private readonly retiredStmt;
@@ -52,6 +53,7 @@ export class SourceSecrets {
   constructor(db: Db) {
     this.ofSourceStmt = db.prepare('SELECT * FROM source_secrets WHERE source_id = ? AND retired_at IS NULL');
     this.ofKindStmt = db.prepare("SELECT * FROM source_secrets WHERE source_id = ? AND kind = ? AND secret != '' ORDER BY version DESC");
+    this.keepsStmt = db.prepare("SELECT 1 FROM source_secrets WHERE source_id = ? AND kind = ? AND version = ? AND secret != ''");
     this.madeByStmt = db.prepare('SELECT version, secret FROM source_secrets WHERE source_id = @sourceId AND kind = @kind AND created_at <= @at AND (retired_at IS NULL OR retired_at > @at) ORDER BY version DESC LIMIT 1');
     this.insertStmt = db.prepare(
       `INSERT INTO source_secrets (source_id, kind, version, secret, created_at, overlap)
@@ -96,7 +98,7 @@ export class SourceSecrets {
 
   /** Whether the lab still keeps this version's secret (false: never made, or erased). */
   keeps(sourceId: string, kind: SecretKind, version: number): boolean {
-    return (this.ofKindStmt.all(sourceId, kind) as VersionRow[]).some((r) => r.version === version);
+    return this.keepsStmt.get(sourceId, kind, version) !== undefined;
   }
 
   /**
