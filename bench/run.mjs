@@ -519,6 +519,7 @@ async function restartOnly(keep) {
   try {
     const r = await measureRestart({ root: ROOT, dataDir: keep ?? join(tmp, 'data'), log });
     log(`\nlaunch to first page of 100, ${fmt.int(SEARCH_CALLS)} calls stored: median ${fmt.ms(r.median)} of ${r.samples} starts, slowest ${fmt.ms(r.max)} (target < 1 s: ${r.median < 1000 ? 'PASS' : 'MISS'})`);
+    log(`against the floor (Node, better-sqlite3 and the same queries on the same file): ${fmt.ms(r.floor)} median, the lab ${(r.median / r.floor).toFixed(2)}× it (target ≤ 2×: ${r.median <= 2 * r.floor ? 'PASS' : 'MISS'})`);
     const k = r.killed;
     log(`after kill -9 mid-ingest (-wal ${(k.walMedian / 1024 / 1024).toFixed(1)} MB, median): median ${fmt.ms(k.median)} of ${k.samples} starts, slowest ${fmt.ms(k.max)}, ${(k.median / r.median).toFixed(2)}× a clean stop's (target < 1 s: ${k.median < 1000 ? 'PASS' : 'MISS'})`);
     const p = r.planned;

@@ -4,7 +4,9 @@
 // alone; with a dataDir it keeps the filled folder there (filled only if empty), for before/after runs.
 // Then the same after `kill -9` mid-ingest: the engine killed while batches stream in, its -wal left
 // full of frames SQLite must read back (recovery) before the first page; and with a large tracking
-// plan connected.
+// plan connected. The clean starts alternate with the floor's (bench/restart-floor-child.mjs: Node,
+// better-sqlite3 and the first page's queries on the same file, nothing else), timed the same way.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { basicAuth } from './bodies.mjs';
@@ -33,8 +35,13 @@ export async function measureRestart({ root, dataDir, rounds = 5, log, plannedOn
     await engine.stop();
   }
   const times = [];
+  const floor = [];
   // The full run keeps only the plan's row: its baseline is a few clean starts of the same folder.
   for (let r = 0; r < (plannedOnly ? Math.min(rounds, 3) : rounds); r++) {
+    if (!plannedOnly) {
+      floor.push(await floorStart(root, dataDir));
+      log(`  floor ${r + 1}: Node, better-sqlite3 and the first page's queries in ${floor.at(-1).toFixed(0)} ms`);
+    }
     const t = performance.now();
     const engine = await startEngine({ root, dataDir, config });
     try {
@@ -48,7 +55,21 @@ export async function measureRestart({ root, dataDir, rounds = 5, log, plannedOn
   }
   const killed = plannedOnly ? null : await measureKilledRestart({ root, dataDir, config, rounds, log });
   const planned = await measurePlannedRestart({ root, dataDir, config, rounds, log });
-  return { median: percentile(times, 50), max: Math.max(...times), samples: times.length, killed, planned };
+  return { median: percentile(times, 50), max: Math.max(...times), samples: times.length, floor: floor.length ? percentile(floor, 50) : null, killed, planned };
+}
+
+/** The restart floor's time from spawn to exit (it opens the file, reads the first page, exits). */
+async function floorStart(root, dataDir) {
+  const t = performance.now();
+  const child = spawn(process.execPath, [join(root, 'bench/restart-floor-child.mjs'), dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise((res) => child.on('close', res));
+  const ms = performance.now() - t;
+  if (code !== 0 || JSON.parse(out).rows !== 100) throw new Error(`restart floor exited with ${code}: ${err || out}`);
+  return ms;
 }
 
 /** A tracking plan of `n` TRACK rules, each with a pattern, a minimum and a required property (Ajv compiles each). */

@@ -13,7 +13,6 @@ import { VERSION } from './engine/version';
 import { runLoadCommand } from './cli-load';
 import { runCheckCommand } from './cli-check';
 import { runProbeCommand } from './cli-probe';
-import { runMcpCommand } from './cli-mcp';
 import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 import { printable, printableLog, printableText } from './printable';
@@ -198,7 +197,8 @@ async function main(): Promise<void> {
   if (command === 'probe') return runProbeCommand(rest);
   if (command === 'mcp') {
     keepRunningOnUnhandledRejection((line) => process.stderr.write(`${printableLog(line)}\n`));
-    return runMcpCommand(rest);
+    // The MCP SDK is loaded only by the command that needs it (a start of serve loads none of it).
+    return (await import('./cli-mcp')).runMcpCommand(rest);
   }
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
 import { inProcessApi } from '../testing/transport';
-import { createLabMcpServer } from '../mcp/server';
 
 // The MCP server over Streamable HTTP at /mcp (issue 39), on the control API's server: the onRequest
 // hook of control-server.ts guards it as it guards /api (the bearer token: 401 without it; the Host
@@ -38,6 +36,18 @@ interface Session {
 
 const jsonRpcError = (reply: FastifyReply, status: number, message: string, code = SERVER_ERROR) =>
   reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * The MCP SDK and the lab's MCP server, loaded by the first /mcp request: they are a sixth of a
+ * start's module loading, and most labs never serve an agent.
+ */
+let mcpModules: Promise<{ Transport: typeof StreamableHTTPServerTransport; isInitializeRequest: (body: unknown) => boolean; createLabMcpServer: typeof import('../mcp/server').createLabMcpServer }> | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'), import('../mcp/server')]).then(([transport, types, server]) => ({
+    Transport: transport.StreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    createLabMcpServer: server.createLabMcpServer,
+  })));
 
 export const isMcpRequest = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] === MCP_PATH;
 
@@ -97,13 +107,14 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       sessions.delete(sessionId!);
       sessions.set(sessionId!, session);
     } else {
+      const { Transport, isInitializeRequest, createLabMcpServer } = await loadMcp();
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
       if (!makeRoom()) {
         return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions have a tool call under way: try again once one is answered`);
       }
       const server = createLabMcpServer({ ops, showSecrets: false, token, uiBase: base(), stopping: stopping.signal });
       const fresh: Session = { transport: undefined as unknown as StreamableHTTPServerTransport, server, open: 0 };
-      fresh.transport = new StreamableHTTPServerTransport({
+      fresh.transport = new Transport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
           makeRoom();

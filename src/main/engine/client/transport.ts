@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
 export interface TransportRequest {
   url: string;
@@ -66,12 +66,21 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
   // below enforces httpTimeout; these are only a backstop.
   // No socket limit by default: the client's `concurrency` (which configure() may raise) already bounds
   // its requests, and one waiting here for a socket would run down its httpTimeout before it is sent.
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null });
+  // undici is loaded by the first send (inside its timeout), not by importing the client: a program
+  // (or the lab) that makes a client but sends nothing yet does not pay for the largest module it has.
+  let loaded: Promise<{ request: typeof import('undici').request; dispatcher: Dispatcher }> | undefined;
+  const load = () =>
+    (loaded ??= import('undici').then((undici) => ({
+      request: undici.request,
+      dispatcher: options.dispatcher ?? new undici.Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null }),
+    })));
   return {
     async send(req) {
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
       try {
+        const { request, dispatcher } = await load();
+        ac.signal.throwIfAborted();
         const res = await request(req.url, {
           method: 'POST',
           headers: req.headers,
@@ -89,7 +98,7 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
       }
     },
     async close() {
-      if (owned) await dispatcher.close();
+      if (owned && loaded) await (await loaded).dispatcher.close();
     },
   };
 }

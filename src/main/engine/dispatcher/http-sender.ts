@@ -1,5 +1,5 @@
 import { rootCertificates } from 'node:tls';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { ActionsMethod, AttemptTiming } from '../../../shared/types';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { basicAuthOf, maskUrlPassword } from '../../../shared/url-credentials';
@@ -71,8 +71,17 @@ const TARGET_CACHE_MAX = 1024;
  * connection counts, as connecting does. Callers that want the budget to start on the wire keep
  * no more than connectionsPerOrigin attempts in flight per origin.
  */
+/**
+ * undici, loaded by the first sender to send: it is the largest module a start would load, and the
+ * inspector's first page needs none of it.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
 export class HttpSender {
-  readonly #agent: Agent;
+  #agent: Agent | null = null;
+  #agentLoading: Promise<Agent> | null = null;
+  readonly #opts: HttpSenderOptions;
   readonly #now: () => number;
   readonly #targets = new Map<string, Target>();
   #inFlight = 0;
@@ -80,14 +89,23 @@ export class HttpSender {
   #onIdle: (() => void) | null = null;
 
   constructor(opts: HttpSenderOptions = {}) {
+    this.#opts = opts;
     this.#now = opts.now ?? Date.now;
-    this.#agent = new Agent({
-      connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
-      pipelining: 1,
-      connect: timedConnector(
-        buildConnector(opts.acceptAnyCertificate ? { rejectUnauthorized: false } : opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {}),
-      ),
-    });
+  }
+
+  /** The agent, made once undici is loaded (the first send waits for it, inside its own timeout). */
+  #loadAgent(): Promise<Agent> {
+    const opts = this.#opts;
+    return (this.#agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
+      this.#agent = new Agent({
+        connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
+        pipelining: 1,
+        connect: timedConnector(
+          buildConnector(opts.acceptAnyCertificate ? { rejectUnauthorized: false } : opts.ca ? { ca: [...rootCertificates, opts.ca.toString()] } : {}),
+        ),
+      });
+      return this.#agent;
+    }));
   }
 
   send(req: SendRequest): Promise<SendResult> {
@@ -113,11 +131,15 @@ export class HttpSender {
         headersTimeout: timeoutMs + 1000,
         bodyTimeout: timeoutMs + 1000,
       };
-      try {
-        this.#agent.dispatch(opts, attempt);
-      } catch (err) {
-        attempt.onResponseError(null, err as Error);
-      }
+      const dispatch = (agent: Agent) => {
+        try {
+          agent.dispatch(opts, attempt);
+        } catch (err) {
+          attempt.onResponseError(null, err as Error);
+        }
+      };
+      if (this.#agent) dispatch(this.#agent);
+      else this.#loadAgent().then(dispatch, (err: Error) => attempt.onResponseError(null, err));
     });
   }
 
@@ -128,7 +150,9 @@ export class HttpSender {
   async close(opts: { force?: boolean } = {}): Promise<void> {
     this.#closed = true;
     if (this.#inFlight > 0 && !opts.force) await new Promise<void>((resolve) => (this.#onIdle = resolve));
-    await this.#agent.destroy();
+    // A first send may still be loading undici: its agent is made, then destroyed with the rest.
+    const agent = this.#agent ?? (this.#agentLoading ? await this.#agentLoading.catch(() => null) : null);
+    await agent?.destroy();
   }
 
   // One closure per sender, handed to every attempt.

@@ -18,7 +18,8 @@ import { NOT_IN_ACTIONS, actionsStatusClause, actionsUrlStateClause } from './ac
 import { backgroundSlices } from '../slice-meter';
 
 /** A call's Classic delivery, one row at most (its Actions deliveries are read apart: actions-outcomes.ts). */
-const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'";
+// Exported for the restart bench's baseline, which runs the first page's query alone (tests/unit/bench-floor.test.ts).
+export const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'";
 
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;

@@ -1,7 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface CertificatePair {
   cert: string;
@@ -29,6 +28,8 @@ export async function loadOrCreateCertificate(dataDir: string, now: number = Dat
     const fingerprint = usableFingerprint(stored.cert, stored.key, now);
     if (fingerprint) return { ...stored, fingerprint, created: false };
   }
+  // Loaded only to make one (once per data folder): selfsigned and its X.509 stack are a tenth of a start's module loading.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'Webhook Lab mock receiver' }], {
     keySize: 2048,
     algorithm: 'sha256',
