@@ -82,6 +82,10 @@ export default defineConfig({
           // The control API reads large bodies in a worker (body-pool.ts).
           'api-body-worker': resolve(__dirname, 'src/main/server/body-worker.ts'),
         },
+        // What a start loads later (undici, the MCP SDK, selfsigned) is `require`d when first needed,
+        // not `import()`ed: a CommonJS bundle's import() fails under Jest (webhook-lab/testing is used
+        // there) and would load a package's ESM build beside the CJS one the rest requires.
+        output: { dynamicImportInCjs: false },
       },
     },
   },

@@ -6,8 +6,7 @@ import { secretProblem } from './standard-webhooks';
 // plus the requests it must refuse, and judges its answers. Spread into `api` by api.contract.ts;
 // the engine side is src/main/engine/probe/, the CLI src/main/cli-probe.ts.
 
-/** The source the probe's calls arrive under (made on its first run, Webhooks off). */
-export const PROBE_SOURCE_NAME = 'probe';
+export { PROBE_SOURCE_NAME } from './probe-source';
 
 /** Check ids, in the order a report lists them (README and docs/receiver-check.md). */
 export const PROBE_CHECKS = [

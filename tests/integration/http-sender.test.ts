@@ -290,6 +290,21 @@ describe('HttpSender over loopback', () => {
     expect(after.errorCode).toBe('SENDER_CLOSED');
   });
 
+  // A sender loads undici with its first send (a start of the lab loads none of it): a close meanwhile
+  // waits for that send as for any in flight, and a forced one ends it as closed, never hanging it.
+  it('a close during the first send, the HTTP client still loading, lets it finish; a forced one ends it as closed', async () => {
+    const r = await receiver();
+    const s1 = new HttpSender();
+    const sent = post(`${r.url}/first`, { via: s1 });
+    await s1.close();
+    expect((await sent).status).toBe(200);
+    const s2 = new HttpSender();
+    const forced = post(`${r.url}/forced`, { via: s2 });
+    await s2.close({ force: true });
+    expect((await forced).errorCode).toBe('SENDER_CLOSED');
+    expect(r.requests.map((x) => x.url)).toEqual(['/first']);
+  });
+
   it('close() lets attempts in flight finish', async () => {
     const r = await receiver((_req, res) => setTimeout(() => res.end('done'), 150));
     const s = new HttpSender();

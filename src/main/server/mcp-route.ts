@@ -43,11 +43,17 @@ const jsonRpcError = (reply: FastifyReply, status: number, message: string, code
  */
 let mcpModules: Promise<{ Transport: typeof StreamableHTTPServerTransport; isInitializeRequest: (body: unknown) => boolean; createLabMcpServer: typeof import('../mcp/server').createLabMcpServer }> | undefined;
 const loadMcp = () =>
-  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'), import('../mcp/server')]).then(([transport, types, server]) => ({
-    Transport: transport.StreamableHTTPServerTransport,
-    isInitializeRequest: types.isInitializeRequest,
-    createLabMcpServer: server.createLabMcpServer,
-  })));
+  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'), import('../mcp/server')]).then(
+    ([transport, types, server]) => ({
+      Transport: transport.StreamableHTTPServerTransport,
+      isInitializeRequest: types.isInitializeRequest,
+      createLabMcpServer: server.createLabMcpServer,
+    }),
+    (err: unknown) => {
+      mcpModules = undefined; // the next request tries again
+      throw err;
+    },
+  ));
 
 export const isMcpRequest = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] === MCP_PATH;
 
@@ -107,8 +113,12 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       sessions.delete(sessionId!);
       sessions.set(sessionId!, session);
     } else {
+      // Refused without the SDK when it can be: only an initialize POST needs it to be judged.
+      if (req.method !== 'POST') return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
       const { Transport, isInitializeRequest, createLabMcpServer } = await loadMcp();
-      if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
+      // The lab began stopping while the SDK loaded: its sessions are ended, so none is begun.
+      if (stopping.signal.aborted) return jsonRpcError(reply, 503, 'the lab is stopping');
+      if (!isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
       if (!makeRoom()) {
         return jsonRpcError(reply.header('retry-after', '5'), 503, `${MAX_SESSIONS} MCP sessions have a tool call under way: try again once one is answered`);
       }
@@ -126,6 +136,10 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
         if (fresh.transport.sessionId) sessions.delete(fresh.transport.sessionId);
       };
       await server.connect(fresh.transport);
+      if (stopping.signal.aborted) {
+        await server.close().catch(() => undefined);
+        return jsonRpcError(reply, 503, 'the lab is stopping');
+      }
       session = fresh;
     }
     const s = session;

@@ -1,7 +1,7 @@
 import type { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
 import { matchesSearch, searchTerm } from '../../shared/search-filter';
-import { PROBE_SOURCE_NAME } from '../../shared/probe.contract';
+import { PROBE_SOURCE_NAME } from '../../shared/probe-source';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the
 // filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).

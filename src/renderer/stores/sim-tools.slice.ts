@@ -4,7 +4,6 @@ import type { ConfigWarning } from '../../shared/config.schema';
 import type { SliceCreator } from './app.types';
 import { asApiError, errorText } from './errors';
 import { connectSimulationEvents } from './sim-events';
-import { configFileText } from './config-file-text';
 
 // Time-warp, export of deliveries, config export/import: small actions shared by several screens.
 
@@ -80,6 +79,8 @@ export const createSimToolsSlice =
     },
     async exportConfig() {
       try {
+        // Its schemas (zod) load with the first export, not with the first screen (issue 40).
+        const { configFileText } = await import('./config-file-text');
         const { text, problem } = configFileText(await api.call('getConfig', {}));
         if (problem) get().notify(`Config exported, but ${problem}`, 'error');
         return text;

@@ -1,7 +1,6 @@
 import { countOf } from '../components/format';
 import type { ApiClient } from '../../shared/api.contract';
 import type { OffPlanStats } from '../../shared/tracking-plans.contract';
-import { importTrackingPlan } from '../../shared/tracking-plan-import';
 import { ApiError } from '../../shared/api-error';
 import type { PlanVerdict, RuleStats, TrackingPlan, TrackingPlanConnection, TrackingPlanRule } from '../../shared/tracking-plan.schema';
 import type { SliceCreator } from './app.types';
@@ -79,8 +78,16 @@ export const createTrackingPlansSlice =
         // Read with the engine's own reader first: a file that names no plan (Segment's rules files) is
         // asked a name for before anything is sent, rather than refused.
         if (name === undefined) {
+          // The reader's schemas (zod) load with the first import, not with the first screen (issue 40).
+          let reader: typeof import('../../shared/tracking-plan-import');
           try {
-            if (importTrackingPlan(file).name === null) {
+            reader = await import('../../shared/tracking-plan-import');
+          } catch (err) {
+            set({ plansError: new ApiError(0, `The app could not load its rules-file reader: ${(err as Error).message}. Reload the page and import again.`) });
+            return false;
+          }
+          try {
+            if (reader.importTrackingPlan(file).name === null) {
               set({ plansError: null });
               return 'unnamed';
             }

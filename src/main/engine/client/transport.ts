@@ -66,21 +66,30 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
   // below enforces httpTimeout; these are only a backstop.
   // No socket limit by default: the client's `concurrency` (which configure() may raise) already bounds
   // its requests, and one waiting here for a socket would run down its httpTimeout before it is sent.
-  // undici is loaded by the first send (inside its timeout), not by importing the client: a program
-  // (or the lab) that makes a client but sends nothing yet does not pay for the largest module it has.
+  // undici is loaded by the first send, before its timeout starts, not by importing the client: a
+  // program (or the lab) that makes a client but sends nothing yet does not pay for the largest
+  // module it has. A failed load is tried again by the next send.
   let loaded: Promise<{ request: typeof import('undici').request; dispatcher: Dispatcher }> | undefined;
+  let closed = false;
   const load = () =>
-    (loaded ??= import('undici').then((undici) => ({
-      request: undici.request,
-      dispatcher: options.dispatcher ?? new undici.Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null }),
-    })));
+    (loaded ??= import('undici').then(
+      (undici) => ({
+        request: undici.request,
+        dispatcher: options.dispatcher ?? new undici.Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null }),
+      }),
+      (err: unknown) => {
+        loaded = undefined;
+        throw err;
+      },
+    ));
   return {
     async send(req) {
+      // As a closed Agent refuses a request (closed before its first send, no Agent was made).
+      if (closed) throw Object.assign(new Error('The client is closed'), { code: 'UND_ERR_CLOSED' });
+      const { request, dispatcher } = await load();
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
       try {
-        const { request, dispatcher } = await load();
-        ac.signal.throwIfAborted();
         const res = await request(req.url, {
           method: 'POST',
           headers: req.headers,
@@ -98,7 +107,11 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
       }
     },
     async close() {
-      if (owned && loaded) await (await loaded).dispatcher.close();
+      // A dispatcher given is the caller's to close, and stays usable.
+      if (!owned) return;
+      closed = true;
+      const made = loaded && (await loaded.catch(() => undefined));
+      if (made) await made.dispatcher.close();
     },
   };
 }

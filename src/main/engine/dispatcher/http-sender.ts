@@ -65,19 +65,23 @@ interface Target {
 const TARGET_CACHE_MAX = 1024;
 
 /**
+ * undici, loaded by the first sender to send: it is the largest module a start would load, and the
+ * inspector's first page needs none of it. A failed load is tried again by the next send.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () =>
+  (undici ??= import('undici').catch((err: unknown) => {
+    undici = undefined;
+    throw err;
+  }));
+
+/**
  * One request per send() (POST unless told otherwise), over a single undici Agent (keep-alive pool per origin). Redirects are not
  * followed and the body is never re-encoded. send() never rejects and always settles within
  * timeoutMs of being called: the clock starts at send(), so time spent waiting for a free
  * connection counts, as connecting does. Callers that want the budget to start on the wire keep
  * no more than connectionsPerOrigin attempts in flight per origin.
  */
-/**
- * undici, loaded by the first sender to send: it is the largest module a start would load, and the
- * inspector's first page needs none of it.
- */
-let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () => (undici ??= import('undici'));
-
 export class HttpSender {
   #agent: Agent | null = null;
   #agentLoading: Promise<Agent> | null = null;
@@ -86,6 +90,7 @@ export class HttpSender {
   readonly #targets = new Map<string, Target>();
   #inFlight = 0;
   #closed = false;
+  #forced = false;
   #onIdle: (() => void) | null = null;
 
   constructor(opts: HttpSenderOptions = {}) {
@@ -93,7 +98,7 @@ export class HttpSender {
     this.#now = opts.now ?? Date.now;
   }
 
-  /** The agent, made once undici is loaded (the first send waits for it, inside its own timeout). */
+  /** The agent, made once undici is loaded. */
   #loadAgent(): Promise<Agent> {
     const opts = this.#opts;
     return (this.#agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
@@ -105,13 +110,35 @@ export class HttpSender {
         ),
       });
       return this.#agent;
+    }, (err: unknown) => {
+      this.#agentLoading = null;
+      throw err;
     }));
   }
 
   send(req: SendRequest): Promise<SendResult> {
+    if (this.#closed) return Promise.resolve(notSentResult(this.#now(), 'SENDER_CLOSED', 'sender closed'));
+    if (this.#agent !== null) return this.#sendNow(req, this.#agent);
+    // The first sends wait for undici before their clocks start: loading the lab's own code is not
+    // the receiver's time (an attempt's timing and the probe's latency would count it). Counted in
+    // flight meanwhile, so a close waits for them (a forced one ends them as closed).
+    this.#inFlight++;
+    return this.#loadAgent().then(
+      (agent) => {
+        const sent = this.#forced ? Promise.resolve(notSentResult(this.#now(), 'SENDER_CLOSED', 'sender closed')) : this.#sendNow(req, agent);
+        this.#settled();
+        return sent;
+      },
+      (err: Error) => {
+        this.#settled();
+        return notSentResult(this.#now(), 'ERR_HTTP_CLIENT_LOAD', `the lab could not load its HTTP client: ${err.message}`);
+      },
+    );
+  }
+
+  #sendNow(req: SendRequest, agent: Agent): Promise<SendResult> {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const startedAt = this.#now();
-    if (this.#closed) return Promise.resolve(notSentResult(startedAt, 'SENDER_CLOSED', 'sender closed'));
     let target: Target;
     try {
       target = this.#target(req.url);
@@ -131,15 +158,11 @@ export class HttpSender {
         headersTimeout: timeoutMs + 1000,
         bodyTimeout: timeoutMs + 1000,
       };
-      const dispatch = (agent: Agent) => {
-        try {
-          agent.dispatch(opts, attempt);
-        } catch (err) {
-          attempt.onResponseError(null, err as Error);
-        }
-      };
-      if (this.#agent) dispatch(this.#agent);
-      else this.#loadAgent().then(dispatch, (err: Error) => attempt.onResponseError(null, err));
+      try {
+        agent.dispatch(opts, attempt);
+      } catch (err) {
+        attempt.onResponseError(null, err as Error);
+      }
     });
   }
 
@@ -149,6 +172,7 @@ export class HttpSender {
    */
   async close(opts: { force?: boolean } = {}): Promise<void> {
     this.#closed = true;
+    if (opts.force) this.#forced = true;
     if (this.#inFlight > 0 && !opts.force) await new Promise<void>((resolve) => (this.#onIdle = resolve));
     // A first send may still be loading undici: its agent is made, then destroyed with the rest.
     const agent = this.#agent ?? (this.#agentLoading ? await this.#agentLoading.catch(() => null) : null);

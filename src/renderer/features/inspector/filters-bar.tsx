@@ -4,7 +4,7 @@ import { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../../shared/delivery-fi
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
 import type { StatusFilter, UrlStateFilter } from '../../stores/inspector-merge';
-import { PROBE_SOURCE_NAME } from '../../../shared/probe.contract';
+import { PROBE_SOURCE_NAME } from '../../../shared/probe-source';
 
 export function FiltersBar() {
   const store = useAppStore();

@@ -1,9 +1,26 @@
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { ErrorBoundary } from '../../components/error-boundary';
 import { useApp, useAppStore } from '../../store-context';
-import { CallDetailView } from './call-detail';
 import { useInspectorKeys } from './keyboard';
 import { SplitHandle, useDetailWidth } from './split-handle';
+
+// The open call's detail is a chunk of its own (issue 40: a tenth of the first screen's script, which
+// its rows need none of); fetched as soon as the list is up, so a first click seldom waits for it.
+const loadDetail = () => import('./call-detail');
+// React.lazy keeps a failed load for good: a failure makes a new one, which the error boundary's
+// next try (or the next call opened) renders, so a fetch that failed once is not final.
+const lazyDetail = () =>
+  lazy(() =>
+    loadDetail().then(
+      (m) => ({ default: m.CallDetailView }),
+      (err: unknown) => {
+        CallDetailView = lazyDetail();
+        throw err;
+      },
+    ),
+  );
+let CallDetailView = lazyDetail();
+const loading = <div className="muted">Loading…</div>;
 
 /**
  * The inspector's body: the list beside the open call's detail, split by a handle, with the keys.
@@ -19,6 +36,10 @@ export function InspectorSplit({ list }: { list(cursor: number | null, setCursor
   useInspectorKeys(store, cursor, setCursor);
   const [detailWidth, setDetailWidth] = useDetailWidth();
   const withDetail = selected !== null;
+  useEffect(() => {
+    // A failed fetch here is tried again, and shown by the error boundary, when a call is opened.
+    loadDetail().catch(() => undefined);
+  }, []);
   return (
     <div
       className={`inspector-split${withDetail ? ' with-detail' : ''}`}
@@ -38,7 +59,13 @@ export function InspectorSplit({ list }: { list(cursor: number | null, setCursor
                 {detailError}
               </div>
             ) : null}
-            {detail ? <CallDetailView detail={detail} /> : detailError ? null : <div className="muted">Loading…</div>}
+            {detail ? (
+              <Suspense fallback={loading}>
+                <CallDetailView detail={detail} />
+              </Suspense>
+            ) : detailError ? null : (
+              loading
+            )}
           </ErrorBoundary>
         </aside>
       ) : null}
