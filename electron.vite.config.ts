@@ -84,7 +84,8 @@ export default defineConfig({
         },
         // What a start loads later (undici, the MCP SDK, selfsigned) is `require`d when first needed,
         // not `import()`ed: a CommonJS bundle's import() fails under Jest (webhook-lab/testing is used
-        // there) and would load a package's ESM build beside the CJS one the rest requires.
+        // there) and would load a package's ESM build beside the CJS one the rest requires. (worker-file.ts's
+        // import of rolldown becomes a require too: only a run from source takes that path, never a build.)
         output: { dynamicImportInCjs: false },
       },
     },

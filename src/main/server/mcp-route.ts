@@ -115,6 +115,7 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
     } else {
       // Refused without the SDK when it can be: only an initialize POST needs it to be judged.
       if (req.method !== 'POST') return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
+      if (stopping.signal.aborted) return jsonRpcError(reply, 503, 'the lab is stopping');
       const { Transport, isInitializeRequest, createLabMcpServer } = await loadMcp();
       // The lab began stopping while the SDK loaded: its sessions are ended, so none is begun.
       if (stopping.signal.aborted) return jsonRpcError(reply, 503, 'the lab is stopping');

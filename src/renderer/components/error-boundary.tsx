@@ -4,6 +4,8 @@ interface Props {
   children: ReactNode;
   /** Shown in the message so the user knows which part failed. */
   area?: string;
+  /** Called by Try again before the subtree mounts again (a part loaded on demand loads again). */
+  onReset?: () => void;
 }
 
 // Never a blank screen: a render error in one screen shows a readable message there and leaves
@@ -27,7 +29,13 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
         <h2>Something went wrong{this.props.area ? ` in ${this.props.area}` : ''}</h2>
         <p>{error.message || String(error)}</p>
         <p className="muted">The rest of the app still works. If this keeps happening, the browser console has the details.</p>
-        <button type="button" onClick={() => this.setState({ error: null })}>
+        <button
+          type="button"
+          onClick={() => {
+            this.props.onReset?.();
+            this.setState({ error: null });
+          }}
+        >
           Try again
         </button>
       </div>

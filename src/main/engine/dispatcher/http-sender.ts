@@ -23,7 +23,7 @@ export interface SendRequest {
 }
 
 export interface SendResult {
-  /** Epoch ms from the injected clock when send() was called. */
+  /** Epoch ms from the injected clock when the attempt began: when send() was called (a sender's first sends: once undici was loaded). */
   startedAt: number;
   /** Real elapsed time, whatever the injected clock says. */
   durationMs: number;
@@ -78,8 +78,8 @@ const loadUndici = () =>
 /**
  * One request per send() (POST unless told otherwise), over a single undici Agent (keep-alive pool per origin). Redirects are not
  * followed and the body is never re-encoded. send() never rejects and always settles within
- * timeoutMs of being called: the clock starts at send(), so time spent waiting for a free
- * connection counts, as connecting does. Callers that want the budget to start on the wire keep
+ * timeoutMs of its attempt's start: the clock starts at send() (a sender's first sends: once undici
+ * is loaded, see below), so time spent waiting for a free connection counts, as connecting does. Callers that want the budget to start on the wire keep
  * no more than connectionsPerOrigin attempts in flight per origin.
  */
 export class HttpSender {
@@ -101,6 +101,7 @@ export class HttpSender {
   /** The agent, made once undici is loaded. */
   #loadAgent(): Promise<Agent> {
     const opts = this.#opts;
+    // A failed load (or an Agent that could not be made) is tried again by the next send.
     return (this.#agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
       this.#agent = new Agent({
         connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
@@ -110,7 +111,7 @@ export class HttpSender {
         ),
       });
       return this.#agent;
-    }, (err: unknown) => {
+    }).catch((err: unknown) => {
       this.#agentLoading = null;
       throw err;
     }));
@@ -131,7 +132,7 @@ export class HttpSender {
       },
       (err: Error) => {
         this.#settled();
-        return notSentResult(this.#now(), 'ERR_HTTP_CLIENT_LOAD', `the lab could not load its HTTP client: ${err.message}`);
+        return notSentResult(this.#now(), 'ERR_HTTP_CLIENT_LOAD', `the lab could not start its HTTP client: ${err.message}`);
       },
     );
   }

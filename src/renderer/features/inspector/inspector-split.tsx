@@ -1,25 +1,38 @@
-import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ErrorBoundary } from '../../components/error-boundary';
 import { useApp, useAppStore } from '../../store-context';
+import type { CallDetail } from '../../../shared/types';
 import { useInspectorKeys } from './keyboard';
 import { SplitHandle, useDetailWidth } from './split-handle';
 
 // The open call's detail is a chunk of its own (issue 40: a tenth of the first screen's script, which
 // its rows need none of); fetched as soon as the list is up, so a first click seldom waits for it.
 const loadDetail = () => import('./call-detail');
-// React.lazy keeps a failed load for good: a failure makes a new one, which the error boundary's
-// next try (or the next call opened) renders, so a fetch that failed once is not final.
+// React.lazy keeps a failed load for good. A failed one is replaced by the next try the user makes
+// (Try again, or another call opened), never by a render of its own: React renders a rejected lazy
+// again before its error boundary shows, and a fresh one there would fetch in a loop.
+let failed = false;
 const lazyDetail = () =>
   lazy(() =>
     loadDetail().then(
       (m) => ({ default: m.CallDetailView }),
       (err: unknown) => {
-        CallDetailView = lazyDetail();
+        failed = true;
         throw err;
       },
     ),
   );
 let CallDetailView = lazyDetail();
+function retryDetailIfFailed(): void {
+  if (!failed) return;
+  failed = false;
+  CallDetailView = lazyDetail();
+}
+/** Reads the current lazy component at each render: the error boundary's Try again re-renders only this. */
+function Detail(props: { detail: CallDetail }) {
+  const View = CallDetailView;
+  return <View {...props} />;
+}
 const loading = <div className="muted">Loading…</div>;
 
 /**
@@ -36,6 +49,8 @@ export function InspectorSplit({ list }: { list(cursor: number | null, setCursor
   useInspectorKeys(store, cursor, setCursor);
   const [detailWidth, setDetailWidth] = useDetailWidth();
   const withDetail = selected !== null;
+  // Another call opened after a failed load tries it again.
+  useMemo(retryDetailIfFailed, [selected]);
   useEffect(() => {
     // A failed fetch here is tried again, and shown by the error boundary, when a call is opened.
     loadDetail().catch(() => undefined);
@@ -53,7 +68,7 @@ export function InspectorSplit({ list }: { list(cursor: number | null, setCursor
           <button type="button" className="small close" onClick={() => store.getState().selectCall(null)} aria-label="Close detail">
             ✕
           </button>
-          <ErrorBoundary area="the call detail" key={selected}>
+          <ErrorBoundary area="the call detail" key={selected} onReset={retryDetailIfFailed}>
             {detailError ? (
               <div className="notice error" role="alert" data-testid="detail-error">
                 {detailError}
@@ -61,7 +76,7 @@ export function InspectorSplit({ list }: { list(cursor: number | null, setCursor
             ) : null}
             {detail ? (
               <Suspense fallback={loading}>
-                <CallDetailView detail={detail} />
+                <Detail detail={detail} />
               </Suspense>
             ) : detailError ? null : (
               loading
