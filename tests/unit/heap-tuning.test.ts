@@ -16,8 +16,11 @@ describe('heap tuning (the engine process’s V8 flags)', () => {
   // this fails, and the flag's worth needs measuring again rather than assuming.
   it('without the flags, V8 pretenures a site whose objects survived: the probe can tell', () => {
     // Most runs all 1,000 are allocated old; in a few V8 decides while they are counted (201, 725 of
-    // them young in CI): some allocated old is what tells.
-    expect(youngAfterSurvivors([])).toBeLessThan(1000);
+    // them young in CI), and once, on a CI run pinned to one core beside a busy loop, after (all
+    // 1,000 young): some allocated old in one of three runs is what tells.
+    const runs: number[] = [];
+    while (runs.length < 3 && !runs.some((young) => young < 1000)) runs.push(youngAfterSurvivors([]));
+    expect(runs.some((young) => young < 1000), `young of 1,000 in each run: ${runs.join(', ')}`).toBe(true);
   });
 
   it('with them, set after start-up as tuneHeap() does, the site’s objects stay young', () => {
