@@ -98,7 +98,9 @@ describe('webhook-lab load', () => {
     expect(r.stdout).toMatch(/\nrun [0-9a-f]+ stopped: sent \d+\/1500 /);
     const run = (await api<LoadRun>('GET', '/load'))!;
     expect(run.state).toBe('stopped');
-    expect(run.sent).toBeGreaterThan(20);
+    // Some sent before the stop, far from all: how many had gone by the first second is the machine's
+    // (with both cores kept busy a run sent 38 % of what was due by then; issue 44).
+    expect(run.sent).toBeGreaterThan(0);
     expect(run.sent).toBeLessThan(500);
     expect(run.accepted).toBe(run.sent);
   });

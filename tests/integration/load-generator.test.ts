@@ -63,11 +63,13 @@ describe('load generator', () => {
     const run = await finished(started.id);
     expect(run).toMatchObject({ state: 'done', sent: 400, accepted: 400, errors: 0, lastError: null });
     const took = Date.parse(run.endedAt!) - Date.parse(run.startedAt);
-    // Paced over ~2 s, not sent in one burst (how much longer a busy machine takes is not the test's).
+    // Paced over ~2 s, not sent in one burst: no sample ever saw more sent than was due by its time
+    // (200 a second, plus a tick's worth). How far behind a busy machine falls is not the test's: with
+    // both cores kept busy, 77 had gone at ~1 s where 200 were due (issue 44), and it caught up.
     expect(took).toBeGreaterThan(1800);
-    const early = run.samples.find((s) => s.t >= 0.9 && s.t <= 1.5);
-    expect(early?.sent).toBeGreaterThan(100);
-    expect(early?.sent).toBeLessThan(320);
+    const midRun = run.samples.filter((s) => s.t < 1.8);
+    expect(midRun.length, 'a sample before the run could have sent everything').toBeGreaterThan(0);
+    for (const s of midRun) expect(s.sent, `sent by ${s.t} s`).toBeLessThanOrEqual(Math.ceil(200 * s.t) + 40);
 
     const calls = runCalls(started.id);
     expect(calls).toHaveLength(400);
