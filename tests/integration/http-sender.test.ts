@@ -313,6 +313,20 @@ describe('HttpSender over loopback', () => {
     await s.close();
     expect((await pending).responseBody).toBe('done');
   });
+
+  // Two closes while an attempt is in flight (a stop and a test's teardown, say): each must return
+  // once it has finished; the second used to take the first's place, which then waited forever.
+  it('two close() calls while an attempt is in flight both return once it finishes', async () => {
+    let answer!: () => void;
+    const r = await receiver((_req, res) => (answer = () => res.end('done')));
+    const s = new HttpSender();
+    const pending = post(`${r.url}/`, { via: s });
+    await r.waitForRequests(1);
+    const closes = [s.close(), s.close()];
+    answer();
+    await Promise.all(closes);
+    expect((await pending).responseBody).toBe('done');
+  });
 });
 
 describe('HttpSender over TLS', () => {

@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Engine } from '../engine/engine.types';
 import { errorAnswer } from '../engine/errors';
 import { inProcessApi } from '../testing/transport';
+import { loadOnce } from '../../shared/load-once';
 
 // The MCP server over Streamable HTTP at /mcp (issue 39), on the control API's server: the onRequest
 // hook of control-server.ts guards it as it guards /api (the bearer token: 401 without it; the Host
@@ -41,19 +42,15 @@ const jsonRpcError = (reply: FastifyReply, status: number, message: string, code
  * The MCP SDK and the lab's MCP server, loaded by the first /mcp request: they are a sixth of a
  * start's module loading, and most labs never serve an agent.
  */
-let mcpModules: Promise<{ Transport: typeof StreamableHTTPServerTransport; isInitializeRequest: (body: unknown) => boolean; createLabMcpServer: typeof import('../mcp/server').createLabMcpServer }> | undefined;
-const loadMcp = () =>
-  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'), import('../mcp/server')]).then(
+const mcp = loadOnce(() =>
+  Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'), import('../mcp/server')]).then(
     ([transport, types, server]) => ({
       Transport: transport.StreamableHTTPServerTransport,
       isInitializeRequest: types.isInitializeRequest,
       createLabMcpServer: server.createLabMcpServer,
     }),
-    (err: unknown) => {
-      mcpModules = undefined; // the next request tries again
-      throw err;
-    },
-  ));
+  ),
+);
 
 export const isMcpRequest = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] === MCP_PATH;
 
@@ -116,7 +113,7 @@ export function registerMcpRoute(app: FastifyInstance, engine: Engine, token: st
       // Refused without the SDK when it can be: only an initialize POST needs it to be judged.
       if (req.method !== 'POST') return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');
       if (stopping.signal.aborted) return jsonRpcError(reply, 503, 'the lab is stopping');
-      const { Transport, isInitializeRequest, createLabMcpServer } = await loadMcp();
+      const { Transport, isInitializeRequest, createLabMcpServer } = await mcp.get();
       // The lab began stopping while the SDK loaded: its sessions are ended, so none is begun.
       if (stopping.signal.aborted) return jsonRpcError(reply, 503, 'the lab is stopping');
       if (!isInitializeRequest(req.body)) return jsonRpcError(reply, 400, 'no Mcp-Session-Id: begin with an initialize request');

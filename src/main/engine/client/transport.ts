@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { loadOnce } from '../../../shared/load-once';
 
 export interface TransportRequest {
   url: string;
@@ -69,24 +70,18 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
   // undici is loaded by the first send, before its timeout starts, not by importing the client: a
   // program (or the lab) that makes a client but sends nothing yet does not pay for the largest
   // module it has. A failed load is tried again by the next send.
-  let loaded: Promise<{ request: typeof import('undici').request; dispatcher: Dispatcher }> | undefined;
+  const loaded = loadOnce(() =>
+    import('undici').then((undici) => ({
+      request: undici.request,
+      dispatcher: options.dispatcher ?? new undici.Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null }),
+    })),
+  );
   let closed = false;
-  const load = () =>
-    (loaded ??= import('undici').then(
-      (undici) => ({
-        request: undici.request,
-        dispatcher: options.dispatcher ?? new undici.Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? null }),
-      }),
-      (err: unknown) => {
-        loaded = undefined;
-        throw err;
-      },
-    ));
   return {
     async send(req) {
       // As a closed Agent refuses a request (closed before its first send, no Agent was made).
       if (closed) throw Object.assign(new Error('The client is closed'), { code: 'UND_ERR_CLOSED' });
-      const { request, dispatcher } = await load();
+      const { request, dispatcher } = await loaded.get();
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TransportTimeoutError(req.timeoutMs)), req.timeoutMs);
       try {
@@ -110,7 +105,7 @@ export function createUndiciTransport(options: { dispatcher?: Dispatcher; connec
       // A dispatcher given is the caller's to close, and stays usable.
       if (!owned) return;
       closed = true;
-      const made = loaded && (await loaded.catch(() => undefined));
+      const made = await loaded.peek()?.catch(() => undefined);
       if (made) await made.dispatcher.close();
     },
   };

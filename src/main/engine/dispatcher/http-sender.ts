@@ -3,6 +3,7 @@ import type { Agent, Dispatcher } from 'undici';
 import type { ActionsMethod, AttemptTiming } from '../../../shared/types';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { basicAuthOf, maskUrlPassword } from '../../../shared/url-credentials';
+import { loadOnce } from '../../../shared/load-once';
 import { notSentResult, SendAttempt } from './send-attempt';
 import { timedConnector } from './socket-timing';
 
@@ -68,12 +69,7 @@ const TARGET_CACHE_MAX = 1024;
  * undici, loaded by the first sender to send: it is the largest module a start would load, and the
  * inspector's first page needs none of it. A failed load is tried again by the next send.
  */
-let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () =>
-  (undici ??= import('undici').catch((err: unknown) => {
-    undici = undefined;
-    throw err;
-  }));
+const undici = loadOnce(() => import('undici'));
 
 /**
  * One request per send() (POST unless told otherwise), over a single undici Agent (keep-alive pool per origin). Redirects are not
@@ -84,25 +80,24 @@ const loadUndici = () =>
  */
 export class HttpSender {
   #agent: Agent | null = null;
-  #agentLoading: Promise<Agent> | null = null;
   readonly #opts: HttpSenderOptions;
   readonly #now: () => number;
   readonly #targets = new Map<string, Target>();
   #inFlight = 0;
   #closed = false;
   #forced = false;
-  #onIdle: (() => void) | null = null;
+  // Every close() waiting for attempts in flight (a second close must not orphan the first).
+  readonly #onIdle: Array<() => void> = [];
 
   constructor(opts: HttpSenderOptions = {}) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
   }
 
-  /** The agent, made once undici is loaded. */
-  #loadAgent(): Promise<Agent> {
-    const opts = this.#opts;
-    // A failed load (or an Agent that could not be made) is tried again by the next send.
-    return (this.#agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
+  /** The agent, made once undici is loaded; a failed load (or Agent) is tried again by the next send. */
+  readonly #agentLoad = loadOnce(() =>
+    undici.get().then(({ Agent, buildConnector }) => {
+      const opts = this.#opts;
       this.#agent = new Agent({
         connections: opts.connectionsPerOrigin === undefined ? 32 : opts.connectionsPerOrigin,
         pipelining: 1,
@@ -111,22 +106,19 @@ export class HttpSender {
         ),
       });
       return this.#agent;
-    }).catch((err: unknown) => {
-      this.#agentLoading = null;
-      throw err;
-    }));
-  }
+    }),
+  );
 
   send(req: SendRequest): Promise<SendResult> {
-    if (this.#closed) return Promise.resolve(notSentResult(this.#now(), 'SENDER_CLOSED', 'sender closed'));
+    if (this.#closed) return Promise.resolve(this.#closedResult());
     if (this.#agent !== null) return this.#sendNow(req, this.#agent);
     // The first sends wait for undici before their clocks start: loading the lab's own code is not
     // the receiver's time (an attempt's timing and the probe's latency would count it). Counted in
     // flight meanwhile, so a close waits for them (a forced one ends them as closed).
     this.#inFlight++;
-    return this.#loadAgent().then(
+    return this.#agentLoad.get().then(
       (agent) => {
-        const sent = this.#forced ? Promise.resolve(notSentResult(this.#now(), 'SENDER_CLOSED', 'sender closed')) : this.#sendNow(req, agent);
+        const sent = this.#forced ? Promise.resolve(this.#closedResult()) : this.#sendNow(req, agent);
         this.#settled();
         return sent;
       },
@@ -135,6 +127,10 @@ export class HttpSender {
         return notSentResult(this.#now(), 'ERR_HTTP_CLIENT_LOAD', `the lab could not start its HTTP client: ${err.message}`);
       },
     );
+  }
+
+  #closedResult(): SendResult {
+    return notSentResult(this.#now(), 'SENDER_CLOSED', 'sender closed');
   }
 
   #sendNow(req: SendRequest, agent: Agent): Promise<SendResult> {
@@ -174,18 +170,15 @@ export class HttpSender {
   async close(opts: { force?: boolean } = {}): Promise<void> {
     this.#closed = true;
     if (opts.force) this.#forced = true;
-    if (this.#inFlight > 0 && !opts.force) await new Promise<void>((resolve) => (this.#onIdle = resolve));
+    if (this.#inFlight > 0 && !opts.force) await new Promise<void>((resolve) => this.#onIdle.push(resolve));
     // A first send may still be loading undici: its agent is made, then destroyed with the rest.
-    const agent = this.#agent ?? (this.#agentLoading ? await this.#agentLoading.catch(() => null) : null);
+    const agent = this.#agent ?? (await this.#agentLoad.peek()?.catch(() => null));
     await agent?.destroy();
   }
 
   // One closure per sender, handed to every attempt.
   readonly #settled = (): void => {
-    if (--this.#inFlight === 0 && this.#onIdle) {
-      this.#onIdle();
-      this.#onIdle = null;
-    }
+    if (--this.#inFlight === 0) for (const resolve of this.#onIdle.splice(0)) resolve();
   };
 
   // Receiver URLs come from a handful of settings rows: parse each once, not per attempt.
