@@ -6,13 +6,16 @@
 // full of frames SQLite must read back (recovery) before the first page; and with a large tracking
 // plan connected. The clean starts alternate with the floor's (bench/restart-floor-child.mjs: Node,
 // better-sqlite3 and the first page's queries on the same file, nothing else), timed the same way.
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { basicAuth } from './bodies.mjs';
 import { startEngine } from './engine.mjs';
 import { percentile } from './load.mjs';
 import { SEARCH_CALLS, searchItem } from './search.mjs';
+
+const execFileAsync = promisify(execFile);
 
 const BATCH = 500;
 const WRITE_KEY = 'wk_restart';
@@ -61,14 +64,10 @@ export async function measureRestart({ root, dataDir, rounds = 5, log, plannedOn
 /** The restart floor's time from spawn to exit (it opens the file, reads the first page, exits). */
 async function floorStart(root, dataDir) {
   const t = performance.now();
-  const child = spawn(process.execPath, [join(root, 'bench/restart-floor-child.mjs'), dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const code = await new Promise((res) => child.on('close', res));
+  // Rejects, with the child's stderr, if it exits other than 0.
+  const { stdout } = await execFileAsync(process.execPath, [join(root, 'bench/restart-floor-child.mjs'), dataDir]);
   const ms = performance.now() - t;
-  if (code !== 0 || JSON.parse(out).rows !== 100) throw new Error(`restart floor exited with ${code}: ${err || out}`);
+  if (JSON.parse(stdout).rows !== 100) throw new Error(`restart floor read the wrong page: ${stdout}`);
   return ms;
 }
 
