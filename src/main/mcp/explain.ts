@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Attempt, CallDetail } from '../../shared/types';
 import { forwardingOutput } from '../../shared/api.contract';
 import { forwardingText } from '../../shared/forwarding';
+import { headerValue } from '../../shared/header-value';
 
 // explain_call (issue 39): why a call was not forwarded, failed or is retrying, in sentences built
 // only from the facts the lab keeps with it (its status and drop reason, the forwarding verdict,
@@ -54,7 +55,7 @@ function statusAdvice(status: number, signed: boolean, callId: number, attemptId
   return null;
 }
 
-const signedAttempt = (a: Attempt) => !!(a.signature || Object.keys(a.requestHeaders).some((h) => h.toLowerCase() === 'webhook-signature'));
+const signedAttempt = (a: Attempt) => !!(a.signature || headerValue(a.requestHeaders, 'webhook-signature') !== undefined);
 
 export function explainCall(d: CallDetail): Explanation {
   const c = d.call;

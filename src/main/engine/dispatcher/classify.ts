@@ -1,5 +1,6 @@
 import type { SendResult } from './http-sender';
 import { retriesStatus, type RetryRule } from '../../../shared/actions/retry-classes';
+import { headerValue } from '../../../shared/header-value';
 
 export interface Classification {
   outcome: 'success' | 'retryable' | 'failed';
@@ -70,11 +71,5 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Math.max(0, at - now);
 }
 
-function header(r: SendResult, name: string): string | undefined {
-  const h = r.responseHeaders;
-  if (h === null) return undefined;
-  if (h[name] !== undefined) return h[name];
-  // undici lowercases names; results built elsewhere (tests, stored rows) may not.
-  for (const k in h) if (k.toLowerCase() === name) return h[k];
-  return undefined;
-}
+// undici lowercases names; results built elsewhere (tests, stored rows) may not.
+const header = (r: SendResult, name: string): string | undefined => (r.responseHeaders === null ? undefined : headerValue(r.responseHeaders, name));

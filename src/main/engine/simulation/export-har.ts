@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Attempt, CallSummary } from '../../../shared/types';
+import { headerValue } from '../../../shared/header-value';
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per webhook attempt, so a
 // delivery history opens in browser devtools, Charles, Fiddler or any HAR viewer.
@@ -65,11 +66,7 @@ export interface Har {
 
 const headerList = (h: Record<string, string> | null): HarHeader[] => Object.entries(h ?? {}).map(([name, value]) => ({ name, value: String(value) }));
 
-function headerValue(h: Record<string, string> | null, name: string): string | undefined {
-  if (!h) return undefined;
-  const key = Object.keys(h).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : h[key];
-}
+const headerOf = (h: Record<string, string> | null, name: string): string | undefined => (h ? headerValue(h, name) : undefined);
 
 function queryString(url: string): HarHeader[] {
   try {
@@ -107,7 +104,7 @@ export function harTimings(a: Pick<Attempt, 'durationMs' | 'timing'>): HarEntry[
 export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt, sentBody: string): HarEntry {
   const responseBody = a.responseBody ?? '';
   const bodyBytes = Buffer.byteLength(responseBody);
-  const declared = Number(headerValue(a.responseHeaders, 'content-length'));
+  const declared = Number(headerOf(a.responseHeaders, 'content-length'));
   const answered = a.responseStatus !== null;
   const timings = harTimings(a);
   return {
@@ -121,7 +118,7 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
       cookies: [],
       headers: headerList(a.requestHeaders),
       queryString: queryString(a.url),
-      postData: { mimeType: headerValue(a.requestHeaders, 'content-type') ?? 'application/json', text: sentBody },
+      postData: { mimeType: headerOf(a.requestHeaders, 'content-type') ?? 'application/json', text: sentBody },
       headersSize: -1,
       bodySize: Buffer.byteLength(sentBody),
     },
@@ -135,11 +132,11 @@ export function harEntry(call: Pick<CallSummary, 'id' | 'messageId'>, a: Attempt
       content: {
         // The dispatcher keeps at most 64 KB of a response body; the size is the real one when the receiver declared it.
         size: a.responseTruncated && Number.isFinite(declared) ? declared : bodyBytes,
-        mimeType: headerValue(a.responseHeaders, 'content-type') ?? '',
+        mimeType: headerOf(a.responseHeaders, 'content-type') ?? '',
         ...(answered ? { text: responseBody } : {}),
         ...(a.responseTruncated ? { comment: `truncated: only the first ${bodyBytes} bytes were kept` } : {}),
       },
-      redirectURL: headerValue(a.responseHeaders, 'location') ?? '',
+      redirectURL: headerOf(a.responseHeaders, 'location') ?? '',
       headersSize: -1,
       bodySize: answered ? (a.responseTruncated ? (Number.isFinite(declared) ? declared : -1) : bodyBytes) : -1,
     },

@@ -9,6 +9,7 @@ import {
   type MockResponseRecord,
 } from '../../../../shared/mock-receiver.schema';
 import { mulberry32, randomSeed, type Random } from '../../seeded-random';
+import { headerValue } from '../../../../shared/header-value';
 
 // The pure part of a mock receiver: given its behavior and its running state, what to do with the
 // next request. Precedence (documented in docs/mock-receivers.md):
@@ -118,7 +119,7 @@ function pickDelay(behavior: MockBehavior, random: Random): number {
 }
 
 function responseHeaders(headers: Record<string, string>, body: string): Record<string, string> {
-  if (Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) return { ...headers };
+  if (headerValue(headers, 'content-type') !== undefined) return { ...headers };
   return { 'content-type': looksLikeJson(body) ? 'application/json' : 'text/plain; charset=utf-8', ...headers };
 }
 

@@ -5,6 +5,7 @@ import {
 } from '../../../../shared/standard-webhooks';
 // The dispatcher's own HMACs: a receiver that disagrees with the sender is then a real finding.
 import { hmacOf, signatureHmac } from '../../dispatcher/sign';
+import { headerValue } from '../../../../shared/header-value';
 
 /**
  * Checks X-Signature while the body streams in, so the digest covers every byte even when the
@@ -68,10 +69,7 @@ export class StandardWebhooksVerifier {
   /** `nowSeconds`: Unix seconds when the request arrived (the timestamp's tolerance is from then). */
   constructor(private readonly secret: string | undefined, headers: Record<string, string | undefined>, nowSeconds: number) {
     const { id: ID, timestamp: TS, signature: SIG } = STANDARD_WEBHOOKS_HEADERS;
-    const get = (name: string): string | null => {
-      for (const k in headers) if (k.toLowerCase() === name) return headers[k] ?? null;
-      return null;
-    };
+    const get = (name: string): string | null => headerValue(headers, name) ?? null;
     this.received = { id: get(ID), timestamp: get(TS), signature: get(SIG) };
     if (secret === undefined || secretProblem(secret) !== null) return;
     this.headerCheck = checkHeaders({ secret, headers, now: nowSeconds });
