@@ -318,11 +318,14 @@ describe('webhook-lab mcp over Streamable HTTP (/mcp)', () => {
     try {
       await t.post('/v1/track', { userId: 'u_1', event: 'Checked' }, { writeKey: 'wk_mcp_checkout' });
       const id = (await t.call('listMessages', {})).items[0].id;
-      // The first URL delivers the call: the second, refused, is not retried (a 4xx).
+      // The first URL delivers the call: the second, refused, is not retried (a 4xx). A receiver notes
+      // its verdict as it answers, before the dispatcher stores that attempt: on a slow machine the two
+      // verdicts came before the 401 attempt, so both are waited for.
       const got = await waitFor(async () => {
         const r = await structured<{ call: CallDetail; signatureVerdicts: { receiver: string; signature: string; reason: string | null; status: number }[] }>(client, 'get_call', { id });
-        return r.signatureVerdicts.length === 2 ? r : null;
-      }, 'both receivers\' verdicts', 20_000);
+        const statuses = r.call.deliveries[0]?.attempts.map((a) => a.responseStatus) ?? [];
+        return r.signatureVerdicts.length === 2 && statuses.includes(200) && statuses.includes(401) ? r : null;
+      }, 'both receivers\' verdicts and both attempts', 20_000);
       const byReceiver = Object.fromEntries(got.signatureVerdicts.map((v) => [v.receiver, v]));
       expect(byReceiver.right).toMatchObject({ signature: 'valid', status: 200, reason: null });
       expect(byReceiver.wrong).toMatchObject({ signature: 'invalid', status: 401 });
