@@ -64,6 +64,9 @@ describe('directives over the wire', () => {
     expect(d.state).toBe('failed');
     expect(d.lastError).toMatch(/not sent: Segment's payload validation refuses the mapping's URL: URL must be a valid URI string/);
     // Found by a review: a replay with an edited body went to the directive's text. There is nowhere to send it.
+    // The call's per-user request (to /u/u-9) is the 9th the receiver gets: counted before the replay,
+    // or a slow machine delivering it meanwhile would look like the replay sent something.
+    await receiver.waitForRequests(9, 20_000);
     const before = receiver.requests.length;
     await expect(t.call('replayMessage', { id, deliveryId: d.id, body: '{"a":1}' })).rejects.toThrow(/was never sent: its mapping's URL or headers did not resolve to something that can be sent for this call/);
     // The same call's per-user delivery resolved and went; the batched one is the directive kept as written.
