@@ -38,7 +38,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts', 'src/main/cli-mcp.ts', 'src/main/testing/**/*.ts', 'src/main/mcp/**/*.ts'],
+    files: ['src/main/engine/**/*.ts', 'src/main/server/**/*.ts', 'src/main/cli.ts', 'src/main/cli-serve.ts', 'src/main/cli-usage.ts', 'src/main/cli-mcp.ts', 'src/main/testing/**/*.ts', 'src/main/mcp/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ENGINE_PATTERNS }],
     },
