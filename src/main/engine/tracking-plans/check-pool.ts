@@ -4,6 +4,7 @@ import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-pla
 import { unfinishedVerdict, type Enforcement, type RequestCalls } from './check';
 import { COMPILED, INDEX, PHASE, Phase, PROGRESS_CELLS, SINCE, TID, unpackVerdicts, type CheckTask, type Compiled, type CompileTask, type RuleTiming, type WorkerResult } from './worker-protocol';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { workerFile } from '../worker-file';
 import { SpentMeter } from '../thread-cpu';
 
@@ -88,6 +89,7 @@ export class CheckPool {
   private pool: Promise<Piscina> | undefined;
   private readonly counts = { compiles: 0, timeouts: 0, crashes: 0 };
   private closed = false;
+  private readonly exits = new Map<Worker, Promise<void>>();
   /** Tasks given to piscina and not yet ended. */
   private running = 0;
 
@@ -112,8 +114,20 @@ export class CheckPool {
       // A check's heap is bounded too: one that runs away ends its worker (a crash, its call unfinished), not the lab.
       // Not at a lower priority (piscina's niceIncrement): a worker deprioritized beside a busy program
       // booted in seconds, and where the budget is wall-clock time (no /proc) ran ordinary checks past it.
-      return new Piscina({ filename, minThreads: 1, maxThreads: threads, idleTimeout: 60_000, resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 8 } });
+      const pool = new Piscina({ filename, minThreads: 1, maxThreads: threads, idleTimeout: 60_000, resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 8 } });
+      pool.on('workerCreate', () => this.noteThreads(pool));
+      this.noteThreads(pool);
+      return pool;
     }));
+  }
+
+  /** Notes the pool's threads, each with its exit: close() waits for every one (see there). */
+  private noteThreads(pool: Piscina): void {
+    for (const thread of pool.threads) {
+      if (this.exits.has(thread)) continue;
+      // Listed in pool.threads, it has not exited yet: piscina drops a thread from the list as it exits.
+      this.exits.set(thread, new Promise<void>((done) => thread.once('exit', () => (this.exits.delete(thread), done()))));
+    }
   }
 
   /** Compiles a plan in a worker (which keeps it for its checks): each rule's time and estimated cost, or the first rule that does not compile. */
@@ -285,7 +299,10 @@ export class CheckPool {
     };
     timer = setTimeout(watch, 50);
     try {
-      const result = (await pool.run(make(sab, epoch), { signal: abort.signal })) as WorkerResult;
+      const running = pool.run(make(sab, epoch), { signal: abort.signal });
+      // A thread piscina started for this task is noted before the watchdog can abort it.
+      this.noteThreads(pool);
+      const result = (await running) as WorkerResult;
       return { ok: true, result };
     } catch (err) {
       // Where the watchdog saw it over budget (the worker may have moved on before it ended).
@@ -308,9 +325,16 @@ export class CheckPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const pool = this.pool;
+    const pending = this.pool;
     this.pool = undefined;
-    if (pool) await (await pool.catch(() => undefined))?.destroy();
+    const pool = await pending?.catch(() => undefined);
+    if (!pool) return;
+    await pool.destroy();
+    // A thread the watchdog's abort ended may exit only after destroy() returned, and piscina then
+    // replaces it (minThreads) though destroyed: a thread would outlive the lab's stop (and load the
+    // worker file again). Wait for every thread the pool had to exit, then end any such replacement.
+    await Promise.all(this.exits.values());
+    if (pool.threads.length > 0) await pool.destroy();
   }
 }
 
