@@ -28,7 +28,7 @@ describe.runIf(linux)('closing the check pool', () => {
     const log = join(dirname(real), `stuck-worker-${process.pid}.log`);
     files.push(wrapper, log);
     // Each worker notes its load; on a call named "Stuck" it notes its thread id, says it is checking
-    // (the watchdog's cells), then runs pbkdf2 for about a second of CPU, where termination cannot reach it.
+    // (the watchdog's cells), then runs pbkdf2 for seconds of CPU (well past the 250 ms budget on any machine), where termination cannot reach it.
     writeFileSync(
       wrapper,
       `const { appendFileSync, readlinkSync } = require('node:fs');
@@ -43,7 +43,7 @@ module.exports = function (task) {
     Atomics.store(p, 2, Math.round(performance.timeOrigin + performance.now() - task.epoch));
     Atomics.store(p, 1, 0);
     Atomics.store(p, 0, 2);
-    require('node:crypto').pbkdf2Sync('x', 'y', 1_000_000, 64, 'sha512');
+    require('node:crypto').pbkdf2Sync('x', 'y', 3_000_000, 64, 'sha512');
   }
   return (real.default ?? real)(task);
 };
