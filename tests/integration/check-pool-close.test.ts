@@ -55,6 +55,8 @@ module.exports = function (task) {
     const stuck = Number(lines(log).find((l) => l.startsWith('stuck '))!.slice('stuck '.length));
     expect(stuck).toBeGreaterThan(0);
 
+    const closing = pool.close();
+    // A second close waits for the same end (it returned at once while the first still waited).
     await pool.close();
     // Closed: the stopped thread has exited (close waited for it), and nothing was started after.
     expect(existsSync(`/proc/self/task/${stuck}`), 'the stopped worker thread is gone').toBe(false);
@@ -63,5 +65,6 @@ module.exports = function (task) {
     let later = loadsAtClose;
     await waitFor(() => (later = lines(log).filter((l) => l === 'loaded').length) > loadsAtClose, 'a worker loaded after close', 3_000).catch(() => undefined);
     expect(later, 'a worker loaded after the pool was closed').toBe(loadsAtClose);
+    await closing;
   }, 120_000);
 });

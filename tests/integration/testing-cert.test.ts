@@ -11,7 +11,9 @@ import { startLab } from '../../src/main/testing';
 const saved = process.env.TMPDIR;
 let dir: string | undefined;
 afterEach(() => {
-  process.env.TMPDIR = saved;
+  // Assigning undefined would store the string "undefined" (process.env holds strings only).
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -33,4 +35,10 @@ it('the last stop() removes the certificate folder; a later lab makes it again',
   await c.stop();
   expect(readdirSync(dir)).toEqual([]);
   expect(existsSync(dir)).toBe(true);
+});
+
+it('labs started and stopped one after another leave one exit hook at most, not one each', async () => {
+  const before = process.listenerCount('exit');
+  for (let i = 0; i < 3; i++) await (await startLab()).stop();
+  expect(process.listenerCount('exit') - before).toBeLessThanOrEqual(1);
 });

@@ -51,6 +51,8 @@ const POLL_HTTP_MS = 50;
 let certificateDir: string | undefined;
 /** Labs started and not yet stopped. */
 let running = 0;
+/** One 'exit' hook for the process, whatever folder is kept then: one per kept folder piled up (a suite's 11th lab warned of a listener leak). */
+let exitHooked = false;
 
 function forgetCertificate(): void {
   if (running > 0 || !certificateDir) return;
@@ -63,7 +65,9 @@ function keepCertificate(dataDir: string): void {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-lab-testing-cert-'));
   for (const f of [CERT_FILE, KEY_FILE]) copyFileSync(join(dataDir, f), join(dir, f));
   certificateDir = dir;
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => certificateDir && rmSync(certificateDir, { recursive: true, force: true }));
 }
 
 function reuseCertificate(dataDir: string): void {

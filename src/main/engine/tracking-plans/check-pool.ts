@@ -249,7 +249,7 @@ export class CheckPool {
     return out;
   }
 
-    private compiled(plan: PoolPlan, done: Compiled): void {
+  private compiled(plan: PoolPlan, done: Compiled): void {
     if (done === null) return;
     this.counts.compiles++;
     // NaN: the worker was stopped after it (its check ran out of budget), so the time is not known.
@@ -323,7 +323,14 @@ export class CheckPool {
     }
   }
 
-  async close(): Promise<void> {
+  private closing: Promise<void> | undefined;
+
+  /** Ends every worker thread; a second call waits for the same end (it returned at once while the first still waited). */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     this.closed = true;
     const pending = this.pool;
     this.pool = undefined;
