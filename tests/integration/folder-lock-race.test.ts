@@ -15,6 +15,7 @@ import { LOCK_FILE } from '../../src/main/engine/store/folder-lock';
 const root = mkdtempSync(join(tmpdir(), 'wl-lock-race-'));
 const moduleFile = join(root, 'folder-lock.cjs');
 const childFile = join(root, 'child.cjs');
+const clearFile = join(root, 'clear.cjs');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 beforeAll(() => {
@@ -28,10 +29,34 @@ beforeAll(() => {
      try { lockDataFolder(dir); process.stdout.write('held'); setTimeout(() => {}, 600); }
      catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.message); }`,
   );
+  // Clears a takeover lock the way a start that could not take it does. With "appears", no lock is
+  // there when it is called, and another start (the parent here, which runs) makes one just after the
+  // clearing first looks at the file: the interleaving a pinned CI run met once (issue 44).
+  writeFileSync(
+    clearFile,
+    `const fs = require('node:fs');
+     const { clearStaleTakeover } = require(${JSON.stringify(moduleFile)});
+     const [takeover, mode] = [process.argv[2], process.argv[3]];
+     let made = mode !== 'appears';
+     for (const name of ['statSync', 'readFileSync']) {
+       const real = fs[name];
+       fs[name] = (p, ...rest) => {
+         if (p !== takeover || made) return real(p, ...rest);
+         made = true;
+         try { return real(p, ...rest); } finally { fs.writeFileSync(p, process.ppid + '\\n'); }
+       };
+     }
+     clearStaleTakeover(takeover);
+     process.stdout.write(fs.existsSync(takeover) ? 'kept' : 'removed');`,
+  );
 });
 
 function start(dir: string, at: number): Promise<string> {
-  const child = spawn(process.execPath, [childFile, dir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return run(childFile, dir, String(at));
+}
+
+function run(file: string, ...args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   return new Promise((resolve) => child.once('close', () => resolve(out)));
@@ -58,4 +83,21 @@ describe('the data folder lock, taken by several starts at once', () => {
       }
     }, 120_000);
   }
+});
+
+describe('clearing a takeover lock left behind', () => {
+  it('keeps one another start made while it looked (no holder read first must not mean stale)', async () => {
+    const takeover = join(root, 'appears.takeover');
+    expect(await run(clearFile, takeover, 'appears')).toBe('kept');
+    expect(readFileSync(takeover, 'utf8').trim()).toBe(String(process.pid));
+  });
+
+  it('removes one whose start is gone, and keeps one whose start runs', async () => {
+    const gone = join(root, 'gone.takeover');
+    writeFileSync(gone, `${await deadPid()}\n`);
+    expect(await run(clearFile, gone, 'as is')).toBe('removed');
+    const held = join(root, 'held.takeover');
+    writeFileSync(held, `${process.pid}\n`);
+    expect(await run(clearFile, held, 'as is')).toBe('kept');
+  });
 });

@@ -54,7 +54,8 @@ export function lockDataFolder(dir: string): () => void {
       }
       try {
         const now = holderOf(path);
-        if (now === holder || (now !== null && !running(now))) rmSync(path, { force: true });
+        // No holder: gone already, or (without hard links) a start's lock still being written; only an old one is removed.
+        if (now === null ? olderThan(path, ORPHAN_MS) : now === holder || !running(now)) rmSync(path, { force: true });
       } finally {
         release(takeover);
       }
@@ -65,16 +66,33 @@ export function lockDataFolder(dir: string): () => void {
   }
 }
 
-/** A takeover lock whose start is gone (it crashed within microseconds of taking it), or older than 10 s. */
-function clearStaleTakeover(takeover: string): void {
-  const holder = holderOf(takeover);
+/** Locks this old (mtime) whose maker is not known are left by a start that is gone. */
+const ORPHAN_MS = 10_000;
+
+/**
+ * Removes a takeover lock whose start is gone (it crashed within microseconds of taking it), or one
+ * older than ORPHAN_MS. Exported for its test. Looked at before its holder is read: read first, a lock
+ * released meanwhile read as no holder, and the lock a third start had just made in its place was
+ * removed, so two starts held the takeover at once and both ran (a pinned CI run, issue 44). A lock
+ * with no holder is removed only when old (without hard links it is being written, see placed()).
+ */
+export function clearStaleTakeover(takeover: string): void {
   let old = false;
   try {
-    old = Date.now() - statSync(takeover).mtimeMs > 10_000;
+    old = Date.now() - statSync(takeover).mtimeMs > ORPHAN_MS;
   } catch {
     return;
   }
-  if (old || holder === null || (holder !== process.pid && !running(holder))) rmSync(takeover, { force: true });
+  const holder = holderOf(takeover);
+  if (old || (holder !== null && holder !== process.pid && !running(holder))) rmSync(takeover, { force: true });
+}
+
+function olderThan(path: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > ms;
+  } catch {
+    return false;
+  }
 }
 
 function pause(ms: number): void {
