@@ -29,25 +29,45 @@ beforeAll(() => {
      try { lockDataFolder(dir); process.stdout.write('held'); setTimeout(() => {}, 600); }
      catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.message); }`,
   );
-  // Clears a takeover lock the way a start that could not take it does. With "appears", no lock is
-  // there when it is called, and another start (the parent here, which runs) makes one just after the
-  // clearing first looks at the file: the interleaving a pinned CI run met once (issue 44).
+  // One start, with another start's moves slipped in between its own file reads (the parent test
+  // process stands for that other start: it runs). Modes:
+  //   appears:  no takeover lock; another start makes one just after this one first looks at it.
+  //   replaced: a takeover lock of a process gone; just after this start reads it, another start
+  //             has removed it and made its own.
+  //   as-is:    the takeover lock as the test left it, put in place now (its change time).
+  //   unreadable: the folder's lock cannot be read (another user's lab wrote it, owner-only).
+  //   steal:    the folder's lock names a process gone; another start removes it just before this
+  //             one reads it, and makes its own just after this one reads it again under the takeover.
   writeFileSync(
     clearFile,
     `const fs = require('node:fs');
-     const { clearStaleTakeover } = require(${JSON.stringify(moduleFile)});
-     const [takeover, mode] = [process.argv[2], process.argv[3]];
-     let made = mode !== 'appears';
-     for (const name of ['statSync', 'readFileSync']) {
-       const real = fs[name];
-       fs[name] = (p, ...rest) => {
-         if (p !== takeover || made) return real(p, ...rest);
-         made = true;
-         try { return real(p, ...rest); } finally { fs.writeFileSync(p, process.ppid + '\\n'); }
-       };
-     }
-     clearStaleTakeover(takeover);
-     process.stdout.write(fs.existsSync(takeover) ? 'kept' : 'removed');`,
+     const { clearStaleTakeover, lockDataFolder } = require(${JSON.stringify(moduleFile)});
+     const [target, mode] = [process.argv[2], process.argv[3]];
+     const other = String(process.ppid) + '\\n';
+     const realStat = fs.statSync, realRead = fs.readFileSync;
+     let looks = 0, reads = 0;
+     fs.statSync = (p, ...rest) => {
+       if (p !== target || mode !== 'appears' || looks++ > 0) return realStat(p, ...rest);
+       try { return realStat(p, ...rest); } finally { fs.writeFileSync(p, other); }
+     };
+     fs.readFileSync = (p, ...rest) => {
+       if (p !== target) return realRead(p, ...rest);
+       reads++;
+       if (mode === 'appears' && looks === 0) { looks++; try { return realRead(p, ...rest); } finally { fs.writeFileSync(p, other); } }
+       if (mode === 'replaced' && reads === 1) { try { return realRead(p, ...rest); } finally { fs.rmSync(p); fs.writeFileSync(p, other); } }
+       if (mode === 'unreadable') throw Object.assign(new Error('EACCES: permission denied, open ' + p), { code: 'EACCES' });
+       if (mode === 'steal' && reads === 1) { fs.rmSync(p); return realRead(p, ...rest); }
+       if (mode === 'steal' && reads === 2) { try { return realRead(p, ...rest); } finally { fs.writeFileSync(p, other); } }
+       return realRead(p, ...rest);
+     };
+     if (mode === 'steal' || mode === 'unreadable') {
+       try { lockDataFolder(require('node:path').dirname(target)); process.stdout.write('held'); }
+       catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.code + ' ' + e.path); }
+     } else {
+       if (mode === 'as-is') fs.utimesSync(target, new Date(), new Date());
+       clearStaleTakeover(target);
+       process.stdout.write(fs.existsSync(target) ? 'kept' : 'removed');
+     }`,
   );
 });
 
@@ -76,7 +96,7 @@ describe('the data folder lock, taken by several starts at once', () => {
         const dir = join(root, `${stale ? 's' : 'f'}${round}`);
         mkdirSync(dir);
         if (stale) writeFileSync(join(dir, LOCK_FILE), `${dead}\n`);
-        // Far enough ahead for three Node processes to start on a busy machine.
+        // Far enough ahead for four Node processes to start on a busy machine.
         const at = Date.now() + 700;
         const outcomes = (await Promise.all([start(dir, at), start(dir, at), start(dir, at), start(dir, at)])).sort();
         expect(outcomes, `round ${round}`).toEqual(['held', 'refused', 'refused', 'refused']);
@@ -85,19 +105,42 @@ describe('the data folder lock, taken by several starts at once', () => {
   }
 });
 
-describe('clearing a takeover lock left behind', () => {
-  it('keeps one another start made while it looked (no holder read first must not mean stale)', async () => {
+describe('a stale lock taken over while other starts move', () => {
+  it('a takeover lock made just after the first look is kept (no holder read first is not stale)', async () => {
     const takeover = join(root, 'appears.takeover');
     expect(await run(clearFile, takeover, 'appears')).toBe('kept');
     expect(readFileSync(takeover, 'utf8').trim()).toBe(String(process.pid));
   });
 
-  it('removes one whose start is gone, and keeps one whose start runs', async () => {
+  it('a takeover lock read as stale but replaced by a running start before the removal is kept', async () => {
+    const takeover = join(root, 'replaced.takeover');
+    writeFileSync(takeover, `${await deadPid()}\n`);
+    expect(await run(clearFile, takeover, 'replaced')).toBe('kept');
+    expect(readFileSync(takeover, 'utf8').trim()).toBe(String(process.pid));
+  });
+
+  it('a takeover lock whose start is gone is removed; one whose start runs is kept', async () => {
     const gone = join(root, 'gone.takeover');
     writeFileSync(gone, `${await deadPid()}\n`);
-    expect(await run(clearFile, gone, 'as is')).toBe('removed');
+    expect(await run(clearFile, gone, 'as-is')).toBe('removed');
     const held = join(root, 'held.takeover');
     writeFileSync(held, `${process.pid}\n`);
-    expect(await run(clearFile, held, 'as is')).toBe('kept');
+    expect(await run(clearFile, held, 'as-is')).toBe('kept');
+  });
+
+  it('a lock another start makes while this one holds the takeover is not removed: this start is refused', async () => {
+    const dir = join(root, 'steal');
+    mkdirSync(dir);
+    writeFileSync(join(dir, LOCK_FILE), `${await deadPid()}\n`);
+    expect(await run(clearFile, join(dir, LOCK_FILE), 'steal')).toBe('refused');
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
+  });
+
+  it("a lock this start cannot read (another user's lab) is neither removed nor taken: the start stops, naming it", async () => {
+    const dir = join(root, 'unreadable');
+    mkdirSync(dir);
+    writeFileSync(join(dir, LOCK_FILE), `${process.pid}\n`);
+    expect(await run(clearFile, join(dir, LOCK_FILE), 'unreadable')).toBe(`error: EACCES ${join(dir, LOCK_FILE)}`);
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
   });
 });

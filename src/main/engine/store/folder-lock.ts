@@ -53,9 +53,13 @@ export function lockDataFolder(dir: string): () => void {
         continue;
       }
       try {
+        // Looked at before it is read, and removed only while the name still holds what was looked at:
+        // read first, a lock gone at the read and made by another start just after was taken for the
+        // stale one and removed, and two starts took the folder (a pinned CI run, 1 round in 10).
+        const seen = lookAt(path);
         const now = holderOf(path);
-        // No holder: gone already, or (without hard links) a start's lock still being written; only an old one is removed.
-        if (now === null ? olderThan(path, ORPHAN_MS) : now === holder || !running(now)) rmSync(path, { force: true });
+        // No holder: gone, or (without hard links) a start's lock still being written; only an old one is removed.
+        if (seen && (now === null ? seen.ageMs > ORPHAN_MS : now === holder || !running(now))) removeIfSame(path, seen);
       } finally {
         release(takeover);
       }
@@ -66,33 +70,41 @@ export function lockDataFolder(dir: string): () => void {
   }
 }
 
-/** Locks this old (mtime) whose maker is not known are left by a start that is gone. */
+/** A lock in place this long (since its link: its ctime) whose holder is not known was left by a start that is gone. */
 const ORPHAN_MS = 10_000;
 
-/**
- * Removes a takeover lock whose start is gone (it crashed within microseconds of taking it), or one
- * older than ORPHAN_MS. Exported for its test. Looked at before its holder is read: read first, a lock
- * released meanwhile read as no holder, and the lock a third start had just made in its place was
- * removed, so two starts held the takeover at once and both ran (a pinned CI run, issue 44). A lock
- * with no holder is removed only when old (without hard links it is being written, see placed()).
- */
-export function clearStaleTakeover(takeover: string): void {
-  let old = false;
-  try {
-    old = Date.now() - statSync(takeover).mtimeMs > ORPHAN_MS;
-  } catch {
-    return;
-  }
-  const holder = holderOf(takeover);
-  if (old || (holder !== null && holder !== process.pid && !running(holder))) rmSync(takeover, { force: true });
+interface Seen {
+  id: string;
+  ageMs: number;
 }
 
-function olderThan(path: string, ms: number): boolean {
+/** The file's identity (device, inode, change time) and how long since it was put in place, or null when there is none. */
+function lookAt(path: string): Seen | null {
+  let s;
   try {
-    return Date.now() - statSync(path).mtimeMs > ms;
-  } catch {
-    return false;
+    s = statSync(path, { bigint: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw namingPath(err, path);
   }
+  return { id: `${s.dev}:${s.ino}:${s.ctimeNs}`, ageMs: Date.now() - Number(s.ctimeMs) };
+}
+
+/** Removes the name only if it still holds the file looked at (a start may have put its own in its place since). */
+function removeIfSame(path: string, seen: Seen): void {
+  if (lookAt(path)?.id === seen.id) rmSync(path, { force: true });
+}
+
+/**
+ * @internal Exported for its test. Removes a takeover lock whose start is gone (it crashed within
+ * microseconds of taking it), or one in place over ORPHAN_MS, by the same rules as the lock itself:
+ * looked at before it is read, removed only while unchanged, and one with no holder only when old.
+ */
+export function clearStaleTakeover(takeover: string): void {
+  const seen = lookAt(takeover);
+  if (!seen) return;
+  const holder = holderOf(takeover);
+  if (seen.ageMs > ORPHAN_MS || (holder !== null && holder !== process.pid && !running(holder))) removeIfSame(takeover, seen);
 }
 
 function pause(ms: number): void {
@@ -118,13 +130,18 @@ function placed(from: string, to: string): boolean {
   }
 }
 
+/** The pid a lock names; null when there is no lock or it names none (empty: being written without hard links). */
 function holderOf(path: string): number | null {
+  let text: string;
   try {
-    const pid = Number(readFileSync(path, 'utf8').trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    // A lock this start cannot read (another user's lab) is not taken for stale: the start stops and says which file.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw namingPath(err, path);
   }
+  const pid = Number(text.trim());
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }
 
 function running(pid: number): boolean {
@@ -146,7 +163,11 @@ function running(pid: number): boolean {
 
 /** Removes the lock if it is still this process's (a start that took it over meanwhile keeps its own). */
 function release(path: string): void {
-  if (holderOf(path) === process.pid) rmSync(path, { force: true });
+  try {
+    if (holderOf(path) === process.pid) rmSync(path, { force: true });
+  } catch {
+    // Unreadable now: left for the next start to judge, never a failed stop.
+  }
 }
 
 /** The error with the file it concerns, where Node's (a failed write) names none. */
