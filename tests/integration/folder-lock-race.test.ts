@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ beforeAll(() => {
     `const { lockDataFolder } = require(${JSON.stringify(moduleFile)});
      const [dir, at] = [process.argv[2], Number(process.argv[3])];
      while (Date.now() < at);
-     try { lockDataFolder(dir); process.stdout.write('held'); setTimeout(() => {}, 600); }
+     try { lockDataFolder(dir); process.stdout.write('held'); setInterval(() => {}, 1000); }
      catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.message); }`,
   );
   // One start, with another start's moves slipped in between its own file reads (the parent test
@@ -71,8 +71,26 @@ beforeAll(() => {
   );
 });
 
-function start(dir: string, at: number): Promise<string> {
-  return run(childFile, dir, String(at));
+/**
+ * A start at `at`: what it said. One that holds the folder keeps it (it runs) until the round ends:
+ * held for a fixed while, a start delayed past it on a busy machine found the holder gone and rightly
+ * took the folder over, which read as two holders.
+ */
+function start(dir: string, at: number, holders: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, [childFile, dir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  holders.push(child);
+  let out = '';
+  return new Promise((resolve) => {
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      resolve(out);
+    });
+    child.once('close', () => resolve(out));
+  });
+}
+
+async function endAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => (c.once('close', r), c.kill('SIGKILL'))))));
 }
 
 function run(file: string, ...args: string[]): Promise<string> {
@@ -98,7 +116,9 @@ describe('the data folder lock, taken by several starts at once', () => {
         if (stale) writeFileSync(join(dir, LOCK_FILE), `${dead}\n`);
         // Far enough ahead for four Node processes to start on a busy machine.
         const at = Date.now() + 700;
-        const outcomes = (await Promise.all([start(dir, at), start(dir, at), start(dir, at), start(dir, at)])).sort();
+        const children: ChildProcess[] = [];
+        const outcomes = (await Promise.all([0, 1, 2, 3].map(() => start(dir, at, children)))).sort();
+        await endAll(children);
         expect(outcomes, `round ${round}`).toEqual(['held', 'refused', 'refused', 'refused']);
       }
     }, 120_000);

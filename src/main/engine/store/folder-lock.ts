@@ -42,7 +42,7 @@ export function lockDataFolder(dir: string): () => void {
       if (placed(mine, path)) return () => release(path);
       const holder = holderOf(path);
       // This process itself (a second engine in one process, as tests start them) is not another lab.
-      if (holder !== null && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
+      if (holder !== null && holder !== EMPTY && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
       // Left by a process that is gone. Removing it by name could remove a lock another start has
       // just put in its place (starts at the same instant both ran: found in CI), so only the one
       // start holding the takeover lock may remove it, after reading it again under that lock: no
@@ -58,8 +58,7 @@ export function lockDataFolder(dir: string): () => void {
         // stale one and removed, and two starts took the folder (a pinned CI run, 1 round in 10).
         const seen = lookAt(path);
         const now = holderOf(path);
-        // No holder: gone, or (without hard links) a start's lock still being written; only an old one is removed.
-        if (seen && (now === null ? seen.ageMs > ORPHAN_MS : now === holder || !running(now))) removeIfSame(path, seen);
+        if (seen && (now === EMPTY ? seen.ageMs > ORPHAN_MS : now === null || now === holder || !running(now))) removeIfSame(path, seen);
       } finally {
         release(takeover);
       }
@@ -104,7 +103,7 @@ export function clearStaleTakeover(takeover: string): void {
   const seen = lookAt(takeover);
   if (!seen) return;
   const holder = holderOf(takeover);
-  if (seen.ageMs > ORPHAN_MS || (holder !== null && holder !== process.pid && !running(holder))) removeIfSame(takeover, seen);
+  if (holder === EMPTY ? seen.ageMs > ORPHAN_MS : seen.ageMs > ORPHAN_MS || holder === null || (holder !== process.pid && !running(holder))) removeIfSame(takeover, seen);
 }
 
 function pause(ms: number): void {
@@ -130,16 +129,23 @@ function placed(from: string, to: string): boolean {
   }
 }
 
-/** The pid a lock names; null when there is no lock or it names none (empty: being written without hard links). */
+/** An empty lock: without hard links a lock is created, then written (placed()), so it may be a start's, being written. */
+const EMPTY = 0;
+
+/**
+ * The pid a lock names; null when it is gone or names none (garbage: stale), EMPTY when it is empty
+ * (only an old one is stale). A lock this start cannot read (another user's lab) is not stale either:
+ * the start stops and says which file.
+ */
 function holderOf(path: string): number | null {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    // A lock this start cannot read (another user's lab) is not taken for stale: the start stops and says which file.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw namingPath(err, path);
   }
+  if (text.trim() === '') return EMPTY;
   const pid = Number(text.trim());
   return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }
