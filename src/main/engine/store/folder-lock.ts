@@ -97,7 +97,7 @@ function removeIfSame(path: string, seen: Seen): void {
 /**
  * @internal Exported for its test. Removes a takeover lock whose start is gone (it crashed within
  * microseconds of taking it), or one in place over ORPHAN_MS, by the same rules as the lock itself:
- * looked at before it is read, removed only while unchanged, and one with no holder only when old.
+ * looked at before it is read, removed only while unchanged, and an empty one only when old.
  */
 export function clearStaleTakeover(takeover: string): void {
   const seen = lookAt(takeover);
