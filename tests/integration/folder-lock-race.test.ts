@@ -26,7 +26,8 @@ beforeAll(() => {
     `const { lockDataFolder } = require(${JSON.stringify(moduleFile)});
      const [dir, at] = [process.argv[2], Number(process.argv[3])];
      while (Date.now() < at);
-     try { lockDataFolder(dir); process.stdout.write('held'); setInterval(() => {}, 1000); }
+     // Held until the test ends the round (or, should the test die first, for 2 minutes at most).
+     try { lockDataFolder(dir); process.stdout.write('held'); setTimeout(() => process.exit(0), 120_000); }
      catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.message); }`,
   );
   // One start, with another start's moves slipped in between its own file reads (the parent test
@@ -35,6 +36,8 @@ beforeAll(() => {
   //   replaced: a takeover lock of a process gone; just after this start reads it, another start
   //             has removed it and made its own.
   //   as-is:    the takeover lock as the test left it, put in place now (its change time).
+  //   empty-young, empty-old: the folder's lock is empty (a start writing it, without hard links),
+  //             put in place now, or (the clock moved on 11 s) long ago.
   //   unreadable: the folder's lock cannot be read (another user's lab wrote it, owner-only).
   //   steal:    the folder's lock names a process gone; another start removes it just before this
   //             one reads it, and makes its own just after this one reads it again under the takeover.
@@ -60,9 +63,10 @@ beforeAll(() => {
        if (mode === 'steal' && reads === 2) { try { return realRead(p, ...rest); } finally { fs.writeFileSync(p, other); } }
        return realRead(p, ...rest);
      };
-     if (mode === 'steal' || mode === 'unreadable') {
+     if (mode === 'empty-old') { const realNow = Date.now; Date.now = () => realNow() + 11_000; }
+     if (mode === 'steal' || mode === 'unreadable' || mode.startsWith('empty-')) {
        try { lockDataFolder(require('node:path').dirname(target)); process.stdout.write('held'); }
-       catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : 'error: ' + e.code + ' ' + e.path); }
+       catch (e) { process.stdout.write(e.code === 'WL_FOLDER_IN_USE' ? 'refused' : e.code ? 'error: ' + e.code + ' ' + e.path : 'error: ' + e.message); }
      } else {
        if (mode === 'as-is') fs.utimesSync(target, new Date(), new Date());
        clearStaleTakeover(target);
@@ -162,5 +166,16 @@ describe('a stale lock taken over while other starts move', () => {
     writeFileSync(join(dir, LOCK_FILE), `${process.pid}\n`);
     expect(await run(clearFile, join(dir, LOCK_FILE), 'unreadable')).toBe(`error: EACCES ${join(dir, LOCK_FILE)}`);
     expect(readFileSync(join(dir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
+  });
+
+  it('an empty lock is waited for while young (a start may be writing it) and taken over once old', async () => {
+    for (const [mode, outcome] of [['empty-young', `error: ${'the lock kept changing hands; start again'}`], ['empty-old', 'held']] as const) {
+      const dir = join(root, mode);
+      mkdirSync(dir);
+      writeFileSync(join(dir, LOCK_FILE), '');
+      const said = await run(clearFile, join(dir, LOCK_FILE), mode);
+      expect(said.startsWith('error: ') ? `error: ${said.split(': ').pop()}` : said, mode).toBe(outcome);
+      if (mode === 'empty-young') expect(readFileSync(join(dir, LOCK_FILE), 'utf8'), 'the young empty lock is left').toBe('');
+    }
   });
 });

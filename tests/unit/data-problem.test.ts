@@ -50,6 +50,16 @@ describe('describeDataProblem', () => {
     expect(describeDataProblem(fsError('EACCES', 'mkdir', '/home/ana/.config'), DIR)).not.toBeNull();
   });
 
+  it("a lock this user cannot read (another user's lab, or one run with sudo): the folder is in use, not unwritable", () => {
+    for (const file of ['webhook-lab.lock', 'webhook-lab.lock.takeover']) {
+      const p = describeDataProblem(fsError('EACCES', 'open', join(DIR, file)), DIR)!;
+      expect(p.title).toBe("Webhook Lab's data folder is in use");
+      expect(p.detail).toMatch(new RegExp(`^${join(DIR, file)}: this user cannot read the folder's lock \\(EACCES\\)`));
+      expect(p.detail).toMatch(/another user \(or with sudo\)/);
+      expect(p.detail).not.toMatch(/chattr/);
+    }
+  });
+
   it('anything else is not a data problem: the caller reports it as before', () => {
     expect(describeDataProblem(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', port: 8787 }), DIR)).toBeNull();
     expect(describeDataProblem(sqlite('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed'), DIR)).toBeNull();

@@ -29,7 +29,7 @@ describe('lockDataFolder (one lab per data folder)', () => {
     expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${other.pid}\n`);
   });
 
-  it('takes over a lock whose process is gone, or unreadable; lets go of its own only', async () => {
+  it('takes over a lock whose process is gone, or naming no process; lets go of its own only', async () => {
     const dir = folder();
     const gone = spawn('true');
     await new Promise((resolve) => gone.once('close', resolve));

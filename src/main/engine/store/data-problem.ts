@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { DB_FILE } from './data-folder';
-import type { FolderInUseError } from './folder-lock';
+import { LOCK_FILE, type FolderInUseError } from './folder-lock';
 
 // What the user reads when the data folder or its database cannot be used at start (README,
 // Troubleshooting): which file, what is wrong with it, and what to do, instead of a raw SqliteError.
@@ -38,6 +38,7 @@ export function describeDataProblem(err: unknown, dataDir: string): DataProblem 
   if (message.startsWith('Cannot open database because the directory does not exist')) {
     return { title: TITLE_FOLDER, detail: `${dataDir}: the folder does not exist (it was removed while the lab started).\n${ANOTHER_DIR}` };
   }
+  if (typeof e.path === 'string' && (code === 'EACCES' || code === 'EPERM') && basename(e.path).startsWith(LOCK_FILE) && within(dataDir, e.path)) return lockNotReadable(e.path, code);
   if (typeof e.path === 'string' && within(dataDir, e.path)) return fileSystemProblem(code, message, e.path, dataDir);
   return null;
 }
@@ -46,6 +47,18 @@ const TITLE_DB = 'Webhook Lab cannot use its database';
 const TITLE_FOLDER = 'Webhook Lab cannot use its data folder';
 const ANOTHER_DIR = 'Or start with another data folder: --data-dir DIR (or WEBHOOK_LAB_DATA_DIR).';
 const NEVER_DELETES = 'Webhook Lab never deletes, moves or repairs your data by itself.';
+
+/** The folder's lock (or its takeover lock) is another user's: the folder is writable, the lock is what stops the start. */
+function lockNotReadable(path: string, code: string): DataProblem {
+  return {
+    title: "Webhook Lab's data folder is in use",
+    detail: [
+      `${path}: this user cannot read the folder's lock (${code}): a Webhook Lab run by another user (or with sudo) holds this folder, or held it.`,
+      'Stop that lab first. If none runs, delete that file as its owner (or with sudo) and start again.',
+      ANOTHER_DIR,
+    ].join('\n'),
+  };
+}
 
 function inUse(e: FolderInUseError): DataProblem {
   return {

@@ -42,26 +42,30 @@ export function lockDataFolder(dir: string): () => void {
       if (placed(mine, path)) return () => release(path);
       const holder = holderOf(path);
       // This process itself (a second engine in one process, as tests start them) is not another lab.
-      if (holder !== null && holder !== EMPTY && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
+      if (typeof holder === 'number' && holder !== process.pid && running(holder)) throw new FolderInUseError(dir, holder, path);
       // Left by a process that is gone. Removing it by name could remove a lock another start has
       // just put in its place (starts at the same instant both ran: found in CI), so only the one
-      // start holding the takeover lock may remove it, after reading it again under that lock: no
-      // other start can then change it (removing needs the takeover lock, making needs the name free).
+      // start holding the takeover lock may remove a lock another process made, and only while its
+      // name still holds the file it judged (a holder lets its own go without the takeover lock).
       if (!placed(mine, takeover)) {
         clearStaleTakeover(takeover);
         pause(5);
         continue;
       }
+      let removed = false;
       try {
-        // Looked at before it is read, and removed only while the name still holds what was looked at:
-        // read first, a lock gone at the read and made by another start just after was taken for the
-        // stale one and removed, and two starts took the folder (a pinned CI run, 1 round in 10).
+        // Looked at before it is read: read first, a lock gone at the read and made by another start
+        // just after was taken for the stale one and removed, and two starts took the folder (a
+        // pinned CI run). Nothing is removed on GONE: there is nothing to remove.
         const seen = lookAt(path);
         const now = holderOf(path);
-        if (seen && (now === EMPTY ? seen.ageMs > ORPHAN_MS : now === null || now === holder || !running(now))) removeIfSame(path, seen);
+        const stale = now === GONE ? false : now === EMPTY ? (seen?.ageMs ?? 0) > ORPHAN_MS : now === GARBAGE || now === holder || !running(now);
+        if (seen && stale) removed = removeIfSame(path, seen);
       } finally {
         release(takeover);
       }
+      // An empty lock too young to judge (a start writing it, without hard links): wait for it.
+      if (!removed) pause(5);
     }
     throw new Error(`${path}: the lock kept changing hands; start again`);
   } finally {
@@ -69,7 +73,10 @@ export function lockDataFolder(dir: string): () => void {
   }
 }
 
-/** A lock in place this long (since its link: its ctime) whose holder is not known was left by a start that is gone. */
+/**
+ * A lock in place this long (since its link: its ctime) is left by a start that is gone when it is
+ * empty; a takeover lock held this long is, whatever it names (no start holds it for more than a moment).
+ */
 const ORPHAN_MS = 10_000;
 
 interface Seen {
@@ -90,20 +97,24 @@ function lookAt(path: string): Seen | null {
 }
 
 /** Removes the name only if it still holds the file looked at (a start may have put its own in its place since). */
-function removeIfSame(path: string, seen: Seen): void {
-  if (lookAt(path)?.id === seen.id) rmSync(path, { force: true });
+function removeIfSame(path: string, seen: Seen): boolean {
+  if (lookAt(path)?.id !== seen.id) return false;
+  rmSync(path, { force: true });
+  return true;
 }
 
 /**
  * @internal Exported for its test. Removes a takeover lock whose start is gone (it crashed within
- * microseconds of taking it), or one in place over ORPHAN_MS, by the same rules as the lock itself:
- * looked at before it is read, removed only while unchanged, and an empty one only when old.
+ * microseconds of taking it), or one held over ORPHAN_MS: looked at before it is read, and removed only
+ * while its name still holds the file looked at.
  */
 export function clearStaleTakeover(takeover: string): void {
   const seen = lookAt(takeover);
   if (!seen) return;
   const holder = holderOf(takeover);
-  if (holder === EMPTY ? seen.ageMs > ORPHAN_MS : seen.ageMs > ORPHAN_MS || holder === null || (holder !== process.pid && !running(holder))) removeIfSame(takeover, seen);
+  if (holder === GONE) return;
+  const stale = seen.ageMs > ORPHAN_MS || holder === GARBAGE || (typeof holder === 'number' && holder !== process.pid && !running(holder));
+  if (stale) removeIfSame(takeover, seen);
 }
 
 function pause(ms: number): void {
@@ -129,25 +140,28 @@ function placed(from: string, to: string): boolean {
   }
 }
 
+/** No lock. */
+const GONE = 'gone';
 /** An empty lock: without hard links a lock is created, then written (placed()), so it may be a start's, being written. */
-const EMPTY = 0;
+const EMPTY = 'empty';
+/** A lock that names no process: stale. */
+const GARBAGE = 'garbage';
 
 /**
- * The pid a lock names; null when it is gone or names none (garbage: stale), EMPTY when it is empty
- * (only an old one is stale). A lock this start cannot read (another user's lab) is not stale either:
- * the start stops and says which file.
+ * The pid a lock names, or what it is instead. A lock this start cannot read (another user's lab)
+ * is not stale: the start stops and says which file (data-problem.ts).
  */
-function holderOf(path: string): number | null {
+function holderOf(path: string): number | typeof GONE | typeof EMPTY | typeof GARBAGE {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileSync(path, 'utf8').trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return GONE;
     throw namingPath(err, path);
   }
-  if (text.trim() === '') return EMPTY;
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  if (text === '') return EMPTY;
+  const pid = Number(text);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : GARBAGE;
 }
 
 function running(pid: number): boolean {

@@ -127,7 +127,7 @@ export class TrackingPlans {
     this.poolInstance = pool;
   }
 
-    /** Ends the check workers (the engine's stop, after the collector finished its requests). */
+  /** Ends the check workers (the engine's stop, after the collector finished its requests). */
   async close(): Promise<void> {
     this.stopped = true;
     await this.poolInstance?.close();
