@@ -58,6 +58,10 @@ describe('describeDataProblem', () => {
       expect(p.detail).toMatch(/another user \(or with sudo\)/);
       expect(p.detail).not.toMatch(/chattr/);
     }
+    // Writing this start's own lock file fails in a folder it cannot write: that is the folder's problem.
+    const own = describeDataProblem(fsError('EPERM', 'open', join(DIR, 'webhook-lab.lock.4242.tmp')), DIR)!;
+    expect(own.title).toBe('Webhook Lab cannot use its data folder');
+    expect(own.detail).toMatch(/Give this user write access/);
   });
 
   it('anything else is not a data problem: the caller reports it as before', () => {

@@ -38,12 +38,14 @@ export function describeDataProblem(err: unknown, dataDir: string): DataProblem 
   if (message.startsWith('Cannot open database because the directory does not exist')) {
     return { title: TITLE_FOLDER, detail: `${dataDir}: the folder does not exist (it was removed while the lab started).\n${ANOTHER_DIR}` };
   }
-  if (typeof e.path === 'string' && (code === 'EACCES' || code === 'EPERM') && basename(e.path).startsWith(LOCK_FILE) && within(dataDir, e.path)) return lockNotReadable(e.path, code);
+  // Reading another user's lock (or its takeover lock), not writing this start's own (`….tmp`: the folder is not writable).
+  if (typeof e.path === 'string' && (code === 'EACCES' || code === 'EPERM') && LOCKS.has(basename(e.path)) && within(dataDir, e.path)) return lockNotReadable(e.path, code);
   if (typeof e.path === 'string' && within(dataDir, e.path)) return fileSystemProblem(code, message, e.path, dataDir);
   return null;
 }
 
 const TITLE_DB = 'Webhook Lab cannot use its database';
+const LOCKS = new Set([LOCK_FILE, `${LOCK_FILE}.takeover`]);
 const TITLE_FOLDER = 'Webhook Lab cannot use its data folder';
 const ANOTHER_DIR = 'Or start with another data folder: --data-dir DIR (or WEBHOOK_LAB_DATA_DIR).';
 const NEVER_DELETES = 'Webhook Lab never deletes, moves or repairs your data by itself.';
