@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfigFile } from '../../src/main/load-config';
 import { startControlServer } from '../../src/main/server/control-server';
 import { openDbFile } from '../helpers/db-file';
+import { HANG_BOUND_MS, whileProgressing } from '../helpers/progress';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
 import { FUZZ_BASE, generateConfigs, generateRuleInputs, type FuzzInput } from '../helpers/config-fuzz';
 import { CLI, ensureBuilt, ROOT } from '../helpers/serve';
@@ -78,7 +79,11 @@ async function snapshot(): Promise<string> {
 const describeInput = (i: FuzzInput) => `#${i.n} ${i.kind} (${i.text.length} chars: ${i.text.slice(0, 120)})`;
 
 describe('seeded config and audience rule fuzz', () => {
-  it(`${CONFIGS} generated configs to POST /api/config: 200, 400, 409 or 413, and a refused one changes nothing`, { timeout: 180_000 }, async () => {
+  // Each test's work grows with the machine's slowness (119 s of 180 pinned to a core beside a busy
+  // loop and other work): what fails it is a stall, not the time it takes.
+  it(`${CONFIGS} generated configs to POST /api/config: 200, 400, 409 or 413, and a refused one changes nothing`, { timeout: HANG_BOUND_MS }, () => whileProgressing('config fuzz', configsOverApi));
+
+  async function configsOverApi(step: () => void): Promise<void> {
     console.log(`config fuzz: seed ${SEED}, ${CONFIGS} configs, ${RULES} audience rules (replay with FUZZ_SEED=${SEED} npx vitest run tests/integration/config-fuzz.test.ts)`);
     const started = Date.now();
     const failures: string[] = [];
@@ -86,6 +91,7 @@ describe('seeded config and audience rule fuzz', () => {
     for (const input of generateConfigs(SEED, CONFIGS)) {
       const before = await snapshot();
       const r = await api('POST', '/config', input.text);
+      step();
       counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
       if (![200, 400, 409, 413].includes(r.status)) failures.push(`${describeInput(input)}: answered ${r.status} ${r.text.slice(0, 200)}`);
       else if (r.status !== 200 && (await snapshot()) !== before) failures.push(`${describeInput(input)}: refused with ${r.status} but the store changed`);
@@ -96,14 +102,18 @@ describe('seeded config and audience rule fuzz', () => {
     // Both outcomes were exercised.
     expect(counts.get(200)).toBeGreaterThan(CONFIGS / 20);
     expect((counts.get(400) ?? 0) + (counts.get(409) ?? 0)).toBeGreaterThan(CONFIGS / 4);
-  });
+  }
 
-  it(`the same ${CONFIGS} as config files: loaded or refused with a ConfigError, then applied or refused with nothing changed`, { timeout: 180_000 }, async () => {
+  it(`the same ${CONFIGS} as config files: loaded or refused with a ConfigError, then applied or refused with nothing changed`, { timeout: HANG_BOUND_MS }, () =>
+    whileProgressing('config files fuzz', configFiles));
+
+  async function configFiles(step: () => void): Promise<void> {
     const file = join(dir, 'webhook-lab.json');
     const failures: string[] = [];
     const refusedFiles: string[] = [];
     let applied = 0;
     for (const input of generateConfigs(SEED, CONFIGS)) {
+      step();
       writeFileSync(file, input.text);
       let config;
       try {
@@ -135,10 +145,14 @@ describe('seeded config and audience rule fuzz', () => {
       const r = spawnSync(process.execPath, [CLI, 'serve', '--data-dir', join(dir, `data-${i}`), '--collector-port', '0', '--ui-port', '0', '--config', path], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
       expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`config file ${path}`)]);
       expect(r.stderr).not.toMatch(/\n\s+at /);
+      step();
     }
-  });
+  }
 
-  it(`${RULES} generated audience rules (preview, create, update): never a 5xx, and a refused edit changes nothing`, { timeout: 180_000 }, async () => {
+  it(`${RULES} generated audience rules (preview, create, update): never a 5xx, and a refused edit changes nothing`, { timeout: HANG_BOUND_MS }, () =>
+    whileProgressing('audience rule fuzz', audienceRules));
+
+  async function audienceRules(step: () => void): Promise<void> {
     const allowed: Record<string, number[]> = { previewAudience: [200, 400, 413], createAudience: [200, 400, 404, 409, 413], updateAudience: [200, 400, 404, 409, 413] };
     const route: Record<string, [string, string]> = { previewAudience: ['POST', '/audiences/preview'], createAudience: ['POST', '/audiences'], updateAudience: ['PATCH', `/audiences/${baseAudienceId}`] };
     const failures: string[] = [];
@@ -146,6 +160,7 @@ describe('seeded config and audience rule fuzz', () => {
     for (const input of generateRuleInputs(SEED, RULES, baseSourceId)) {
       const before = await snapshot();
       const r = await api(...route[input.op], input.text);
+      step();
       counts.set(`${input.op} ${r.status}`, (counts.get(`${input.op} ${r.status}`) ?? 0) + 1);
       if (!allowed[input.op].includes(r.status)) failures.push(`${input.op} ${describeInput(input)}: answered ${r.status} ${r.text.slice(0, 200)}`);
       else if (r.status !== 200 && input.op !== 'previewAudience' && (await snapshot()) !== before) failures.push(`${input.op} ${describeInput(input)}: refused with ${r.status} but the store changed`);
@@ -153,7 +168,7 @@ describe('seeded config and audience rule fuzz', () => {
     expect(failures.slice(0, 10), `${failures.length} of ${RULES} audience rules misanswered (seed ${SEED})`).toEqual([]);
     expect((await api('GET', '/health')).status).toBe(200);
     console.log(`config fuzz: seed ${SEED}: audience rules answered ${JSON.stringify(Object.fromEntries([...counts].sort()))}`);
-  });
+  }
 
   it('the same seed generates the same inputs', () => {
     const digest = (inputs: FuzzInput[]) => createHash('sha256').update(JSON.stringify(inputs)).digest('hex');

@@ -10,6 +10,9 @@ import { ROOT } from '../helpers/serve';
 import { cleanEnv, installTarball, pack, run, type Packed } from '../helpers/npm-package';
 import { until } from '../helpers/until';
 
+/** How long a compile or a Vitest run of the install may take before it counts as hung: slowness is not a failure. */
+const SUBPROCESS_BOUND_MS = 10 * 60_000;
+
 // The npm package as a user gets it (tests/helpers/npm-package.ts: pack, then install the tarball
 // with --omit=dev into an empty folder); everything below runs from that folder, never from this
 // checkout.
@@ -128,6 +131,8 @@ a.close().then(() => console.log('cjs', typeof Analytics));
     }, 15_000);
   });
 
+  // A TypeScript compile of the install: 64 s of the default 120 pinned to a core beside a busy loop
+  // (issue 44). Its time grows with the machine's; the bound is for a compiler that hangs.
   it("resolves the client's and the testing module's types from the install (ESM and CommonJS, NodeNext)", () => {
     writeFileSync(
       join(app, 'types.mts'),
@@ -182,11 +187,11 @@ export = started;
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types')];
     // One compiler run (a second would cost as much again: it reads undici's and Node's types too).
-    const r = spawnSync(process.execPath, [tsc, ...args, 'types.mts', 'types.cts', 'testing-types.mts', 'testing-types.cts', 'wrong.mts'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [tsc, ...args, 'types.mts', 'types.cts', 'testing-types.mts', 'testing-types.cts', 'wrong.mts'], { cwd: app, encoding: 'utf8', timeout: SUBPROCESS_BOUND_MS });
     const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors, r.stdout + r.stderr).toEqual([expect.stringMatching(/^wrong\.mts\(2,7\): error TS2322: Type 'Analytics' is not assignable to type 'number'/)]);
     expect(r.status).toBe(2);
-  }, 120_000);
+  }, SUBPROCESS_BOUND_MS);
 
   it('exports webhook-lab/testing to ESM and CommonJS: each starts a lab, waits for a call, stops, and its process exits by itself', () => {
     const body = (name: string) => `const lab = await startLab();
@@ -216,13 +221,13 @@ console.log('${name}', call.userId, timedOut);`;
     // Not the outer Vitest's worker settings.
     for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST' || key === 'FORCE_COLOR') delete env[key];
     env.NO_COLOR = '1';
-    const r = spawnSync(process.execPath, [join(app, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=verbose', 'checkout.test.ts'], { cwd: app, env, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [join(app, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=verbose', 'checkout.test.ts'], { cwd: app, env, encoding: 'utf8', timeout: SUBPROCESS_BOUND_MS });
     const out = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, '');
     expect(r.status, out).toBe(0);
     expect(out).toMatch(/✓ .*a checkout tracks Order Completed with its total and products/);
     expect(out).toMatch(/✓ .*an empty cart tracks nothing/);
     expect(out).toMatch(/Tests\s+2 passed \(2\)/);
-  }, 180_000);
+  }, SUBPROCESS_BOUND_MS);
 
   it('stops cleanly on SIGTERM', async () => {
     serve!.kill('SIGTERM');
