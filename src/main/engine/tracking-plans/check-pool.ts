@@ -351,5 +351,7 @@ export class CheckPool {
  * to 131 ms (bench, hostile row); one kept it at 63 ms. Checks past the workers wait in order.
  */
 function defaultThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  // Asked by hasRoom() for every request with a plan: availableParallelism() is a system call each time.
+  return (threadsOnce ??= Math.max(1, Math.min(4, availableParallelism() - 1)));
 }
+let threadsOnce: number | undefined;

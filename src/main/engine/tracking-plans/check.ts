@@ -308,12 +308,24 @@ function valueAt(data: unknown, pointer: string): unknown {
   return cur;
 }
 
-/** The batch envelope's context merged under the call's own, as normalization does. */
+/**
+ * The batch envelope's context merged under the call's own, as normalization does. A call whose own
+ * context already has every key of the envelope's is checked as it is: merged, it would hold the same
+ * keys and values, only in another order, which no schema keyword depends on (errors about two of its
+ * keys may be listed the other way round). Copying each call was the largest single cost of a plan on
+ * the event loop (docs/performance.md).
+ */
 export function withEnvelope(item: Record<string, unknown>, envelope: Envelope): Record<string, unknown> {
   const envContext = envelope.context;
   if (!envContext || typeof envContext !== 'object') return item;
-  const own = typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : {};
+  const own = typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : undefined;
+  if (own && coversKeys(own, envContext as Record<string, unknown>)) return item;
   return { ...item, context: { ...(envContext as Record<string, unknown>), ...own } };
+}
+
+function coversKeys(own: Record<string, unknown>, other: Record<string, unknown>): boolean {
+  for (const k in other) if (!Object.hasOwn(own, k)) return false;
+  return true;
 }
 
 /** A request's calls as the collector read them: its body, its route, and which of its items are checked. */
