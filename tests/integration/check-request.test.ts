@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CheckPool } from '../../src/main/engine/tracking-plans/check-pool';
 import { PlanChecks } from '../../src/main/engine/tracking-plans/plan-checks';
 import { checkCall, compilePlan, sharedBody, withEnvelope, type Enforcement } from '../../src/main/engine/tracking-plans/check';
@@ -66,7 +66,8 @@ describe('a request checked in a worker from its body', () => {
     // Found by a review: after 3 calls of a request ran out of budget, the cheap ones after them were
     // "not tried" (blocked, with violations: block) when the request had gone to a worker, though the
     // loop's way checks them: a verdict must not depend on which way a batch went.
-    const checks = new PlanChecks(() => pool, () => undefined, () => undefined);
+    // Handing every request over (0): the way a plan measured slow on the loop goes.
+    const checks = new PlanChecks(() => pool, () => undefined, () => undefined, 0);
     const compiled = compilePlan(plan.id, plan.name, RULES);
     const toCheck = { id: plan.id, name: plan.name, rules: RULES, updatedAt: 1, settings: SETTINGS, compiled };
     const heavyAt = new Set([0, 2, 4, 8]);
@@ -82,5 +83,33 @@ describe('a request checked in a worker from its body', () => {
     });
     expect(got[0]!.blocked).toMatch(/its check ran past its budget of 250 ms/);
     expect(pool.stats().timeouts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a plan cheap to check on the loop is checked there; one measured slow there goes to the workers, one request in 32 measured again', async () => {
+    // The hand-over costs the loop more than a cheap plan's checks (docs/performance.md): which way a
+    // request goes follows what its plan's calls were measured to cost on the loop.
+    const rules: TrackingPlanRule[] = [
+      { type: 'TRACK', key: 'Cheap', version: 1, jsonSchema: wrap({ properties: { n: { type: 'number' } } }) },
+      // A pattern over a long string: linear (re2js), so estimated cheap enough for the loop, but far over 10 µs a call.
+      { type: 'TRACK', key: 'Slow', version: 1, jsonSchema: wrap({ properties: { s: { type: 'string', pattern: '^(?:[a-z]+[0-9]*)+z$' } } }) },
+    ];
+    const compiled = compilePlan('q', 'q', rules);
+    const toCheck = { id: 'q', name: 'q', rules, updatedAt: 1, settings: SETTINGS, compiled };
+    const checks = new PlanChecks(() => pool, () => undefined, () => undefined);
+    const handed = vi.spyOn(pool, 'checkRequest');
+    const send = async (event: string, props: Record<string, unknown>) => {
+      const { body, calls } = request(Array.from({ length: 20 }, () => ({ type: 'track', event, properties: props })));
+      const got = await checks.requestVerdicts(toCheck, { body, route: 'batch', indices: calls.map((_, i) => i) }, () => calls);
+      calls.forEach((c, i) => expect(got[i]).toEqual(checkCall(compiled, SETTINGS, c)));
+    };
+    for (let i = 0; i < 5; i++) await send('Cheap', { n: i });
+    expect(handed).not.toHaveBeenCalled();
+    const long = { s: 'abc1'.repeat(2_000) + 'z' };
+    await send('Slow', long); // measured on the loop
+    expect(handed).not.toHaveBeenCalled();
+    for (let i = 0; i < 40; i++) await send('Slow', long);
+    // One in 32 of them went back to the loop to be measured again.
+    expect(handed).toHaveBeenCalledTimes(39);
+    handed.mockRestore();
   });
 });

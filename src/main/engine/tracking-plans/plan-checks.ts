@@ -15,8 +15,17 @@ import { backgroundSlices } from '../slice-meter';
 
 /** A call estimated at most this (µs) is checked on the loop. The estimate is a worst case: real checks take a fraction. */
 export const INLINE_US = 5_000;
-/** A request with at least this many calls to check goes to the workers as its body (fewer cost the loop less checked on it). */
+/** A request with at least this many calls to check may go to the workers as its body (fewer cost the loop less checked on it). */
 export const REQUEST_MIN_CALLS = 8;
+/**
+ * ...and goes there only when its plan's calls, checked on the loop, were measured slower than this
+ * each (µs). Handing a request over costs the loop too (the task each way, the body copied into shared
+ * memory, the verdicts unpacked): 7.5 µs a call for the bench's batches, where checking the same calls
+ * on the loop cost 3.5 (docs/performance.md), so a cheap plan's calls are checked where they arrive.
+ */
+export const HANDOVER_CALL_US = 10;
+/** A plan whose requests are handed over has one in this many checked on the loop, to measure it again. */
+const REMEASURE_EVERY = 32;
 /** Checks on the loop give it back after this long (ms). */
 const SLICE_MS = 8;
 /** Checks on the loop measured longer (ms), this many times, send their rules to the workers from then on. */
@@ -38,21 +47,26 @@ export class PlanChecks {
   /** Rules measured slow on the loop (by their compiled object: a new save compiles, and judges, anew). */
   private readonly demoted = new WeakSet<CompiledRule>();
   private readonly strikes = new WeakMap<CompiledRule, number>();
+  /** Per compiled plan: its calls' check on the loop (µs each, a moving average), and requests since it was measured. */
+  private readonly measured = new WeakMap<CompiledPlan, { us: number; since: number }>();
 
   constructor(
     private readonly pool: () => CheckPool,
     /** A plan the workers found not to compile (stored by an older lab): set aside, its calls unchecked. */
     private readonly onNotCompiled: (planId: string, updatedAt: number, err: PlanNotCompiled) => void,
     private readonly log: (line: string) => void,
+    /** HANDOVER_CALL_US; tests give 0 to hand every request over. */
+    private readonly handoverCallUs = HANDOVER_CALL_US,
   ) {}
 
   /**
-   * A request's verdicts. When the check workers have room, its calls go there as the request's body: the
-   * loop neither checks them nor copies them as objects, and the second core carries the checks (the
-   * bench's 50-rule row). Otherwise as verdicts() does: the cheap ones on the loop, the rest in workers.
+   * A request's verdicts. When its plan's calls are slow to check on the loop (or not compiled there
+   * yet) and the check workers have room, its calls go there as the request's body: the loop neither
+   * checks them nor copies them as objects, and another core carries the checks. Otherwise as
+   * verdicts() does: the cheap ones on the loop, the rest in workers.
    */
   async requestVerdicts(plan: PlanToCheck, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
-    if (request.indices.length < REQUEST_MIN_CALLS || !this.pool().hasRoom()) return this.verdicts(plan, calls());
+    if (request.indices.length < REQUEST_MIN_CALLS || !this.handsOver(plan.compiled) || !this.pool().hasRoom()) return this.verdicts(plan, calls());
     const shared = { ...request, body: sharedBody(request.body) };
     let outcome: RequestOutcome;
     try {
@@ -98,6 +112,7 @@ export class PlanChecks {
     // Settled even if the slices below throw: no rejection left unhandled.
     fromPool.catch(() => undefined);
     let sliceStart = performance.now();
+    const took = new Float64Array(inline.length);
     for (let k = 0; k < inline.length; k++) {
       const i = inline[k]!;
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -108,11 +123,29 @@ export class PlanChecks {
       const t = performance.now();
       out[i] = checkCall(plan.compiled!, plan.settings, calls[i]!, selected[k]);
       const ms = performance.now() - t;
+      took[k] = ms;
       if (ms > DEMOTE_MS) this.demote(plan, calls[i]!, ms);
     }
+    // The median: a validator's first run, or the thread preempted on a busy machine, is not the plan's cost.
+    if (inline.length >= REQUEST_MIN_CALLS) this.measure(plan.compiled!, took.sort()[inline.length >> 1]! * 1000);
     const verdicts = await fromPool;
     pooled.forEach((i, k) => (out[i] = verdicts[k]));
     return out;
+  }
+
+  /** Whether a request of this plan goes to the workers whole: not compiled on the loop, or its calls measured slow there (a plan not measured yet is checked on the loop first). */
+  private handsOver(compiled: CompiledPlan | undefined): boolean {
+    if (!compiled) return true;
+    const m = this.measured.get(compiled);
+    if (!m) return this.handoverCallUs <= 0;
+    if (m.us < this.handoverCallUs) return false;
+    return ++m.since % REMEASURE_EVERY !== 0;
+  }
+
+  private measure(compiled: CompiledPlan, usPerCall: number): void {
+    const m = this.measured.get(compiled);
+    if (!m) this.measured.set(compiled, { us: usPerCall, since: 0 });
+    else m.us = 0.75 * m.us + 0.25 * usPerCall;
   }
 
   private async inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[], counted: { unfinished: number }): Promise<(PlanVerdict | undefined)[]> {
