@@ -31,7 +31,7 @@ async function lab() {
   const sourceId = (await engine.call('listSources', {})).find((s) => s.name === 'app')!.id;
   const validators = () => {
     const plan = plans.forSource(sourceId)!.plan;
-    return { A: plan.rules.get('TRACK\u0000A')?.[0]?.validate, B: plan.rules.get('TRACK\u0000B')?.[0]?.validate };
+    return { A: plan.rules.get('TRACK')?.get('A')?.[0]?.validate, B: plan.rules.get('TRACK')?.get('B')?.[0]?.validate };
   };
   return { plans, validators, planId: plans.forSource(sourceId)!.plan.id };
 }

@@ -20,13 +20,11 @@ const MAX_ERRORS_DESCRIBED = 4 * MAX_VIOLATIONS_PER_CALL;
 export interface CompiledPlan {
   id: string;
   name: string;
-  /** Rules by `${type}\0${key}`, newest version first. */
-  rules: Map<string, CompiledRule[]>;
+  /** Rules by type, then key ('' for none), newest version first: looked up per call without building a key. */
+  rules: Map<string, Map<string, CompiledRule[]>>;
   /** The same rules by their content (JSON), for a later compile to take the unchanged ones from. */
   byContent: Map<string, CompiledRule>;
 }
-
-const ruleKey = (type: string, key: string | null | undefined) => `${type}\u0000${key ?? ''}`;
 
 /**
  * Compiles every rule of a plan; throws an Error naming the first rule that does not compile. A rule
@@ -78,11 +76,12 @@ export class PlanCompiler {
       throw new RuleCompileError(i, rule, (err as Error).message);
     }
     byContent.set(content, compiled);
-    const k = ruleKey(rule.type, rule.key);
-    const list = map.get(k) ?? [];
+    let byKey = map.get(rule.type);
+    if (!byKey) map.set(rule.type, (byKey = new Map()));
+    const list = byKey.get(rule.key ?? '') ?? [];
     list.push(compiled);
     list.sort((a, b) => b.rule.version - a.rule.version);
-    map.set(k, list);
+    byKey.set(rule.key ?? '', list);
     this.next = i + 1;
     return this.next < this.rules.length;
   }
@@ -165,17 +164,18 @@ const TYPE_RULES: Record<string, 'TRACK' | 'IDENTIFY' | 'GROUP' | 'PAGE' | 'SCRE
 export function selectRules(plan: CompiledPlan, call: CallShape): { rules: CompiledRule[]; unplanned: boolean } {
   const out: CompiledRule[] = [];
   const asked = askedVersion(call.context);
-  const common = pick(plan.rules.get(ruleKey('COMMON', null)), asked);
+  const common = pick(plan.rules.get('COMMON')?.get(''), asked);
   if (common) out.push(common);
   const type = TYPE_RULES[call.type];
   if (!type) return { rules: out, unplanned: false };
+  const ofType = plan.rules.get(type);
   if (type === 'TRACK') {
-    const own = typeof call.event === 'string' ? pick(plan.rules.get(ruleKey('TRACK', call.event)), asked) : undefined;
+    const own = typeof call.event === 'string' ? pick(ofType?.get(call.event), asked) : undefined;
     if (own) out.push(own);
     return { rules: out, unplanned: !own };
   }
-  const named = (type === 'PAGE' || type === 'SCREEN') && typeof call.name === 'string' ? plan.rules.get(ruleKey(type, call.name)) : undefined;
-  const own = pick(named ?? plan.rules.get(ruleKey(type, null)), asked);
+  const named = (type === 'PAGE' || type === 'SCREEN') && typeof call.name === 'string' ? ofType?.get(call.name) : undefined;
+  const own = pick(named ?? ofType?.get(''), asked);
   if (own) out.push(own);
   return { rules: out, unplanned: false };
 }
@@ -207,9 +207,11 @@ export function unfinishedVerdict(plan: { id: string; name: string }, settings: 
 export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>, selected?: ReturnType<typeof selectRules>): PlanVerdict {
   const { rules, unplanned } = selected ?? selectRules(plan, shapeOf(call));
   const violations: Violation[] = [];
-  const seen = new Set<string>();
+  // Made at the first violation: most calls have none.
+  let seen: Set<string> | undefined;
   const add = (v: Violation) => {
     const k = `${v.kind}\u0000${v.path}`;
+    seen ??= new Set();
     if (seen.has(k) || violations.length >= MAX_VIOLATIONS_PER_CALL) return;
     seen.add(k);
     violations.push(v);
@@ -224,7 +226,7 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
 
   const omitted: string[] = [];
   // What the COMMON rule lists counts as planned for every call (Segment's common properties).
-  const common = rules.find((c) => c.rule.type === 'COMMON');
+  const common = settings.unplannedProperties === 'omit' ? rules.find((c) => c.rule.type === 'COMMON') : undefined;
   for (const c of rules) {
     const ref = { type: c.rule.type, key: c.rule.key ?? null, version: c.rule.version };
     if (settings.unplannedProperties === 'omit' && c.planned && c.plannedIn) {
