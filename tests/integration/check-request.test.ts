@@ -67,7 +67,7 @@ describe('a request checked in a worker from its body', () => {
     // "not tried" (blocked, with violations: block) when the request had gone to a worker, though the
     // loop's way checks them: a verdict must not depend on which way a batch went.
     // Handing every request over (0): the way a plan measured slow on the loop goes.
-    const checks = new PlanChecks(() => pool, () => undefined, () => undefined, 0);
+    const checks = new PlanChecks(() => pool, () => undefined, () => undefined, { handoverCallUs: 0 });
     const compiled = compilePlan(plan.id, plan.name, RULES);
     const toCheck = { id: plan.id, name: plan.name, rules: RULES, updatedAt: 1, settings: SETTINGS, compiled };
     const heavyAt = new Set([0, 2, 4, 8]);
@@ -85,31 +85,58 @@ describe('a request checked in a worker from its body', () => {
     expect(pool.stats().timeouts).toBeGreaterThanOrEqual(3);
   });
 
-  it('a plan cheap to check on the loop is checked there; one measured slow there goes to the workers, one request in 32 measured again', async () => {
+  it('a plan cheap to check on the loop is checked there; one measured costly there, or whose calls go to the workers one by one, is handed over, a sample measured again one request in 32', async () => {
     // The hand-over costs the loop more than a cheap plan's checks (docs/performance.md): which way a
-    // request goes follows what its plan's calls were measured to cost on the loop.
+    // request goes follows what its plan's calls were measured to cost on the loop. The checks are
+    // timed with the test's own clock, each taking `stepMs`: what is judged is the rule, not the machine.
     const rules: TrackingPlanRule[] = [
-      { type: 'TRACK', key: 'Cheap', version: 1, jsonSchema: wrap({ properties: { n: { type: 'number' } } }) },
-      // A pattern over a long string: linear (re2js), so estimated cheap enough for the loop, but far over 10 µs a call.
-      { type: 'TRACK', key: 'Slow', version: 1, jsonSchema: wrap({ properties: { s: { type: 'string', pattern: '^(?:[a-z]+[0-9]*)+z$' } } }) },
+      { type: 'TRACK', key: 'A', version: 1, jsonSchema: wrap({ properties: { n: { type: 'number' } } }) },
+      RULES[2]!, // 'Heavy': estimated over the loop's limit for a call of a few kilobytes
     ];
     const compiled = compilePlan('q', 'q', rules);
     const toCheck = { id: 'q', name: 'q', rules, updatedAt: 1, settings: SETTINGS, compiled };
-    const checks = new PlanChecks(() => pool, () => undefined, () => undefined);
+    let now = 0;
+    let stepMs = 0.001;
+    const checks = new PlanChecks(() => pool, () => undefined, () => undefined, { clock: () => (now += stepMs) });
     const handed = vi.spyOn(pool, 'checkRequest');
-    const send = async (event: string, props: Record<string, unknown>) => {
-      const { body, calls } = request(Array.from({ length: 20 }, () => ({ type: 'track', event, properties: props })));
-      const got = await checks.requestVerdicts(toCheck, { body, route: 'batch', indices: calls.map((_, i) => i) }, () => calls);
-      calls.forEach((c, i) => expect(got[i]).toEqual(checkCall(compiled, SETTINGS, c)));
-    };
-    for (let i = 0; i < 5; i++) await send('Cheap', { n: i });
-    expect(handed).not.toHaveBeenCalled();
-    const long = { s: 'abc1'.repeat(2_000) + 'z' };
-    await send('Slow', long); // measured on the loop
-    expect(handed).not.toHaveBeenCalled();
-    for (let i = 0; i < 40; i++) await send('Slow', long);
-    // One in 32 of them went back to the loop to be measured again.
-    expect(handed).toHaveBeenCalledTimes(39);
-    handed.mockRestore();
+    const onLoop = vi.spyOn(checks, 'verdicts');
+    try {
+      const send = async (event: string, props: Record<string, unknown>, size = 20) => {
+        const { body, calls } = request(Array.from({ length: size }, () => ({ type: 'track', event, properties: props })));
+        const got = await checks.requestVerdicts(toCheck, { body, route: 'batch', indices: calls.map((_, i) => i) }, () => calls);
+        calls.forEach((c, i) => expect(got[i]).toEqual(checkCall(compiled, SETTINGS, c)));
+      };
+      // 1 µs a check: on the loop, every time.
+      for (let i = 0; i < 5; i++) await send('A', { n: i });
+      expect(handed).not.toHaveBeenCalled();
+      expect(onLoop).toHaveBeenCalledTimes(5);
+      // 50 µs a check: measured once more on the loop, then handed over whole...
+      stepMs = 0.05;
+      await send('A', { n: 1 });
+      expect(handed).not.toHaveBeenCalled();
+      onLoop.mockClear();
+      for (let i = 0; i < 40; i++) await send('A', { n: i });
+      expect(handed).toHaveBeenCalledTimes(40);
+      // ...but for the one request in 32 whose first 16 calls were checked on the loop, to be measured.
+      expect(onLoop.mock.calls.map((c) => c[1].length)).toEqual([16]);
+      expect(handed.mock.calls[31]![2].indices).toEqual([16, 17, 18, 19]);
+
+      // A plan whose calls go to the workers one by one (estimated too costly for the loop) is handed over whole after its first request.
+      const other = compilePlan('r', 'r', rules);
+      const heavy = { ...toCheck, id: 'r', compiled: other };
+      stepMs = 0.001;
+      handed.mockClear();
+      onLoop.mockClear();
+      const a = { a: Array.from({ length: 600 }, (_, i) => `v${i}`) };
+      for (let i = 0; i < 3; i++) {
+        const { body, calls } = request(Array.from({ length: 10 }, () => ({ type: 'track', event: 'Heavy', properties: a })));
+        await checks.requestVerdicts(heavy, { body, route: 'batch', indices: calls.map((_, k) => k) }, () => calls);
+      }
+      expect(onLoop).toHaveBeenCalledTimes(1);
+      expect(handed).toHaveBeenCalledTimes(2);
+    } finally {
+      handed.mockRestore();
+      onLoop.mockRestore();
+    }
   });
 });

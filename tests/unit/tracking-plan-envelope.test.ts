@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkCall, compilePlan, withEnvelope, type Enforcement } from '../../src/main/engine/tracking-plans/check';
+import { mergeUnder } from '../../src/shared/normalize';
 
-// A batch's context is merged under each call's own before its check (as normalization does). A call
-// whose own context already has every key of the batch's is checked as it is, without a copy: the
-// verdict must be the one the merged copy gets.
+// A batch's context is merged under each call's own before its check, as normalization does (objects
+// inside merged too). A call whose own context already has every key of the batch's, at every depth,
+// is checked as it is, without a copy: the verdict must be the one the merged copy gets.
 
 const SETTINGS: Enforcement = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'block' };
 const plan = compilePlan('p', 'plan', [
@@ -41,8 +42,33 @@ describe('withEnvelope', () => {
     for (const c of cases) {
       const item = { type: 'track', event: 'e', ...c };
       const asIs = checkCall(plan, SETTINGS, withEnvelope(item, envelope));
-      const copy = checkCall(plan, SETTINGS, { ...item, context: { ...envelope.context, ...item.context } });
+      const copy = checkCall(plan, SETTINGS, { ...item, context: mergeUnder(envelope.context, item.context) });
       expect(asIs, JSON.stringify(c)).toEqual(copy);
     }
+  });
+
+  it("merges objects inside the context as the stored call has them: the batch's library.name with the call's library.version", () => {
+    // Found by a review: the check merged only the context's own keys, so a call sending
+    // library.version under a batch sending library.name was checked without the name the stored
+    // (normalized) call has, and flagged "library must have name".
+    const item = { type: 'track', event: 'e', context: { ip: '1.2.3.4', library: { version: '3.1.0' } } };
+    const merged = withEnvelope(item, envelope);
+    expect(merged).not.toBe(item);
+    expect(merged.context).toEqual({ library: { name: 'bench', version: '3.1.0' }, ip: '1.2.3.4' });
+    const kinds = (call: Record<string, unknown>) => checkCall(plan, SETTINGS, call).violations.map((v) => `${v.kind} ${v.path}`);
+    expect(kinds(merged)).toEqual(['unplanned_event /event']);
+    // What the shallow merge gave:
+    expect(kinds({ ...item, context: { ...envelope.context, ...item.context } })).toContain('required_missing /context/library/name');
+    // Deeper keys covered: the call itself.
+    const full = { type: 'track', event: 'e', context: { library: { name: 'sdk', version: '1' } } };
+    expect(withEnvelope(full, envelope)).toBe(full);
+  });
+
+  it("a context that is not an object takes the batch's, as normalization does; an envelope context that is not one is ignored", () => {
+    const arrayContext = { type: 'track', event: 'e', context: ['library'] };
+    expect(withEnvelope(arrayContext, { context: {} }).context).toEqual({});
+    expect(withEnvelope(arrayContext, envelope).context).toEqual({ library: { name: 'bench' } });
+    const item = { type: 'track', event: 'e', context: { ip: '1' } };
+    expect(withEnvelope(item, { context: ['x'] as never })).toBe(item);
   });
 });

@@ -35,9 +35,9 @@ const UNFINISHED_PER_REQUEST = 3;
 const CHUNK_CALLS = 100;
 const CHUNK_US = 50_000;
 /**
- * Tasks per worker, running and waiting, past which a batch is checked the loop's way. At 2, on a
- * busy machine two batches in three were (the workers there answer slowly); the loop pays about
- * 3 µs a call to hand one over and 8 to check it itself.
+ * Tasks per worker, running and waiting, past which a batch of a plan costly to check on the loop is
+ * checked the loop's way all the same (plan-checks.ts). At 2, on a busy machine two batches in three
+ * were (the workers there answer slowly).
  */
 const ROOM_PER_THREAD = 4;
 
@@ -174,8 +174,8 @@ export class CheckPool {
   }
 
   /**
-   * A request's calls checked in one task from the request's body (plan-checks.ts: a batch's calls,
-   * when the workers have room): their verdicts, or where the task stopped (a call past its budget, a
+   * A request's calls checked in one task from the request's body (plan-checks.ts: a batch of a plan
+   * measured costly to check on the loop, when the workers have room): their verdicts, or where the task stopped (a call past its budget, a
    * crash), for the caller to check the rest its own way (as if the task had not been tried).
    */
   async checkRequest(plan: PoolPlan, settings: Enforcement, request: RequestCalls): Promise<RequestOutcome> {
@@ -351,7 +351,7 @@ export class CheckPool {
  * to 131 ms (bench, hostile row); one kept it at 63 ms. Checks past the workers wait in order.
  */
 function defaultThreads(): number {
-  // Asked by hasRoom() for every request with a plan: availableParallelism() is a system call each time.
+  // Asked by hasRoom() for every batch with a plan: availableParallelism() is a system call each time.
   return (threadsOnce ??= Math.max(1, Math.min(4, availableParallelism() - 1)));
 }
 let threadsOnce: number | undefined;

@@ -2,7 +2,8 @@ import { AggregateAjvError } from '@segment/ajv-human-errors';
 import { ruleId, type PlanVerdict, type TrackingPlanConnection, type TrackingPlanRule, type Violation, type ViolationKind } from '../../../shared/tracking-plan.schema';
 import { compileRule, type CompiledRule, type ErrorObject } from './compile';
 import type { ValidateFunction } from 'ajv';
-import { requestItems, type Envelope } from '../../../shared/normalize';
+import { mergeUnder, requestItems, type Envelope } from '../../../shared/normalize';
+import { isPlainObject } from '../../../shared/message-rules';
 
 // Checking one call against its source's plan (issue 24): which rules apply, what Ajv found, in
 // Segment's words (ajv-human-errors), and what Protocols' enforcement makes of it. Pure apart from
@@ -311,22 +312,30 @@ function valueAt(data: unknown, pointer: string): unknown {
 }
 
 /**
- * The batch envelope's context merged under the call's own, as normalization does. A call whose own
- * context already has every key of the envelope's is checked as it is: merged, it would hold the same
- * keys and values, only in another order, which no schema keyword depends on (errors about two of its
- * keys may be listed the other way round). Copying each call was the largest single cost of a plan on
- * the event loop (docs/performance.md).
+ * The batch envelope's context merged under the call's own, as normalization does (mergeUnder: objects
+ * inside merged too, so an envelope's `library.name` and a call's `library.version` are both seen).
+ * A call whose own context already holds every key of the envelope's, at every depth, is checked as it
+ * is: merged it would hold the same keys and values, only in another order. No schema keyword's answer
+ * depends on that order, but Ajv lists an object's unplanned keys in it, so with two or more such
+ * errors in `context` the first (the reason a blocked call gives) may be another. Copying each call
+ * was the largest single cost of a plan on the event loop (docs/performance.md).
  */
 export function withEnvelope(item: Record<string, unknown>, envelope: Envelope): Record<string, unknown> {
   const envContext = envelope.context;
-  if (!envContext || typeof envContext !== 'object') return item;
-  const own = typeof item.context === 'object' && item.context !== null ? (item.context as Record<string, unknown>) : undefined;
-  if (own && coversKeys(own, envContext as Record<string, unknown>)) return item;
-  return { ...item, context: { ...(envContext as Record<string, unknown>), ...own } };
+  if (!isPlainObject(envContext)) return item;
+  const own = isPlainObject(item.context) ? item.context : undefined;
+  if (own && covers(own, envContext)) return item;
+  return { ...item, context: mergeUnder(envContext, own ?? {}) };
 }
 
-function coversKeys(own: Record<string, unknown>, other: Record<string, unknown>): boolean {
-  for (const k in other) if (!Object.hasOwn(own, k)) return false;
+/** Whether merging `under` beneath `own` would add nothing to it. */
+function covers(own: Record<string, unknown>, under: Record<string, unknown>): boolean {
+  for (const k in under) {
+    if (!Object.hasOwn(own, k)) return false;
+    const a = under[k];
+    const b = own[k];
+    if (isPlainObject(a) && isPlainObject(b) && !covers(b, a)) return false;
+  }
   return true;
 }
 

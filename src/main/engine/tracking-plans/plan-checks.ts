@@ -18,14 +18,17 @@ export const INLINE_US = 5_000;
 /** A request with at least this many calls to check may go to the workers as its body (fewer cost the loop less checked on it). */
 export const REQUEST_MIN_CALLS = 8;
 /**
- * ...and goes there only when its plan's calls, checked on the loop, were measured slower than this
- * each (µs). Handing a request over costs the loop too (the task each way, the body copied into shared
- * memory, the verdicts unpacked): 7.5 µs a call for the bench's batches, where checking the same calls
- * on the loop cost 3.5 (docs/performance.md), so a cheap plan's calls are checked where they arrive.
+ * ...and goes there only when its plan's calls were measured costlier than this each (µs) on the loop
+ * (a trimmed mean of their checks; a call sent to the workers on its own counts as costlier). Handing
+ * a request over costs the loop too (the task each way, the body copied into shared memory, the
+ * verdicts unpacked): 7.5 µs a call for the bench's batches, where choosing their rules, estimating
+ * and checking them on the loop cost 3.5 in all, Ajv's check about 2 of it (docs/performance.md). What
+ * is measured is the check alone, so the line is drawn below the hand-over's 7.5.
  */
-export const HANDOVER_CALL_US = 10;
-/** A plan whose requests are handed over has one in this many checked on the loop, to measure it again. */
+export const HANDOVER_CALL_US = 6;
+/** A plan whose requests are handed over has one in this many measured again, on its first SAMPLE_CALLS calls. */
 const REMEASURE_EVERY = 32;
+const SAMPLE_CALLS = 16;
 /** Checks on the loop give it back after this long (ms). */
 const SLICE_MS = 8;
 /** Checks on the loop measured longer (ms), this many times, send their rules to the workers from then on. */
@@ -47,7 +50,7 @@ export class PlanChecks {
   /** Rules measured slow on the loop (by their compiled object: a new save compiles, and judges, anew). */
   private readonly demoted = new WeakSet<CompiledRule>();
   private readonly strikes = new WeakMap<CompiledRule, number>();
-  /** Per compiled plan: its calls' check on the loop (µs each, a moving average), and requests since it was measured. */
+  /** Per compiled plan: its calls' cost on the loop (µs each, a moving average), and requests handed over since it was measured. */
   private readonly measured = new WeakMap<CompiledPlan, { us: number; since: number }>();
 
   constructor(
@@ -55,18 +58,33 @@ export class PlanChecks {
     /** A plan the workers found not to compile (stored by an older lab): set aside, its calls unchecked. */
     private readonly onNotCompiled: (planId: string, updatedAt: number, err: PlanNotCompiled) => void,
     private readonly log: (line: string) => void,
-    /** HANDOVER_CALL_US; tests give 0 to hand every request over. */
-    private readonly handoverCallUs = HANDOVER_CALL_US,
+    private readonly opts: {
+      /** HANDOVER_CALL_US; tests give 0 to hand every request over. */
+      handoverCallUs?: number;
+      /** The clock checks are measured with (ms); tests give one of their own. */
+      clock?: () => number;
+    } = {},
   ) {}
 
   /**
-   * A request's verdicts. When its plan's calls are slow to check on the loop (or not compiled there
+   * A request's verdicts. When its plan's calls are costly to check on the loop (or not compiled there
    * yet) and the check workers have room, its calls go there as the request's body: the loop neither
    * checks them nor copies them as objects, and another core carries the checks. Otherwise as
    * verdicts() does: the cheap ones on the loop, the rest in workers.
    */
   async requestVerdicts(plan: PlanToCheck, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
-    if (request.indices.length < REQUEST_MIN_CALLS || !this.handsOver(plan.compiled) || !this.pool().hasRoom()) return this.verdicts(plan, calls());
+    const n = request.indices.length;
+    const way = n < REQUEST_MIN_CALLS ? 'loop' : this.way(plan.compiled);
+    if (way === 'loop' || !this.pool().hasRoom()) return this.verdicts(plan, calls());
+    if (way === 'workers' || n <= SAMPLE_CALLS) return this.handOver(plan, request, calls);
+    // Measured again on a sample, the rest handed over: a whole batch of a costly plan would hold the loop.
+    const all = calls();
+    const head = await this.verdicts(plan, all.slice(0, SAMPLE_CALLS));
+    const rest = await this.handOver(plan, { ...request, indices: request.indices.slice(SAMPLE_CALLS) }, () => all.slice(SAMPLE_CALLS));
+    return [...head, ...rest];
+  }
+
+  private async handOver(plan: PlanToCheck, request: RequestCalls, calls: () => Record<string, unknown>[]): Promise<(PlanVerdict | undefined)[]> {
     const shared = { ...request, body: sharedBody(request.body) };
     let outcome: RequestOutcome;
     try {
@@ -96,6 +114,7 @@ export class PlanChecks {
     const selected: ReturnType<typeof selectRules>[] = [];
     const pooled: number[] = [];
     const poolCost: number[] = [];
+    const clock = this.opts.clock ?? performance.now.bind(performance);
     calls.forEach((call, i) => {
       const rules = plan.compiled && selectRules(plan.compiled, shapeOf(call));
       const cost = rules ? this.inlineCost(rules.rules, call) : Infinity;
@@ -111,41 +130,46 @@ export class PlanChecks {
     const fromPool = pooled.length > 0 ? this.inPool(plan, pooled.map((i) => calls[i]!), poolCost, counted) : Promise.resolve([]);
     // Settled even if the slices below throw: no rejection left unhandled.
     fromPool.catch(() => undefined);
-    let sliceStart = performance.now();
-    const took = new Float64Array(inline.length);
+    let sliceStart = clock();
+    // Each call's check (ms); a call sent to the workers counts as costlier than any.
+    const took = new Float64Array(calls.length).fill(Infinity);
     for (let k = 0; k < inline.length; k++) {
       const i = inline[k]!;
-      if (performance.now() - sliceStart > SLICE_MS) {
-        backgroundSlices.record('plan checks', performance.now() - sliceStart);
+      if (clock() - sliceStart > SLICE_MS) {
+        backgroundSlices.record('plan checks', clock() - sliceStart);
         await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
+        sliceStart = clock();
       }
-      const t = performance.now();
+      const t = clock();
       out[i] = checkCall(plan.compiled!, plan.settings, calls[i]!, selected[k]);
-      const ms = performance.now() - t;
+      const ms = clock() - t;
       took[k] = ms;
       if (ms > DEMOTE_MS) this.demote(plan, calls[i]!, ms);
     }
-    // The median: a validator's first run, or the thread preempted on a busy machine, is not the plan's cost.
-    if (inline.length >= REQUEST_MIN_CALLS) this.measure(plan.compiled!, took.sort()[inline.length >> 1]! * 1000);
+    if (plan.compiled && calls.length >= REQUEST_MIN_CALLS) this.measure(plan.compiled, trimmedMeanUs(took));
     const verdicts = await fromPool;
     pooled.forEach((i, k) => (out[i] = verdicts[k]));
     return out;
   }
 
-  /** Whether a request of this plan goes to the workers whole: not compiled on the loop, or its calls measured slow there (a plan not measured yet is checked on the loop first). */
-  private handsOver(compiled: CompiledPlan | undefined): boolean {
-    if (!compiled) return true;
+  /**
+   * Where a request of this plan goes: to the workers whole when it is not compiled on the loop or its
+   * calls were measured costly there ('sample': one in REMEASURE_EVERY measures a few first); on the
+   * loop otherwise, and the first time, to be measured.
+   */
+  private way(compiled: CompiledPlan | undefined): 'loop' | 'workers' | 'sample' {
+    if (!compiled) return 'workers';
+    const line = this.opts.handoverCallUs ?? HANDOVER_CALL_US;
     const m = this.measured.get(compiled);
-    if (!m) return this.handoverCallUs <= 0;
-    if (m.us < this.handoverCallUs) return false;
-    return ++m.since % REMEASURE_EVERY !== 0;
+    if (!m) return line <= 0 ? 'workers' : 'loop';
+    if (m.us < line) return 'loop';
+    return ++m.since % REMEASURE_EVERY === 0 ? 'sample' : 'workers';
   }
 
   private measure(compiled: CompiledPlan, usPerCall: number): void {
     const m = this.measured.get(compiled);
     if (!m) this.measured.set(compiled, { us: usPerCall, since: 0 });
-    else m.us = 0.75 * m.us + 0.25 * usPerCall;
+    else m.us = Number.isFinite(m.us) && Number.isFinite(usPerCall) ? 0.75 * m.us + 0.25 * usPerCall : usPerCall;
   }
 
   private async inPool(plan: PlanToCheck, calls: Record<string, unknown>[], costUs: number[], counted: { unfinished: number }): Promise<(PlanVerdict | undefined)[]> {
@@ -199,6 +223,19 @@ export class PlanChecks {
     if (!out) return;
     this.log(`check worker: plan "${plan.name}": a check took ${Math.round(ms)} ms on the event loop (${DEMOTE_STRIKES} over ${DEMOTE_MS} ms); the calls of ${(own.length > 0 ? own : rules).map((r) => `${r.rule.type}${r.rule.key ? ` "${r.rule.key}"` : ''}`).join(', ')} are checked in the workers from now on`);
   }
+}
+
+/**
+ * The mean of a request's check times (ms) in µs, its costliest tenth left out: a validator's first
+ * run, or the thread preempted on a busy machine, is not the plan's cost. Infinity when more than a
+ * tenth of its calls went to the workers on their own.
+ */
+function trimmedMeanUs(took: Float64Array): number {
+  const kept = took.length - Math.max(1, Math.floor(took.length / 10));
+  took.sort();
+  let sum = 0;
+  for (let k = 0; k < kept; k++) sum += took[k]!;
+  return (sum * 1000) / kept;
 }
 
 /**
