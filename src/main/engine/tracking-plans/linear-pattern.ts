@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { toSameRegExpSource } from './native-pattern';
 
 // JSON Schema `pattern`s (and `patternProperties` keys) run inside the collector's path. On
 // JavaScript's backtracking RegExp a pattern like `^(a+)+$` takes exponential time on a string of a few
@@ -45,11 +46,16 @@ export function toRe2Syntax(pattern: string): string {
   return out;
 }
 
-/** Ajv's `code.regExp`: an RE2 program with RegExp's `test`; a pattern RE2 cannot run fails the rule's compile. */
+/**
+ * Ajv's `code.regExp`: an RE2 program with RegExp's `test`, or JavaScript's RegExp where it matches
+ * what RE2 matches, in linear time too (native-pattern.ts); a pattern RE2 cannot run fails the rule's compile.
+ */
 export const linearRegExp = Object.assign(
   (pattern: string): { test(input: string): boolean } => {
     try {
-      return RE2JS.compile(toRe2Syntax(pattern));
+      const re2 = RE2JS.compile(toRe2Syntax(pattern));
+      const same = toSameRegExpSource(pattern);
+      return same === null ? re2 : new RegExp(same, 'u');
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(
@@ -60,3 +66,4 @@ export const linearRegExp = Object.assign(
   // Only read by Ajv's standalone code generation, which the lab does not use.
   { code: 'require("re2js").RE2JS.compile' },
 );
+
