@@ -41,7 +41,8 @@ const CONTROL: Record<string, number> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v:
 const PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 /** RE2 refuses a repeat count over 1000. */
 const MAX_REPEAT = 1000;
-const MAX_PATTERN = 1000;
+/** Tracking plans' patterns are short; a longer one is left to re2js rather than analysed (the analysis is not linear in it). */
+const MAX_PATTERN = 256;
 
 class NotInSubset extends Error {}
 
@@ -50,7 +51,6 @@ class NotInSubset extends Error {}
  * in time linear in the input; null when the pattern is outside the subset or could backtrack.
  */
 export function toSameRegExpSource(pattern: string): string | null {
-  // Tracking plans' patterns are short; a long one is left to re2js rather than analysed on the loop.
   if (pattern.length > MAX_PATTERN) return null;
   let root: Node;
   try {
@@ -122,7 +122,8 @@ class Reader {
     } else if (c === '{') {
       // Only a well-formed count: RE2 reads a stray `{` as itself, a `u` RegExp refuses it.
       const m = /^\{(\d+)(,(\d*))?\}/.exec(this.s.slice(this.i));
-      if (!m) throw new NotInSubset();
+      // RE2 reads a count with a leading zero (`{05}`) as the text itself.
+      if (!m || /^0\d/.test(m[1]!) || /^0\d/.test(m[3] ?? '')) throw new NotInSubset();
       min = Number(m[1]);
       max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
       if (min > MAX_REPEAT || (max !== Infinity && (max > MAX_REPEAT || max < min))) throw new NotInSubset();
@@ -187,8 +188,8 @@ class Reader {
     }
     // `[]a]` is a class holding `]` in RE2 and an empty class then `a]` in JavaScript.
     if (this.peek() === ']') throw new NotInSubset();
-    let ranges: Ranges = [];
-    const add = (r: Ranges) => (ranges = union(ranges, r));
+    const ranges: (readonly [number, number])[] = [];
+    const add = (r: Ranges) => ranges.push(...r);
     for (;;) {
       const c = this.next();
       if (c === ']') break;
@@ -219,7 +220,7 @@ class Reader {
         add([[lo, hi]]);
       } else add([[lo, lo]]);
     }
-    return negated ? complement(ranges) : ranges;
+    return negated ? complement(ranges) : union(ranges, []);
   }
 }
 
@@ -408,7 +409,9 @@ function emit(n: Node): string {
     case 'alt':
       return n.xs.map(emit).join('|');
     case 'group':
-      return `(${n.capture ? '' : '?:'}${emit(n.x)})`;
+      // Never a capture: test() reads none, and V8 saves every capture at each repeat of a loop around
+      // it (300 of them in a `*` over a 30,000-character string overflowed its stack).
+      return `(?:${emit(n.x)})`;
     case 'rep': {
       const q = n.min === 0 && n.max === Infinity ? '*' : n.min === 1 && n.max === Infinity ? '+' : n.min === 0 && n.max === 1 ? '?' : n.max === Infinity ? `{${n.min},}` : n.min === n.max ? `{${n.min}}` : `{${n.min},${n.max}}`;
       // A set or a group repeats as written; anything else is wrapped so the quantifier takes all of it.
