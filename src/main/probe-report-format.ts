@@ -18,6 +18,11 @@ export function formatProbeReport(r: ProbeReport, kept = true): string {
   lines.push('');
   if (r.unreachable) lines.push(`probe: the receiver could not be reached${took}`);
   else lines.push(`probe: ${count('pass')} passed, ${count('fail')} failed, ${count('warn')} warned, ${count('skipped')} skipped${took}`);
+  // Times are the receiver's (from when each request was sent); say when the lab's own lane held some first.
+  const waited = r.checks.flatMap((c) => c.evidence).filter((e) => (e.waitedMs ?? 0) > 0);
+  if (waited.length > 0) {
+    lines.push(`${waited.length} request${waited.length === 1 ? '' : 's'} waited for a slot in the receiver's lane (the lab's sources were sending to it), up to ${Math.max(...waited.map((e) => e.waitedMs!))} ms; times above start when each was sent`);
+  }
   if (r.sourceId && kept) lines.push('every request is in the inspector under the source "probe"');
   return `${lines.join('\n')}\n`;
 }
@@ -43,7 +48,7 @@ export function probeJunit(r: ProbeReport): string {
   const seconds = ((r.durationMs ?? 0) / 1000).toFixed(3);
   const cases = r.checks.map((c) => {
     const evidence = c.evidence
-      .map((e) => `${e.label}: ${e.status !== null && e.error === null ? `HTTP ${e.status}` : (e.error ?? 'no answer')} in ${e.durationMs} ms (expected ${e.expected}${e.callId !== null ? `; inspector call ${e.callId}` : ''})`)
+      .map((e) => `${e.label}: ${e.status !== null && e.error === null ? `HTTP ${e.status}` : (e.error ?? 'no answer')} in ${e.durationMs} ms${e.waitedMs ? ` after waiting ${e.waitedMs} ms for the receiver's lane` : ''} (expected ${e.expected}${e.callId !== null ? `; inspector call ${e.callId}` : ''})`)
       .join('\n');
     const out = [c.verdict === 'warn' ? `warning: ${c.detail}` : c.detail, evidence].filter(Boolean).join('\n');
     const body =

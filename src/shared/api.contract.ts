@@ -198,7 +198,7 @@ export const attemptOutput = z.looseObject({
   round: z.number().int(),
   urlIndex: z.number().int(),
   url: z.string(),
-  trigger: z.enum(['scheduled', 'manual', 'replay']),
+  trigger: z.enum(['scheduled', 'manual', 'replay', 'probe']),
   startedAt: z.string(),
   durationMs: z.number(),
   signature: nullableStr,

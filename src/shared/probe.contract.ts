@@ -37,7 +37,13 @@ export interface ProbeEvidence {
   method: string;
   url: string;
   status: number | null;
+  /** From when it was sent (after any wait for its lane) to its answer. */
   durationMs: number;
+  /**
+   * How long it waited for a slot in the receiver's lane before it was sent (ms), when it waited: the
+   * lab's sources had the lane's requests out to this receiver then. Absent when it went at once.
+   */
+  waitedMs?: number;
   /** Network, TLS or timeout error; null when an answer came. */
   error: string | null;
   /** The stored call in the inspector (source "probe"); null when nothing was stored. */

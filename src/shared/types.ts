@@ -199,7 +199,7 @@ export interface RequestMeta {
   contentEncoding?: string;
 }
 
-export type AttemptTrigger = 'scheduled' | 'manual' | 'replay';
+export type AttemptTrigger = 'scheduled' | 'manual' | 'replay' | 'probe';
 export type AttemptOutcome = 'success' | 'retryable' | 'failed';
 export type { TlsErrorKind } from './tls-codes';
 

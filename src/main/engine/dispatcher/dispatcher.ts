@@ -78,6 +78,7 @@ export class Dispatcher {
       goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
       commit: (d, update, attempts, out) => this.commit(d, update, attempts, out),
       settled: () => this.wakeIdle(),
+      slot: (url) => this.scheduler.slot(url),
     });
     this.batcher = new ActionsBatcher({
       store: deps.store,
@@ -193,6 +194,14 @@ export class Dispatcher {
     return this.manual.retryInBackground(deliveryIds);
   }
 
+  /**
+   * A slot in the URL's receiver lane for a request sent outside the dispatcher (the receiver check):
+   * it waits for the lane like every round does, so a receiver's lane bounds everything sent to it.
+   */
+  slot(url: string): Promise<() => void> {
+    return this.scheduler.slot(url);
+  }
+
   /** Sends a call's delivery again now, with the source's current secret and settings (manual-rounds.ts). */
   replay(callId: number, opts: { urlIndex?: number; body?: string; deliveryId?: number }): Promise<ReplayResult> {
     return this.manual.replay(callId, opts);
@@ -251,6 +260,7 @@ export class Dispatcher {
     this.disarm();
     this.batcher.stop();
     this.scheduler.clear();
+    this.scheduler.close();
     this.manual.stop();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.abandoned = true;
@@ -271,7 +281,7 @@ export class Dispatcher {
     if (d.round > 0) store.writes.run(() => store.ledger.markInFlight(d.id)).catch((err: unknown) => this.failed(err));
     const out = this.goingOut(d, sendable, startedAt, release);
     try {
-      const round = await sendRound(sender, d, sendable, source, settings, store.signingSecrets, d.round + 1, 'scheduled', now, undefined, out.onAnswer);
+      const round = await sendRound({ sender, d, urlIndexes: sendable, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger: 'scheduled', now, onAnswer: out.onAnswer });
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;

@@ -1,11 +1,23 @@
 import type { ActiveDelivery } from '../store/delivery.types';
 import type { DeliveryLedger } from '../store/delivery-ledger';
+import { HttpError } from '../errors';
 import { laneKey, Lanes, type Lane, type LaneLimits } from './lanes';
+
+/** A request that waited for its lane was refused because the dispatcher stopped (the lab is stopping): a 503. */
+export class LaneClosedError extends HttpError {
+  constructor() {
+    super(503, 'the lab is stopping: the request waited for its receiver lane and was not sent');
+    this.name = 'LaneClosedError';
+  }
+}
 
 // Which delivery goes out when (issue 22): each URL's request takes a slot in its receiver's lane
 // (lanes.ts). A URL whose lane is full is deferred to the delivery's next round; a delivery none of
 // whose URLs has a slot waits in its first URL's lane, in memory up to the lane's queue, past it as a
 // parked row that the lane claims back as it frees. The dispatcher runs the rounds (dispatcher.ts).
+// Requests the schedule does not admit (a bulk retry's, a replay's, a receiver check's: issue 41)
+// ask for a slot per URL (slot()) and wait for it in the lane, served first as it frees: someone is
+// waiting for those.
 
 export interface LaneSchedulerDeps {
   /** Where parked deliveries are written and claimed back (the store's delivery ledger). */
@@ -30,6 +42,8 @@ export class LaneScheduler {
   /** Lanes that freed slots this tick: drained once, at the end of it. */
   private readonly freed = new Set<Lane>();
   private drainTimer: NodeJS.Immediate | null = null;
+  /** Stopped: slot() refuses. */
+  private closed = false;
 
   constructor(
     limits: LaneLimits,
@@ -62,7 +76,8 @@ export class LaneScheduler {
     const deferred: number[] = [];
     for (const i of d.pendingUrls) {
       const lane = this.lanes.get(laneKey(d.urls[i].url));
-      if (this.lanes.hasRoom(lane)) {
+      // Requests waiting for a slot (slot()) go first.
+      if (this.lanes.hasRoom(lane) && lane.waiting.length === 0) {
         lane.active++;
         sendable.push(i);
       } else deferred.push(i);
@@ -84,14 +99,50 @@ export class LaneScheduler {
     return (i) => {
       if (released.has(i)) return;
       released.add(i);
-      const lane = this.lanes.get(laneKey(d.urls[i].url));
-      lane.active--;
-      this.freed.add(lane);
-      this.drainTimer ??= setImmediate(() => {
-        this.drainTimer = null;
-        this.drainFreed();
-      });
+      this.free(this.lanes.get(laneKey(d.urls[i].url)));
     };
+  }
+
+  /**
+   * A slot in the URL's lane for a request the schedule did not admit (a bulk retry's, a replay's, a
+   * receiver check's): at once when the lane has room and nobody waits before it, else when the lane
+   * frees, before the deliveries waiting in it. Resolves to the slot's release (a second call is a
+   * no-op); rejects with LaneClosedError when the dispatcher stops first.
+   */
+  slot(url: string): Promise<() => void> {
+    if (this.closed) return Promise.reject(new LaneClosedError());
+    const lane = this.lanes.get(laneKey(url));
+    const take = (): (() => void) => {
+      lane.active++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        this.free(lane);
+      };
+    };
+    if (this.lanes.hasRoom(lane) && lane.waiting.length === 0) return Promise.resolve(take());
+    return new Promise((resolve, reject) => lane.waiting.push({ grant: () => resolve(take()), refuse: reject }));
+  }
+
+  /** Requests waiting for a slot now (health, tests). */
+  get waitingCount(): number {
+    return this.lanes.waitingRounds();
+  }
+
+  /** Nothing more is granted: requests waiting for a slot are refused (the dispatcher stops). */
+  close(): void {
+    this.closed = true;
+    for (const lane of this.lanes.all()) for (const w of lane.waiting.splice(0)) w.refuse(new LaneClosedError());
+  }
+
+  private free(lane: Lane): void {
+    lane.active--;
+    this.freed.add(lane);
+    this.drainTimer ??= setImmediate(() => {
+      this.drainTimer = null;
+      this.drainFreed();
+    });
   }
 
   /** Lanes that have parked rows (at start, after a pause): each claims them as it frees. */
@@ -114,6 +165,9 @@ export class LaneScheduler {
   }
 
   private drain(lane: Lane): void {
+    // Requests someone asked for first, paused or not (they are sent as they were before lanes: a
+    // storage failure fails their recording, not their sending).
+    while (this.lanes.hasRoom(lane) && lane.waiting.length > 0) lane.waiting.shift()!.grant();
     while (this.deps.open() && this.lanes.hasRoom(lane)) {
       const d = lane.queue.shift();
       if (d) {

@@ -1,8 +1,9 @@
 import type { ActiveDelivery } from '../store/delivery.types';
 
 // Per-receiver isolation (issue 22; DESIGN lesson 14, as Svix and Hookdeck isolate endpoints). Every
-// receiver endpoint has a lane: at most `requests` scheduled requests out at once, and a short FIFO of
-// deliveries waiting in memory for it. Past that queue, deliveries wait as rows in SQLite (parked,
+// receiver endpoint has a lane: at most `requests` requests out at once, whatever sent them (the
+// schedule, a bulk retry, a replay, a receiver check: issue 41), and a short FIFO of deliveries
+// waiting in memory for it. Past that queue, deliveries wait as rows in SQLite (parked,
 // deliveries.parked_lane) and are claimed back as the lane frees, so a receiver that never answers
 // holds `requests` sockets and `queue` deliveries in memory, however long it hangs, and nothing else.
 
@@ -44,6 +45,12 @@ export function laneKey(url: string): string {
 const KEY_CACHE_MAX = 1024;
 const keys = new Map<string, string>();
 
+/** A request waiting for a slot: granted one when the lane frees, or refused when the dispatcher stops. */
+export interface SlotWaiter {
+  grant(): void;
+  refuse(err: Error): void;
+}
+
 export class Lane {
   /** Requests out now. */
   active = 0;
@@ -51,6 +58,8 @@ export class Lane {
   readonly queue: ActiveDelivery[] = [];
   /** Some of this lane's deliveries wait as rows (claimed when the queue runs dry). */
   parkedInDb = false;
+  /** Requests the schedule did not admit (manual, replay, probe) waiting for a slot, oldest first: served before the queue. */
+  readonly waiting: SlotWaiter[] = [];
   constructor(readonly key: string) {}
 }
 
@@ -81,6 +90,13 @@ export class Lanes {
   queued(): number {
     let n = 0;
     for (const l of this.byKey.values()) n += l.queue.length;
+    return n;
+  }
+
+  /** Rounds waiting for a slot that the schedule did not admit, across lanes (health, tests). */
+  waitingRounds(): number {
+    let n = 0;
+    for (const l of this.byKey.values()) n += l.waiting.length;
     return n;
   }
 

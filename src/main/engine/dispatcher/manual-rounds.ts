@@ -7,13 +7,13 @@ import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
-import { roundUrlStates, sendRound, type RoundResult } from './round';
+import { roundUrlStates, sendRound, type RoundRequest, type RoundResult } from './round';
 import type { DispatcherDeps } from './dispatcher';
 
 /** A round registered as in flight, and what reports each URL's answer while others are out. */
 export interface GoingOut {
   round: InFlightRound;
-  onAnswer: Parameters<typeof sendRound>[10];
+  onAnswer: RoundRequest['onAnswer'];
 }
 
 /** What manual rounds share with the scheduler (dispatcher.ts): how a round goes out and is recorded. */
@@ -23,6 +23,8 @@ export interface RoundRecorder {
   commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound): Promise<Attempt[] | null>;
   /** A manual round ended or none could start: the dispatcher may now be idle. */
   settled(): void;
+  /** A slot in the URL's receiver lane: a manual round's requests wait for one like any other (lane-scheduler.ts). */
+  slot(url: string): Promise<() => void>;
 }
 
 /** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
@@ -32,7 +34,9 @@ const CONCURRENCY = 16;
  * Rounds a user asks for, beside the schedule: a replay of one call (to one URL or all, optionally
  * with an edited body) and bulk retries of failed deliveries. Both send with the source's current
  * secret and settings, the one way to do so (a scheduled round resends its delivery's own request),
- * and leave the delivery's schedule alone unless they deliver it.
+ * and leave the delivery's schedule alone unless they deliver it. Each URL's request waits for a slot
+ * in its receiver's lane like a scheduled one (issue 41): a bulk retry to a receiver that stopped
+ * answering adds nothing to what that receiver holds.
  */
 export class ManualRounds {
   /** Deliveries a bulk retry queued (retryMatching), sent CONCURRENCY at a time. */
@@ -158,7 +162,8 @@ export class ManualRounds {
     const startedAt = now();
     const out = this.rounds.goingOut(d, indexes, startedAt);
     try {
-      return await this.record(d, await sendRound(sender, d, indexes, source, settings, store.signingSecrets, d.round + 1, trigger, now, body, out.onAnswer), startedAt, out.round);
+      const round = await sendRound({ sender, d, urlIndexes: indexes, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger, now, body, onAnswer: out.onAnswer, slot: this.rounds.slot });
+      return await this.record(d, round, startedAt, out.round);
     } finally {
       store.inFlight.end(d.id, out.round);
     }

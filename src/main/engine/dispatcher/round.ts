@@ -12,6 +12,8 @@ import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
 export interface RoundResult {
   attempts: NewAttempt[];
   classifications: Classification[];
+  /** Per attempt, how long its URL waited for a slot in its lane before it was sent (ms; 0 for a scheduled round's). */
+  waitedMs?: number[];
 }
 
 /** How a delivery's attempts are sent and judged: Actions deliveries by Actions' rules, Classic by the retry schedule's. */
@@ -20,36 +22,51 @@ export function sendingRules(d: Pick<ActiveDelivery, 'kind' | 'timeoutMs'>, sett
   return { timeoutMs: d.timeoutMs ?? scheduleTimeoutMs(settings.retrySchedule), rule: scheduleRetryRule(settings.retrySchedule) };
 }
 
+/** What one round sends: which URLs of which delivery, why, and with what. */
+export interface RoundRequest {
+  sender: HttpSender;
+  d: ActiveDelivery;
+  urlIndexes: number[];
+  /** The source as it is now (undefined once deleted): a manual or replay round signs with its secrets. */
+  source: Source | undefined;
+  settings: Settings;
+  secrets: SigningSecrets;
+  /** The round's number, as recorded on its attempts. */
+  round: number;
+  trigger: AttemptTrigger;
+  now: () => number;
+  /** Sent in place of the delivery's body (an edited replay, a probe's tampered body). */
+  body?: Buffer;
+  /**
+   * Each URL as it answers, before the round is over (what the inspector shows in flight), with its
+   * attempt as it stands then (the round records its own when it ends).
+   */
+  onAnswer?: (urlIndex: number, r: SendResult, c: Classification, attempt: NewAttempt) => void;
+  /**
+   * A slot in the URL's lane, waited for before it is sent and given back as it answers (rounds the
+   * schedule did not admit: lane-scheduler.ts). A scheduled round's slots were taken when it was admitted.
+   */
+  slot?: (url: string) => Promise<() => void>;
+}
+
 /**
  * Sends one round: every given URL in parallel, the same bytes, each with its own static headers,
  * with the delivery's method. A scheduled round resends the delivery's own request (User-Agent and
  * X-Signature fixed at creation, Standard Webhooks id and secret version fixed); a manual or replay
  * round is the one way to send with the source's current secrets and settings. Standard Webhooks
  * headers are signed per attempt, with the attempt's own timestamp, by the secrets `secrets` gives
- * for the version at that time (several during a rotation window: request-headers.ts).
+ * for the version at that time (several during a rotation window: request-headers.ts). A URL that
+ * waited for its lane's slot is timed from when it got one (`waitedMs` says how long it waited).
  */
-export async function sendRound(
-  sender: HttpSender,
-  d: ActiveDelivery,
-  urlIndexes: number[],
-  source: Source | undefined,
-  settings: Settings,
-  secrets: SigningSecrets,
-  round: number,
-  trigger: AttemptTrigger,
-  now: () => number,
-  bodyOverride?: Buffer,
-  /**
-   * Each URL as it answers, before the round is over (what the inspector shows in flight), with its
-   * attempt as it stands then (the round records its own when it ends).
-   */
-  onAnswer?: (urlIndex: number, r: SendResult, c: Classification, attempt: NewAttempt) => void,
-): Promise<RoundResult> {
+export async function sendRound(q: RoundRequest): Promise<RoundResult> {
+  const { sender, d, source, settings, secrets, round, trigger, now, onAnswer, slot } = q;
+  const bodyOverride = q.body;
   const body = bodyOverride ?? d.body;
   const actions = d.kind === 'actions';
-  const scheduled = trigger === 'scheduled';
-  // A manual round of a deleted source's delivery resends its own request (manual-rounds.ts allows
-  // it only where that loses nothing: resendableWithoutSource).
+  // A scheduled round and a receiver check's request (made as the check means it) send the request as
+  // it was made; so does a manual round of a deleted source's delivery (manual-rounds.ts allows it
+  // only where that loses nothing: resendableWithoutSource).
+  const scheduled = trigger === 'scheduled' || trigger === 'probe';
   const asCreated = scheduled || (source === undefined && bodyOverride === undefined);
   const { userAgent, signature } = asCreated && d.frozen ? d.frozen
     : actions ? currentActionsRequest(source?.webhooks.sharedSecret, body, isBatch(d, source))
@@ -58,28 +75,37 @@ export async function sendRound(
   const { timeoutMs, rule } = sendingRules(d, settings);
   const build = actions ? buildActionsRequestHeaders : buildRequestHeaders;
   const results = await Promise.all(
-    urlIndexes.map(async (i) => {
+    q.urlIndexes.map(async (i) => {
       const target = d.urls[i];
-      const at = now();
-      const standardWebhooks = standardWebhooksFor(sw && { id: sw.id, secrets: secrets(d.sourceId, sw.version, at) }, body, at);
-      const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
-      const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
-      if (onAnswer) {
-        const c = classify(r, now(), rule);
-        onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
+      const asked = now();
+      const release = slot ? await slot(target.url) : undefined;
+      try {
+        const at = now();
+        const standardWebhooks = standardWebhooksFor(sw && { id: sw.id, secrets: secrets(d.sourceId, sw.version, at) }, body, at);
+        const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
+        const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
+        release?.();
+        if (onAnswer) {
+          const c = classify(r, now(), rule);
+          onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
+        }
+        return { i, target, headers, signature, r, waitedMs: Math.max(0, at - asked) };
+      } finally {
+        release?.();
       }
-      return { i, target, headers, signature, r };
     }),
   );
   const t = now();
   const attempts: NewAttempt[] = [];
   const classifications: Classification[] = [];
-  for (const { i, target, headers, signature, r } of results) {
+  const waitedMs: number[] = [];
+  for (const { i, target, headers, signature, r, waitedMs: w } of results) {
     const c = classify(r, t, rule);
     classifications.push(c);
     attempts.push(attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
+    waitedMs.push(w);
   }
-  return { attempts, classifications };
+  return { attempts, classifications, waitedMs };
 }
 
 /** One URL's attempt of a round: an Actions attempt records every header that went out, the two the HTTP client adds included. */

@@ -78,6 +78,11 @@ export interface ProbeSenderDeps {
   ingest: Ingest;
   events: EventHub;
   now: () => number;
+  /**
+   * A slot in the URL's receiver lane (the dispatcher's): each probe request waits for one like every
+   * round, so a check of a receiver a busy source sends to adds nothing to what the receiver holds.
+   */
+  slot: (url: string) => Promise<() => void>;
 }
 
 export class ProbeSender {
@@ -163,7 +168,11 @@ export class ProbeSender {
   private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => ActiveDelivery) | null, tampered?: Buffer): Promise<ProbeAnswer> {
     const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
-    const round = await sendRound(this.sender, d, [0], this.source, this.settings, () => this.swSecrets(), 1, 'scheduled', now, tampered, (_i, r, c) => (answered = { r, c }));
+    // Sent as created (the probe froze the request it means), timed from when its lane gave it a slot.
+    const round = await sendRound({
+      sender: this.sender, d, urlIndexes: [0], source: this.source, settings: this.settings, secrets: () => this.swSecrets(), round: 1, trigger: 'probe', now,
+      body: tampered, onAnswer: (_i, r, c) => (answered = { r, c }), slot: this.deps.slot,
+    });
     const attempt = round.attempts[0];
     const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
     const callId = insert === null ? null : d.callId;
@@ -177,6 +186,7 @@ export class ProbeSender {
         url: this.target.url,
         status: attempt.responseStatus,
         durationMs: attempt.durationMs,
+        ...(round.waitedMs?.[0] ? { waitedMs: round.waitedMs[0] } : {}),
         error: attempt.errorCode === null ? null : (attempt.errorMessage ?? attempt.errorCode),
         callId,
         treatment: describeTreatment(result, classification, req.expected),

@@ -23,6 +23,7 @@ function retryNote(a: Attempt, ctx: AttemptContext): string {
     return 'Not retried: another URL of this call answered 2xx in the same round, so the call counts as delivered and the URLs that failed in that round are not tried again. Replay this URL to send it again.';
   }
   if (ctx.lastBeforeExpiry) return 'Not retried: the retry window is over, so the delivery expired.';
+  if (a.trigger === 'probe') return 'A receiver check’s request is sent once and never retried.';
   if (a.trigger !== 'scheduled') return 'A replay is sent once and not retried; the delivery’s own schedule is unchanged.';
   return 'Retried on the schedule.';
 }

@@ -20,7 +20,10 @@ function EvidenceRow({ e }: { e: ProbeEvidence }) {
       <td className="mono">
         <span className={`chip ${e.ok ? 'chip-outcome-success' : 'chip-outcome-failed'}`}>{e.error === null && e.status !== null ? e.status : (e.error ?? 'no answer')}</span>
       </td>
-      <td className="mono small-text">{e.durationMs} ms</td>
+      <td className="mono small-text">
+        {e.durationMs} ms
+        {e.waitedMs ? <span className="muted" title="It waited for a slot in the receiver's lane: the lab's sources had as many requests out to this receiver as a lane allows. Its time starts when it was sent."> (waited {e.waitedMs} ms)</span> : null}
+      </td>
       <td className="small-text">{e.treatment}</td>
       <td>
         {/* Opened listed among the probe's calls, which the inspector hides unless asked. */}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import type { ProbeReport } from '../../src/shared/probe.contract';
+import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
+import { testLab } from '../helpers/test-lab';
+
+// Issue 41, item 1: a receiver's lane bounds every request sent to it, not only the scheduled ones.
+// A bulk retry and a receiver check used to go out beside the lane (146 requests open to a receiver
+// whose lane allows 128). Lanes are small here so the bound shows with fewer calls; attempts wait
+// the longest timeout there is, so the only requests that end are those the receiver answers (the
+// count the receiver keeps never lags a timeout the lab saw first).
+const lab = testLab();
+const LANES = { requests: 8, queue: 16 };
+const LONG_WAIT = { preset: 'custom', delaysMs: [3_600_000], jitter: 0, windowMs: 4 * 3_600_000, timeoutMs: 60_000 };
+
+/** A receiver that refuses (400), then holds every request open until it answers from then on; counts requests open at once. */
+async function switchingReceiver() {
+  let mode: 'refuse' | 'hold' | 'answer' = 'refuse';
+  const open = new Set<ServerResponse>();
+  let maxOpen = 0;
+  const r = await lab.receiver((_req, res) => {
+    if (mode === 'refuse') return res.writeHead(400).end('no');
+    if (mode === 'answer') return res.writeHead(200).end('ok');
+    open.add(res);
+    maxOpen = Math.max(maxOpen, open.size);
+    res.on('close', () => open.delete(res));
+  });
+  return {
+    r,
+    get open() {
+      return open.size;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
+    hold() {
+      mode = 'hold';
+    },
+    answerFromNowOn() {
+      mode = 'answer';
+      for (const res of [...open]) {
+        open.delete(res);
+        if (!res.writableEnded) res.writeHead(200).end('ok');
+      }
+    },
+  };
+}
+
+const batch = (n: number, prefix: string) => ({ batch: Array.from({ length: n }, (_, i) => ({ type: 'track', event: 'E', userId: 'u', messageId: `${prefix}-${i}` })) });
+
+async function countState(t: TestEngine, status: 'failed' | 'delivered', sourceId: string): Promise<number> {
+  return (await t.call('listMessages', { limit: 1, sourceId, status })).total;
+}
+
+async function sourceIds(t: TestEngine): Promise<Record<string, string>> {
+  return Object.fromEntries((await t.call('listSources', {})).map((s) => [s.name, s.id]));
+}
+
+describe('every round goes through its receiver lane', () => {
+  it('a bulk retry of 1,000 failed calls to a receiver that stopped answering, beside new calls to it, never holds more than its lane; a neighbour is delivered meanwhile', async () => {
+    const hanging = await switchingReceiver();
+    const neighbour = await lab.receiver();
+    const t = await lab.start({
+      lanes: LANES,
+      config: {
+        sources: [webhookSource('busy', 'wk_busy', [`${hanging.r.url}/hook`]), webhookSource('next', 'wk_next', [`${neighbour.url}/hook`])],
+        settings: { retrySchedule: LONG_WAIT },
+      },
+    });
+    const ids = await sourceIds(t);
+    for (let k = 0; k < 10; k++) expect((await t.post('/v1/batch', batch(100, `f${k}`), { writeKey: 'wk_busy' })).status).toBe(200);
+    await waitFor(async () => (await countState(t, 'failed', ids.busy!)) === 1000, '1,000 calls failed (400)', 60_000);
+
+    hanging.hold();
+    expect(await t.call('retryMatching', { sourceId: ids.busy })).toEqual({ matched: 1000, retried: 1000 });
+    expect((await t.post('/v1/batch', batch(50, 'new'), { writeKey: 'wk_busy' })).status).toBe(200);
+    await waitFor(() => hanging.open >= LANES.requests, `the lane's ${LANES.requests} requests open`);
+    // The neighbour's calls are not held up by any of it.
+    expect((await t.post('/v1/batch', batch(20, 'n'), { writeKey: 'wk_next' })).status).toBe(200);
+    await waitFor(async () => (await countState(t, 'delivered', ids.next!)) === 20, "the neighbour's 20 calls delivered");
+    expect(hanging.maxOpen).toBe(LANES.requests);
+
+    // The receiver answers again: the retried and the new calls all go, never more than the lane at once.
+    hanging.answerFromNowOn();
+    await waitFor(async () => (await countState(t, 'delivered', ids.busy!)) === 1050, 'the 1,000 retried and 50 new calls delivered', 60_000);
+    expect(hanging.maxOpen).toBe(LANES.requests);
+    const retried = await t.call('listMessages', { sourceId: ids.busy, limit: 1, q: 'f3-7' });
+    const detail = await t.call('getMessage', { id: retried.items[0]!.id });
+    expect(detail.deliveries[0]!.attempts.map((a) => [a.trigger, a.responseStatus])).toEqual([['scheduled', 400], ['manual', 200]]);
+  });
+
+  it("a receiver check of a receiver a busy source sends to waits for the source's lane, says how long, and records its attempts as probe", async () => {
+    const held = await switchingReceiver();
+    held.hold();
+    const t = await lab.start({ lanes: LANES, config: { sources: [webhookSource('busy', 'wk_busy', [`${held.r.url}/hook`])], settings: { retrySchedule: LONG_WAIT } } });
+    expect((await t.post('/v1/batch', batch(30, 'b'), { writeKey: 'wk_busy' })).status).toBe(200);
+    await waitFor(() => held.open === LANES.requests, `the lane's ${LANES.requests} requests open`);
+
+    const started = await t.call('startProbe', { url: `${held.r.url}/hook` });
+    // The check's first request (stored, then sent) waits behind the busy source's: nothing more reaches the receiver.
+    await waitFor(async () => (await t.call('listMessages', { sourceId: started.sourceId!, probe: true, limit: 1 })).total > 0, "the check's first call stored");
+    const seen = held.r.requests.length;
+    held.answerFromNowOn();
+    let report: ProbeReport = started;
+    await waitFor(async () => (report = await t.call('getProbe', { id: started.id })).state === 'done', 'the check done', 60_000);
+    expect(held.maxOpen).toBe(LANES.requests);
+    expect(seen).toBe(LANES.requests);
+    const evidence = report.checks.flatMap((c) => c.evidence);
+    expect(evidence[0]!.waitedMs).toBeGreaterThan(0);
+    // Its attempts are the check's own: trigger probe, never retried.
+    const call = await t.call('getMessage', { id: evidence[0]!.callId! });
+    expect(call.deliveries[0]!.attempts.map((a) => a.trigger)).toEqual(['probe']);
+  });
+});
