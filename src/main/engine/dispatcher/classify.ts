@@ -1,13 +1,10 @@
+import type { AttemptVerdict } from '../store/delivery-transition';
 import type { SendResult } from './http-sender';
 import { retriesStatus, type RetryRule } from '../../../shared/actions/retry-classes';
 import { headerValue } from '../../../shared/header-value';
 
-export interface Classification {
-  outcome: 'success' | 'retryable' | 'failed';
-  reason: string;
-  /** From Retry-After, relative to `now`; the scheduler decides whether it fits the window. */
-  retryAfterMs?: number;
-}
+/** How an answer is judged: the verdict a delivery's transition reads (store/delivery-transition.ts). */
+export type Classification = AttemptVerdict;
 
 // Errors raised before anything reached the network: the same request would fail the same way.
 const REQUEST_ERRORS = new Set([

@@ -3,12 +3,13 @@ import type { ReplayResult } from '../../../shared/api.contract';
 import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { HttpSender } from './http-sender';
-import { afterRound, sendRound } from './round';
+import { sendRound } from './round';
+import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
 import { progressOf } from '../store/delivery-rows';
-import { canceledUrlStates, type InFlightRound } from '../store/url-states';
+import type { InFlightRound } from '../store/url-states';
 import type { StoppedSide } from '../../../shared/actions/mode';
 import { LANE_QUEUE, LANE_REQUESTS, type LaneLimits } from './lanes';
 import { LaneScheduler } from './lane-scheduler';
@@ -76,7 +77,7 @@ export class Dispatcher {
     deps.store.health.onChange((s) => (s.ok ? this.resume() : this.pause()));
     this.manual = new ManualRounds(deps, {
       goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
-      commit: (d, update, attempts, out) => this.commit(d, update, attempts, out),
+      commit: (d, attempts, out, next) => this.commit(d, attempts, out, next),
       settled: () => this.wakeIdle(),
       slot: (url) => this.scheduler.slot(url),
     });
@@ -286,11 +287,13 @@ export class Dispatcher {
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;
       const waited = withWait(d, startedAt, settings.timeScale);
-      const update = afterRound(waited, round, settings, startedAt, now(), random, deferred);
+      const answered: DeliveryEvent = { kind: 'round', trigger: 'scheduled', answers: round, startedAt, finishedAt: now(), schedule: { settings, random }, deferred };
       // Where the round fell in the schedule's (warped) time: the inspector shows it beside the wall clock.
       const attempts = round.attempts.map((a) => ({ ...a, simOffsetMs: waited.simElapsedMs }));
-      const recorded = await this.commit(d, update, attempts, out.round, true);
-      if (!recorded || update.state !== 'retrying' || update.nextAttemptAt === null) return null;
+      const recorded = await this.commit(d, attempts, out.round, (canceledWhileOut) => transition(waited, { ...answered, canceledWhileOut }), true);
+      if (!recorded) return null;
+      const { update } = recorded;
+      if (update.state !== 'retrying' || update.nextAttemptAt === null) return null;
       if (update.nextAttemptAt > now()) {
         this.arm(update.nextAttemptAt);
         return null;
@@ -328,28 +331,36 @@ export class Dispatcher {
     };
   }
 
-  /** Null when the delivery was deleted while its round was out (a purge): nothing is recorded then. */
-  private async commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound, scheduled = false): Promise<Attempt[] | null> {
+  /**
+   * Records a round: `next` gives the delivery's new state (delivery-transition.ts), asked inside the
+   * write job, told whether a cancel came while the round was out (only a scheduled round's is
+   * noted: noteCanceled). Null when the delivery was deleted meanwhile (a purge): nothing is recorded then.
+   */
+  private async commit(
+    d: ActiveDelivery,
+    attempts: NewAttempt[],
+    out: InFlightRound,
+    next: (canceledWhileOut: boolean) => DeliveryUpdate,
+    scheduled = false,
+  ): Promise<{ attempts: Attempt[]; update: DeliveryUpdate } | null> {
     const { store } = this.deps;
-    let written: DeliveryUpdate = update;
+    let written: DeliveryUpdate | null = null;
     const ids = await store.writes.run(() => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
       store.inFlight.end(d.id, out);
-      // A scheduled round canceled while out: what it sent is recorded, but nothing more is scheduled
-      // (unless it delivered the call, which is then the truth). A manual round reads the delivery's
-      // state afresh (manual-rounds.ts) and keeps canceled that way.
-      const wasCanceled = scheduled && this.canceledWhileOut.delete(d.id);
-      const final = wasCanceled && update.state !== 'delivered' ? canceled(update) : update;
-      written = final;
-      return store.ledger.recordRound(final, attempts);
+      // A manual round reads the delivery afresh (manual-rounds.ts), so keeps a cancel that way; the
+      // mark stays for the scheduled round it was made for.
+      written = next(scheduled && this.canceledWhileOut.delete(d.id));
+      return store.ledger.recordRound(written, attempts);
     });
-    if (!ids) return null;
+    if (!ids || !written) return null;
+    const update: DeliveryUpdate = written;
     // Built from what was written, not read back: one query fewer per round.
     const recorded = attempts.map((a, i) => attemptOf(ids[i], a, d));
-    this.deps.onAttempts(d.callId, recorded, progressOf(written));
+    this.deps.onAttempts(d.callId, recorded, progressOf(update));
     // The other members of a batch: their rows show the same outcome (attempts are listed once, under the first).
     if (d.itemCount > 1) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) if (id !== d.callId) this.deps.onAttempts(id, []);
-    return recorded;
+    return { attempts: recorded, update };
   }
 
   private arm(at: number): void {
@@ -399,6 +410,3 @@ export function withWait(d: ActiveDelivery, startedAt: number, timeScale: number
   return late > 0 ? { ...d, simElapsedMs: d.simElapsedMs + Math.round(late * timeScale) } : d;
 }
 
-function canceled(u: DeliveryUpdate): DeliveryUpdate {
-  return { ...u, state: 'canceled', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, urlStates: canceledUrlStates(u.urlStates) };
-}

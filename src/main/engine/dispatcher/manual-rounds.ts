@@ -7,7 +7,8 @@ import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
-import { roundUrlStates, sendRound, type RoundRequest, type RoundResult } from './round';
+import { sendRound, type RoundRequest, type RoundResult } from './round';
+import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { DispatcherDeps } from './dispatcher';
 
 /** A round registered as in flight, and what reports each URL's answer while others are out. */
@@ -19,8 +20,8 @@ export interface GoingOut {
 /** What manual rounds share with the scheduler (dispatcher.ts): how a round goes out and is recorded. */
 export interface RoundRecorder {
   goingOut(d: ActiveDelivery, urlIndexes: number[], at: number): GoingOut;
-  /** Null when the delivery was deleted while its round was out. */
-  commit(d: ActiveDelivery, update: DeliveryUpdate, attempts: NewAttempt[], out: InFlightRound): Promise<Attempt[] | null>;
+  /** Records a round, `next` giving the delivery's new state inside the write job; null when the delivery was deleted while its round was out. */
+  commit(d: ActiveDelivery, attempts: NewAttempt[], out: InFlightRound, next: () => DeliveryUpdate): Promise<{ attempts: Attempt[] } | null>;
   /** A manual round ended or none could start: the dispatcher may now be idle. */
   settled(): void;
   /** A slot in the URL's receiver lane: a manual round's requests wait for one like any other (lane-scheduler.ts). */
@@ -163,36 +164,19 @@ export class ManualRounds {
     const out = this.rounds.goingOut(d, indexes, startedAt);
     try {
       const round = await sendRound({ sender, d, urlIndexes: indexes, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger, now, body, onAnswer: out.onAnswer, slot: this.rounds.slot });
-      return await this.record(d, round, startedAt, out.round);
+      return await this.record(d, round, trigger, startedAt, out.round);
     } finally {
       store.inFlight.end(d.id, out.round);
     }
   }
 
-  private async record(d: ActiveDelivery, round: RoundResult, startedAt: number, out: InFlightRound): Promise<Attempt[]> {
-    const { store, now } = this.deps;
-    const ok = round.classifications.some((c) => c.outcome === 'success');
-    const fresh = store.deliveries.active(d.id) ?? d;
-    // A successful replay settles the delivery; a failed one leaves its state (and schedule) alone.
-    const settled: Omit<DeliveryUpdate, 'urlStates'> = {
-      id: d.id,
-      state: ok ? 'delivered' : fresh.state,
-      pendingUrls: ok ? [] : fresh.pendingUrls,
-      round: fresh.round + 1,
-      attemptCount: fresh.attemptCount + round.attempts.length,
-      nextAttemptAt: ok ? null : fresh.nextAttemptAt,
-      nextSimOffsetMs: null,
-      simElapsedMs: fresh.simElapsedMs,
-      firstAttemptAt: fresh.firstAttemptAt ?? startedAt,
-      lastAttemptAt: startedAt,
-      lastDurationMs: Math.max(...round.attempts.map((a) => a.durationMs)),
-      deliveredAt: ok ? now() : null,
-      lastError: ok ? null : round.classifications.map((c) => c.reason).join('; '),
-    };
-    const update: DeliveryUpdate = { ...settled, urlStates: roundUrlStates(fresh.urlStates, round, settled) };
-    const recorded = await this.rounds.commit(d, update, round.attempts, out);
+  private async record(d: ActiveDelivery, round: RoundResult, trigger: AttemptTrigger, startedAt: number, out: InFlightRound): Promise<Attempt[]> {
+    const { store, now, random } = this.deps;
+    const answered: DeliveryEvent = { kind: 'round', trigger, answers: round, startedAt, finishedAt: now(), schedule: { settings: store.settings.get(), random } };
+    // Read afresh inside the write job: a successful replay settles the delivery, a failed one leaves its state (and schedule) as it is now.
+    const recorded = await this.rounds.commit(d, round.attempts, out, () => transition(store.deliveries.active(d.id) ?? d, answered));
     if (!recorded) throw new HttpError(404, `not found: message ${d.callId} was deleted while it was being sent`);
-    return recorded;
+    return recorded.attempts;
   }
 
   /**

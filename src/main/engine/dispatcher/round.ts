@@ -1,16 +1,15 @@
-import type { AttemptTrigger, Settings, Source, DeliveryState } from '../../../shared/types';
-import { MAX_ROUNDS, nextRetry, scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
+import type { AttemptTrigger, Settings, Source } from '../../../shared/types';
+import { scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
 import { ACTIONS_TIMEOUT_MS, type RetryRule } from '../../../shared/actions/retry-classes';
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../../shared/webhook-request';
 import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from './request-headers';
 import { classify, type Classification } from './classify';
 import { failureFacts } from './send-errors';
 import type { HttpSender, SendResult } from './http-sender';
-import type { ActiveDelivery, DeliveryUpdate, NewAttempt, SigningSecrets, StandardWebhooksRef } from '../store/delivery.types';
-import { urlStatesAfter, type StoredUrlState } from '../store/url-states';
+import type { ActiveDelivery, NewAttempt, SigningSecrets, StandardWebhooksRef } from '../store/delivery.types';
+import type { RoundAnswers } from '../store/delivery-transition';
 
-export interface RoundResult {
-  attempts: NewAttempt[];
+export interface RoundResult extends RoundAnswers {
   classifications: Classification[];
   /** Per attempt, how long its URL waited for a slot in its lane before it was sent (ms; 0 for a scheduled round's). */
   waitedMs?: number[];
@@ -147,12 +146,6 @@ function isBatch(d: ActiveDelivery, source: Source | undefined): boolean {
   return mapping?.batchSize !== undefined;
 }
 
-/** The delivery's URL states once this round is recorded with the delivery's new state. */
-export function roundUrlStates(prev: StoredUrlState[], round: RoundResult, after: Pick<DeliveryUpdate, 'state' | 'pendingUrls'>): StoredUrlState[] {
-  const answers = round.attempts.map((a, k) => ({ urlIndex: a.urlIndex, status: a.responseStatus, outcome: round.classifications[k].outcome }));
-  return urlStatesAfter(prev, answers, after);
-}
-
 /** The headers undici adds to every request: host (the URL's host and port) and connection (keep-alive). */
 function withClientHeaders(headers: Record<string, string>, url: string): Record<string, string> {
   let host: string;
@@ -199,93 +192,4 @@ function toAttempt(
     outcome: c.outcome,
     timing: r.timing,
   };
-}
-
-/**
- * The state machine of SPEC §4 after a scheduled round: any success → delivered (the URLs that
- * failed in this round are not retried, nor sent if they were still waiting for a slot in their
- * receiver's lane); otherwise the next round goes to the URLs whose failure is retryable, at the
- * schedule's next delay divided by the time-warp factor, unless the window is over, together with
- * the URLs that waited for a slot (`deferred`, dispatcher/lanes.ts) — at once when nothing failed
- * retryably, since they have not had their turn.
- */
-export function afterRound(
-  d: ActiveDelivery,
-  round: RoundResult,
-  settings: Settings,
-  roundStartedAt: number,
-  finishedAt: number,
-  random: () => number,
-  deferred: number[] = [],
-): DeliveryUpdate {
-  const u = stateAfterRound(d, round, settings, roundStartedAt, finishedAt, random, deferred);
-  return { ...u, urlStates: roundUrlStates(d.urlStates, round, u) };
-}
-
-function stateAfterRound(
-  d: ActiveDelivery,
-  round: RoundResult,
-  settings: Settings,
-  roundStartedAt: number,
-  finishedAt: number,
-  random: () => number,
-  deferred: number[],
-): Omit<DeliveryUpdate, 'urlStates'> {
-  const roundNo = d.round + 1;
-  const durationMs = Math.max(0, finishedAt - roundStartedAt);
-  const base = {
-    id: d.id,
-    round: roundNo,
-    attemptCount: d.attemptCount + round.attempts.length,
-    firstAttemptAt: d.firstAttemptAt ?? roundStartedAt,
-    lastAttemptAt: roundStartedAt,
-    lastDurationMs: Math.max(...round.attempts.map((a) => a.durationMs)),
-  };
-  const lastError = summarize(round);
-  if (round.classifications.some((c) => c.outcome === 'success')) {
-    return { ...base, state: 'delivered', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: d.simElapsedMs + durationMs, deliveredAt: finishedAt, lastError: null };
-  }
-  const retryable = round.attempts.filter((_, k) => round.classifications[k].outcome === 'retryable').map((a) => a.urlIndex);
-  if (retryable.length === 0 && deferred.length > 0) {
-    // Only URLs that never had a slot are left: they go next, now (the dispatcher queues them in their lane).
-    return { ...base, state: 'retrying', pendingUrls: [...deferred].sort((a, b) => a - b), nextAttemptAt: finishedAt, nextSimOffsetMs: null, simElapsedMs: d.simElapsedMs + durationMs, deliveredAt: null, lastError };
-  }
-  if (retryable.length === 0) {
-    return end(base, 'failed', d.simElapsedMs + durationMs, lastError);
-  }
-  const retryAfter = Math.max(0, ...round.classifications.map((c) => c.retryAfterMs ?? 0));
-  // Simulated time: the delays are warped, the attempt itself took real time.
-  const elapsed = d.simElapsedMs + durationMs;
-  const next = nextRetry(settings.retrySchedule, roundNo, elapsed, random, retryAfter);
-  if (!next) {
-    const window = formatWindow(settings.retrySchedule.windowMs);
-    // The receiver's Retry-After, not the schedule, ended it: the window still had room for the
-    // schedule's own delay (its shortest, jitter at its low end; no draw taken from random).
-    const byRetryAfter = retryAfter > 0 && nextRetry(settings.retrySchedule, roundNo, elapsed, () => 0) !== null;
-    const why = roundNo >= MAX_ROUNDS ? `${MAX_ROUNDS.toLocaleString('en-US')} rounds made, the most a delivery makes`
-      : byRetryAfter ? `a Retry-After of ${Math.round(retryAfter / 1000)} s would put the next attempt past the retry window of ${window}` : `retry window of ${window} is over`;
-    return end(base, 'expired', elapsed, `${lastError}; ${why}`);
-  }
-  return {
-    ...base,
-    state: 'retrying',
-    pendingUrls: [...retryable, ...deferred].sort((a, b) => a - b),
-    nextAttemptAt: finishedAt + Math.round(next.delayMs / settings.timeScale),
-    nextSimOffsetMs: next.offsetMs,
-    simElapsedMs: next.offsetMs,
-    deliveredAt: null,
-    lastError,
-  };
-}
-
-function end(base: Omit<DeliveryUpdate, 'state' | 'pendingUrls' | 'nextAttemptAt' | 'nextSimOffsetMs' | 'simElapsedMs' | 'deliveredAt' | 'lastError' | 'urlStates'>, state: DeliveryState, sim: number, lastError: string): Omit<DeliveryUpdate, 'urlStates'> {
-  return { ...base, state, pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: sim, deliveredAt: null, lastError };
-}
-
-function summarize(round: RoundResult): string {
-  return round.attempts.map((a, k) => `${a.url}: ${round.classifications[k].reason}`).join('; ');
-}
-
-function formatWindow(ms: number): string {
-  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }

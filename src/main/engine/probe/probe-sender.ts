@@ -12,7 +12,8 @@ import type { HttpSender, SendResult } from '../dispatcher/http-sender';
 import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
 import { buildActionsRequest } from '../actions/request';
 import { currentRequest, standardWebhooksFor } from '../dispatcher/request-headers';
-import { roundUrlStates, sendRound } from '../dispatcher/round';
+import { sendRound } from '../dispatcher/round';
+import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { Classification } from '../dispatcher/classify';
 import { signBody } from '../dispatcher/sign';
 import { describeTreatment } from './treatment';
@@ -200,28 +201,13 @@ export class ProbeSender {
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
   private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => ActiveDelivery): Promise<void> {
     const { store, events, now } = this.deps;
-    const delivered = round.classifications[0].outcome === 'success';
     const a = round.attempts[0];
-    const at = a.startedAt;
+    // One attempt, never retried: the schedule is never asked.
+    const answered: DeliveryEvent = { kind: 'round', trigger: 'probe', answers: round, startedAt: a.startedAt, finishedAt: now(), schedule: { settings: this.settings, random: () => 0 } };
     const recorded = await store.writes.run(() => {
       const fresh = insert();
       const id = fresh.id;
-      const after = { state: delivered ? ('delivered' as const) : ('failed' as const), pendingUrls: [] };
-      const update = {
-        id,
-        ...after,
-        round: 1,
-        attemptCount: 1,
-        nextAttemptAt: null,
-        nextSimOffsetMs: null,
-        simElapsedMs: 0,
-        firstAttemptAt: at,
-        lastAttemptAt: at,
-        lastDurationMs: a.durationMs,
-        deliveredAt: delivered ? now() : null,
-        lastError: delivered ? null : `probe (one attempt, never retried): ${round.classifications[0].reason}`,
-        urlStates: roundUrlStates(fresh.urlStates, round, after),
-      };
+      const update = transition(fresh, answered);
       const row = { ...a, deliveryId: id };
       const [attemptId] = store.ledger.recordRound(update, [row])!;
       return { attempt: attemptOf(attemptId, row, { method }), delivery: progressOf(update) };

@@ -2,7 +2,8 @@ import type { OutboundType } from '../../../shared/types';
 import type { Db } from './database';
 import type { ActionsLedger } from './actions-ledger';
 import { ATTEMPT_COLUMNS, attemptParams } from './attempt-rows';
-import { canceledUrlStates, decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
+import { decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
+import { canceledFields, transition } from './delivery-transition';
 import { toActive, type DeliveryRow } from './delivery-rows';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewBatchItem, NewDelivery } from './delivery.types';
 
@@ -53,9 +54,8 @@ export class DeliveryLedger {
     // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
     this.inFlightStmt = db.prepare("UPDATE deliveries SET state = 'in_flight' WHERE id = ? AND state != 'canceled'");
     this.attemptStmt = db.prepare(`INSERT INTO attempts (${ATTEMPT_COLUMNS}) VALUES (${ATTEMPT_COLUMNS.split(',').map(() => '?').join(', ')})`);
-    this.cancelStmt = db.prepare(
-      "UPDATE deliveries SET state = 'canceled', pending_urls = '[]', next_attempt_at = NULL, next_sim_offset_ms = NULL, last_error = ?, url_states = ?, url_mask = ?, parked_lane = NULL WHERE id = ?",
-    );
+    this.cancelStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, next_attempt_at = @nextAttemptAt,
+      next_sim_offset_ms = @nextSimOffsetMs, last_error = @lastError, url_states = @urlStates, url_mask = @urlMask, parked_lane = NULL WHERE id = @id`);
     this.queueStmt = db.prepare('INSERT INTO actions_batch_items (source_id, mapping, call_id, data, queued_at, target) VALUES (?, ?, ?, ?, ?, ?)');
     this.unqueueStmt = db.prepare('DELETE FROM actions_batch_items WHERE id IN (SELECT value FROM json_each(?))');
     this.unqueueUpToStmt = db.prepare('DELETE FROM actions_batch_items WHERE call_id <= ?');
@@ -146,12 +146,9 @@ export class DeliveryLedger {
 
   /** Finishes a delivery just created, never sent, as failed with this reason (each URL failed, 0 attempts). */
   private failNeverSent(d: ActiveDelivery, reason: string): ActiveDelivery {
-    const urlStates: StoredUrlState[] = d.urls.map(() => ['failed', null, 0]);
-    this.record({
-      id: d.id, state: 'failed', pendingUrls: [], round: 0, attemptCount: 0, nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: 0,
-      firstAttemptAt: null, lastAttemptAt: null, lastDurationMs: null, deliveredAt: null, lastError: reason, urlStates,
-    });
-    return { ...d, state: 'failed', pendingUrls: [], urlStates };
+    const u = transition(d, { kind: 'not-sendable', reason });
+    this.record(u);
+    return { ...d, state: u.state, pendingUrls: u.pendingUrls, urlStates: u.urlStates };
   }
 
   // --- waiting in a batch (Actions) ------------------------------------------------------------
@@ -247,16 +244,18 @@ export class DeliveryLedger {
    */
   cancelBatch(sourceId: string, type: OutboundType, plan: NewActionsDelivery, itemIds: number[], reason: string): void {
     const d = this.createBatch(sourceId, type, plan, itemIds);
-    const states = canceledUrlStates(d.urlStates);
-    this.cancelStmt.run(reason, JSON.stringify(states), urlMask(states), d.id);
+    this.writeCanceled(d.id, d.urlStates, reason);
   }
 
   private cancel(rows: CancelRow[], reason: string): CanceledDelivery[] {
-    for (const r of rows) {
-      const states = canceledUrlStates(decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length));
-      this.cancelStmt.run(reason, JSON.stringify(states), urlMask(states), r.id);
-    }
+    for (const r of rows) this.writeCanceled(r.id, decodeUrlStates(r.url_states, (JSON.parse(r.urls) as unknown[]).length), reason);
     return rows.map((r) => ({ deliveryId: r.id, callId: r.call_id, itemCount: r.item_count }));
+  }
+
+  /** A cancel as delivery-transition.ts states it: only the fields a cancel changes, so a round's bookkeeping stays. */
+  private writeCanceled(id: number, urlStates: StoredUrlState[], reason: string): void {
+    const c = canceledFields(urlStates, reason);
+    this.cancelStmt.run({ ...c, id, pendingUrls: JSON.stringify(c.pendingUrls), urlStates: JSON.stringify(c.urlStates), urlMask: urlMask(c.urlStates) });
   }
 
   // --- erased with their calls -------------------------------------------------------------------
