@@ -55,8 +55,9 @@ export const URL_STATE_LABELS: Record<UrlOutcome['state'], string> = STATE_LABEL
 
 // Worst first: the state an Actions-only call shows is the first of these any of its parts has
 // (notes/actions-design.md: any in flight > retrying > pending; then failed, expired, canceled as the
-// worst; delivered only when all are). The engine's summaries and an opened export's rows both use it.
-const COMBINED_ORDER: readonly DeliveryState[] = ['in_flight', 'retrying', 'pending', 'failed', 'expired', 'canceled', 'delivered'];
+// worst; delivered only when all are). The engine's summaries, its list filter's SQL (actions-filter.ts)
+// and an opened export's rows all use it.
+export const COMBINED_ORDER: readonly DeliveryState[] = ['in_flight', 'retrying', 'pending', 'failed', 'expired', 'canceled', 'delivered'];
 
 /** The combined state of a call's Actions parts (a state not in the order counts as delivered). */
 export function combinedState(parts: readonly { state: DeliveryState }[]): DeliveryState {

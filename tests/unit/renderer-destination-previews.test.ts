@@ -111,7 +111,7 @@ describe('Compose: destination previews', () => {
   });
 
   it('makes example ids as the dispatcher does', () => {
-    expect(exampleWebhookId()).toMatch(/^msg_[A-Za-z0-9]{24}$/);
+    expect(exampleWebhookId()).toMatch(/^msg_[A-Za-z0-9_-]{24}$/);
   });
 });
 

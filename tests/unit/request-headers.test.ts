@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from '../../src/main/engine/dispatcher/request-headers';
+import { currentActionsRequest, currentRequest, standardWebhooksFor } from '../../src/main/engine/dispatcher/request-headers';
+import { newWebhookId } from '../../src/shared/webhook-id';
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../src/shared/webhook-request';
 import { signBody } from '../../src/main/engine/dispatcher/sign';
 import { signStandardWebhook, verifyStandardWebhook } from '../../src/main/engine/dispatcher/standard-webhooks-sign';
@@ -101,10 +102,13 @@ describe('Standard Webhooks headers per attempt', () => {
     expect(standardWebhooksFor({ id: 'msg_1', secrets: ['not-a-whsec'] }, body, at)).toBeNull();
   });
 
-  it('new ids are msg_ and distinct', () => {
-    const ids = new Set(Array.from({ length: 50 }, () => newStandardWebhookId()));
+  it('new ids are msg_ and 18 random bytes in base64url, and distinct (one generator: the dispatcher, the probe, the preview)', () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newWebhookId()));
     expect(ids.size).toBe(50);
-    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
+    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{24}$/);
+    // The bytes as given, in base64url: the same encoding as Node's.
+    const bytes = Uint8Array.from({ length: 18 }, (_, i) => 250 - i * 13);
+    expect(newWebhookId((b) => (b.set(bytes), b))).toBe(`msg_${Buffer.from(bytes).toString('base64url')}`);
   });
 
   it('replace static headers of the same names (any case) in Classic and Actions headers alike', () => {

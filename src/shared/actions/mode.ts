@@ -11,6 +11,16 @@ export function webhookMappings(w: Pick<WebhookSettings, 'mappings'>): ActionsMa
   return w.mappings ?? [];
 }
 
+/** Whether a mapping batches its calls (it has a batch size): its requests' bodies are arrays, signed over the first item. */
+export function mappingBatches<M extends Pick<ActionsMapping, 'batchSize'>>(m: M): m is M & { batchSize: number } {
+  return m.batchSize !== undefined;
+}
+
+/** The source's mapping of that name, as configured now. */
+export function mappingNamed(w: Pick<WebhookSettings, 'mappings'>, name: string | null): ActionsMapping | undefined {
+  return webhookMappings(w).find((m) => m.name === name);
+}
+
 /** Whether the source sends Classic requests (to its `urls`). */
 export function sendsClassic(w: Pick<WebhookSettings, 'mode'>): boolean {
   return webhookMode(w) !== 'actions';

@@ -1,3 +1,4 @@
+import { mappingBatches } from '../../../shared/actions/mode';
 import type { ActionsMapping, NormalizedCall } from '../../../shared/types';
 import { actionsHeaders, type ActionsRequest } from '../../../shared/actions/request';
 import { mapData } from './mapping-kit';
@@ -16,7 +17,7 @@ import { resolveTarget } from './target';
  */
 export function buildActionsRequest(mapping: ActionsMapping, calls: readonly NormalizedCall[]): ActionsRequest {
   if (calls.length === 0) throw new Error('an Actions request carries at least one call');
-  const batch = mapping.batchSize !== undefined;
+  const batch = mappingBatches(mapping);
   if (!batch && calls.length > 1) throw new Error(`mapping "${mapping.name}" does not batch: one call per request`);
   // A batch goes where its first call's payload says, as Segment's performBatch takes payload[0]'s url and headers.
   const target = resolveTarget(mapping, calls[0]);

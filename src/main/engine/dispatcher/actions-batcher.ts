@@ -1,5 +1,5 @@
 import type { ActionsMapping, OutboundType } from '../../../shared/types';
-import { sendsActions, webhookMappings } from '../../../shared/actions/mode';
+import { sendsActions, webhookMappings, mappingBatches } from '../../../shared/actions/mode';
 import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
 import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
@@ -115,7 +115,7 @@ export class ActionsBatcher {
   private async flushGroup(sourceId: string, name: string, all: boolean): Promise<void> {
     const { store, now } = this.deps;
     const m = this.mappingOf(sourceId, name);
-    if (!m || m.batchSize === undefined) {
+    if (!m || !mappingBatches(m)) {
       await this.cancelGroup(sourceId, name, m ? `canceled: mapping "${name}" no longer batches` : `canceled: mapping "${name}" is no longer sent by its source`);
       return;
     }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newWebhookId } from '../../../shared/webhook-id';
 import type { ActionsMapping, NormalizedCall, Settings, Source, WebhookSettings } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { buildWebhookBody } from '../../../shared/webhook-body';
@@ -11,7 +11,7 @@ import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping
 import { writtenTarget, isStaticTarget, resolveTarget, type ActionsTarget } from '../actions/target';
 import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
-import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
+import { sendsActions, sendsClassic, webhookMappings, mappingBatches } from '../../../shared/actions/mode';
 import { signBody } from './sign';
 
 /**
@@ -49,7 +49,7 @@ export function planDelivery(call: NormalizedCall, target: DeliveryTarget, setti
  * the version of the secret each attempt signs with, fixed like X-Signature; null when the source has none.
  */
 export function standardWebhooksOf(target: Pick<DeliveryTarget, 'standardWebhooksSecret' | 'standardWebhooksVersion'>): NewDelivery['standardWebhooks'] {
-  return target.standardWebhooksSecret ? { id: `msg_${randomBytes(18).toString('base64url')}`, version: target.standardWebhooksVersion ?? null } : null;
+  return target.standardWebhooksSecret ? { id: newWebhookId(), version: target.standardWebhooksVersion ?? null } : null;
 }
 
 /**
@@ -142,7 +142,7 @@ export function planActions(call: NormalizedCall, mappings: readonly ActionsMapp
     if (!matchesTrigger(call, m.trigger)) continue;
     plan ??= { deliveries: [], items: [] };
     try {
-      if (m.batchSize !== undefined) {
+      if (mappingBatches(m)) {
         // Resolved now, as Segment resolves the payload when the event arrives; a directive's target
         // keys the batch (Segment batches on url, method and headers), a literal one follows edits.
         const to = resolveTarget(m, call);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { userAgentOf } from '../../../shared/webhook-request';
 import { ACTIONS_USER_AGENT } from '../../../shared/actions/request';
 import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard-webhooks';
@@ -37,10 +36,6 @@ export function currentActionsRequest(secret: string | undefined, body: Buffer, 
   return { userAgent: ACTIONS_USER_AGENT, signature: signBody(secret, signed) };
 }
 
-/** A new Standard Webhooks message id: `msg_` and 128 random bits, base64url (the id stays the same across a delivery's attempts). */
-export function newStandardWebhookId(): string {
-  return `msg_${randomBytes(16).toString('base64url')}`;
-}
 
 /**
  * webhook-id, webhook-timestamp and webhook-signature for one attempt sent at `atMs` (epoch ms):

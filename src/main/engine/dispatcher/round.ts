@@ -2,7 +2,9 @@ import type { AttemptTrigger, Settings, Source } from '../../../shared/types';
 import { scheduleRetryRule, scheduleTimeoutMs } from '../../../shared/retry-schedule';
 import { ACTIONS_TIMEOUT_MS, type RetryRule } from '../../../shared/actions/retry-classes';
 import { buildActionsRequestHeaders, buildRequestHeaders } from '../../../shared/webhook-request';
-import { currentActionsRequest, currentRequest, newStandardWebhookId, standardWebhooksFor } from './request-headers';
+import { currentActionsRequest, currentRequest, standardWebhooksFor } from './request-headers';
+import { newWebhookId } from '../../../shared/webhook-id';
+import { mappingBatches, mappingNamed } from '../../../shared/actions/mode';
 import { classify, type Classification } from './classify';
 import { failureFacts } from './send-errors';
 import type { HttpSender, SendResult } from './http-sender';
@@ -84,26 +86,19 @@ export async function sendRound(q: RoundRequest): Promise<RoundResult> {
         const headers = build({ userAgent, signature, urlHeaders: target.headers, body, standardWebhooks });
         const r = await sender.send({ url: target.url, method: d.method, headers, body, timeoutMs });
         release?.();
-        if (onAnswer) {
-          const c = classify(r, now(), rule);
-          onAnswer(i, r, c, attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
-        }
-        return { i, target, headers, signature, r, waitedMs: Math.max(0, at - asked) };
+        // Judged once, as it answers: what the inspector shows in flight is what the round records.
+        const c = classify(r, now(), rule);
+        const attempt = attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs);
+        onAnswer?.(i, r, c, attempt);
+        return { c, attempt, waitedMs: Math.max(0, at - asked) };
       } finally {
         release?.();
       }
     }),
   );
-  const t = now();
-  const attempts: NewAttempt[] = [];
-  const classifications: Classification[] = [];
-  const waitedMs: number[] = [];
-  for (const { i, target, headers, signature, r, waitedMs: w } of results) {
-    const c = classify(r, t, rule);
-    classifications.push(c);
-    attempts.push(attemptOfRound(d, round, i, target.url, trigger, headers, bodyOverride, signature, r, c, timeoutMs));
-    waitedMs.push(w);
-  }
+  const attempts = results.map((x) => x.attempt);
+  const classifications = results.map((x) => x.c);
+  const waitedMs = results.map((x) => x.waitedMs);
   return { attempts, classifications, waitedMs };
 }
 
@@ -132,7 +127,7 @@ function attemptOfRound(
  */
 function currentStandardWebhooks(d: ActiveDelivery, source: Source | undefined): StandardWebhooksRef | null {
   if (!source?.webhooks.standardWebhooksSecret) return null;
-  return { id: d.standardWebhooks?.id ?? newStandardWebhookId(), version: source.secretVersions?.standardWebhooksSecret?.version ?? null };
+  return { id: d.standardWebhooks?.id ?? newWebhookId(), version: source.secretVersions?.standardWebhooksSecret?.version ?? null };
 }
 
 /**
@@ -142,8 +137,8 @@ function currentStandardWebhooks(d: ActiveDelivery, source: Source | undefined):
  */
 function isBatch(d: ActiveDelivery, source: Source | undefined): boolean {
   if (d.itemCount > 1) return true;
-  const mapping = source?.webhooks.mappings?.find((m) => m.name === d.mapping);
-  return mapping?.batchSize !== undefined;
+  const mapping = source && mappingNamed(source.webhooks, d.mapping);
+  return mapping !== undefined && mappingBatches(mapping);
 }
 
 /** The headers undici adds to every request: host (the URL's host and port) and connection (keep-alive). */

@@ -1,3 +1,4 @@
+import { mappingBatches } from '../../../shared/actions/mode';
 import type { ActionsMapping, CallType, NormalizedCall } from '../../../shared/types';
 import { matchesTrigger } from '../actions/trigger';
 import type { CheckResult } from './checks';
@@ -18,7 +19,7 @@ export async function actionsCheck(probe: Pick<ProbeSender, 'sendActions'>, mapp
   if (!type) {
     return { verdict: 'skipped', detail: `mapping "${mapping.name}": its trigger matches none of the sample calls (${TYPES.join(', ')}), so there is nothing to send`, evidence: [] };
   }
-  const batch = mapping.batchSize !== undefined;
+  const batch = mappingBatches(mapping);
   const calls: NormalizedCall[] = Array.from({ length: batch ? PROBE_BATCH : 1 }, () => probeCall(type, now));
   const label = batch ? `batch of ${PROBE_BATCH} ${type} calls, ${mapping.method}, X-Signature over the first event` : `${type}, ${mapping.method}, mapped body`;
   const a = await probe.sendActions({ label, expected: '2xx', calls, mapping });

@@ -1,17 +1,17 @@
 import type { DeliveryState, UrlState } from '../../../shared/types';
 import { URL_STATE_BITS } from './url-states';
+import { COMBINED_ORDER } from '../../../shared/url-outcome';
 
 // The list filters (status, urlState) over Actions deliveries too, as SQL clauses on a call `c` whose
 // Classic delivery is `d` (calls.repo.ts). Added only once the store has had anything of Actions
 // (ActionsLedger.seen), so a Classic-only list keeps its plain query. A call's status is its Classic
-// delivery's; for a call with none, its Actions parts' combined state (call-summary.ts combinedState,
-// whose order RANK repeats: a rank per state, the lowest wins).
+// delivery's; for a call with none, its Actions parts' combined state (shared/url-outcome.ts
+// combinedState: a rank per state in COMBINED_ORDER, the lowest wins), written here as SQL from that order.
 
-const RANKS: Partial<Record<DeliveryState, number>> = { in_flight: 0, retrying: 1, pending: 2, failed: 3, expired: 4, canceled: 5, delivered: 6 };
+const RANKS: Partial<Record<DeliveryState, number>> = Object.fromEntries(COMBINED_ORDER.map((s, i) => [s, i]));
 
 /** One Actions delivery `a`'s rank; its first parameter: the ids of deliveries in flight (JSON). */
-const RANK = `CASE WHEN a.id IN (SELECT value FROM json_each(?)) THEN 0 ELSE CASE a.state WHEN 'in_flight' THEN 0 WHEN 'retrying' THEN 1
-  WHEN 'pending' THEN 2 WHEN 'failed' THEN 3 WHEN 'expired' THEN 4 WHEN 'canceled' THEN 5 WHEN 'delivered' THEN 6 ELSE 99 END END`;
+const RANK = `CASE WHEN a.id IN (SELECT value FROM json_each(?)) THEN ${RANKS.in_flight} ELSE CASE a.state ${COMBINED_ORDER.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} ELSE 99 END END`;
 const ACTIONS_OF_CALL = 'FROM delivery_calls dc JOIN deliveries a ON a.id = dc.delivery_id WHERE dc.call_id = c.id';
 const WAITING = 'EXISTS (SELECT 1 FROM actions_batch_items b WHERE b.call_id = c.id)';
 
@@ -25,7 +25,7 @@ export function actionsStatusClause(status: DeliveryState, inFlightIds: string):
   const rank = RANKS[status];
   if (rank === undefined) return null;
   return {
-    sql: `(d.id IS NULL AND c.status = 'accepted' AND MIN(COALESCE((SELECT MIN(${RANK}) ${ACTIONS_OF_CALL}), 99), CASE WHEN ${WAITING} THEN 2 ELSE 99 END) = ?)`,
+    sql: `(d.id IS NULL AND c.status = 'accepted' AND MIN(COALESCE((SELECT MIN(${RANK}) ${ACTIONS_OF_CALL}), 99), CASE WHEN ${WAITING} THEN ${RANKS.pending} ELSE 99 END) = ?)`,
     args: [inFlightIds, rank],
   };
 }

@@ -11,6 +11,7 @@ import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard
 import type { ActionsMapping, NormalizedCall, WebhookSettings } from '../../../shared/types';
 import { judgeForwarding, type Forwarding, type ForwardingInput } from '../../../shared/forwarding';
 import { routesToWebhooks } from '../../../shared/routing';
+import { newWebhookId } from '../../../shared/webhook-id';
 
 // What each request the source's Webhooks destination would send for the call being composed looks
 // like, Classic and every matching Actions mapping, with what each signature covers. The Actions
@@ -68,11 +69,8 @@ export interface StandardWebhooksExample {
   timestamp: number;
 }
 
-/** An example webhook-id as the dispatcher makes them: msg_ and 24 random letters and digits. */
-export function exampleWebhookId(random: (b: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  return `msg_${Array.from(random(new Uint8Array(24)), (b) => alphabet[b % alphabet.length]).join('')}`;
-}
+/** An example webhook-id, made as the dispatcher makes them (shared/webhook-id.ts). */
+export const exampleWebhookId = newWebhookId;
 
 async function withStandardWebhooks(headers: Record<string, string>, body: string, secret: string | null, ex: StandardWebhooksExample): Promise<Record<string, string>> {
   if (!secret) return headers;
