@@ -202,6 +202,9 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
           await app.close(); // stop accepting; requests in progress finish (and commit) first
           await plans.close(); // their checks done, the check workers end
           await sim.stop();
+          // Requests waiting for a receiver's lane are refused first: a probe waiting behind a busy
+          // source's requests ends now instead of holding the stop.
+          dispatcher.closeLanes();
           await probes.stop();
           await dispatcher.stop();
           // Past the grace, rounds still waiting on a receiver are abandoned (re-sent at the next start).

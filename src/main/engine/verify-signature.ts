@@ -55,7 +55,8 @@ function fromAttempt(store: Store, input: Given): Resolved {
   // secrets current when it went out. A scheduled one: X-Signature when its delivery was made (a
   // Classic one right after its call arrived; an Actions batch when it was sent), webhook-signature
   // with the version its delivery names.
-  const scheduled = attempt.trigger === 'scheduled';
+  // A receiver check's request is sent as it was made, like a scheduled one (dispatcher/round.ts).
+  const scheduled = attempt.trigger === 'scheduled' || attempt.trigger === 'probe';
   const madeAt = !scheduled ? Date.parse(attempt.startedAt) : delivery.kind === 'actions' ? Date.parse(delivery.firstAttemptAt ?? attempt.startedAt) : Date.parse(call.receivedAt);
   const sw = scheduled ? (delivery.swVersion ?? null) : null;
   const madeWith = call.sourceId

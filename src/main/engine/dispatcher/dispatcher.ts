@@ -30,7 +30,7 @@ export interface DispatcherDeps {
    * recording reports that).
    */
   onInFlight?: (callId: number, deliveryId: number) => void;
-  /** Per receiver endpoint: scheduled requests out at once, deliveries waiting in memory (lanes.ts). */
+  /** Per receiver endpoint: requests out at once, deliveries waiting in memory (lanes.ts). */
   lanes?: Partial<LaneLimits>;
   /** A round failed for a reason that is not the receiver's (a bug): logged, the row is resumed at the next start. */
   onError?: (err: unknown) => void;
@@ -201,6 +201,11 @@ export class Dispatcher {
    */
   slot(url: string): Promise<() => void> {
     return this.scheduler.slot(url);
+  }
+
+  /** Refuses every request waiting for a lane slot, and any asked for from now on (the lab is stopping). */
+  closeLanes(): void {
+    this.scheduler.close();
   }
 
   /** Sends a call's delivery again now, with the source's current secret and settings (manual-rounds.ts). */

@@ -70,14 +70,15 @@ export class LaneScheduler {
    * keeping the order), anything else as a parked row — a retry always, so that the due query and the
    * retry timer, which skip parked rows, never see a retry that is only waiting for its lane.
    */
-  admit(d: ActiveDelivery): void {
+  admit(d: ActiveDelivery, drained?: Lane): void {
     if (!this.deps.open() || this.deps.running(d.id) || this.held.has(d.id) || d.pendingUrls.length === 0) return;
     const sendable: number[] = [];
     const deferred: number[] = [];
     for (const i of d.pendingUrls) {
       const lane = this.lanes.get(laneKey(d.urls[i].url));
-      // Requests waiting for a slot (slot()) go first.
-      if (this.lanes.hasRoom(lane) && lane.waiting.length === 0) {
+      // Requests waiting for a slot (slot()) go first, up to their share; the lane being drained has
+      // already given this delivery its turn (drain).
+      if (this.lanes.hasRoom(lane) && (lane === drained || !this.slotsFirst(lane))) {
         lane.active++;
         sendable.push(i);
       } else deferred.push(i);
@@ -114,10 +115,12 @@ export class LaneScheduler {
     const lane = this.lanes.get(laneKey(url));
     const take = (): (() => void) => {
       lane.active++;
+      lane.bySlot++;
       let released = false;
       return () => {
         if (released) return;
         released = true;
+        lane.bySlot--;
         this.free(lane);
       };
     };
@@ -125,9 +128,16 @@ export class LaneScheduler {
     return new Promise((resolve, reject) => lane.waiting.push({ grant: () => resolve(take()), refuse: reject }));
   }
 
-  /** Requests waiting for a slot now (health, tests). */
-  get waitingCount(): number {
-    return this.lanes.waitingRounds();
+  /**
+   * Whether a freed slot goes to a request waiting for one rather than to a delivery: while they hold
+   * less than half the lane, or no delivery waits for it. Someone is waiting for those requests, but
+   * a bulk retry or several receiver checks at once must not starve the lane's own deliveries.
+   */
+  private slotsFirst(lane: Lane): boolean {
+    if (lane.waiting.length === 0) return false;
+    // Paused, no delivery is sent: the requests someone asked for may have every slot.
+    const deliveriesWait = this.deps.open() && (lane.queue.length > 0 || lane.parkedInDb);
+    return !deliveriesWait || lane.bySlot < Math.ceil(this.lanes.limits.requests / 2);
   }
 
   /** Nothing more is granted: requests waiting for a slot are refused (the dispatcher stops). */
@@ -164,15 +174,22 @@ export class LaneScheduler {
     this.flushParks();
   }
 
+  /**
+   * Gives the lane's free slots out, one at a time: to a request waiting for one (slotsFirst: paused
+   * or not, as they are sent regardless of a storage failure, which fails only their recording), else
+   * to its memory queue, then its parked rows.
+   */
   private drain(lane: Lane): void {
-    // Requests someone asked for first, paused or not (they are sent as they were before lanes: a
-    // storage failure fails their recording, not their sending).
-    while (this.lanes.hasRoom(lane) && lane.waiting.length > 0) lane.waiting.shift()!.grant();
-    while (this.deps.open() && this.lanes.hasRoom(lane)) {
+    while (this.lanes.hasRoom(lane)) {
+      if (this.slotsFirst(lane)) {
+        lane.waiting.shift()!.grant();
+        continue;
+      }
+      if (!this.deps.open()) return;
       const d = lane.queue.shift();
       if (d) {
         this.held.delete(d.id);
-        this.admit(d);
+        this.admit(d, lane);
         continue;
       }
       if (!lane.parkedInDb) return;
@@ -187,7 +204,7 @@ export class LaneScheduler {
         return this.deps.failed(err);
       }
       if (claimed.length < room) lane.parkedInDb = false;
-      for (const c of claimed) this.admit(c);
+      for (const c of claimed) this.admit(c, lane);
       if (claimed.length === 0) return;
     }
   }

@@ -8,7 +8,7 @@ import type { ActiveDelivery } from '../store/delivery.types';
 // holds `requests` sockets and `queue` deliveries in memory, however long it hangs, and nothing else.
 
 /**
- * Scheduled requests out at once to one receiver endpoint: the 128 connections per receiver the
+ * Requests out at once to one receiver endpoint: the 128 connections per receiver the
  * dispatcher had before lanes (at 32, a local receiver under load became the bottleneck: about 1,200
  * against 2,400 deliveries/s in npm run bench), so a healthy receiver is served as fast as before.
  */
@@ -60,6 +60,8 @@ export class Lane {
   parkedInDb = false;
   /** Requests the schedule did not admit (manual, replay, probe) waiting for a slot, oldest first: served before the queue. */
   readonly waiting: SlotWaiter[] = [];
+  /** Slots held by such requests now (at most half the lane while deliveries wait for it: lane-scheduler.ts). */
+  bySlot = 0;
   constructor(readonly key: string) {}
 }
 
@@ -90,13 +92,6 @@ export class Lanes {
   queued(): number {
     let n = 0;
     for (const l of this.byKey.values()) n += l.queue.length;
-    return n;
-  }
-
-  /** Rounds waiting for a slot that the schedule did not admit, across lanes (health, tests). */
-  waitingRounds(): number {
-    let n = 0;
-    for (const l of this.byKey.values()) n += l.waiting.length;
     return n;
   }
 

@@ -164,7 +164,8 @@ export class ManualRounds {
     const out = this.rounds.goingOut(d, indexes, startedAt);
     try {
       const round = await sendRound({ sender, d, urlIndexes: indexes, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger, now, body, onAnswer: out.onAnswer, slot: this.rounds.slot });
-      return await this.record(d, round, trigger, startedAt, out.round);
+      // Its attempts' own start (a URL may have waited for its lane), not when it was asked for.
+      return await this.record(d, round, trigger, Math.min(...round.attempts.map((a) => a.startedAt)), out.round);
     } finally {
       store.inFlight.end(d.id, out.round);
     }

@@ -75,7 +75,7 @@ export async function sendRound(q: RoundRequest): Promise<RoundResult> {
   const sw = scheduled ? d.standardWebhooks : currentStandardWebhooks(d, source);
   const { timeoutMs, rule } = sendingRules(d, settings);
   const build = actions ? buildActionsRequestHeaders : buildRequestHeaders;
-  const results = await Promise.all(
+  const settled = await Promise.allSettled(
     q.urlIndexes.map(async (i) => {
       const target = d.urls[i];
       const asked = now();
@@ -96,6 +96,11 @@ export async function sendRound(q: RoundRequest): Promise<RoundResult> {
       }
     }),
   );
+  // A URL refused its slot (the lab stopping) fails the round, once every other URL of it has ended:
+  // nothing of the round is still on the wire when its caller counts it over.
+  const refused = settled.find((x) => x.status === 'rejected');
+  if (refused) throw refused.reason;
+  const results = settled.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
   const attempts = results.map((x) => x.attempt);
   const classifications = results.map((x) => x.c);
   const waitedMs = results.map((x) => x.waitedMs);

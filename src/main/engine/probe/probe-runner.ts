@@ -45,7 +45,8 @@ export function newReport(id: string, input: ProbeParsed, sourceId: string, now:
  * skipped, `unreachable`), whether its certificate is trusted (not: transport fails and the rest go
  * on accepting it) and is latency's "alone" sample. Then latency's 20 at once, alone too; then
  * every other check in parallel, each at most two requests deep, so a run ends within
- * 3 × 2 × PROBE_WAIT_MS (well inside a minute) even when no request is answered.
+ * 3 × 2 × PROBE_WAIT_MS (well inside a minute) even when no request is answered, plus the time its
+ * requests wait for the receiver's lane when the lab's sources keep it full.
  */
 export async function runProbe(
   deps: ProbeSenderDeps,

@@ -71,7 +71,7 @@ export class Probes {
     return mapping;
   }
 
-  /** Waits for the probes running (each ends within a minute). */
+  /** Waits for the probes running (each ends within a minute of the lanes closing: lab stop refuses their waits first). */
   async stop(): Promise<void> {
     await Promise.allSettled([...this.running]);
   }

@@ -43,7 +43,7 @@ export function AttemptView({
   const why = explainAttempt(a, context);
   // An opened export is a file: its attempts are not the lab's to check.
   const readOnly = useApp((s) => s.readOnly !== null);
-  const offset = attemptOffset(a.startedAt, useApp((s) => s.detail?.call.receivedAt), a.simOffsetMs);
+  const offset = attemptOffset(a.startedAt, useApp((s) => s.detail?.call.receivedAt), a.simOffsetMs, delivery.firstAttemptAt);
   const body = sentBody(delivery, a);
   const edited = sentOwnBody(delivery, a);
   // Unedited, a large batch's attempt carries only the batch's first items (as its delivery does).
