@@ -43,7 +43,7 @@ function planRules() {
   return [order, ...others];
 }
 
-export async function measurePlans({ root, tmp, phase, log, connections, durationS, rounds = 3, nodeFlags = [] }) {
+export async function measurePlans({ root, tmp, phase, log, connections, durationS, rounds = Number(process.env.BENCH_PLAN_ROUNDS ?? 3), warmup = process.env.BENCH_PLAN_WARMUP === '1', nodeFlags = [] }) {
   log(`\n10. tracking plans (issue 24): batches of ${BATCH_SIZE} with a 50-rule plan connected, against the same without a plan, ${rounds} alternating rounds of ${durationS} s`);
   const engine = await startEngineIn(tmp, 'plans', {
     root,
@@ -63,6 +63,10 @@ export async function measurePlans({ root, tmp, phase, log, connections, duratio
   try {
     const plain = [];
     const planned = [];
+    if (warmup) {
+      await run('wk_plain', 0);
+      await run('wk_planned', 0);
+    }
     for (let n = 1; n <= rounds; n++) {
       plain.push(await run('wk_plain', n));
       planned.push(await run('wk_planned', n));
