@@ -184,7 +184,7 @@ test('compose: the Classic and the Actions request side by side, with what each 
   await expect(t('preview-actions-0')).toContainText(`x-signature: ${expected}`);
   // Standard Webhooks headers on both, with an example id and timestamp, said so.
   await expect(t('preview-webhook')).toContainText(/webhook-signature: v1,[A-Za-z0-9+/=]+/);
-  await expect(t('preview-actions-0')).toContainText(/webhook-id: msg_[A-Za-z0-9]{24}/);
+  await expect(t('preview-actions-0')).toContainText(/webhook-id: msg_[A-Za-z0-9_-]{24}/);
   await expect(t('preview-sw-note')).toContainText('are examples');
 
   // A page call does not match "orders": only the Classic request, and why.
