@@ -12,7 +12,6 @@ import type { ActiveDelivery, NewAttempt, SigningSecrets, StandardWebhooksRef } 
 import type { RoundAnswers } from '../store/delivery-transition';
 
 export interface RoundResult extends RoundAnswers {
-  classifications: Classification[];
   /** Per attempt, how long its URL waited for a slot in its lane before it was sent (ms; 0 for a scheduled round's). */
   waitedMs?: number[];
 }
@@ -40,7 +39,7 @@ export interface RoundRequest {
   body?: Buffer;
   /**
    * Each URL as it answers, before the round is over (what the inspector shows in flight), with its
-   * attempt as it stands then (the round records its own when it ends).
+   * attempt and its judgement: the same objects the round returns and records when it ends.
    */
   onAnswer?: (urlIndex: number, r: SendResult, c: Classification, attempt: NewAttempt) => void;
   /**
