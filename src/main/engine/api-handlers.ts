@@ -1,4 +1,5 @@
 import type { ApiHandlers } from '../../shared/api.contract';
+import type { CallDetail } from '../../shared/types';
 import { sidesStopped, stoppedReason } from '../../shared/actions/mode';
 import type { simulationOps } from '../../shared/simulation.contract';
 import type { demoOps } from '../../shared/demo.contract';
@@ -17,11 +18,9 @@ import type { FaultInjector } from './collector/fault-injector';
 import { bulkCallHandlers } from './calls-bulk';
 import { actionsHandlers } from './actions/preview';
 import { refuseShortNewKey } from './sw-key-policy';
-import { trackingPlansOf } from './tracking-plans/service';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
 import { probeFilter } from './probe/probe-filter';
-import { forwardingOf } from './forwarding';
-import { withAnsweredAttempts } from './in-flight-attempts';
+import { callDetail, callDetails } from './call-detail';
 import type { LoopDelay } from './loop-delay';
 import { verifySignature } from './verify-signature';
 
@@ -118,7 +117,7 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
     listMessageDetails: (input) => {
       const ids = store.calls.idsAfter(input.after, input.limit, input.sourceId);
       // One deleted meanwhile (a clear, retention) is left out.
-      const items = ids.flatMap((id) => (store.calls.get(id) ? [getDetail(store, id)] : []));
+      const items = callDetails(store, ids, { pageBatches: true });
       return { items, next: ids.length === input.limit ? ids[ids.length - 1] : null };
     },
     getBatchItems: (input) => store.deliveries.batchItems(input.id, input.offset, input.limit) ?? notFoundBatch(input.id),
@@ -150,16 +149,11 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
   };
 }
 
-function getDetail(store: Store, id: number) {
-  const call = store.calls.get(id);
-  if (!call) throw notFound(`message ${id}`);
-  // A large Actions batch is paged (getBatchItems): its body here is only its first items.
-  const urls = store.calls.summaries([id])[0]?.urls ?? [];
-  // With each URL's attempt as soon as it answered, though its round is still out.
-  const deliveries = withAnsweredAttempts(store, store.deliveries.forCall(id, { pageBatches: true }));
-  // What its source's tracking plan found when it arrived (kept as it was then).
-  const { violations, planCheck } = trackingPlansOf(store).detailOf(id, call.status);
-  return { call, urls, deliveries, violations, planCheck, forwarding: forwardingOf(store, call, deliveries.length, urls) };
+/** A large Actions batch is paged (getBatchItems): its body here is only its first items. */
+function getDetail(store: Store, id: number): CallDetail {
+  const detail = callDetail(store, id, { pageBatches: true });
+  if (!detail) throw notFound(`message ${id}`);
+  return detail;
 }
 
 function notFoundBatch(id: number): never {

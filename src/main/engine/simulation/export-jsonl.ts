@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { trackingPlansOf } from '../tracking-plans/service';
-import { forwardingOf } from '../forwarding';
-import { withAnsweredAttempts } from '../in-flight-attempts';
+import { callDetails } from '../call-detail';
 import type { Store } from '../store/store';
 import { Pace, SLICE_MS, type ExportCalls, type Slices } from './export-slices';
 
@@ -12,7 +10,6 @@ import { Pace, SLICE_MS, type ExportCalls, type Slices } from './export-slices';
  * slice's text is all that is held, whatever the export's size.
  */
 export async function* jsonLines(store: Store, calls: ExportCalls, slices: Slices): AsyncGenerator<string> {
-  const plans = trackingPlansOf(store);
   await calls.bound(slices);
   // Calls per ms of slice, learnt as it goes; the first page guesses 0.2 ms a call.
   const pace = new Pace(0.2, 1, 5_000);
@@ -28,15 +25,8 @@ export async function* jsonLines(store: Store, calls: ExportCalls, slices: Slice
       // getMessage answers; the per-URL outcomes of the page in one query. An Actions batch's whole
       // body is on its first call's line only (each of up to 4,000 members repeating a 30 MB body
       // passed the longest string V8 makes); the other members' lines have the detail's cut form.
-      const urls = new Map(store.calls.summaries(page).map((s) => [s.id, s.urls]));
-      for (const id of page) {
-        const call = store.calls.get(id);
-        if (!call) continue;
-        // What its source's tracking plan found when it arrived, as the detail has it (issue 24).
-        const { violations, planCheck } = plans.detailOf(id, call.status);
-        const callUrls = urls.get(id) ?? [];
-        const deliveries = withAnsweredAttempts(store, store.deliveries.forCall(id, { pageBatches: 'unlessFirst' }));
-        text += `${JSON.stringify({ call, urls: callUrls, deliveries, violations, planCheck, forwarding: forwardingOf(store, call, deliveries.length, callUrls) })}\n`;
+      for (const detail of callDetails(store, page, { pageBatches: 'unlessFirst' })) {
+        text += `${JSON.stringify(detail)}\n`;
         slices.progress.written++;
       }
       pace.took(page.length, performance.now() - t);
