@@ -70,10 +70,10 @@ describe(`migration from schema ${PREVIOUS}: Webhooks (Actions) deliveries`, () 
 
       // A call can now have an Actions delivery besides its Classic one; a second Classic one is refused.
       const plan = { urls: [{ url: 'http://127.0.0.1:9/b', headers: {} }], body: Buffer.from('{"x":1}'), userAgent: 'Segment (Actions)', signature: null, standardWebhooks: null };
-      const actionsId = await store.writes.run(() =>
-        store.ledger.createActions('s1', 'track', { ...plan, mapping: 'm', method: 'PUT', timeoutMs: 10_000, callIds: [1] }).id,
+      const actionsId = await store.writes.run((tx) =>
+        store.ledger.createActions(tx, 's1', 'track', { ...plan, mapping: 'm', method: 'PUT', timeoutMs: 10_000, callIds: [1] }).id,
       );
-      await expect(store.writes.run(() => store.ledger.create(1, 's1', 'track', plan))).rejects.toThrow(/UNIQUE/);
+      await expect(store.writes.run((tx) => store.ledger.create(tx, 1, 's1', 'track', plan))).rejects.toThrow(/UNIQUE/);
       expect(store.deliveries.forCall(1).map((d) => [d.id, d.kind, d.mapping, d.method])).toEqual([
         [1, 'classic', null, 'POST'],
         [actionsId, 'actions', 'm', 'PUT'],

@@ -131,7 +131,7 @@ describe('timing on the attempt row, through the engine', () => {
 });
 
 describe('migration to v9: timing columns on a database the previous version wrote', () => {
-  it('keeps old attempts (timing null) and records new ones with timing', () => {
+  it('keeps old attempts (timing null) and records new ones with timing', async () => {
     const v = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN connect_ms'));
     expect(v).toBeGreaterThan(0);
     const dir = lab.dataDir();
@@ -156,7 +156,8 @@ describe('migration to v9: timing columns on a database the previous version wro
       // Replays recorded through the ledger, as the dispatcher records them: the delivery's row with its attempt.
       const d = store.deliveries.active(1)!;
       const replay = (round: number, t: AttemptTiming) =>
-        store.ledger.recordRound(
+        store.writes.run((tx) => store.ledger.recordRound(
+          tx,
           {
             id: 1, state: d.state, pendingUrls: d.pendingUrls, round, attemptCount: round, nextAttemptAt: null, nextSimOffsetMs: null, simElapsedMs: 0,
             firstAttemptAt: 1, lastAttemptAt: round, lastDurationMs: 4, deliveredAt: round, lastError: null, urlStates: d.urlStates,
@@ -166,10 +167,10 @@ describe('migration to v9: timing columns on a database the previous version wro
             signature: null, responseStatus: 200, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
             timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: t,
           }],
-        );
-      replay(2, timing);
+        ));
+      await replay(2, timing);
       const reused = { ...timing, connectMs: null, tlsMs: null, reused: true };
-      replay(3, reused);
+      await replay(3, reused);
       const attempts = store.deliveries.forCall(1)[0].attempts;
       expect(attempts.map((a) => a.timing)).toEqual([null, timing, reused]);
     } finally {

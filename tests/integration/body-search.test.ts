@@ -245,7 +245,7 @@ describe('body search (trigram index fed in the background)', () => {
     expect((await search(t, 'marmalade-49')).ids).toEqual([]);
     // Erasing a user's calls (the newest 30): their entries go, and the mark comes down to the newest left.
     const newest = store.calls.bodyIndex.watermark;
-    await store.writes.run(() => store.erasure.ofUser('gone'));
+    await store.writes.run((tx) => store.erasure.ofUser(tx, 'gone'));
     expect(store.calls.bodyIndex.indexedMatches('marmalade')).toHaveLength(70);
     expect(store.calls.bodyIndex.watermark).toBe(newest - 30);
     // New calls take the erased ids again: found by their own bodies only.

@@ -50,7 +50,7 @@ describe('call ids', () => {
     t = await startTestEngine({ config: { sources: [{ name: 'ids', writeKey: KEY }] }, onStore: (s) => void (store = s) });
     await send(t, 'Kept');
     const newest = await send(t, 'Erased');
-    await store!.writes.run(() => store!.calls.remove([newest]));
+    await store!.writes.run((tx) => store!.calls.remove(tx, [newest]));
     expect(await send(t, 'Next')).toBe(newest + 1);
   });
 });

@@ -29,7 +29,7 @@ describe('clearing calls while the same messageId arrives', () => {
 
     const cutoff = store.clearer.cutoff();
     const chunk = async () => {
-      const c = await store.writes.run(() => store.clearer.deleteCallsChunk(cutoff));
+      const c = await store.writes.run((tx) => store.clearer.deleteCallsChunk(tx, cutoff));
       store.calls.forgetMessageIds(c.messageIds);
       return c.removed;
     };

@@ -53,10 +53,10 @@ describe('the delivery ledger', () => {
   it('hands out each delivery it creates exactly as its row reads back: Classic, for a replay, Actions, a flushed batch', async () => {
     const { store, sourceId, callIds } = await open(6);
     const { ledger, deliveries } = store;
-    const made = await store.writes.run(() => [
-      ledger.create(callIds[0], sourceId, 'track', classic()),
-      ledger.createForReplay(callIds[1], sourceId, 'track', classic(1)),
-      ledger.createActions(sourceId, 'track', actions([callIds[2]])),
+    const made = await store.writes.run((tx) => [
+      ledger.create(tx, callIds[0], sourceId, 'track', classic()),
+      ledger.createForReplay(tx, callIds[1], sourceId, 'track', classic(1)),
+      ledger.createActions(tx, sourceId, 'track', actions([callIds[2]])),
     ]);
     for (const d of made) expect(d).toEqual(deliveries.active(d.id));
     expect(made.map((d) => [d.state, d.pendingUrls, d.kind, d.method, d.itemCount])).toEqual([
@@ -68,12 +68,12 @@ describe('the delivery ledger', () => {
     expect(deliveries.resumable(Date.now(), 0, 10).map((d) => d.id)).toEqual([made[0].id, made[2].id]);
 
     // Batch items queued with their calls, then flushed: one delivery carrying them in queue order, the items gone.
-    await store.writes.run(() => {
-      for (const id of callIds.slice(3)) ledger.queueItem(sourceId, id, { mapping: 'b', data: `{"c":${id}}`, target: '' }, Date.now());
+    await store.writes.run((tx) => {
+      for (const id of callIds.slice(3)) ledger.queueItem(tx, sourceId, id, { mapping: 'b', data: `{"c":${id}}`, target: '' }, Date.now());
     });
     expect(store.actions.group(sourceId, 'b')?.count).toBe(3);
     const items = store.actions.take(sourceId, 'b', 10);
-    const batch = await store.writes.run(() => ledger.createBatch(sourceId, 'track', actions(items.map((i) => i.callId), { mapping: 'b' }), items.map((i) => i.id)));
+    const batch = await store.writes.run((tx) => ledger.createBatch(tx, sourceId, 'track', actions(items.map((i) => i.callId), { mapping: 'b' }), items.map((i) => i.id)));
     expect(batch).toEqual(deliveries.active(batch.id));
     expect(batch.itemCount).toBe(3);
     expect(deliveries.callsOf(batch.id)).toEqual(callIds.slice(3));
@@ -83,16 +83,16 @@ describe('the delivery ledger', () => {
   it('finishes a never-sent Actions delivery as failed at creation, and a canceled batch as canceled, with their reasons', async () => {
     const { store, sourceId, callIds } = await open(3);
     const { ledger, deliveries } = store;
-    const unsent = await store.writes.run(() => ledger.createActions(sourceId, 'track', actions([callIds[0]], { notSent: 'not sent: too big' })));
+    const unsent = await store.writes.run((tx) => ledger.createActions(tx, sourceId, 'track', actions([callIds[0]], { notSent: 'not sent: too big' })));
     expect(unsent).toEqual(deliveries.active(unsent.id));
     expect(unsent).toMatchObject({ state: 'failed', pendingUrls: [], urlStates: [['failed', null, 0]] });
     expect(deliveries.forCall(callIds[0])[0]).toMatchObject({ state: 'failed', lastError: 'not sent: too big', attemptCount: 0 });
 
-    await store.writes.run(() => {
-      for (const id of callIds.slice(1)) ledger.queueItem(sourceId, id, { mapping: 'b', data: 'null', target: '' }, Date.now());
+    await store.writes.run((tx) => {
+      for (const id of callIds.slice(1)) ledger.queueItem(tx, sourceId, id, { mapping: 'b', data: 'null', target: '' }, Date.now());
     });
     const items = store.actions.take(sourceId, 'b', 10);
-    await store.writes.run(() => ledger.cancelBatch(sourceId, 'track', actions(items.map((i) => i.callId), { mapping: 'b' }), items.map((i) => i.id), 'canceled: gone'));
+    await store.writes.run((tx) => ledger.cancelBatch(tx, sourceId, 'track', actions(items.map((i) => i.callId), { mapping: 'b' }), items.map((i) => i.id), 'canceled: gone'));
     const [canceled] = deliveries.forCall(callIds[2]);
     expect(canceled).toMatchObject({ state: 'canceled', lastError: 'canceled: gone', itemCount: 2, callIds: callIds.slice(1) });
     expect(canceled.urls).toHaveLength(1);
@@ -104,7 +104,7 @@ describe('the delivery ledger', () => {
   it('records a round with its attempts, cancels what is unfinished, and records nothing for a delivery erased with its call', async () => {
     const { store, sourceId, callIds } = await open(3);
     const { ledger, deliveries } = store;
-    const [a, b, c] = await store.writes.run(() => callIds.map((id) => ledger.create(id, sourceId, 'track', classic(1))));
+    const [a, b, c] = await store.writes.run((tx) => callIds.map((id) => ledger.create(tx, id, sourceId, 'track', classic(1))));
     const attempt = {
       deliveryId: a.id, round: 1, urlIndex: 0, url: a.urls[0].url, trigger: 'scheduled' as const, startedAt: 1_000, durationMs: 5, requestHeaders: {}, body: null,
       signature: null, responseStatus: 500, responseHeaders: {}, responseBody: '', responseTruncated: false, errorCode: null, errorMessage: null,
@@ -114,25 +114,25 @@ describe('the delivery ledger', () => {
       id: a.id, state: 'retrying' as const, pendingUrls: [0], round: 1, attemptCount: 1, nextAttemptAt: 5_000, nextSimOffsetMs: 5_000, simElapsedMs: 0,
       firstAttemptAt: 1_000, lastAttemptAt: 1_000, lastDurationMs: 5, deliveredAt: null, lastError: 'HTTP 500', urlStates: [['retrying', 500, 1]] as [ 'retrying', number, number][],
     };
-    const ids = await store.writes.run(() => ledger.recordRound(retrying, [attempt]));
+    const ids = await store.writes.run((tx) => ledger.recordRound(tx, retrying, [attempt]));
     expect(ids).toHaveLength(1);
     expect(deliveries.active(a.id)).toMatchObject({ state: 'retrying', round: 1, attemptCount: 1, nextAttemptAt: 5_000, urlStates: [['retrying', 500, 1]] });
     expect(deliveries.due(5_000, 10).map((d) => d.id)).toEqual([a.id]);
 
     // A retry going out says so; a cancel ends it and every other unfinished one of the source.
-    await store.writes.run(() => ledger.markInFlight(a.id));
+    await store.writes.run((tx) => ledger.markInFlight(tx, a.id));
     expect(deliveries.active(a.id)?.state).toBe('in_flight');
-    const canceled = await store.writes.run(() => ledger.cancelOfSource(sourceId, 'canceled: source deleted'));
+    const canceled = await store.writes.run((tx) => ledger.cancelOfSource(tx, sourceId, 'canceled: source deleted'));
     expect(canceled.map((x) => x.deliveryId).sort()).toEqual([a.id, b.id, c.id].sort());
     expect(deliveries.active(a.id)).toMatchObject({ state: 'canceled', pendingUrls: [], urlStates: [['canceled', 500, 1]] });
     // An in-flight write queued after the cancel leaves it canceled.
-    await store.writes.run(() => ledger.markInFlight(a.id));
+    await store.writes.run((tx) => ledger.markInFlight(tx, a.id));
     expect(deliveries.active(a.id)?.state).toBe('canceled');
 
     // Erased with its call (retention, a clear): the round that was out records nothing.
-    await store.writes.run(() => store.calls.remove([callIds[0]]));
+    await store.writes.run((tx) => store.calls.remove(tx, [callIds[0]]));
     expect(deliveries.active(a.id)).toBeUndefined();
-    expect(await store.writes.run(() => ledger.recordRound({ ...retrying, state: 'delivered' }, [{ ...attempt, round: 2 }]))).toBeNull();
+    expect(await store.writes.run((tx) => ledger.recordRound(tx, { ...retrying, state: 'delivered' }, [{ ...attempt, round: 2 }]))).toBeNull();
     expect(deliveries.forCall(callIds[0])).toEqual([]);
   });
 });

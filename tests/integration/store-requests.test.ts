@@ -72,7 +72,7 @@ describe('request bodies stored once', () => {
     for (let r = 0; r < 10; r++) await send('batch', { batch: [track(r * 2), track(r * 2 + 1)] });
     // An unfinished delivery on the oldest call: retention keeps that call, so its request stays.
     const oldest = store.calls.list({ limit: 100 }).items.at(-1)!;
-    await store.writes.run(() => store.ledger.create(oldest.id, source.id, 'track', { urls: [{ url: 'http://127.0.0.1:9/', headers: {} }], body: Buffer.from('{}'), userAgent: 'Segment.io/1.0', signature: null, standardWebhooks: null }));
+    await store.writes.run((tx) => store.ledger.create(tx, oldest.id, source.id, 'track', { urls: [{ url: 'http://127.0.0.1:9/', headers: {} }], body: Buffer.from('{}'), userAgent: 'Segment.io/1.0', signature: null, standardWebhooks: null }));
     store.settings.apply({ retentionCalls: 6 });
     expect(store.prune()).toBe(13);
     expect(count('calls')).toBe(7);

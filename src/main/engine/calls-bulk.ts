@@ -68,7 +68,7 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       const canceled = await dispatcher.cancelUpTo(cutoff.callId, 'canceled: the calls were cleared', CLEAR_CHUNK);
       let removed = 0;
       for (;;) {
-        const chunk = await store.writes.run(() => backgroundSlices.time('clear calls', () => store.clearer.deleteCallsChunk(cutoff)));
+        const chunk = await store.writes.run((tx) => backgroundSlices.time('clear calls', () => store.clearer.deleteCallsChunk(tx, cutoff)));
         store.calls.forgetMessageIds(chunk.messageIds);
         removed += chunk.removed;
         if (chunk.removed < CLEAR_CHUNK) break;

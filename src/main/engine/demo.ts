@@ -51,8 +51,8 @@ export function demoHandlers(d: { store: Store; events: EventHub; handlers: Used
       await h.deleteReceiver({ id: m.receiverId, detach: true }); // from a source of the user's it was attached to, too
       out.receiverRemoved = true;
     }
-    out.callsRemoved = await store.writes.run(() => {
-      const n = store.erasure.ofCalls(m.callIds);
+    out.callsRemoved = await store.writes.run((tx) => {
+      const n = store.erasure.ofCalls(tx, m.callIds);
       store.settings.setExtra(MARK, null);
       return n;
     });

@@ -84,7 +84,7 @@ export class ActionsBatcher {
    * dispatcher (cancelUpTo cancels that). Returns how many items.
    */
   dropUpTo(maxCallId: number): Promise<number> {
-    return this.serial(() => this.deps.store.writes.run(() => this.deps.store.ledger.dropItemsUpTo(maxCallId)));
+    return this.serial(() => this.deps.store.writes.run((tx) => this.deps.store.ledger.dropItemsUpTo(tx, maxCallId)));
   }
 
   stop(): void {
@@ -138,7 +138,7 @@ export class ActionsBatcher {
       }
       const wanted = Math.min(owed || size, g.count);
       const source = store.sources.get(sourceId)!;
-      const made = await store.writes.run(() => {
+      const made = await store.writes.run((tx) => {
         const items = store.actions.take(sourceId, name, wanted, MAX_ACTIONS_BATCH_BODY_BYTES);
         if (items.length === 0) return null;
         const { body, signedText } = batchRequest(items);
@@ -146,7 +146,7 @@ export class ActionsBatcher {
         // Items queued under literal ones go to the mapping's URL and headers as they are now (an edit applies).
         const to = items[0].target === '' ? writtenTarget(m) : (JSON.parse(items[0].target) as ActionsTarget);
         const plan = actionsDelivery(m, to, body, signedText, targetOf(source), callIds);
-        const delivery = store.ledger.createBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id));
+        const delivery = store.ledger.createBatch(tx, sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id));
         return { delivery, callIds };
       });
       if (!made) return;
@@ -160,13 +160,13 @@ export class ActionsBatcher {
   private async cancelGroup(sourceId: string, name: string, reason: string): Promise<number> {
     const { store } = this.deps;
     const m: ActionsMapping = this.lastMapping.get(key(sourceId, name)) ?? { name, trigger: {}, url: '', method: 'POST', headers: {} };
-    const callIds = await store.writes.run(() => {
+    const callIds = await store.writes.run((tx) => {
       const items = store.actions.take(sourceId, name, Number.MAX_SAFE_INTEGER);
       if (items.length === 0) return [];
       const ids = items.map((i) => i.callId);
       // Never sent: no signature, no Standard Webhooks id.
       const plan = actionsDelivery(m, items[0].target === '' ? writtenTarget(m) : (JSON.parse(items[0].target) as ActionsTarget), batchRequest(items).body, null, {}, ids);
-      store.ledger.cancelBatch(sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id), reason);
+      store.ledger.cancelBatch(tx, sourceId, items[0].callType as OutboundType, plan, items.map((i) => i.id), reason);
       return ids;
     });
     this.lastMapping.delete(key(sourceId, name));

@@ -157,7 +157,7 @@ export class Dispatcher {
     const kind = side === 'all' ? undefined : side;
     this.scheduler.drop((d) => d.sourceId === sourceId && (!kind || d.kind === kind));
     const { store } = this.deps;
-    const canceled = await store.writes.run(() => this.noteCanceled(store.ledger.cancelOfSource(sourceId, reason, kind)));
+    const canceled = await store.writes.run((tx) => this.noteCanceled(store.ledger.cancelOfSource(tx, sourceId, reason, kind)));
     for (const c of canceled) for (const id of this.callsOf(c.deliveryId, c.callId, c.itemCount)) this.deps.onAttempts(id, []);
     // Calls waiting in its Actions batches: canceled as well (each batch shows as a canceled delivery).
     return canceled.length + (side === 'classic' ? 0 : await this.batcher.cancelSource(sourceId, reason));
@@ -184,7 +184,7 @@ export class Dispatcher {
     this.scheduler.drop((d) => d.callId <= maxCallId);
     const { store } = this.deps;
     for (;;) {
-      const n = (await store.writes.run(() => this.noteCanceled(store.ledger.cancelUpTo(maxCallId, reason, chunk)))).length;
+      const n = (await store.writes.run((tx) => this.noteCanceled(store.ledger.cancelUpTo(tx, maxCallId, reason, chunk)))).length;
       canceled += n;
       if (n < chunk) return canceled;
     }
@@ -284,7 +284,7 @@ export class Dispatcher {
     // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
     // retries (rarer, and found by the due-query) are worth a write to say they are in flight. The
     // inspector learns of every round in flight from memory (store.inFlight).
-    if (d.round > 0) store.writes.run(() => store.ledger.markInFlight(d.id)).catch((err: unknown) => this.failed(err));
+    if (d.round > 0) store.writes.run((tx) => store.ledger.markInFlight(tx, d.id)).catch((err: unknown) => this.failed(err));
     const out = this.goingOut(d, sendable, startedAt, release);
     try {
       const round = await sendRound({ sender, d, urlIndexes: sendable, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger: 'scheduled', now, onAnswer: out.onAnswer });
@@ -350,13 +350,13 @@ export class Dispatcher {
   ): Promise<{ attempts: Attempt[]; update: DeliveryUpdate } | null> {
     const { store } = this.deps;
     let written: DeliveryUpdate | null = null;
-    const ids = await store.writes.run(() => {
+    const ids = await store.writes.run((tx) => {
       // In the same synchronous step as the write: no summary counts this round both as in flight and as recorded.
       store.inFlight.end(d.id, out);
       // A manual round reads the delivery afresh (manual-rounds.ts), so keeps a cancel that way; the
       // mark stays for the scheduled round it was made for.
       written = next(scheduled && this.canceledWhileOut.delete(d.id));
-      return store.ledger.recordRound(written, attempts);
+      return store.ledger.recordRound(tx, written, attempts);
     });
     if (!ids || !written) return null;
     const update: DeliveryUpdate = written;

@@ -196,6 +196,6 @@ export class ManualRounds {
     const omitted = trackingPlansOf(store).repo.ofCall(callId)?.omitted ?? [];
     const plan = planDelivery(withoutOmitted(call, omitted), targetOf(source), store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
-    return store.writes.run(() => store.ledger.createForReplay(callId, source.id, call.type, plan));
+    return store.writes.run((tx) => store.ledger.createForReplay(tx, callId, source.id, call.type, plan));
   }
 }

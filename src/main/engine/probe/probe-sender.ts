@@ -5,9 +5,10 @@ import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import type { Ingest } from '../collector/ingest';
 import type { EventHub } from '../event-hub';
 import type { Store } from '../store/store';
-import type { ActiveDelivery, NewDelivery } from '../store/delivery.types';
+import type { ActiveDelivery } from '../store/delivery.types';
 import { attemptOf } from '../store/attempt-rows';
-import { progressOf } from '../store/delivery-rows';
+import { newActive, progressOf } from '../store/delivery-rows';
+import type { WriteTx } from '../store/write-queue';
 import type { HttpSender, SendResult } from '../dispatcher/http-sender';
 import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
 import { buildActionsRequest } from '../actions/request';
@@ -137,8 +138,9 @@ export class ProbeSender {
       headers = standardWebhooksFor({ id: sw.id, secrets }, v.kind === 'other-bytes' ? other : plan.body, now() - (v.kind === 'stale' ? v.ageS * 1000 : 0)) ?? {};
       sw = null;
     }
-    const d = probeDelivery(callId ?? 0, this.source.id, req.call, plan, { url, headers }, signature, sw);
-    const insert = () => store.ledger.create(callId!, this.source.id, d.type, { ...plan, urls: [{ url, headers: {} }] });
+    // Sent as this request means it (its headers, signature, Standard Webhooks), stored as the lab planned it.
+    const d: ActiveDelivery = { ...newActive(0, callId ?? 0, this.source.id, req.call.type, { ...plan, urls: [{ url, headers }], signature, standardWebhooks: sw }), timeoutMs: PROBE_WAIT_MS };
+    const insert = (tx: WriteTx) => store.ledger.create(tx, callId!, this.source.id, d.type, { ...plan, urls: [{ url, headers: {} }] });
     return this.sendAndRecord(d, req, callId === null ? null : insert, tampered);
   }
 
@@ -155,18 +157,13 @@ export class ProbeSender {
     const mapping = { ...req.mapping, url };
     const r = buildActionsRequest(mapping, req.calls);
     const plan = actionsDelivery(mapping, r, r.body, r.signedText, { sharedSecret: secret || undefined, standardWebhooksSecret: standardWebhooksSecret || undefined }, callIds);
-    const d: ActiveDelivery = {
-      id: 0, callId: callIds[0] ?? 0, sourceId: this.source.id, type: req.calls[0].type, state: 'pending', urls: plan.urls, pendingUrls: [0], round: 0,
-      attemptCount: 0, simElapsedMs: 0, firstAttemptAt: null, nextAttemptAt: null, body: plan.body, urlStates: [],
-      frozen: { userAgent: plan.userAgent, signature: plan.signature }, kind: 'actions', method: plan.method, timeoutMs: plan.timeoutMs,
-      standardWebhooks: plan.standardWebhooks, mapping: plan.mapping, itemCount: callIds.length,
-    };
-    const insert = () => store.ledger.createActions(this.source.id, d.type, plan);
+    const d = newActive(0, callIds[0] ?? 0, this.source.id, req.calls[0].type, plan);
+    const insert = (tx: WriteTx) => store.ledger.createActions(tx, this.source.id, d.type, plan);
     return this.sendAndRecord(d, req, callIds.length === req.calls.length ? insert : null);
   }
 
   /** Sends `d` as the dispatcher's round does, records it (when its calls were stored) and judges the answer. */
-  private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: (() => ActiveDelivery) | null, tampered?: Buffer): Promise<ProbeAnswer> {
+  private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: ((tx: WriteTx) => ActiveDelivery) | null, tampered?: Buffer): Promise<ProbeAnswer> {
     const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
     // Sent as created (the probe froze the request it means), timed from when its lane gave it a slot.
@@ -199,40 +196,22 @@ export class ProbeSender {
   }
 
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
-  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: () => ActiveDelivery): Promise<void> {
+  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: (tx: WriteTx) => ActiveDelivery): Promise<void> {
     const { store, events, now } = this.deps;
     const a = round.attempts[0];
     // One attempt, never retried: the schedule is never asked.
     const answered: DeliveryEvent = { kind: 'round', trigger: 'probe', answers: round, startedAt: a.startedAt, finishedAt: now(), schedule: { settings: this.settings, random: () => 0 } };
-    const recorded = await store.writes.run(() => {
-      const fresh = insert();
+    const recorded = await store.writes.run((tx) => {
+      const fresh = insert(tx);
       const id = fresh.id;
       const update = transition(fresh, answered);
       const row = { ...a, deliveryId: id };
-      const [attemptId] = store.ledger.recordRound(update, [row])!;
+      const [attemptId] = store.ledger.recordRound(tx, update, [row])!;
       return { attempt: attemptOf(attemptId, row, { method }), delivery: progressOf(update) };
     });
     events.emit({ type: 'attempt.recorded', callId, ...recorded });
     events.touch(callId);
   }
-}
-
-/** The delivery a round sends: the plan's body, with the signature and headers this request carries. */
-function probeDelivery(
-  callId: number,
-  sourceId: string,
-  call: NormalizedCall,
-  plan: NewDelivery,
-  target: { url: string; headers: Record<string, string> },
-  signature: string | null,
-  sw: ActiveDelivery['standardWebhooks'],
-): ActiveDelivery {
-  return {
-    id: 0, callId, sourceId, type: call.type, state: 'pending', urls: [target], pendingUrls: [0], round: 0, attemptCount: 0,
-    simElapsedMs: 0, firstAttemptAt: null, nextAttemptAt: null, body: plan.body, urlStates: [],
-    frozen: { userAgent: plan.userAgent, signature }, kind: 'classic', method: 'POST', timeoutMs: PROBE_WAIT_MS,
-    standardWebhooks: sw, mapping: null, itemCount: 1,
-  };
 }
 
 /** A 2xx when 2xx is expected; a 4xx when the request must be refused. */

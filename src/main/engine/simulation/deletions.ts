@@ -54,7 +54,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
     // Purge first, then send: the new notices are never part of what is purged.
     if (purge) await settleRounds(store, userId);
     // One write job (one transaction); earlier deletion notices are kept (see CallErasure.ofUser).
-    const purgedCalls = purge ? await store.writes.run(() => store.erasure.ofUser(userId)) : 0;
+    const purgedCalls = purge ? await store.writes.run((tx) => store.erasure.ofUser(tx, userId)) : 0;
     if (purgedCalls > 0) this.deps.events.emit({ type: 'calls.removed', count: purgedCalls });
 
     const at = formatTimestamp(now());

@@ -7,7 +7,7 @@ import type { ActionsLedger } from './actions-ledger';
 import { deliveryPart, waitingPart } from './actions-outcomes';
 import { withActions, type ActionsPart } from './call-summary';
 import type { RequestInfo, RequestsRepo } from './requests.repo';
-import type { WriteQueue } from './write-queue';
+import type { WriteQueue, WriteTx } from './write-queue';
 import { callSummary } from './call-summary';
 import { withoutOmitted, type PlanVerdict } from '../../../shared/tracking-plan.schema';
 
@@ -105,9 +105,9 @@ export async function recordArrivals(t: LedgerTables, arrivals: Arrival[], plann
   // Rolled back: forget the ids at once, or the client's retry of this request (or another request
   // of the same turn, run again after this one) would be taken for duplicates.
   return t.writes.run(
-    () => {
+    (tx) => {
       const result: StoredResult = { calls: [], deliveries: [], batched: [] };
-      for (const a of arrivals) record(t, a, planner, result);
+      for (const a of arrivals) record(t, tx, a, planner, result);
       return result;
     },
     () => {
@@ -125,7 +125,7 @@ function forget(t: LedgerTables, a: Arrival): void {
   }
 }
 
-function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: StoredResult): void {
+function record(t: LedgerTables, tx: WriteTx, a: Arrival, planner: DeliveryPlanner, result: StoredResult): void {
   if (a.calls.length === 0) return;
   const { source, receivedAt } = a;
   const plan = source ? planner(source) : null;
@@ -142,7 +142,7 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
       if (t.calls.dedup.admit(source.id, h.messageId, receivedAt)) c.remembered = true;
       else dropReason = 'duplicate messageId';
     }
-    storeOne(t, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
+    storeOne(t, tx, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
     if (dropReason === null) checked.push(c);
   }
   if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, checked);
@@ -150,6 +150,7 @@ function record(t: LedgerTables, a: Arrival, planner: DeliveryPlanner, result: S
 
 function storeOne(
   t: LedgerTables,
+  tx: WriteTx,
   p: ArrivingCall,
   requestId: number,
   dropReason: string | null,
@@ -198,22 +199,22 @@ function storeOne(
     const n = v?.omitted.length ? withoutOmitted(whole, v.omitted) : whole;
     const planned = plan.classic && plan.classic(n);
     if (planned) {
-      delivery = t.ledger.create(callId, source.id, n.type, planned);
+      delivery = t.ledger.create(tx, callId, source.id, n.type, planned);
       result.deliveries.push(delivery);
     }
     const a = plan.actions && plan.actions(n);
-    if (a) actions = storeActions(t, a, callId, source.id, n, receivedAt, result);
+    if (a) actions = storeActions(t, tx, a, callId, source.id, n, receivedAt, result);
   }
   const summary = callSummary(callId, row, source?.name ?? null, delivery, undefined);
   result.calls.push(actions ? withActions(summary, actions) : summary);
 }
 
 /** A call's Actions deliveries and batch items, written with it; returns the parts its summary shows. */
-function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId: string, n: NormalizedCall, at: number, result: StoredResult): ActionsPart[] {
+function storeActions(t: LedgerTables, tx: WriteTx, a: ActionsPlan, callId: number, sourceId: string, n: NormalizedCall, at: number, result: StoredResult): ActionsPart[] {
   const parts: ActionsPart[] = [];
   for (const planned of a.deliveries) {
     planned.callIds = [callId];
-    const d = t.ledger.createActions(sourceId, n.type, planned);
+    const d = t.ledger.createActions(tx, sourceId, n.type, planned);
     if (planned.notSent !== undefined) {
       // Its mapped body passed the limit: created failed, with the reason, and never handed to the dispatcher.
       parts.push(deliveryPart({ ...d, mapping: planned.mapping, item: 0 }, undefined));
@@ -224,7 +225,7 @@ function storeActions(t: LedgerTables, a: ActionsPlan, callId: number, sourceId:
   }
   for (const item of a.items) {
     const name = item.mapping.name;
-    t.ledger.queueItem(sourceId, callId, { mapping: name, data: item.data, target: item.target }, at);
+    t.ledger.queueItem(tx, sourceId, callId, { mapping: name, data: item.data, target: item.target }, at);
     if (!result.batched.some((b) => b.sourceId === sourceId && b.mapping === name)) result.batched.push({ sourceId, mapping: name });
     parts.push(waitingPart(name, item.mapping, t.actions.group(sourceId, name)?.count ?? 1));
   }

@@ -1,6 +1,7 @@
 import type { Db } from './database';
 import type { CallsRepo } from './calls.repo';
 import type { RequestsRepo } from './requests.repo';
+import type { WriteTx } from './write-queue';
 
 type CallRef = { id: number; requestId: number; batchIndex: number | null };
 
@@ -24,17 +25,17 @@ export class CallErasure {
   }
 
   /** The user's calls except deletion notices; returns how many calls were removed. */
-  ofUser(userId: string): number {
-    return this.erase(this.userCalls.all(userId) as CallRef[]);
+  ofUser(tx: WriteTx, userId: string): number {
+    return this.erase(tx, this.userCalls.all(userId) as CallRef[]);
   }
 
   /** The calls with these ids (ids no longer stored are skipped); returns how many were removed. */
-  ofCalls(ids: number[]): number {
-    return this.erase(this.byId.all(JSON.stringify(ids)) as CallRef[]);
+  ofCalls(tx: WriteTx, ids: number[]): number {
+    return this.erase(tx, this.byId.all(JSON.stringify(ids)) as CallRef[]);
   }
 
-  private erase(rows: CallRef[]): number {
+  private erase(tx: WriteTx, rows: CallRef[]): number {
     this.requests.redact(rows);
-    return this.calls.remove(rows.map((r) => r.id));
+    return this.calls.remove(tx, rows.map((r) => r.id));
   }
 }

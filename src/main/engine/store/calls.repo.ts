@@ -16,6 +16,7 @@ import type { DeliveryLedger } from './delivery-ledger';
 import type { ActionsOutcomes } from './actions-outcomes';
 import { NOT_IN_ACTIONS, actionsStatusClause, actionsUrlStateClause } from './actions-filter';
 import { backgroundSlices } from '../slice-meter';
+import type { WriteTx } from './write-queue';
 
 /** A call's Classic delivery, one row at most (its Actions deliveries are read apart: actions-outcomes.ts). */
 // Exported for the restart bench's baseline, which runs the first page's query alone (tests/unit/bench-floor.test.ts).
@@ -220,9 +221,9 @@ export class CallsRepo {
    * Deletes calls with their deliveries and attempts (retention, purges); the caller's transaction
    * decides when it lands (a rollback makes the store forget the running total).
    */
-  remove(ids: number[]): number {
+  remove(tx: WriteTx, ids: number[]): number {
     const list = JSON.stringify(ids);
-    this.actions.deliveries.eraseOfCalls(ids);
+    this.actions.deliveries.eraseOfCalls(tx, ids);
     const removed = this.delCalls.run(list).changes;
     // Whatever was removed, the ids issued so far stay issued (in the same transaction).
     this.markIssuedStmt.run(this.nextId - 1, this.nextId - 1);

@@ -1,5 +1,6 @@
 import type { Db } from './database';
 import type { CallsRepo, SourceMessageId } from './calls.repo';
+import type { WriteTx } from './write-queue';
 
 /** Rows per write job: each chunk is a short transaction, so the collector's commits go on between them. */
 export const CLEAR_CHUNK = 1000;
@@ -53,10 +54,10 @@ export class CallsClearer {
    * The oldest CLEAR_CHUNK calls up to the cutoff, with their deliveries, attempts and requests.
    * Returns how many calls, and their messageIds for forgetMessageIds once this has committed.
    */
-  deleteCallsChunk(c: ClearCutoff): { removed: number; messageIds: SourceMessageId[] } {
+  deleteCallsChunk(tx: WriteTx, c: ClearCutoff): { removed: number; messageIds: SourceMessageId[] } {
     const rows = this.pick.all(c.callId) as { id: number; source_key: number | null; message_id: string | null; received_at: number; status: string }[];
     if (rows.length === 0) return { removed: 0, messageIds: [] };
-    const removed = this.calls.remove(rows.map((r) => r.id));
+    const removed = this.calls.remove(tx, rows.map((r) => r.id));
     this.delRequestsBelowCalls.run(c.requestId);
     // A dropped call was never in the window (its messageId there is another call's).
     const remembered = rows.filter((r) => r.status !== 'dropped');

@@ -1,10 +1,11 @@
 import type { OutboundType } from '../../../shared/types';
 import type { Db } from './database';
+import { ownTransaction, type WriteTx } from './write-queue';
 import type { ActionsLedger } from './actions-ledger';
 import { ATTEMPT_COLUMNS, attemptParams } from './attempt-rows';
 import { decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
 import { canceledFields, transition } from './delivery-transition';
-import { toActive, type DeliveryRow } from './delivery-rows';
+import { newActive, toActive, type DeliveryRow } from './delivery-rows';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewBatchItem, NewDelivery } from './delivery.types';
 
 // The delivery ledger (issue 27: one delivery lifecycle): every write to `deliveries`, `attempts`,
@@ -77,23 +78,26 @@ export class DeliveryLedger {
    * whatever program holds its old port). Returns how many deliveries changed.
    */
   retargetUnfinished(move: (url: string) => string): number {
-    const rows = this.db.prepare(`SELECT id, urls FROM deliveries WHERE ${UNFINISHED}`).all() as { id: number; urls: string }[];
-    const update = this.db.prepare('UPDATE deliveries SET urls = ? WHERE id = ?');
-    let changed = 0;
-    for (const r of rows) {
-      const urls = JSON.parse(r.urls) as { url: string }[];
-      const moved = urls.map((u) => ({ ...u, url: move(u.url) }));
-      if (moved.every((u, i) => u.url === urls[i]!.url)) continue;
-      update.run(JSON.stringify(moved), r.id);
-      changed++;
-    }
-    return changed;
+    // One transaction: all of them move or none (and one commit, not one a delivery).
+    return ownTransaction(this.db, () => {
+      const rows = this.db.prepare(`SELECT id, urls FROM deliveries WHERE ${UNFINISHED}`).all() as { id: number; urls: string }[];
+      const update = this.db.prepare('UPDATE deliveries SET urls = ? WHERE id = ?');
+      let changed = 0;
+      for (const r of rows) {
+        const urls = JSON.parse(r.urls) as { url: string }[];
+        const moved = urls.map((u) => ({ ...u, url: move(u.url) }));
+        if (moved.every((u, i) => u.url === urls[i]!.url)) continue;
+        update.run(JSON.stringify(moved), r.id);
+        changed++;
+      }
+      return changed;
+    });
   }
 
   // --- created ---------------------------------------------------------------------------------
 
   /** A call's Classic delivery, pending: the dispatcher sends it once the write job has committed. Inside a write job. */
-  create(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): ActiveDelivery {
+  create(_tx: WriteTx, callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): ActiveDelivery {
     return this.insert(newActive(0, callId, sourceId, type, plan));
   }
 
@@ -101,7 +105,7 @@ export class DeliveryLedger {
    * A call's Classic delivery made only to be replayed by hand (a call that was never forwarded):
    * created `failed`, which nothing schedules, at start or after. Inside a write job.
    */
-  createForReplay(callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): ActiveDelivery {
+  createForReplay(_tx: WriteTx, callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): ActiveDelivery {
     const d = newActive(0, callId, sourceId, type, plan);
     d.state = 'failed';
     d.pendingUrls = [];
@@ -114,7 +118,7 @@ export class DeliveryLedger {
    * it is finished at once as failed, with the reason, and must not be handed to the dispatcher.
    * Inside a write job.
    */
-  createActions(sourceId: string, type: OutboundType, plan: NewActionsDelivery): ActiveDelivery {
+  createActions(_tx: WriteTx, sourceId: string, type: OutboundType, plan: NewActionsDelivery): ActiveDelivery {
     const d = this.insert(newActive(0, plan.callIds[0], sourceId, type, plan));
     for (let i = 0; i < plan.callIds.length; i++) this.linkStmt.run(d.id, plan.callIds[i], i);
     this.actions.noteActions();
@@ -125,8 +129,8 @@ export class DeliveryLedger {
    * A batch flushed: its Actions delivery (pending), and its items out of the queue, in one step.
    * Inside a write job.
    */
-  createBatch(sourceId: string, type: OutboundType, plan: NewActionsDelivery, itemIds: number[]): ActiveDelivery {
-    const d = this.createActions(sourceId, type, plan);
+  createBatch(tx: WriteTx, sourceId: string, type: OutboundType, plan: NewActionsDelivery, itemIds: number[]): ActiveDelivery {
+    const d = this.createActions(tx, sourceId, type, plan);
     this.unqueueStmt.run(JSON.stringify(itemIds));
     return d;
   }
@@ -154,20 +158,20 @@ export class DeliveryLedger {
   // --- waiting in a batch (Actions) ------------------------------------------------------------
 
   /** Queues a call in its mapping's batch. Inside the call's write job. */
-  queueItem(sourceId: string, callId: number, item: NewBatchItem, at: number): void {
+  queueItem(_tx: WriteTx, sourceId: string, callId: number, item: NewBatchItem, at: number): void {
     this.queueStmt.run(sourceId, item.mapping, callId, item.data, at, item.target);
     this.actions.noteActions();
   }
 
   /** Takes the items of calls up to this id out of their batches (clearing the calls); returns how many. */
-  dropItemsUpTo(maxCallId: number): number {
+  dropItemsUpTo(_tx: WriteTx, maxCallId: number): number {
     return this.unqueueUpToStmt.run(maxCallId).changes;
   }
 
   // --- scheduled -------------------------------------------------------------------------------
 
   /** A retry's round goes out: the row says in flight (resumed at start if the process stops). Never over a cancel. */
-  markInFlight(id: number): void {
+  markInFlight(_tx: WriteTx, id: number): void {
     this.inFlightStmt.run(id);
   }
 
@@ -178,21 +182,24 @@ export class DeliveryLedger {
    */
   park(parks: { id: number; lane: string }[]): void {
     const stmt = this.db.prepare(`UPDATE deliveries SET parked_lane = ? WHERE id = ? AND ${UNFINISHED}`);
-    this.db.transaction(() => {
+    ownTransaction(this.db, () => {
       for (const p of parks) stmt.run(p.lane, p.id);
-    })();
+    });
   }
 
   /** Takes up to `limit` of a lane's parked deliveries back, oldest first, and unparks them. */
   claimParked(lane: string, limit: number): ActiveDelivery[] {
-    return this.db.transaction(() => {
+    return ownTransaction(this.db, () => {
       const rows = this.db.prepare(`SELECT * FROM deliveries WHERE parked_lane = ? AND ${UNFINISHED} ORDER BY id LIMIT ?`).all(lane, limit) as DeliveryRow[];
       if (rows.length) this.db.prepare('UPDATE deliveries SET parked_lane = NULL WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(rows.map((r) => r.id)));
       return rows.map(toActive);
-    })();
+    });
   }
 
-  /** Time-warp changed: stretch or shrink the real wait of every scheduled retry. */
+  /**
+   * Time-warp changed: stretch or shrink the real wait of every scheduled retry. One statement, so a
+   * transaction of its own, now: the dispatcher arms its timers from these rows at once.
+   */
   rescale(now: number, factor: number): void {
     this.db.prepare("UPDATE deliveries SET next_attempt_at = ? + CAST(MAX(0, next_attempt_at - ?) * ? AS INTEGER) WHERE state = 'retrying'").run(now, now, factor);
   }
@@ -203,7 +210,7 @@ export class DeliveryLedger {
    * A round's outcome and its attempts, in one step: returns the attempts' ids, or null when the
    * delivery is gone (its call purged while the round was out; nothing is written then). Inside a write job.
    */
-  recordRound(u: DeliveryUpdate, attempts: NewAttempt[]): number[] | null {
+  recordRound(_tx: WriteTx, u: DeliveryUpdate, attempts: NewAttempt[]): number[] | null {
     if (!this.record(u)) return null;
     return attempts.map((a) => Number(this.attemptStmt.run(attemptParams(a)).lastInsertRowid));
   }
@@ -219,7 +226,7 @@ export class DeliveryLedger {
    * Webhooks turned off); a round already out is recorded when it ends, but never retried. Returns
    * the deliveries changed, with their calls. Inside a write job.
    */
-  cancelOfSource(sourceId: string, reason: string, kind?: 'classic' | 'actions'): CanceledDelivery[] {
+  cancelOfSource(_tx: WriteTx, sourceId: string, reason: string, kind?: 'classic' | 'actions'): CanceledDelivery[] {
     return this.cancel(
       this.db.prepare(`SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE source_id = ? AND ${UNFINISHED} AND kind LIKE ?`).all(sourceId, kind ?? '%') as CancelRow[],
       reason,
@@ -230,7 +237,7 @@ export class DeliveryLedger {
    * The same for at most `limit` unfinished deliveries of calls up to this id (clearing the calls):
    * the caller repeats it, one small write job each, until it returns fewer than `limit`.
    */
-  cancelUpTo(maxCallId: number, reason: string, limit: number): CanceledDelivery[] {
+  cancelUpTo(_tx: WriteTx, maxCallId: number, reason: string, limit: number): CanceledDelivery[] {
     return this.cancel(
       this.db.prepare(`SELECT id, call_id, urls, url_states, item_count FROM deliveries WHERE call_id <= ? AND ${UNFINISHED} LIMIT ?`).all(maxCallId, limit) as CancelRow[],
       reason,
@@ -242,8 +249,8 @@ export class DeliveryLedger {
    * delivery, created canceled, that carries them (never sent), and the items out of the queue.
    * Inside a write job.
    */
-  cancelBatch(sourceId: string, type: OutboundType, plan: NewActionsDelivery, itemIds: number[], reason: string): void {
-    const d = this.createBatch(sourceId, type, plan, itemIds);
+  cancelBatch(tx: WriteTx, sourceId: string, type: OutboundType, plan: NewActionsDelivery, itemIds: number[], reason: string): void {
+    const d = this.createBatch(tx, sourceId, type, plan, itemIds);
     this.writeCanceled(d.id, d.urlStates, reason);
   }
 
@@ -261,7 +268,7 @@ export class DeliveryLedger {
   // --- erased with their calls -------------------------------------------------------------------
 
   /** These calls' deliveries, attempts, links and waiting items (the calls are being deleted: retention, clear, erasure). */
-  eraseOfCalls(callIds: number[]): void {
+  eraseOfCalls(_tx: WriteTx, callIds: number[]): void {
     const list = JSON.stringify(callIds);
     this.eraseStmts.attempts.run(list);
     if (this.actions.seen()) {
@@ -270,39 +277,6 @@ export class DeliveryLedger {
     }
     this.eraseStmts.deliveries.run(list);
   }
-}
-
-/**
- * A delivery just created, as the dispatcher runs it: the one place a new delivery's defaults are
- * written (pending, every URL pending, round 0, no attempt), and the object its row is written from,
- * so the row read back (delivery-rows.ts toActive) is the same delivery.
- */
-function newActive(id: number, callId: number, sourceId: string, type: OutboundType, plan: NewDelivery | NewActionsDelivery): ActiveDelivery {
-  const { urls, body, userAgent, signature } = plan;
-  const actions = 'mapping' in plan;
-  return {
-    id,
-    callId,
-    sourceId,
-    type,
-    state: 'pending',
-    urls,
-    pendingUrls: urls.map((_, i) => i),
-    round: 0,
-    attemptCount: 0,
-    simElapsedMs: 0,
-    firstAttemptAt: null,
-    nextAttemptAt: null,
-    body,
-    urlStates: urls.map(() => ['pending', null, 0]),
-    frozen: { userAgent, signature },
-    kind: actions ? 'actions' : 'classic',
-    method: actions ? plan.method : 'POST',
-    timeoutMs: actions ? plan.timeoutMs : null,
-    standardWebhooks: plan.standardWebhooks,
-    mapping: actions ? plan.mapping : null,
-    itemCount: actions ? plan.callIds.length : 1,
-  };
 }
 
 interface CancelRow {

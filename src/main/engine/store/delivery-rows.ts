@@ -1,7 +1,7 @@
 import type { ActionsMethod, Delivery, DeliveryProgress, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword, maskUrlPasswordsIn } from '../../../shared/url-credentials';
-import type { ActiveDelivery, DeliveryUpdate } from './delivery.types';
+import type { ActiveDelivery, DeliveryUpdate, NewActionsDelivery, NewDelivery } from './delivery.types';
 import { decodeUrlStates } from './url-states';
 
 // A `deliveries` row and the two shapes read from it: what the dispatcher runs (ActiveDelivery) and
@@ -108,5 +108,39 @@ export function progressOf(u: DeliveryUpdate): DeliveryProgress {
     lastAttemptAt: formatOptionalTimestamp(u.lastAttemptAt),
     deliveredAt: formatOptionalTimestamp(u.deliveredAt),
     lastError: u.lastError === null ? null : maskUrlPasswordsIn(u.lastError),
+  };
+}
+
+/**
+ * A delivery just created, as the dispatcher runs it: the one place a new delivery's defaults are
+ * written (pending, every URL pending, round 0, no attempt), and the object its row is written from
+ * (delivery-ledger.ts), so the row read back (toActive) is the same delivery. The probe's requests,
+ * sent before they are stored, start from it too.
+ */
+export function newActive(id: number, callId: number, sourceId: string, type: OutboundType, plan: NewDelivery | NewActionsDelivery): ActiveDelivery {
+  const { urls, body, userAgent, signature } = plan;
+  const actions = 'mapping' in plan;
+  return {
+    id,
+    callId,
+    sourceId,
+    type,
+    state: 'pending',
+    urls,
+    pendingUrls: urls.map((_, i) => i),
+    round: 0,
+    attemptCount: 0,
+    simElapsedMs: 0,
+    firstAttemptAt: null,
+    nextAttemptAt: null,
+    body,
+    urlStates: urls.map(() => ['pending', null, 0]),
+    frozen: { userAgent, signature },
+    kind: actions ? 'actions' : 'classic',
+    method: actions ? plan.method : 'POST',
+    timeoutMs: actions ? plan.timeoutMs : null,
+    standardWebhooks: plan.standardWebhooks,
+    mapping: actions ? plan.mapping : null,
+    itemCount: actions ? plan.callIds.length : 1,
   };
 }

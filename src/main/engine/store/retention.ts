@@ -1,5 +1,6 @@
 import type { Db } from './database';
 import type { CallsRepo } from './calls.repo';
+import { ownTransaction } from './write-queue';
 
 const CHUNK = 5000;
 /** Calls per chunk when retention runs beside the lab's other work (5,000 held the loop for seconds; so did 1,000 on a loaded machine). */
@@ -37,11 +38,11 @@ export function pruneCalls(db: Db, calls: CallsRepo, keep: number, o: { chunk?: 
   for (;;) {
     const ids = (pick.all(cutoff) as { id: number }[]).map((r) => r.id);
     if (ids.length === 0) break;
-    db.transaction(() => {
+    ownTransaction(db, (tx) => {
       calls.retire(ids, Date.now());
-      calls.remove(ids);
+      calls.remove(tx, ids);
       delRequests.run();
-    })();
+    });
     removed += ids.length;
     if (ids.length < chunk) break;
     if (--chunks <= 0) {
