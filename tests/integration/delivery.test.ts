@@ -207,6 +207,28 @@ describe('retries', () => {
   }, 40_000);
 });
 
+describe('time-warp changed while a round is out', () => {
+  it('its retry is planned at the new speed, as every other scheduled retry is rescaled', async () => {
+    let answer: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const r = await receiver(async (_req, res) => {
+      await held;
+      res.writeHead(500).end('down');
+    });
+    // 10 minutes between rounds at speed 1: 600 ms at speed 1000.
+    const t = await setup([`${r.url}/h`], { retrySchedule: { preset: 'custom', delaysMs: [600_000], jitter: 0, windowMs: 3_600_000 } });
+    await t.post('/v1/track', { userId: 'u', event: 'warped' }, { writeKey: KEY });
+    await r.waitForRequests(1);
+    await t.call('updateSettings', { timeScale: 1000 });
+    answer!();
+    const d = (await deliveryOf(t, 'retrying')).deliveries[0];
+    // Planned at speed 1 it would be 600 s after the answer; at 1000, 0.6 s (read after it, so less).
+    expect(Date.parse(d.nextAttemptAt!) - Date.now()).toBeLessThan(60_000);
+    // And it goes: the second round comes without waiting ten minutes.
+    await r.waitForRequests(2, 30_000);
+  });
+});
+
 describe('at most 1,000 rounds', () => {
   it('a delay of 0 retries until 1,000 rounds, not for its whole window (133,351 requests in 60 s before)', async () => {
     const r = await receiver((_req, res) => res.writeHead(500).end('down'));

@@ -4,7 +4,7 @@ import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { HttpSender } from './http-sender';
 import { sendRound } from './round';
-import { transition, type DeliveryEvent } from '../store/delivery-transition';
+import { transition } from '../store/delivery-transition';
 import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
 import { attemptOf } from '../store/attempt-rows';
@@ -292,10 +292,14 @@ export class Dispatcher {
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;
       const waited = withWait(d, startedAt, settings.timeScale);
-      const answered: DeliveryEvent = { kind: 'round', trigger: 'scheduled', answers: round, startedAt, finishedAt: now(), schedule: { settings, random }, deferred };
+      const finishedAt = now();
       // Where the round fell in the schedule's (warped) time: the inspector shows it beside the wall clock.
       const attempts = round.attempts.map((a) => ({ ...a, simOffsetMs: waited.simElapsedMs }));
-      const recorded = await this.commit(d, attempts, out.round, (canceledWhileOut) => transition(waited, { ...answered, canceledWhileOut }), true);
+      // The next retry is planned on the settings as they are when it is written: a time-warp changed
+      // while the round was out has rescaled every other retry already (settingsChanged).
+      const next = (canceledWhileOut: boolean) =>
+        transition(waited, { kind: 'round', trigger: 'scheduled', answers: round, startedAt, finishedAt, schedule: { settings: store.settings.get(), random }, deferred, canceledWhileOut });
+      const recorded = await this.commit(d, attempts, out.round, next, true);
       if (!recorded) return null;
       const { update } = recorded;
       if (update.state !== 'retrying' || update.nextAttemptAt === null) return null;
