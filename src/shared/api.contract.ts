@@ -400,6 +400,12 @@ export type EngineEvent =
   | { type: 'calls.removed'; count: number }
   /** An attempt as recorded, with its delivery's progress after the round (what the open detail patches in). */
   | { type: 'attempt.recorded'; callId: number; attempt: Attempt; delivery: DeliveryProgress }
+  /**
+   * An attempt whose URL answered while others of its round are still out (a round out 250 ms or
+   * more): listed at once, recorded when the round ends (then its attempt.recorded replaces it). Its
+   * id is provisional, negative (shared/rounds-out.ts numbers it as the detail does).
+   */
+  | { type: 'attempt.answered'; callId: number; attempt: Attempt }
   | { type: 'sources.changed' }
   /** A tracking plan was created, replaced or deleted (the API, a config import): the plans screen reads them again. */
   | { type: 'plans.changed' }

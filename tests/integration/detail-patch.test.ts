@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { testLab } from '../helpers/test-lab';
-import { patchAttempts, patchSummary, type AttemptRecorded } from '../../src/renderer/stores/detail-patch';
+import { patchAttempts, patchedDetail, type AttemptRecorded, type DetailStep } from '../../src/renderer/stores/detail-patch';
 import { createAppStore } from '../../src/renderer/stores/app.store';
 import { connectLiveEvents } from '../../src/renderer/stores/live-events';
 import type { Transport } from '../../src/renderer/api/transport.types';
@@ -10,9 +10,10 @@ import type { OpName } from '../../src/shared/api.contract';
 import type { CallDetail, CallSummary } from '../../src/shared/types';
 
 // Issue 27, "push, don't pull": the open detail is patched from the events a real engine pushes
-// (attempt.recorded with its delivery's progress, then calls.updated), and the patch must be exactly
-// the detail the engine answers afterwards. The last test runs the renderer's store on a real engine
-// and counts the detail reads.
+// (attempt.recorded with its delivery's progress, then calls.updated; issue 41: attempt.answered and
+// the announcements of a round still out), and the patch must be exactly the detail the engine
+// answers afterwards, mid-round too. The last test runs the renderer's store on a real engine and
+// counts the detail reads.
 const KEY = 'wk_patch';
 const lab = testLab();
 
@@ -32,14 +33,17 @@ async function heldReceiver() {
 const summaryOf = (t: TestEngine, from: number, callId: number, ok: (c: CallSummary) => boolean) =>
   t.events.slice(from).some((e) => e.type === 'calls.updated' && e.calls.some((c) => c.id === callId && ok(c)));
 
-/** The detail patched with what was pushed since `from`: every attempt, then the call's last summary. */
+/** The detail patched with what was pushed since `from`, in order: attempts and the call's summaries. */
 function patched(t: TestEngine, from: number, before: CallDetail): CallDetail | null {
-  const events = t.events.slice(from);
-  const attempts = events.filter((e): e is AttemptRecorded => e.type === 'attempt.recorded');
-  const summaries = events.flatMap((e) => (e.type === 'calls.updated' ? e.calls.filter((c) => c.id === before.call.id) : []));
-  const withAttempts = patchAttempts(before, attempts);
-  return withAttempts && summaries.length ? patchSummary(withAttempts, summaries[summaries.length - 1]) : withAttempts;
+  const steps: DetailStep[] = t.events.slice(from).flatMap((e): DetailStep[] => {
+    if (e.type === 'attempt.recorded' || e.type === 'attempt.answered') return [e];
+    if (e.type === 'calls.updated') return e.calls.filter((c) => c.id === before.call.id).map((summary) => ({ type: 'summary', summary }));
+    return [];
+  });
+  return patchedDetail(before, steps);
 }
+
+const inFlight = (c: CallSummary) => c.urls.some((u) => u.state === 'in_flight');
 
 async function firstCall(t: TestEngine): Promise<number> {
   expect((await t.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: KEY })).status).toBe(200);
@@ -82,6 +86,35 @@ describe('the open detail patched from pushed events equals the detail read afte
     const after = await t.call('getMessage', { id });
     expect(after.deliveries[0].attempts.map((a) => a.id > 0)).toEqual([true, true]);
     expect(patched(t, from, before)).toEqual(after);
+  });
+
+  it('a round out: the detail read then, an answer pushed while the other URL is out, and the end all agree', async () => {
+    const a = await heldReceiver();
+    const b = await heldReceiver();
+    const t = await lab.start({ config: { sources: [webhookSource('app', KEY, [`${a.r.url}/a`, `${b.r.url}/b`])] } });
+    const id = await firstCall(t);
+    await waitFor(() => a.held.length > 0 && b.held.length > 0, 'both URLs out');
+    const from = t.events.length;
+    const before = await t.call('getMessage', { id });
+    // Shown in flight, as its summary shows it; nothing answered yet.
+    expect(before.deliveries[0]).toMatchObject({ state: 'in_flight', attemptCount: 0, nextAttemptAt: null });
+    await a.answer(200);
+    const answeredAt = await waitFor(() => {
+      const i = t.events.findIndex((e, k) => k >= from && e.type === 'attempt.answered' && e.callId === id);
+      return i >= 0 ? i : undefined;
+    }, 'the answer pushed');
+    await waitFor(() => summaryOf(t, answeredAt, id, (c) => inFlight(c) && c.attemptCount === 1), 'the round announced still out');
+    const mid = await t.call('getMessage', { id });
+    expect(mid.deliveries[0].attempts.map((x) => [x.id, x.urlIndex, x.responseStatus])).toEqual([[-1, 0, 200]]);
+    expect(patched(t, from, before)).toEqual(mid);
+    // From the detail read mid-round too: the answer it already lists is not added twice.
+    const fromMid = t.events.length;
+    await b.answer(500);
+    await waitFor(() => summaryOf(t, fromMid, id, (c) => !inFlight(c) && c.attemptCount === 2), 'the round recorded');
+    const after = await t.call('getMessage', { id });
+    expect(after.deliveries[0].attempts.map((x) => x.id > 0)).toEqual([true, true]);
+    expect(patched(t, from, before)).toEqual(after);
+    expect(patched(t, fromMid, mid)).toEqual(after);
   });
 
   it('a replay of a delivered call adds its attempt to the same delivery', async () => {
@@ -136,9 +169,16 @@ describe('the renderer on a real engine', () => {
   it('makes no detail request for an attempt it was pushed for the open call', async () => {
     // The first request waits for the test (answered 500); later ones are answered 200 at once.
     let first: ServerResponse | null = null;
-    const r = await lab.receiver((_req, res) => {
-      if (first === null) first = res;
-      else res.writeHead(200).end('ok');
+    // While `held`, a request waits for release().
+    let held = false;
+    let release: (() => void) | undefined;
+    const r = await lab.receiver(async (_req, res) => {
+      if (first === null) return void (first = res);
+      if (held) {
+        held = false;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      res.writeHead(200).end('ok');
     });
     const t = await lab.start({
       config: { sources: [webhookSource('app', KEY, [`${r.url}/a`])], settings: { retrySchedule: { preset: 'custom', delaysMs: [60_000], jitter: 0, windowMs: 600_000 } } },
@@ -154,7 +194,6 @@ describe('the renderer on a real engine', () => {
       onStatus: () => () => {},
     };
     const reads = () => asked.filter((n) => n === 'getMessage').length;
-    const inFlight = (c: CallSummary) => c.urls.some((u) => u.state === 'in_flight');
     const store = createAppStore(transport);
     const stop = connectLiveEvents(store, transport, 20);
     try {
@@ -173,12 +212,20 @@ describe('the renderer on a real engine', () => {
       expect(store.getState().calls.find((c) => c.id === id)?.deliveryState).toBe('retrying');
 
       // A replay from elsewhere (another window, the API): pushed, patched in, not read.
-      const from = t.events.length;
       await t.call('replayMessage', { id });
       const delivered = await waitFor(() => (store.getState().detail?.deliveries[0].attemptCount === 2 ? store.getState().detail : undefined), 'the replay shown');
-      // Only a round still out after 250 ms is announced in flight (then read); an answer at once is not.
-      expect(reads()).toBe(summaryOf(t, from, id, inFlight) ? 2 : 1);
+      expect(reads()).toBe(1);
       expect(delivered).toEqual(await t.call('getMessage', { id }));
+
+      // A replay from this window, held at the receiver: announced in flight, then recorded; never read.
+      held = true;
+      const replayed = store.getState().replay(id);
+      await waitFor(() => (store.getState().detail?.deliveries[0].state === 'in_flight' ? true : undefined), 'the replay shown in flight');
+      release!();
+      expect((await replayed)?.attempts).toHaveLength(1);
+      const third = await waitFor(() => (store.getState().detail?.deliveries[0].attemptCount === 3 ? store.getState().detail : undefined), 'the replay shown');
+      expect(reads()).toBe(1);
+      expect(third).toEqual(await t.call('getMessage', { id }));
     } finally {
       stop();
     }

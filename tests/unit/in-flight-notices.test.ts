@@ -3,6 +3,8 @@ import { InFlightNotices, IN_FLIGHT_NOTICE_MS } from '../../src/main/engine/in-f
 import { InFlight } from '../../src/main/engine/store/url-states';
 import type { EventHub } from '../../src/main/engine/event-hub';
 import type { Store } from '../../src/main/engine/store/store';
+import type { NewAttempt } from '../../src/main/engine/store/delivery.types';
+import type { EngineEvent } from '../../src/shared/api.contract';
 
 // Rounds in flight are announced in one gathering every IN_FLIGHT_NOTICE_MS, and only those still out
 // then: under load (rounds ending within milliseconds) the event stream gains next to nothing.
@@ -19,7 +21,7 @@ describe('in-flight notices', () => {
     const rounds = [];
     for (let d = 1; d <= 1000; d++) {
       rounds.push(inFlight.start(d, [0], 0));
-      notices.add(d + 10_000, d);
+      notices.add(d + 10_000, { id: d, callId: d + 10_000, method: 'POST' });
     }
     // All but three end quickly, as under load against a fast receiver.
     for (let d = 1; d <= 997; d++) inFlight.end(d, rounds[d - 1]);
@@ -30,6 +32,32 @@ describe('in-flight notices', () => {
     // Nothing more until something new is announced.
     vi.advanceTimersByTime(10 * IN_FLIGHT_NOTICE_MS);
     expect(touched).toHaveLength(3);
+    notices.stop();
+  });
+
+  it('an attempt answered while its round is out is announced once, before its call is touched, under its own call only', () => {
+    vi.useFakeTimers();
+    const inFlight = new InFlight();
+    const seen: string[] = [];
+    const hub = {
+      touch: (id: number) => seen.push(`touch ${id}`),
+      emit: (e: EngineEvent) => seen.push(e.type === 'attempt.answered' ? `answered ${e.callId} url ${e.attempt.urlIndex} id ${e.attempt.id} ${e.attempt.method}` : e.type),
+    };
+    const notices = new InFlightNotices({ inFlight } as unknown as Store, hub as unknown as EventHub);
+    // An Actions batch (delivery 7, first call 70, member 71) out to two URLs.
+    const d = { id: 7, callId: 70, method: 'PUT' as const };
+    const round = inFlight.start(7, [0, 1], 0);
+    notices.add(70, d);
+    notices.add(71, d);
+    const attempt = { deliveryId: 7, round: 1, urlIndex: 0, url: 'http://x/', trigger: 'scheduled', startedAt: 0, durationMs: 3, requestHeaders: {}, body: null, signature: null, responseStatus: 200, responseHeaders: {}, responseBody: 'ok', responseTruncated: false, errorCode: null, errorMessage: null, timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: null } as NewAttempt;
+    expect(inFlight.answered(round, 0, 200, 'success', attempt)).toBe(true);
+    notices.add(70, d);
+    vi.advanceTimersByTime(IN_FLIGHT_NOTICE_MS);
+    expect(seen).toEqual(['answered 70 url 0 id -1 PUT', 'touch 70', 'touch 71']);
+    // Still out a while later: touched again, the answer not announced twice.
+    notices.add(70, d);
+    vi.advanceTimersByTime(IN_FLIGHT_NOTICE_MS);
+    expect(seen.slice(3)).toEqual(['touch 70']);
     notices.stop();
   });
 });

@@ -76,7 +76,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
         if (delivery) for (const attempt of attempts) events.emit({ type: 'attempt.recorded', callId, attempt, delivery });
         events.touch(callId);
       },
-      onInFlight: (callId, deliveryId) => inFlightNotices.add(callId, deliveryId),
+      onInFlight: (callId, d) => inFlightNotices.add(callId, d),
       lanes: opts.lanes,
       onError: (err) => log(`dispatcher: ${(err as Error)?.stack ?? String(err)}`),
     });

@@ -2,44 +2,61 @@ import { coalesce, type Coalescer } from '../../shared/coalesce';
 import type { EventHub } from './event-hub';
 import { nodeScheduler } from './node-scheduler';
 import type { Store } from './store/store';
-import { hasUrlOut } from './store/url-states';
+import type { NewAttempt } from './store/delivery.types';
+import { attemptOf } from './store/attempt-rows';
+import { answeredInFlight, hasUrlOut } from './store/url-states';
+import type { OutDelivery } from './dispatcher/dispatcher';
 
 /** How often rounds still out are announced: a round that ends sooner is announced only by its recording. */
 export const IN_FLIGHT_NOTICE_MS = 250;
 
 /**
- * Tells the inspector about attempts in flight (a receiver that takes seconds), as `calls.updated`
- * with summaries whose URLs read in flight since their start. Gathered and sent at most every
- * IN_FLIGHT_NOTICE_MS, and only for deliveries still out then: under load, where rounds end within
- * milliseconds, this adds next to nothing to the event stream.
+ * Tells the inspector about rounds in flight (a receiver that takes seconds): each attempt whose URL
+ * answered meanwhile (`attempt.answered`, once each), then the call touched (`calls.updated`, its
+ * URLs in flight since their start). Gathered and sent at most every IN_FLIGHT_NOTICE_MS, and only
+ * for deliveries still out then: under load, where rounds end within milliseconds, this adds next to
+ * nothing to the event stream. With both, the open detail is patched, never read again mid-round.
  */
 export class InFlightNotices {
-  /** [callId, deliveryId], one per call (its latest delivery started). */
-  private readonly pending: Coalescer<[number, number]>;
+  /** [callId, delivery]: one per delivery for its own call, one per call for an Actions batch's other members. */
+  private readonly pending: Coalescer<[number, OutDelivery]>;
+  /** Answered attempts already announced (held by their round until it is recorded). */
+  private readonly announced = new WeakSet<NewAttempt>();
 
   constructor(
     private readonly store: Store,
     private readonly events: EventHub,
   ) {
-    this.pending = coalesce<[number, number]>({
+    this.pending = coalesce<[number, OutDelivery]>({
       maxWaitMs: IN_FLIGHT_NOTICE_MS,
-      key: ([callId]) => callId,
+      // Numbers, not a string made per round: this runs for every round that goes out.
+      key: ([callId, d]) => (callId === d.callId ? d.id : -callId),
       flush: (rounds) => this.flush(rounds),
       scheduler: nodeScheduler,
     });
   }
 
-  add(callId: number, deliveryId: number): void {
-    this.pending.push([callId, deliveryId]);
+  add(callId: number, d: OutDelivery): void {
+    this.pending.push([callId, d]);
   }
 
   stop(): void {
     this.pending.dispose();
   }
 
-  private flush(rounds: [number, number][]): void {
-    for (const [callId, deliveryId] of rounds) {
-      if (hasUrlOut(this.store.inFlight.of(deliveryId))) this.events.touch(callId);
+  private flush(rounds: [number, OutDelivery][]): void {
+    for (const [callId, d] of rounds) {
+      const out = this.store.inFlight.of(d.id);
+      if (!hasUrlOut(out)) continue;
+      // Listed under the delivery's own call (an Actions batch's first); its other members are touched.
+      if (callId === d.callId) {
+        for (const a of answeredInFlight(out)) {
+          if (this.announced.has(a)) continue;
+          this.announced.add(a);
+          this.events.emit({ type: 'attempt.answered', callId, attempt: attemptOf(-1, a, { method: d.method }) });
+        }
+      }
+      this.events.touch(callId);
     }
   }
 }

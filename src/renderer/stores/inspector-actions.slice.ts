@@ -37,8 +37,8 @@ export const createInspectorActionsSlice =
       set({ replaying: true });
       try {
         const r = await api.call('replayMessage', { id, body, ...(deliveryId === undefined ? {} : { deliveryId }) });
+        // Its attempts reach the open detail as pushed events (live-events.ts), as another window's would.
         get().notify(`Replayed with the edited body: ${countOf(r.attempts.length, 'new attempt')}`);
-        await get().refreshDetail();
         return true;
       } catch (err) {
         get().notify(errorText(err), 'error');

@@ -205,8 +205,8 @@ export const createInspectorSlice =
         set({ replaying: true });
         try {
           const r = await api.call('replayMessage', { id, ...(urlIndex === undefined ? {} : { urlIndex }), ...(deliveryId === undefined ? {} : { deliveryId }) });
+          // Its attempts reach the open detail as pushed events (live-events.ts), as another window's would.
           get().notify(`Replayed: ${countOf(r.attempts.length, 'new attempt')}`);
-          await get().refreshDetail();
           return r;
         } catch (err) {
           get().notify(errorText(err), 'error');

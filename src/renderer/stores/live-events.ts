@@ -1,16 +1,17 @@
 import type { EngineEvent } from '../../shared/api.contract';
 import type { ClientState } from '../../shared/api.contract';
-import type { CallDetail, CallSummary } from '../../shared/types';
+import type { CallSummary } from '../../shared/types';
 import { coalesce } from '../../shared/coalesce';
 import type { Transport } from '../api/transport.types';
 import type { AppStore } from './app.store';
-import { patchAttempts, patchSummary, type AttemptRecorded } from './detail-patch';
+import { patchedDetail, type DetailStep } from './detail-patch';
 
 // Engine events → store, coalesced: whatever arrives within `intervalMs` is applied in one update,
 // so the inspector renders at most a few times a second however fast calls come in. The open call's
-// detail is patched from the attempts pushed for it and its summary (detail-patch.ts); it is read
-// again (getMessage) only for what the events do not carry: a delivery it does not hold, a round
-// still out, a change without an attempt (a cancel), removed calls.
+// detail is patched from the attempts pushed for it (recorded, or answered while their round is out)
+// and its summaries, in the order they came (detail-patch.ts); it is read again (getMessage) only for
+// what the events do not carry: a delivery it does not hold, a change without an attempt (a cancel),
+// removed calls.
 
 /** A batch of events as it arrived, with what was open then (the call whose detail shows, the test call). */
 interface Arrival {
@@ -29,8 +30,10 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     let callsRemoved = false;
     let detailChanged = false;
     let detailMustRead = false;
-    const pushed: AttemptRecorded[] = [];
-    const summaries: CallSummary[] = [];
+    const steps: DetailStep[] = [];
+    let summarized = false;
+    let announcedOut = false;
+    let attempted = false;
     let testCallChanged = false;
     for (const { events, selected, testCall } of arrivals) {
       for (const e of events) {
@@ -42,8 +45,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
             updated.push(...e.calls);
             for (const c of e.calls) {
               if (c.id !== selected) continue;
-              detailChanged = true;
-              summaries.push(c);
+              detailChanged = summarized = true;
+              if (c.urls.some((u) => u.state === 'in_flight')) announcedOut = true;
+              steps.push({ type: 'summary', summary: c });
             }
             if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
             break;
@@ -52,9 +56,10 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
             if (selected !== null) detailChanged = detailMustRead = true;
             break;
           case 'attempt.recorded':
+          case 'attempt.answered':
             if (e.callId === selected) {
-              detailChanged = true;
-              pushed.push(e);
+              detailChanged = attempted = true;
+              steps.push(e);
             }
             if (e.callId === testCall) testCallChanged = true;
             break;
@@ -80,7 +85,9 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     // The plans screen reads its plans (and their rules' figures) when it opens; while it shows, again.
     // Compose too: its as-you-type check asks only about a source whose plan compiles.
     if (plansChanged && (s.tab === 'plans' || s.tab === 'compose')) void s.loadPlans();
-    if (detailChanged && (detailMustRead || (summaries.length > 0 && pushed.length === 0) || !patchOpenDetail(s, pushed, summaries))) void s.refreshDetail();
+    // A summary with no attempt pushed before it changed what the events do not carry (a cancel),
+    // unless it announces a round out (in-flight-notices.ts), which the patch shows as such.
+    if (detailChanged && (detailMustRead || (summarized && !attempted && !announcedOut) || !s.patchDetail((detail) => patchedDetail(detail, steps)))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
   };
   const pending = coalesce<Arrival>({ maxWaitMs: intervalMs, flush });
@@ -126,13 +133,4 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     unStatus();
     pending.dispose();
   };
-}
-
-/** The open detail with the pushed attempts and then each summary applied; false when it must be read instead. */
-function patchOpenDetail(s: ReturnType<AppStore['getState']>, pushed: AttemptRecorded[], summaries: CallSummary[]): boolean {
-  return s.patchDetail((detail) => {
-    let next: CallDetail | null = patchAttempts(detail, pushed);
-    for (const c of summaries) next = next && patchSummary(next, c);
-    return next;
-  });
 }

@@ -17,6 +17,9 @@ import { LaneScheduler } from './lane-scheduler';
 /** Deliveries read from the store per page when resuming (start, storage back). */
 const RESUME_PAGE = 500;
 
+/** What in-flight notices need of a delivery with a round out: which call lists its attempts, and their method. */
+export type OutDelivery = Pick<ActiveDelivery, 'id' | 'callId' | 'method'>;
+
 export interface DispatcherDeps {
   store: Store;
   sender: HttpSender;
@@ -29,7 +32,7 @@ export interface DispatcherDeps {
    * shows as in flight changed (store.inFlight). Not called when a round's last URL answers (its
    * recording reports that).
    */
-  onInFlight?: (callId: number, deliveryId: number) => void;
+  onInFlight?: (callId: number, d: OutDelivery) => void;
   /** Per receiver endpoint: requests out at once, deliveries waiting in memory (lanes.ts). */
   lanes?: Partial<LaneLimits>;
   /** A round failed for a reason that is not the receiver's (a bug): logged, the row is resumed at the next start. */
@@ -330,12 +333,12 @@ export class Dispatcher {
   private goingOut(d: ActiveDelivery, urlIndexes: number[], at: number, release?: (urlIndex: number) => void): GoingOut {
     const { store, onInFlight } = this.deps;
     const round = store.inFlight.start(d.id, urlIndexes, at);
-    if (onInFlight) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) onInFlight(id, d.id);
+    if (onInFlight) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) onInFlight(id, d);
     return {
       round,
       onAnswer: (i, r, c, attempt) => {
         release?.(i);
-        if (store.inFlight.answered(round, i, r.status, c.outcome, attempt)) onInFlight?.(d.callId, d.id);
+        if (store.inFlight.answered(round, i, r.status, c.outcome, attempt)) onInFlight?.(d.callId, d);
       },
     };
   }
