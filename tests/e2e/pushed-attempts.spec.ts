@@ -4,8 +4,8 @@ import { expect, startLab, test, type Lab } from './lab-fixture';
 import { openApp, row } from './ui-steps';
 
 // Issue 27, "push, don't pull": the open call's detail follows its attempts from the live events;
-// the page asks for the detail (GET /api/messages/<id>) when it opens the call and for a round still
-// out (its answered attempts are only in the detail), never for an attempt it was pushed.
+// the page asks for the detail (GET /api/messages/<id>) when it opens the call, and (issue 41) not
+// for a round still out, nor for an attempt it was pushed, nor after its own Replay.
 
 test.describe.configure({ mode: 'serial' });
 
@@ -55,11 +55,12 @@ test('an attempt pushed for the open call is shown without reading its detail ag
   const attempts = page.getByTestId('attempt');
   await expect(attempts).toHaveCount(1);
 
-  // A replay asked from elsewhere (the API), held at the receiver: announced in flight, and read for that.
+  await expect.poll(() => answeredReads).toBe(1);
+
+  // A replay asked from elsewhere (the API), held at the receiver: announced in flight, shown so in the detail, not read.
   const replay = lab.api('POST', `/messages/${id}/replay`, {});
   await expect(row(page, 'E2E Pushed').locator('.chip')).toHaveAttribute('data-status', 'in_flight');
-  await expect.poll(() => asked > 1 && answeredReads === asked).toBe(true);
-  const before = asked;
+  await expect(page.getByTestId('delivery')).toHaveAttribute('data-state', 'in_flight');
 
   // Its answer is pushed (attempt.recorded, then the row's summary): shown, and no detail read.
   await expect.poll(() => holding.length).toBe(1);
@@ -68,5 +69,14 @@ test('an attempt pushed for the open call is shown without reading its detail ag
   await expect(attempts).toHaveCount(2);
   await expect(attempts.last()).toHaveAttribute('data-trigger', 'replay');
   await expect(row(page, 'E2E Pushed').locator('.chip')).not.toHaveAttribute('data-status', 'in_flight');
-  expect(asked).toBe(before);
+  expect(asked).toBe(1);
+
+  // Replay from this window, held too: in flight, then its attempt, from the events alone.
+  await page.getByTestId('replay-button').click();
+  await expect(page.getByTestId('delivery')).toHaveAttribute('data-state', 'in_flight');
+  await expect.poll(() => holding.length).toBe(1);
+  holding.shift()!.writeHead(200).end('ok');
+  await expect(attempts).toHaveCount(3);
+  await expect(page.getByTestId('delivery')).toHaveAttribute('data-state', 'delivered');
+  expect(asked).toBe(1);
 });
