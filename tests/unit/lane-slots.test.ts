@@ -66,6 +66,21 @@ describe('lane slots for requests the schedule does not admit', () => {
     expect(granted).toEqual([1, 2, 3]);
   });
 
+  it('a lane whose parked rows are gone (canceled meanwhile) gives its free slot to a waiting request at once', async () => {
+    const { s, launched } = scheduler(4);
+    const held = [await s.slot(URL_A), await s.slot(URL_A)];
+    s.enqueue([delivery(1), delivery(2)]);
+    // A retry parks (its row waits); the claim below finds nothing left (the fake ledger's is empty).
+    s.enqueue([{ ...delivery(3), state: 'retrying' }]);
+    let granted = false;
+    void s.slot(URL_A).then(() => (granted = true));
+    // Half the lane is held by requests while a delivery waits: this one waits for a delivery's slot.
+    launched.splice(0, 1)[0]!.release();
+    await tick();
+    expect(granted).toBe(true);
+    expect(held).toHaveLength(2);
+  });
+
   it('take every free slot while no delivery waits, or while sending is paused', async () => {
     const { s, launched, pause } = scheduler(2);
     s.enqueue([delivery(1), delivery(2), delivery(3)]);

@@ -203,9 +203,10 @@ export class LaneScheduler {
       } catch (err) {
         return this.deps.failed(err);
       }
+      // None left (canceled, or sent by a replay meanwhile): no delivery waits now, so a waiting
+      // request may have the slot at the loop's next turn rather than at the next release.
       if (claimed.length < room) lane.parkedInDb = false;
       for (const c of claimed) this.admit(c, lane);
-      if (claimed.length === 0) return;
     }
   }
 
