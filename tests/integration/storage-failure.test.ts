@@ -37,6 +37,26 @@ async function delivered(t: TestEngine): Promise<number> {
 }
 
 describe('storage failure (SQLite size cap, as a full disk)', () => {
+  it('a round whose write fails is no longer shown in flight: its call is touched, and the inspector reads it again', async () => {
+    const answer = gate();
+    const r = await lab.receiver(async (_req, res) => {
+      await answer.promise;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('y'.repeat(60_000));
+    });
+    let store!: Store;
+    const t = await lab.start({ onStore: (s) => (store = s), config: { sources: [webhookSource('disk', KEY, [`${r.url}/hook`])] } });
+    expect((await postRaw(t, { type: 'track', userId: 'u', event: 'E', messageId: 'w-1' })).status).toBe(200);
+    await r.waitForRequests(1);
+    const id = (await t.call('listMessages', { limit: 1 })).items[0]!.id;
+    const told = (from: number, out: boolean) =>
+      t.events.slice(from).some((e) => e.type === 'calls.updated' && e.calls.some((c) => c.id === id && c.urls.some((u) => u.state === 'in_flight') === out));
+    await waitFor(() => told(0, true) || undefined, 'the round announced in flight');
+    const from = t.events.length;
+    store.capSize(0);
+    answer.resolve();
+    await waitFor(() => told(from, false) || undefined, 'the call told it is no longer in flight');
+  });
+
   it('answers 503 with Retry-After, reports it in health and as an event, pauses the dispatcher and resumes by itself', async () => {
     let answer = gate();
     // A 60 KB response: recording it needs new pages, so the round's commit fails under the cap.

@@ -12,12 +12,23 @@ export type AttemptAnswered = Extract<EngineEvent, { type: 'attempt.answered' }>
 /** What the open detail is patched with, in the order the engine sent it. */
 export type DetailStep = AttemptRecorded | AttemptAnswered | { type: 'summary'; summary: CallSummary };
 
-/** Each step applied in order; null as soon as one cannot be (the detail must be read). */
+/**
+ * Each step applied in order; null as soon as one cannot be (the detail must be read). A summary
+ * may change a URL's outcome only for a delivery an attempt was pushed for since the summary before
+ * it, or one it shows in flight: any other change (a cancel, a batch member's round) is read.
+ */
 export function patchedDetail(detail: CallDetail, steps: DetailStep[]): CallDetail | null {
   let next: CallDetail | null = detail;
+  let pushedFor = new Set<number>();
   for (const step of steps) {
     if (next === null) return null;
-    next = step.type === 'summary' ? patchSummary(next, step.summary) : patchAttempts(next, [step]);
+    if (step.type === 'summary') {
+      next = patchSummary(next, step.summary, pushedFor);
+      pushedFor = new Set();
+    } else {
+      pushedFor.add(step.attempt.deliveryId);
+      next = patchAttempts(next, [step]);
+    }
   }
   return next;
 }
@@ -39,7 +50,8 @@ export function patchAttempts(detail: CallDetail, events: (AttemptRecorded | Att
     if (i < 0 || deliveries[i].bodyTruncated) return null;
     const d = deliveries[i];
     const a = e.attempt;
-    const same = (x: Attempt) => x.round === a.round && x.urlIndex === a.urlIndex && x.trigger === a.trigger;
+    // Its in-flight version: the same URL of the same round (two replays out at once differ in their start).
+    const same = (x: Attempt) => x.round === a.round && x.urlIndex === a.urlIndex && x.trigger === a.trigger && x.startedAt === a.startedAt;
     let next: typeof d;
     if (e.type === 'attempt.answered') {
       // Already listed (read with the detail, or recorded since): nothing to add.
@@ -59,18 +71,29 @@ export function patchAttempts(detail: CallDetail, events: (AttemptRecorded | Att
 /**
  * The call's summary (calls.updated) applied to a detail already patched with the attempts pushed
  * before it: the per-URL outcomes are the summary's, and a delivery with a URL out shows in flight.
- * Null when the summary says what the detail does not know: a delivery it does not hold, a delivery
- * the detail shows in flight that is no longer out (its round ended unrecorded: abandoned at a stop),
- * or a Classic delivery whose state or attempt count differ from what the pushed attempts said (an
- * answer not pushed yet, a cancel).
+ * Null when the summary says what the detail does not know: a delivery it does not hold; a URL whose
+ * outcome changed though its delivery was neither pushed an attempt (`pushedFor`) nor is out (a
+ * cancel, a batch member's round, a batch filling); a delivery the detail shows in flight that is no
+ * longer out (its round ended unwritten); or a Classic delivery whose state or attempt count differ
+ * from what the pushed attempts said (an answer not pushed yet).
  */
-export function patchSummary(detail: CallDetail, summary: CallSummary): CallDetail | null {
+export function patchSummary(detail: CallDetail, summary: CallSummary, pushedFor: ReadonlySet<number> = new Set()): CallDetail | null {
   if (summary.id !== detail.call.id) return detail;
   const known = new Set(detail.deliveries.map((d) => d.id));
   if (summary.urls.some((u) => u.via?.deliveryId != null && !known.has(u.via.deliveryId))) return null;
+  const classic = detail.deliveries.find((d) => d.kind === 'classic')?.id ?? null;
   const out = new Set<number>();
-  if (summary.deliveryState === 'in_flight' && summary.deliveryId !== null && summary.urls.some((u) => u.state === 'in_flight' && !u.via)) out.add(summary.deliveryId);
-  for (const u of summary.urls) if (u.state === 'in_flight' && u.via?.deliveryId != null) out.add(u.via.deliveryId);
+  for (const u of summary.urls) {
+    const id = u.via ? u.via.deliveryId : classic;
+    if (u.state === 'in_flight' && id !== null) out.add(id);
+  }
+  if (summary.urls.length !== detail.urls.length) return null;
+  for (let i = 0; i < summary.urls.length; i++) {
+    const u = summary.urls[i]!;
+    if (sameOutcome(u, detail.urls[i]!)) continue;
+    const id = u.via ? u.via.deliveryId : classic;
+    if (id === null || !(out.has(id) || pushedFor.has(id))) return null;
+  }
   if (detail.deliveries.some((d) => d.state === 'in_flight' && !out.has(d.id))) return null;
   const deliveries = out.size === 0 ? detail.deliveries : detail.deliveries.map((d) => (out.has(d.id) ? shownOut(d) : d));
   if (summary.deliveryId !== null) {
@@ -78,4 +101,9 @@ export function patchSummary(detail: CallDetail, summary: CallSummary): CallDeta
     if (!d || d.state !== summary.deliveryState || d.attemptCount !== summary.attemptCount || d.nextAttemptAt !== summary.nextAttemptAt) return null;
   } else if (deliveries.some((d) => d.kind === 'classic')) return null;
   return { ...detail, deliveries, urls: summary.urls };
+}
+
+/** Two outcomes of one URL alike (their JSON: the summary's objects are plain data). */
+function sameOutcome(a: CallSummary['urls'][number], b: CallSummary['urls'][number]): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

@@ -31,9 +31,6 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     let detailChanged = false;
     let detailMustRead = false;
     const steps: DetailStep[] = [];
-    let summarized = false;
-    let announcedOut = false;
-    let attempted = false;
     let testCallChanged = false;
     for (const { events, selected, testCall } of arrivals) {
       for (const e of events) {
@@ -45,8 +42,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
             updated.push(...e.calls);
             for (const c of e.calls) {
               if (c.id !== selected) continue;
-              detailChanged = summarized = true;
-              if (c.urls.some((u) => u.state === 'in_flight')) announcedOut = true;
+              detailChanged = true;
               steps.push({ type: 'summary', summary: c });
             }
             if (testCall !== null && e.calls.some((c) => c.id === testCall)) testCallChanged = true;
@@ -58,7 +54,7 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
           case 'attempt.recorded':
           case 'attempt.answered':
             if (e.callId === selected) {
-              detailChanged = attempted = true;
+              detailChanged = true;
               steps.push(e);
             }
             if (e.callId === testCall) testCallChanged = true;
@@ -85,9 +81,8 @@ export function connectLiveEvents(store: AppStore, transport: Transport, interva
     // The plans screen reads its plans (and their rules' figures) when it opens; while it shows, again.
     // Compose too: its as-you-type check asks only about a source whose plan compiles.
     if (plansChanged && (s.tab === 'plans' || s.tab === 'compose')) void s.loadPlans();
-    // A summary with no attempt pushed before it changed what the events do not carry (a cancel),
-    // unless it announces a round out (in-flight-notices.ts), which the patch shows as such.
-    if (detailChanged && (detailMustRead || (summarized && !attempted && !announcedOut) || !s.patchDetail((detail) => patchedDetail(detail, steps)))) void s.refreshDetail();
+    // A change the events do not carry (a cancel, a batch member's round) fails the patch: read then.
+    if (detailChanged && (detailMustRead || !s.patchDetail((detail) => patchedDetail(detail, steps)))) void s.refreshDetail();
     if (testCallChanged) void s.refreshTestCall();
   };
   const pending = coalesce<Arrival>({ maxWaitMs: intervalMs, flush });

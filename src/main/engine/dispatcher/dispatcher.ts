@@ -289,6 +289,7 @@ export class Dispatcher {
     // inspector learns of every round in flight from memory (store.inFlight).
     if (d.round > 0) store.writes.run((tx) => store.ledger.markInFlight(tx, d.id)).catch((err: unknown) => this.failed(err));
     const out = this.goingOut(d, sendable, startedAt, release);
+    let written = false;
     try {
       const round = await sendRound({ sender, d, urlIndexes: sendable, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger: 'scheduled', now, onAnswer: out.onAnswer });
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
@@ -303,6 +304,7 @@ export class Dispatcher {
       const next = (canceledWhileOut: boolean) =>
         transition(waited, { kind: 'round', trigger: 'scheduled', answers: round, startedAt, finishedAt, schedule: { settings: store.settings.get(), random }, deferred, canceledWhileOut });
       const recorded = await this.commit(d, attempts, out.round, next, true);
+      written = true;
       if (!recorded) return null;
       const { update } = recorded;
       if (update.state !== 'retrying' || update.nextAttemptAt === null) return null;
@@ -312,7 +314,7 @@ export class Dispatcher {
       }
       return store.deliveries.active(d.id) ?? null;
     } finally {
-      store.inFlight.end(d.id, out.round);
+      out.end(written);
       // A cancel that came after this round's commit (or while abandoned) leaves nothing to apply.
       this.canceledWhileOut.delete(d.id);
     }
@@ -339,6 +341,12 @@ export class Dispatcher {
       onAnswer: (i, r, c, attempt) => {
         release?.(i);
         if (store.inFlight.answered(round, i, r.status, c.outcome, attempt)) onInFlight?.(d.callId, d);
+      },
+      end: (written) => {
+        store.inFlight.end(d.id, round);
+        // Its write failed (storage): what showed it in flight must be told it is not (the inspector
+        // reads the detail again); a written round told so with its attempts.
+        if (!written) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) this.deps.onAttempts(id, []);
       },
     };
   }

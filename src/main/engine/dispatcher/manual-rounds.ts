@@ -15,6 +15,8 @@ import type { DispatcherDeps } from './dispatcher';
 export interface GoingOut {
   round: InFlightRound;
   onAnswer: RoundRequest['onAnswer'];
+  /** The round is over: forgotten as in flight; when it was not written (a failure), its calls are touched. */
+  end(written: boolean): void;
 }
 
 /** What manual rounds share with the scheduler (dispatcher.ts): how a round goes out and is recorded. */
@@ -162,12 +164,19 @@ export class ManualRounds {
     const source = store.sources.get(d.sourceId);
     const startedAt = now();
     const out = this.rounds.goingOut(d, indexes, startedAt);
+    let written = false;
     try {
       const round = await sendRound({ sender, d, urlIndexes: indexes, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger, now, body, onAnswer: out.onAnswer, slot: this.rounds.slot });
       // Its attempts' own start (a URL may have waited for its lane), not when it was asked for.
-      return await this.record(d, round, trigger, Math.min(...round.attempts.map((a) => a.startedAt)), out.round);
+      const attempts = await this.record(d, round, trigger, Math.min(...round.attempts.map((a) => a.startedAt)), out.round);
+      written = true;
+      return attempts;
+    } catch (err) {
+      // The delivery was deleted while the round was out: nothing is left to tell.
+      if (err instanceof HttpError && err.status === 404) written = true;
+      throw err;
     } finally {
-      store.inFlight.end(d.id, out.round);
+      out.end(written);
     }
   }
 

@@ -2,7 +2,7 @@ import type { ActionsMapping, ActionsMethod, ActionsVia, DeliveryState, WebhookU
 import type { Db } from './database';
 import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { ActionsPart } from './call-summary';
-import { hasUrlOut, urlOutcomes, type InFlight, type InFlightRound, type StoredUrlState } from './url-states';
+import { answeredCount, hasUrlOut, urlOutcomes, type InFlight, type InFlightRound, type StoredUrlState } from './url-states';
 
 // Where a page's calls stand with Webhooks (Actions): one query for the page (delivery_calls ⋈
 // deliveries, and actions_batch_items for calls still waiting), turned into the parts a summary
@@ -28,7 +28,8 @@ export function deliveryPart(d: ActionsDeliveryPart, rounds: Set<InFlightRound> 
   const via: ActionsVia = { kind: 'actions', mapping: d.mapping, method: d.method, deliveryId: d.id };
   if (d.itemCount > 1) via.batch = { size: d.itemCount, item: d.item };
   outcome.via = via;
-  return { deliveryId: d.id, state: hasUrlOut(rounds) ? 'in_flight' : d.state, attemptCount: d.attemptCount, nextAttemptAt: d.nextAttemptAt, outcome };
+  // Counting its URLs answered in a round still out, as the Classic summary and the detail do.
+  return { deliveryId: d.id, state: hasUrlOut(rounds) ? 'in_flight' : d.state, attemptCount: d.attemptCount + answeredCount(rounds), nextAttemptAt: d.nextAttemptAt, outcome };
 }
 
 /** A call waiting in its mapping's batch: `queued` items so far of the batch size. */
