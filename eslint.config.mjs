@@ -90,6 +90,19 @@ export default tseslint.config(
       ] }],
     },
   },
+  {
+    // Components (widgets, their pure helpers) sit below the stores (issue 43): a store may use a
+    // component's helper (countOf), a component never reaches into a store's model; what both need
+    // lives in components/ or src/shared.
+    files: ['src/renderer/components/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        ...RENDERER_PATTERNS,
+        { regex: '(^|/)features(/|$)', message: 'Only app.tsx imports a feature: move what a store or a component needs from features/ down to components/ (widgets) or stores/ (models).' },
+        { regex: '(^|/)stores(/|$)', message: 'A component does not import a store: move what it needs down to components/ or src/shared (a store may import a component, not the other way).' },
+      ] }],
+    },
+  },
   // A feature never imports another feature's files (a shared widget moves to components/): from
   // features/<name>/<depth…>/file, a relative path that climbs out of <name> and back into features/.
   ...[1, 2, 3].map((depth) => ({

@@ -1,4 +1,4 @@
-import type { ShortcutGroup } from './shortcuts';
+import type { ShortcutGroup } from './shortcut-group';
 
 /**
  * The inspector's keyboard shortcuts: one list that both the key handler (features/inspector/keyboard.ts) and the help

@@ -1,19 +1,10 @@
 import { INSPECTOR_SHORTCUT_GROUP } from './inspector-shortcuts';
+import type { ShortcutGroup } from './shortcut-group';
 
 // Every keyboard shortcut of the app, for the help overlay (`?`) and docs/ui.md. A screen with its
 // own keys adds a group here, as the inspector does (inspector-shortcuts.ts).
 
-export interface Shortcut {
-  /** Alternatives, each shown as one key chip: ['Ctrl+K', '⌘K']. */
-  keys: string[];
-  does: string;
-}
-
-export interface ShortcutGroup {
-  /** Where the keys work. */
-  scope: string;
-  shortcuts: Shortcut[];
-}
+export type { Shortcut, ShortcutGroup } from './shortcut-group';
 
 export const GLOBAL_SHORTCUTS: ShortcutGroup = {
   scope: 'Anywhere',

@@ -1,4 +1,4 @@
-import type { CallStatus, WebhookSettings } from './types';
+import type { CallStatus, Forwarding, WebhookSettings } from './types';
 import { routesToWebhooks } from './routing';
 import { sendsActions, sendsClassic, webhookMappings } from './actions/mode';
 
@@ -6,23 +6,6 @@ import { sendsActions, sendsClassic, webhookMappings } from './actions/mode';
 // detail (GET /api/messages/:id `forwarding`), judged by the engine, and what Compose says of the
 // call being written. One judge and one sentence per reason, so the inspector and Compose cannot
 // tell two stories.
-
-export const FORWARDING_REASONS = ['webhooks_off', 'integrations', 'no_mapping_matched', 'dropped', 'blocked'] as const;
-export type ForwardingReason = (typeof FORWARDING_REASONS)[number];
-
-/** An Actions mapping that did not match the call, with its trigger (FQL; '' for none). */
-export interface UnmatchedMapping {
-  name: string;
-  trigger: string;
-}
-
-export interface Forwarding {
-  forwarded: boolean;
-  /** Why not; absent when forwarded. */
-  reason?: ForwardingReason;
-  /** With `no_mapping_matched`: the source's mappings that did not match, with their triggers. */
-  mappings?: UnmatchedMapping[];
-}
 
 export interface ForwardingInput {
   status: CallStatus;

@@ -2,7 +2,9 @@
 // Plain data only: everything here crosses a process or network boundary as JSON.
 import type { CollectorFaults } from './collector-faults';
 import type { Violation } from './tracking-plan.schema';
-import type { Forwarding } from './forwarding';
+import type { Forwarding } from './forwarding.types';
+
+export type { Forwarding } from './forwarding.types';
 import type { TlsErrorKind } from './tls-codes';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;

@@ -1,4 +1,5 @@
-import { judgeForwarding, type Forwarding } from '../../shared/forwarding';
+import { judgeForwarding } from '../../shared/forwarding';
+import type { Forwarding } from '../../shared/types';
 import { sendsActions, webhookMappings } from '../../shared/actions/mode';
 import type { StoredCall, UrlOutcome } from '../../shared/types';
 import { checkTrigger } from './actions/preview';

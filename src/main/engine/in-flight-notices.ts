@@ -5,7 +5,7 @@ import type { Store } from './store/store';
 import type { NewAttempt } from './store/delivery.types';
 import { attemptOf } from './store/attempt-rows';
 import { answeredInFlight, hasUrlOut } from './store/url-states';
-import type { OutDelivery } from './dispatcher/dispatcher';
+import type { OutDelivery } from './dispatcher/dispatcher-deps';
 
 /** How often rounds still out are announced: a round that ends sooner is announced only by its recording. */
 export const IN_FLIGHT_NOTICE_MS = 250;

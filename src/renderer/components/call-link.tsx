@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { callHref } from '../screens';
 import { useAppStore } from '../store-context';
-import type { InspectorFilters } from '../stores/inspector-merge';
+import type { InspectorFilters } from '../../shared/delivery-filters';
 
 /**
  * A link to one call in the inspector, at its address (`#/inspector/<id>`): a click opens it with the

@@ -3,7 +3,7 @@ import CodeMirror from '@uiw/react-codemirror';
 import { json } from '@codemirror/lang-json';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { EditorView } from '@codemirror/view';
-import { parseJsonText } from '../stores/compose-model';
+import { parseJsonText } from './json-text';
 import { useColorScheme } from './use-now';
 
 // A JSON editor with highlighting and the parse error marked where it is. The same parser as the

@@ -3,10 +3,12 @@ import type { Delivery } from '../../shared/types';
 import { formatDuration } from './format';
 import { NextRetry } from './status-chip';
 import { useApp, useAppStore } from '../store-context';
-import { TIME_SCALE_PRESETS } from '../stores/sim-tools.slice';
 import { tabHref } from '../screens';
 
 // Time-warp (SPEC §4): retry delays are divided by the factor, applied live to scheduled retries.
+
+/** The factors offered as buttons; any other is typed. */
+const TIME_SCALE_PRESETS = [1, 10, 100, 1000] as const;
 
 export function TimeWarpControl({ compact = false, testId = 'time-warp' }: { compact?: boolean; testId?: string }) {
   const store = useAppStore();

@@ -1,6 +1,7 @@
 import { validateMessage } from '../../shared/message-rules';
 import type { SampleCall } from '../../shared/sample-calls';
 import type { CallType, JsonObject } from '../../shared/types';
+import { parseJsonText, type JsonProblem } from '../components/json-text';
 
 // The composer's draft → the message the client is given, plus every problem keyed by the field
 // it belongs to. Pure, so the UI and the tests read the same rules (shared/message-rules.ts).
@@ -27,38 +28,12 @@ export interface Draft {
   historicalTimestamp: string;
 }
 
-export interface JsonProblem {
-  message: string;
-  /** 0-based offset into the text, 1-based line and column. */
-  pos: number;
-  line: number;
-  col: number;
-}
-
 export function emptyFields(): Record<TextField, string> {
   return { userId: '', anonymousId: '', event: '', name: '', category: '', groupId: '', previousId: '' };
 }
 
 export function emptyJson(): Record<JsonField, string> {
   return { properties: '', traits: '', context: '', integrations: '' };
-}
-
-export function lineCol(text: string, pos: number): { line: number; col: number } {
-  const before = text.slice(0, pos).split('\n');
-  return { line: before.length, col: before[before.length - 1].length + 1 };
-}
-
-/** JSON.parse's complaint with a position: V8 says "... at position N" (or nothing, at the end). */
-export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (err) {
-    const raw = (err as Error).message;
-    const m = /position (\d+)/.exec(raw);
-    const pos = m ? Math.min(Number(m[1]), text.length) : text.length;
-    const message = raw.replace(/\s*in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '') || 'invalid JSON';
-    return { ok: false, problem: { message, pos, ...lineCol(text, pos) } };
-  }
 }
 
 export interface BuiltMessage {

@@ -1,28 +1,10 @@
-import type { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../shared/delivery-filters';
+import type { InspectorFilters } from '../../shared/delivery-filters';
 import type { CallSummary } from '../../shared/types';
 import { matchesSearch, searchTerm } from '../../shared/search-filter';
 import { PROBE_SOURCE_NAME } from '../../shared/probe-source';
 
 // Live updates applied to the loaded page of calls without refetching: new calls that match the
 // filters go on top, changed calls are replaced where they are. Lists are newest first (id desc).
-
-export type StatusFilter = (typeof DELIVERY_FILTERS)[number];
-export type UrlStateFilter = (typeof URL_STATE_FILTERS)[number];
-
-export interface InspectorFilters {
-  status?: StatusFilter;
-  /** Calls with at least one URL in this state. */
-  urlState?: UrlStateFilter;
-  type?: string;
-  sourceId?: string;
-  q?: string;
-  /** Search inside request bodies too (the engine's `body=1`). */
-  body?: boolean;
-  /** Only calls with tracking plan violations. */
-  violations?: boolean;
-  /** Show the calls of the source "probe" (Check a receiver's): hidden unless set, or that source is the one filtered on. */
-  probe?: boolean;
-}
 
 /**
  * Whether a call belongs in the list under these filters: the engine's rules, applied to a summary.

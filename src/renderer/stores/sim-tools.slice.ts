@@ -7,8 +7,6 @@ import { connectSimulationEvents } from './sim-events';
 
 // Time-warp, export of deliveries, config export/import: small actions shared by several screens.
 
-export const TIME_SCALE_PRESETS = [1, 10, 100, 1000] as const;
-
 export interface SimToolsSlice {
   timeScaleError: string | null;
   exporting: boolean;

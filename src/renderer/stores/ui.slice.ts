@@ -1,7 +1,7 @@
 import type { ConnectionStatus } from '../api/transport.types';
 import { callHref, callIdFromHash, DEFAULT_TAB, tabFromHash, tabHref, type Tab } from '../screens';
 import type { SliceCreator } from './app.types';
-import type { InspectorFilters } from './inspector-merge';
+import type { InspectorFilters } from '../../shared/delivery-filters';
 
 export interface Toast {
   id: number;

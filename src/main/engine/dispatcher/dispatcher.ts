@@ -1,8 +1,6 @@
-import type { Attempt, DeliveryProgress, Settings } from '../../../shared/types';
+import type { Attempt, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
-import type { Store } from '../store/store';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
-import type { HttpSender } from './http-sender';
 import { sendRound } from './round';
 import { transition } from '../store/delivery-transition';
 import { ManualRounds, type GoingOut } from './manual-rounds';
@@ -11,33 +9,15 @@ import { attemptOf } from '../store/attempt-rows';
 import { progressOf } from '../store/delivery-rows';
 import type { InFlightRound } from '../store/url-states';
 import type { StoppedSide } from '../../../shared/actions/mode';
-import { LANE_QUEUE, LANE_REQUESTS, type LaneLimits } from './lanes';
+import { LANE_QUEUE, LANE_REQUESTS } from './lanes';
+import type { DispatcherDeps } from './dispatcher-deps';
+
+export type { DispatcherDeps, OutDelivery } from './dispatcher-deps';
 import { LaneScheduler } from './lane-scheduler';
 
 /** Deliveries read from the store per page when resuming (start, storage back). */
 const RESUME_PAGE = 500;
 
-/** What in-flight notices need of a delivery with a round out: which call lists its attempts, and their method. */
-export type OutDelivery = Pick<ActiveDelivery, 'id' | 'callId' | 'method'>;
-
-export interface DispatcherDeps {
-  store: Store;
-  sender: HttpSender;
-  now: () => number;
-  random: () => number;
-  /** Called after each committed round or replay with what changed: its attempts and the delivery's progress (none for a call that only shows the change). */
-  onAttempts: (callId: number, attempts: Attempt[], progress?: DeliveryProgress) => void;
-  /**
-   * A round went out, or one of its URLs answered while others are still out: what the inspector
-   * shows as in flight changed (store.inFlight). Not called when a round's last URL answers (its
-   * recording reports that).
-   */
-  onInFlight?: (callId: number, d: OutDelivery) => void;
-  /** Per receiver endpoint: requests out at once, deliveries waiting in memory (lanes.ts). */
-  lanes?: Partial<LaneLimits>;
-  /** A round failed for a reason that is not the receiver's (a bug): logged, the row is resumed at the next start. */
-  onError?: (err: unknown) => void;
-}
 
 /**
  * Runs deliveries: new ones at once, retries when due (one timer for the soonest). Each URL's request

@@ -1,10 +1,11 @@
 import { rootCertificates } from 'node:tls';
 import type { Agent, Dispatcher } from 'undici';
-import type { ActionsMethod, AttemptTiming } from '../../../shared/types';
+import type { ActionsMethod } from '../../../shared/types';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 import { basicAuthOf, maskUrlPassword } from '../../../shared/url-credentials';
 import { loadOnce } from '../../../shared/load-once';
 import { notSentResult, SendAttempt } from './send-attempt';
+import type { SendResult } from './send-result';
 import { timedConnector } from './socket-timing';
 
 // The sender and its types. One attempt's response reading and timer: send-attempt.ts; connect and
@@ -23,24 +24,7 @@ export interface SendRequest {
   timeoutMs?: number;
 }
 
-export interface SendResult {
-  /** Epoch ms from the injected clock when the attempt began: when send() was called (a sender's first sends: once undici was loaded). */
-  startedAt: number;
-  /** Real elapsed time, whatever the injected clock says. */
-  durationMs: number;
-  status: number | null;
-  /** Names lowercased; repeated headers joined with ", ". */
-  responseHeaders: Record<string, string> | null;
-  /** UTF-8, at most RESPONSE_BODY_LIMIT (send-attempt.ts) bytes of it. */
-  responseBody: string | null;
-  responseTruncated: boolean;
-  errorCode: string | null;
-  errorMessage: string | null;
-  timedOut: boolean;
-  tlsError: boolean;
-  /** Connect, TLS, first byte and total, where measured; null when the request never had a connection. */
-  timing: AttemptTiming | null;
-}
+export type { SendResult } from './send-result';
 
 export interface HttpSenderOptions {
   /** Keep-alive connections per receiver origin; null = as many as requests out. Default 32. */

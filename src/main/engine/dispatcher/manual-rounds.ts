@@ -9,7 +9,7 @@ import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
 import { sendRound, type RoundRequest, type RoundResult } from './round';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './dispatcher-deps';
 
 /** A round registered as in flight, and what reports each URL's answer while others are out. */
 export interface GoingOut {

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { AttemptTiming } from '../../../shared/types';
-import type { SendResult } from './http-sender';
+import type { SendResult } from './send-result';
 import { describeError, errorCode, isTlsCode } from './send-errors';
 import { connectFailureTiming, nextOnSocket, type SocketListener, type SocketTiming } from './socket-timing';
 

@@ -1,7 +1,7 @@
 import type { Attempt } from '../../../shared/types';
 import { isConnectCode } from '../../../shared/connect-codes';
 import { tlsKind } from '../../../shared/tls-codes';
-import type { SendResult } from './http-sender';
+import type { SendResult } from './send-result';
 
 // What a failed send is called in an attempt record: a stable code and a sentence for people, with
 // certificate problems told apart (the inspector flags them as TLS errors, not as the receiver's).

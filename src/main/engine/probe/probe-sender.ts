@@ -17,7 +17,7 @@ import { sendRound } from '../dispatcher/round';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { Classification } from '../dispatcher/classify';
 import { signBody } from '../dispatcher/sign';
-import { describeTreatment } from './treatment';
+import { describeTreatment, type ProbeExpectation } from './treatment';
 
 // One probe request, sent and recorded the way the dispatcher sends and records a delivery: the
 // body built by the Webhooks destination's builder (planDelivery), the headers by its header rule,
@@ -44,9 +44,7 @@ export interface ProbeTarget {
 
 export interface ProbeRequest {
   label: string;
-  /** What a ready receiver answers. */
-  /** 'either': a diagnostic request, any HTTP answer is fine (it tells where a refusal comes from). */
-  expected: '2xx' | '4xx' | 'either';
+  expected: ProbeExpectation;
   call: NormalizedCall;
   /** Changes the built body before it is signed (a future version, unknown fields). */
   editBody?: (body: JsonObject) => JsonObject;

@@ -1,6 +1,5 @@
 import type { SendResult } from '../dispatcher/http-sender';
 import type { Classification } from '../dispatcher/classify';
-import type { ProbeRequest } from './probe-sender';
 import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
 
 /**
@@ -11,7 +10,10 @@ import { CLASSIC_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
  * refusal the probe asked for (a bad signature) is said to be one: "Segment drops the event" read
  * as a fault there (issue 40). No parentheses: reports show it inside one pair already.
  */
-export function describeTreatment(r: SendResult, c: Classification, expected: ProbeRequest['expected']): string {
+/** What a ready receiver answers a probe's request; 'either': a diagnostic request, any HTTP answer is fine (it tells where a refusal comes from). */
+export type ProbeExpectation = '2xx' | '4xx' | 'either';
+
+export function describeTreatment(r: SendResult, c: Classification, expected: ProbeExpectation): string {
   if (r.errorCode === null && r.status !== null && r.durationMs > CLASSIC_TIMEOUT_MS) {
     return `answered after ${r.durationMs} ms: Segment times out at ${CLASSIC_TIMEOUT_MS} ms and retries it for up to 4 h`;
   }

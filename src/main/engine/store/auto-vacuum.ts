@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Db } from './database';
+import type { Db } from './db';
 import { createPrivateFile } from './data-folder';
 
 // Space freed by retention goes back to the file system (issue 27). SQLite gives freed pages back

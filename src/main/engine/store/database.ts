@@ -7,7 +7,8 @@ import { tlsKind } from '../../../shared/tls-codes';
 import { isConnectCode } from '../../../shared/connect-codes';
 import { needsRewrite, removeLeftoverRewrite, rewriteWithAutoVacuum, type RewriteOptions } from './auto-vacuum';
 
-export type Db = Database.Database;
+export type { Db } from './db';
+import type { Db } from './db';
 
 export const PAGE_SIZE = 16384;
 

@@ -1,5 +1,7 @@
-import type { ActionsMethod, Attempt, DeliveryState, OutboundType, WebhookUrl } from '../../../shared/types';
-import type { StoredUrlState } from './url-states';
+import type { ActionsMethod, Attempt, DeliveryState, OutboundType, UrlState, WebhookUrl } from '../../../shared/types';
+
+/** A URL's stored outcome (url-states.ts): its state, its last answer's status, its attempts. */
+export type StoredUrlState = [state: Exclude<UrlState, 'in_flight'>, lastStatus: number | null, attempts: number];
 
 // The shapes the dispatcher and the store exchange about deliveries and attempts (the rows behind
 // them: delivery-rows.ts, attempt-rows.ts).

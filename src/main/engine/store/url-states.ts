@@ -1,7 +1,7 @@
 import type { AttemptOutcome, DeliveryState, UrlOutcome, UrlState } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword } from '../../../shared/url-credentials';
-import type { NewAttempt } from './delivery.types';
+import type { NewAttempt, StoredUrlState } from './delivery.types';
 
 // Per-URL outcome of a delivery (issue 14: "the inspector never hides a failure").
 //
@@ -12,7 +12,7 @@ import type { NewAttempt } from './delivery.types';
 // of its own. What is in flight is not written at all (a round usually ends within milliseconds):
 // the dispatcher registers it here in memory, and summaries lay it over the stored states.
 
-export type StoredUrlState = [state: Exclude<UrlState, 'in_flight'>, lastStatus: number | null, attempts: number];
+export type { StoredUrlState } from './delivery.types';
 
 export const URL_STATE_BITS: Record<UrlState, number> = {
   pending: 1,

@@ -9,7 +9,8 @@ import { signStandardWebhookWeb } from '../../../shared/preview/standard-webhook
 import type { WebhookPreview } from '../../../shared/preview/webhook-preview';
 import { secretProblem, standardWebhooksHeaders } from '../../../shared/standard-webhooks';
 import type { ActionsMapping, NormalizedCall, WebhookSettings } from '../../../shared/types';
-import { judgeForwarding, type Forwarding, type ForwardingInput } from '../../../shared/forwarding';
+import { judgeForwarding, type ForwardingInput } from '../../../shared/forwarding';
+import type { Forwarding } from '../../../shared/types';
 import { routesToWebhooks } from '../../../shared/routing';
 import { newWebhookId } from '../../../shared/webhook-id';
 

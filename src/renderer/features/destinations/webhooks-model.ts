@@ -4,7 +4,7 @@ import { webhookMappings, webhookMode } from '../../../shared/actions/mode';
 import { SECRET_PREFIX, toBase64 } from '../../../shared/standard-webhooks';
 import { mappingValueOf, mappingValueText } from '../../../shared/actions/mapping-value';
 import type { ActionsMapping, ActionsMethod, DestinationMode, Json, MappingValue, TriggerCondition, WebhookSettings } from '../../../shared/types';
-import { parseJsonText } from '../../stores/compose-model';
+import { parseJsonText } from '../../components/json-text';
 import type { HeaderRow } from '../../components/header-editor';
 
 // The Webhooks form's draft (what the inputs hold, as text) and its way to and from the settings the

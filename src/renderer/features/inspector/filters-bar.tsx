@@ -3,7 +3,7 @@ import { CALL_TYPES } from '../../../shared/types';
 import { DELIVERY_FILTERS, URL_STATE_FILTERS } from '../../../shared/delivery-filters';
 import { URL_STATE_LABELS } from '../../../shared/url-outcome';
 import { useApp, useAppShallow, useAppStore } from '../../store-context';
-import type { StatusFilter, UrlStateFilter } from '../../stores/inspector-merge';
+import type { StatusFilter, UrlStateFilter } from '../../../shared/delivery-filters';
 import { PROBE_SOURCE_NAME } from '../../../shared/probe-source';
 
 export function FiltersBar() {
