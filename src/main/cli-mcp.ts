@@ -11,6 +11,7 @@ import { maskUrlPassword } from '../shared/url-credentials';
 import { printableLog } from './printable';
 import { ConfigError, parseConfigText, readConfigText } from './load-config';
 import { ConfigRefused } from './engine/apply-config';
+import { DEFAULT_COLLECTOR_PORT } from '../shared/ports';
 
 const USAGE = `Usage:
   webhook-lab mcp [--api URL --token T | --data-dir DIR] [--config FILE] [--show-secrets]
@@ -109,7 +110,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
       return;
     }
     const dir = args.dataDir ?? mkdtempSync(join(tmpdir(), 'webhook-lab-mcp-'));
-    const collectorPort = (await portFree(8787)) ? 8787 : 0;
+    const collectorPort = (await portFree(DEFAULT_COLLECTOR_PORT)) ? DEFAULT_COLLECTOR_PORT : 0;
     let engine;
     try {
       const start = (port: number) => startEngine({ dataDir: dir, collectorHost: '127.0.0.1', collectorPort: port, mockReceiverPorts: args.dataDir ? undefined : { http: 0, https: 0 }, config, log });

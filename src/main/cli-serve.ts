@@ -11,6 +11,7 @@ import { tuneHeap } from './heap-tuning';
 import { describeDataProblem, SERVE_EXIT_DATA_PROBLEM } from './engine/store/data-problem';
 import { printable, printableLog } from './printable';
 import { fail, USAGE } from './cli-usage';
+import { DEFAULT_COLLECTOR_PORT, DEFAULT_UI_PORT } from '../shared/ports';
 
 // `webhook-lab serve`: the engine and the control API/web UI in this process, until a signal.
 
@@ -82,8 +83,8 @@ async function serve(argv: string[], staticDir: string): Promise<void> {
   const dataDir = givenDataDir ?? defaultDataDir();
   const host = values.host ?? '127.0.0.1';
 
-  const collectorPort = port(values['collector-port'], 'collector-port', 8787);
-  const uiPort = port(values['ui-port'], 'ui-port', 8788);
+  const collectorPort = port(values['collector-port'], 'collector-port', DEFAULT_COLLECTOR_PORT);
+  const uiPort = port(values['ui-port'], 'ui-port', DEFAULT_UI_PORT);
   let engine;
   try {
     engine = await startEngine({

@@ -1,6 +1,7 @@
 import { defaultDataDir } from './data-dir';
 import { VERSION } from './engine/version';
 import { printableText } from './printable';
+import { DEFAULT_COLLECTOR_PORT, DEFAULT_UI_PORT } from '../shared/ports';
 
 // What every command of the CLI shares, kept apart from the commands so that a command loads only
 // its own modules (cli.ts imports each command when it runs: `--help` or `probe` need no engine).
@@ -17,8 +18,8 @@ Usage:
 Options:
   --config FILE          JSON config: sources, webhook settings, settings (applied idempotently)
   --data-dir DIR         where the SQLite database lives (default: WEBHOOK_LAB_DATA_DIR, else ${defaultDataDir()})
-  --collector-port N     collector port (default 8787; 0 = any free port)
-  --ui-port N            control API and web UI port (default 8788; 0 = any free port)
+  --collector-port N     collector port (default ${DEFAULT_COLLECTOR_PORT}; 0 = any free port)
+  --ui-port N            control API and web UI port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --host ADDR            bind address for both servers (default 127.0.0.1)
   --token T              control API token (default: WEBHOOK_LAB_TOKEN or a random one)
   --time-scale N         retry time-warp factor (1 = real time)

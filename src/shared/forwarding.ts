@@ -1,6 +1,6 @@
 import type { CallStatus, Forwarding, WebhookSettings } from './types';
 import { routesToWebhooks } from './routing';
-import { sendsActions, sendsClassic, webhookMappings } from './actions/mode';
+import { forwardsActions, forwardsClassic } from './actions/mode';
 
 // Why a call was or was not forwarded to the Webhooks destination (issue 26): a field of the call
 // detail (GET /api/messages/:id `forwarding`), judged by the engine, and what Compose says of the
@@ -33,9 +33,7 @@ export function judgeForwarding(i: ForwardingInput): Forwarding {
   if (!routesToWebhooks(i.integrations)) return { forwarded: false, reason: 'integrations' };
   const w = i.webhooks;
   if (!w || !w.enabled) return { forwarded: false, reason: 'webhooks_off' };
-  const classic = sendsClassic(w) && w.urls.length > 0;
-  const actions = sendsActions(w) && webhookMappings(w).length > 0;
-  if (classic || !actions) return { forwarded: false, reason: 'webhooks_off' };
+  if (forwardsClassic(w) || !forwardsActions(w)) return { forwarded: false, reason: 'webhooks_off' };
   return { forwarded: false, reason: 'no_mapping_matched', mappings: i.matches.filter((m) => !m.matches).map(({ name, trigger }) => ({ name, trigger })) };
 }
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 // Command-line and environment options of the desktop app. Plain Node (no electron import) so the
 // parsing is testable; index.ts feeds it process.argv and process.env.
 
-export const DEFAULT_COLLECTOR_PORT = 8787;
+export { DEFAULT_COLLECTOR_PORT } from '../../shared/ports';
+import { DEFAULT_COLLECTOR_PORT } from '../../shared/ports';
 
 export interface LaunchOptions {
   /** `--data-dir DIR` or WEBHOOK_LAB_DATA_DIR; the platform's app-data folder when absent. */

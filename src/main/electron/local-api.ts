@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Engine } from '../engine/engine.types';
 import { startControlServer } from '../server/control-server';
 import { keptToken } from '../ui-token';
+import { DEFAULT_UI_PORT } from '../../shared/ports';
 
 // The desktop app's opt-in local API (issue 39): the window talks to its engine over IPC and opens no
 // port, so local tools (a coding agent's MCP client at /mcp, `webhook-lab check`, connectLab) have
@@ -14,7 +15,7 @@ import { keptToken } from '../ui-token';
 
 export const FLAG_FILE = 'desktop-local-api';
 /** serve's default UI port, when free; else any free port (the dialog shows which). */
-const PREFERRED_PORT = 8788;
+const PREFERRED_PORT = DEFAULT_UI_PORT;
 
 export interface LocalApiState {
   enabled: boolean;

@@ -30,6 +30,7 @@ import { shortKeyWarnings } from './sw-key-policy';
 import { Probes } from './probe/probe-service';
 import { LoopDelay } from './loop-delay';
 import { backgroundSlices } from './slice-meter';
+import { DEFAULT_COLLECTOR_PORT } from '../../shared/ports';
 
 const RETENTION_EVERY_MS = 30_000;
 
@@ -115,7 +116,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     loopDelay = loop;
     collector = await startCollector(ingest, {
       host: opts.collectorHost ?? '127.0.0.1',
-      port: opts.collectorPort ?? 8787,
+      port: opts.collectorPort ?? DEFAULT_COLLECTOR_PORT,
       browser: { sources: store.sources, metrics: libraryMetrics },
     });
     const collectorUrl = collector.url;

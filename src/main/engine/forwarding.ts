@@ -1,6 +1,6 @@
 import { judgeForwarding } from '../../shared/forwarding';
 import type { Forwarding } from '../../shared/types';
-import { sendsActions, webhookMappings } from '../../shared/actions/mode';
+import { actionsMappings } from '../../shared/actions/mode';
 import type { StoredCall, UrlOutcome } from '../../shared/types';
 import { checkTrigger } from './actions/preview';
 import type { Store } from './store/store';
@@ -16,7 +16,7 @@ export function forwardingOf(store: Store, call: StoredCall, deliveries: number,
   const webhooks = source?.webhooks ?? null;
   const normalized = call.normalized;
   // Triggers are read only for a call that went nowhere (a forwarded one needs none).
-  const mappings = !sent && call.status === 'accepted' && webhooks && sendsActions(webhooks) ? webhookMappings(webhooks) : [];
+  const mappings = !sent && call.status === 'accepted' && webhooks ? actionsMappings(webhooks) : [];
   return judgeForwarding({
     status: call.status,
     sent,

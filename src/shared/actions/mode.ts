@@ -31,6 +31,21 @@ export function sendsActions(w: Pick<WebhookSettings, 'mode'>): boolean {
   return webhookMode(w) !== 'classic';
 }
 
+/** Whether the source's Classic side forwards (Webhooks on or not: its callers ask that first): a mode with Classic and a URL. */
+export function forwardsClassic(w: Pick<WebhookSettings, 'mode' | 'urls'>): boolean {
+  return sendsClassic(w) && w.urls.length > 0;
+}
+
+/** The mappings the source's Actions requests come from: its mappings in a mode with Actions, none otherwise. */
+export function actionsMappings(w: Pick<WebhookSettings, 'mode' | 'mappings'>): ActionsMapping[] {
+  return sendsActions(w) ? webhookMappings(w) : [];
+}
+
+/** Whether the source's Actions side forwards (Webhooks on or not: its callers ask that first): a mode with Actions and a mapping. */
+export function forwardsActions(w: Pick<WebhookSettings, 'mode' | 'mappings'>): boolean {
+  return actionsMappings(w).length > 0;
+}
+
 /** What a change of a source's Webhooks settings stops sending, if anything. */
 export type StoppedSide = 'all' | 'classic' | 'actions';
 

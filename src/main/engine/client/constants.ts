@@ -1,4 +1,5 @@
 // Limits and defaults of the batching client (SPEC §3 limits, SPEC §5 surface).
+import { DEFAULT_COLLECTOR_URL } from '../../../shared/ports';
 
 /** Reported on every batch envelope as `context.library`. Kept equal to package.json (a unit test checks). */
 export const LIBRARY_NAME = 'webhook-lab-client';
@@ -11,7 +12,7 @@ export const LIBRARY_VERSION = '0.1.0';
 export { MAX_CALL_BYTES as MAX_MESSAGE_BYTES, MAX_BATCH_BYTES, MAX_BATCH_ITEMS as MAX_BATCH_MESSAGES } from '../../../shared/limits';
 
 export const DEFAULTS = {
-  endpoint: 'http://127.0.0.1:8787',
+  endpoint: DEFAULT_COLLECTOR_URL,
   flushAt: 20,
   flushAfter: 5000,
   maxRetries: 10,

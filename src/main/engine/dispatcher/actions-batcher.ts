@@ -1,5 +1,5 @@
 import type { ActionsMapping, OutboundType } from '../../../shared/types';
-import { sendsActions, webhookMappings, mappingBatches } from '../../../shared/actions/mode';
+import { actionsMappings, mappingBatches } from '../../../shared/actions/mode';
 import { ACTIONS_MAX_BATCH_SIZE } from '../../../shared/actions/request';
 import { MAX_ACTIONS_BATCH_BODY_BYTES } from '../../../shared/limits';
 import type { Store } from '../store/store';
@@ -101,8 +101,8 @@ export class ActionsBatcher {
   /** The batch's current mapping, when its source still sends it; undefined otherwise. */
   private mappingOf(sourceId: string, name: string): ActionsMapping | undefined {
     const source = this.deps.store.sources.get(sourceId);
-    if (!source || !source.webhooks.enabled || !sendsActions(source.webhooks)) return undefined;
-    const m = webhookMappings(source.webhooks).find((x) => x.name === name);
+    if (!source || !source.webhooks.enabled) return undefined;
+    const m = actionsMappings(source.webhooks).find((x) => x.name === name);
     if (m) this.lastMapping.set(key(sourceId, name), m);
     return m;
   }

@@ -11,7 +11,7 @@ import { isNotSentReason, mapData, type NotSentReason } from '../actions/mapping
 import { writtenTarget, isStaticTarget, resolveTarget, type ActionsTarget } from '../actions/target';
 import { matchesTrigger } from '../actions/trigger';
 import { ACTIONS_TIMEOUT_MS } from '../../../shared/actions/retry-classes';
-import { sendsActions, sendsClassic, webhookMappings, mappingBatches } from '../../../shared/actions/mode';
+import { actionsMappings, forwardsClassic, mappingBatches } from '../../../shared/actions/mode';
 import { signBody } from './sign';
 
 /**
@@ -170,8 +170,8 @@ export function arrivalPlanner(settings: () => Settings): DeliveryPlanner {
     // The secret version rides along only for a source that has a Standard Webhooks secret (no copy per request otherwise).
     const wh: WebhookSettings & DeliveryTarget = source.webhooks.standardWebhooksSecret ? targetOf(source) : source.webhooks;
     if (!wh.enabled) return null;
-    const classic = sendsClassic(wh) && wh.urls.length > 0;
-    const mappings = sendsActions(wh) ? webhookMappings(wh) : [];
+    const classic = forwardsClassic(wh);
+    const mappings = actionsMappings(wh);
     if (!classic && mappings.length === 0) return null;
     const s = settings();
     const plan: SourcePlan = {

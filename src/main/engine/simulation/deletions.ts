@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeletionNotification, DeletionRequest } from '../../../shared/simulation.contract';
-import { sendsClassic } from '../../../shared/actions/mode';
+import { forwardsClassic, sendsClassic } from '../../../shared/actions/mode';
 import type { DeliveryState, Source } from '../../../shared/types';
 import { formatTimestamp } from '../../../shared/timestamp';
 import type { InternalCall } from '../collector/ingest';
@@ -47,7 +47,7 @@ export class Deletions implements Feature<'listDeletions' | 'createDeletion'> {
       .sourcesOf(userId)
       .map((id) => store.sources.get(id))
       .filter((s): s is Source => s !== undefined && s.webhooks.enabled);
-    const affected = enabled.filter((s) => sendsClassic(s.webhooks) && s.webhooks.urls.length > 0);
+    const affected = enabled.filter((s) => forwardsClassic(s.webhooks));
     const skipped: Skipped[] = enabled
       .filter((s) => !affected.includes(s))
       .map((s) => ({ sourceId: s.id, sourceName: s.name, reason: sendsClassic(s.webhooks) ? NO_URL : ACTIONS_NO_DELETE }));

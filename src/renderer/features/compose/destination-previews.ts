@@ -1,4 +1,4 @@
-import { sendsActions, sendsClassic, webhookMappings } from '../../../shared/actions/mode';
+import { actionsMappings, sendsClassic } from '../../../shared/actions/mode';
 import { actionsUrlWarning } from '../../../shared/actions/private-url';
 import { ACTIONS_USER_AGENT } from '../../../shared/actions/request';
 import { mappingValueText } from '../../../shared/actions/mapping-value';
@@ -118,8 +118,8 @@ export async function destinationPreviews(args: {
     });
   }
 
-  if (sendsActions(webhooks) && webhookMappings(webhooks).length > 0) {
-    const mappings = webhookMappings(webhooks);
+  const mappings = actionsMappings(webhooks);
+  if (mappings.length > 0) {
     const items = await args.previewActions(call, mappings);
     for (const [i, item] of items.entries()) {
       const m = mappings[i];

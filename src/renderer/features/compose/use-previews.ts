@@ -7,6 +7,7 @@ import { DEFAULT_USER_AGENT_PRODUCT } from '../../../shared/webhook-request';
 import { useAppShallow } from '../../store-context';
 import type { Draft } from '../../stores/compose-model';
 import { destinationPreviews, exampleWebhookId, type DestinationPreviews } from './destination-previews';
+import { DEFAULT_COLLECTOR_URL } from '../../../shared/ports';
 
 export interface Previews {
   http: string;
@@ -40,7 +41,7 @@ export function usePreviews(draft: Draft, message: JsonObject): Previews {
   // An example Standard Webhooks id: the dispatcher makes one per delivery.
   const swId = useMemo(() => exampleWebhookId(), [lastSend]);
   const source = sources.find((s) => s.id === client?.sourceId) ?? null;
-  const endpoint = client?.endpoint ?? 'http://127.0.0.1:8787';
+  const endpoint = client?.endpoint ?? DEFAULT_COLLECTOR_URL;
   const writeKey = client?.writeKey ?? source?.writeKey ?? '';
   const nowMs = useMemo(() => Date.now(), [draft]);
 
