@@ -5,6 +5,7 @@ import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import { fillDisk, smallDisk } from '../helpers/small-disk';
 import { testLab } from '../helpers/test-lab';
 import type { Store } from '../../src/main/engine/store/store';
+import { openDatabase, PAGE_SIZE } from '../../src/main/engine/store/database';
 import { recordArrivals, type Arrival } from '../../src/main/engine/store/arrivals';
 
 // Issue 22, item 1: a write that fails for lack of space never ends the process. The collector answers
@@ -196,16 +197,29 @@ describe('the data folder deleted or moved while the lab runs', () => {
 });
 
 describe('the WAL stays small', () => {
-  it('is checkpointed at about 4 MB (not 16 MB with 16 KB pages), so a disk given a few MB back is not refilled by it', async () => {
+  it('is checkpointed at 256 pages (4 MB, not 16 MB with 16 KB pages) and cut back to that, so a disk given a few MB back is not refilled by it', async () => {
     const dataDir = lab.dataDir();
     const t = await lab.start({ dataDir, config: { sources: [{ name: 'disk', writeKey: KEY, webhooks: { enabled: false, urls: [] } }] } });
+    const limit = 256 * PAGE_SIZE;
+    // As the lab opens its database (the settings are the connection's own).
+    const opened = openDatabase({ dataDir: lab.dataDir() });
+    try {
+      expect(opened.pragma('wal_autocheckpoint', { simple: true })).toBe(256);
+      expect(opened.pragma('journal_size_limit', { simple: true })).toBe(limit);
+    } finally {
+      opened.close();
+    }
+    const wal = () => statSync(join(dataDir, 'webhook-lab.db-wal')).size;
     let maxWal = 0;
     for (let i = 0; i < 400; i++) {
       expect((await postRaw(t, bigCall(i))).status).toBe(200);
-      maxWal = Math.max(maxWal, statSync(join(dataDir, 'webhook-lab.db-wal')).size);
+      maxWal = Math.max(maxWal, wal());
     }
-    // 400 calls of 30 KB: about 12 MB written. The WAL is reset once past 256 pages (4 MB).
-    expect(maxWal).toBeLessThan(6 * 1024 * 1024);
+    // 400 calls of 30 KB: about 12 MB written, and the WAL reset past 256 pages. How far past it goes
+    // is not asserted: one transaction of the body index's FTS5 merges can add several MB (a slow
+    // machine's small slices leave more segments to merge; docs/performance.md). What holds on any
+    // machine: once written, the file is cut back to the limit (a frame header past it at most).
+    await waitFor(() => wal() <= limit + 64 * 1024 || undefined, `the WAL cut back to ${limit} bytes (it reached ${maxWal})`, 60_000);
   });
 });
 
