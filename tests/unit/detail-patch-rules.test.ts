@@ -74,4 +74,11 @@ describe('the open detail patched from a summary, or read', () => {
     const pushedForClassic: DetailStep = { ...(recorded('retrying') as Extract<DetailStep, { type: 'attempt.recorded' }>), attempt: { id: 98, deliveryId: 10, round: 1, urlIndex: 0, trigger: 'scheduled', startedAt: T } as Attempt };
     expect(patchedDetail(detail(), [pushedForClassic, summary([classicUrl('in_flight'), actionsUrl('canceled')])])).toBeNull();
   });
+
+  it('a call waiting in a filling batch: its queued count changes with no attempt pushed, and is patched, not read', () => {
+    const waiting = (queued: number): UrlOutcome => ({ url: 'http://actions/', state: 'pending', lastStatus: null, attempts: 0, startedAt: null, via: { kind: 'actions', mapping: 'b', method: 'POST', deliveryId: null, waiting: { queued, of: 10 } } });
+    const d = { ...detail(), urls: [classicUrl('in_flight'), waiting(3)], deliveries: [delivery(10, 'classic', 'in_flight', 0)] };
+    const patched = patchedDetail(d, [summary([classicUrl('in_flight'), waiting(4)])]);
+    expect(patched?.urls[1]?.via?.waiting?.queued).toBe(4);
+  });
 });

@@ -26,7 +26,8 @@ export function patchedDetail(detail: CallDetail, steps: DetailStep[]): CallDeta
       next = patchSummary(next, step.summary, pushedFor);
       pushedFor = new Set();
     } else {
-      pushedFor.add(step.attempt.deliveryId);
+      // Only the open call's attempts explain its deliveries (a batch member opened a moment before shares them).
+      if (step.callId === detail.call.id) pushedFor.add(step.attempt.deliveryId);
       next = patchAttempts(next, [step]);
     }
   }
@@ -90,7 +91,10 @@ export function patchSummary(detail: CallDetail, summary: CallSummary, pushedFor
   if (summary.urls.length !== detail.urls.length) return null;
   for (let i = 0; i < summary.urls.length; i++) {
     const u = summary.urls[i]!;
-    if (sameOutcome(u, detail.urls[i]!)) continue;
+    const was = detail.urls[i]!;
+    if (sameOutcome(u, was)) continue;
+    // Waiting in a batch before and after: its count of queued items is all that changed, and the summary carries it.
+    if (u.via?.deliveryId === null && was.via?.deliveryId === null) continue;
     const id = u.via ? u.via.deliveryId : classic;
     if (id === null || !(out.has(id) || pushedFor.has(id))) return null;
   }

@@ -325,8 +325,9 @@ export class Dispatcher {
       end: (written) => {
         store.inFlight.end(d.id, round);
         // Its write failed (storage): what showed it in flight must be told it is not (the inspector
-        // reads the detail again); a written round told so with its attempts.
-        if (!written) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) this.deps.onAttempts(id, []);
+        // reads the detail again); a written round told so with its attempts. Not past the shutdown
+        // grace: a round abandoned there is resumed at the next start, and the store may be closed.
+        if (!written && !this.abandoned) for (const id of this.callsOf(d.id, d.callId, d.itemCount)) this.deps.onAttempts(id, []);
       },
     };
   }
