@@ -322,4 +322,30 @@ describe('body search (trigram index fed in the background)', () => {
     expect((await search(second.t, 'foobar')).ids).toEqual(['plain']);
     expect(second.store.calls.bodyIndex.indexedMatches('foobar')).toHaveLength(1);
   });
+
+  it("the index's merges run in the indexer's own steps (issue 38): none inside an insert, and the background catches up on them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-body-search-'));
+    dirs.push(dir);
+    const { t, store, source } = await lab(dir);
+    const items = Array.from({ length: 240 }, (_, i) => ({ type: 'track', userId: `u${i}`, messageId: `seg-${i}`, event: 'E', properties: { word: `walnut-${i}` } }));
+    await send(t, source, items);
+    const file = new Database(join(dir, 'webhook-lab.db'), { readonly: true });
+    try {
+      // FTS5's segment ids, from its %_data rowids (fts5Int.h: FTS5_SEGMENT_ROWID = segid << 37 | height << 31 | page).
+      const segments = () => file.prepare('SELECT count(DISTINCT rowid >> 37) FROM body_index_data WHERE rowid >= (1 << 37)').pluck().get() as number;
+      expect(file.prepare("SELECT v FROM body_index_config WHERE k = 'automerge'").pluck().get()).toBe(0);
+      // Twelve slices given no time to merge: twelve segments (automerge would have merged them at four).
+      for (let i = 0; i < 12; i++) expect(store.calls.bodyIndex.step(10_000, 20, 0)).toBe(20);
+      expect(segments()).toBe(12);
+      // Caught up with the calls, not with the merges: the background runs slices of merges alone
+      // until no level holds four segments (FTS5's usermerge), so at most three are left of twelve.
+      store.calls.bodyIndex.resume();
+      await waitFor(() => segments() <= 3, 'the body index merged in the background', 60_000);
+      expect(store.calls.bodyIndex.watermark).toBe(Math.max(...(await search(t, 'walnut-')).callIds));
+      expect((await search(t, 'walnut-')).ids).toHaveLength(240);
+      expect(sorted((await search(t, 'walnut-17')).ids)).toEqual(sorted(['seg-17', ...Array.from({ length: 10 }, (_, k) => `seg-17${k}`)]));
+    } finally {
+      file.close();
+    }
+  });
 });

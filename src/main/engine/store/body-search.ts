@@ -6,8 +6,17 @@ import { backgroundSlices } from '../slice-meter';
 /** Terms shorter than this (in characters, as code points) are not looked up in the index: a trigram needs three. */
 export const INDEXED_TERM_MIN = 3;
 
-/** One slice of indexing: calls are added until this much time has gone, in one transaction. */
-const SLICE_MS = 15;
+/** One slice: FTS5's merges, then calls added, until this much time has gone, in one transaction. */
+const SLICE_MS = 12;
+/**
+ * A slice merges first, for up to this long while there is merging to do: FTS5's own merges
+ * (automerge, off since migration 26) ran inside a slice's insert, unbounded (a slice of 15 ms of
+ * inserts took 35 ms at p99 and up to 90 ms; a crisis merge at 16 segments was worse). Merging
+ * first gives indexing what merging left, so new segments never outrun the merges.
+ */
+const MERGE_MS = 8;
+/** FTS5 leaf pages (about 4 KB each) written by one 'merge' step: a step takes 1–3 ms. */
+const MERGE_PAGES = 32;
 /** While calls arrive, one slice per this gap: about 5 % of the engine's time, FTS5's merges included (300 ms took 10 %). */
 const BUSY_GAP_MS = 600;
 /**
@@ -65,7 +74,11 @@ export class BodyIndex {
   private readonly countStmt;
   private readonly pageStmt;
   private readonly holdsStmt;
+  private readonly mergeStmt;
+  private readonly totalChangesStmt;
   private indexedTo: number;
+  /** The last slice stopped merging for time, not because nothing was left to merge. */
+  private mergeBehind = false;
   private timer: NodeJS.Timeout | null = null;
   private paused = false;
   private stopped = true;
@@ -90,6 +103,8 @@ export class BodyIndex {
     // CAST: FTS5 ignores `rowid = ?` on this contentless table when the id is bound as a JavaScript
     // number (a REAL), and then answered 1 for every id: body=1 dropped calls only their fields match (issue 37).
     this.holdsStmt = db.prepare('SELECT 1 FROM body_index WHERE body_index MATCH ? AND rowid = CAST(? AS INTEGER)').pluck();
+    this.mergeStmt = db.prepare("INSERT INTO body_index (body_index, rank) VALUES ('merge', ?)");
+    this.totalChangesStmt = db.prepare('SELECT total_changes()').pluck();
     this.indexedTo = this.readMark();
     // Defensive: the mark never stands above the newest call (ids above it are given again).
     this.lower();
@@ -106,14 +121,16 @@ export class BodyIndex {
   }
 
   /**
-   * Indexes calls above the mark, oldest first, until `budgetMs` has gone or `maxCalls` were added,
-   * in one transaction; returns how many.
+   * One slice, in one transaction: FTS5's merges while they have work, for up to `mergeMs`, then
+   * calls above the mark indexed, oldest first (16 at least), until `budgetMs` has gone or
+   * `maxCalls` were added; returns how many calls.
    */
-  step(budgetMs = SLICE_MS, maxCalls = 4000): number {
+  step(budgetMs = SLICE_MS, maxCalls = 4000, mergeMs = MERGE_MS): number {
     const t0 = performance.now();
     let last = this.indexedTo;
     let n = 0;
     this.db.transaction(() => {
+      this.mergeBehind = !this.merge(t0 + mergeMs);
       const rows = this.pendingStmt.all(this.indexedTo, maxCalls) as [number, number, number | null][];
       for (const [id, requestId, batchIndex] of rows) {
         this.insertStmt.run(id, textOf(this.requests, requestId, batchIndex));
@@ -126,6 +143,20 @@ export class BodyIndex {
     // Only once committed: a slice rolled back leaves the mark where it was.
     this.indexedTo = last;
     return n;
+  }
+
+  /**
+   * FTS5's incremental merges ('merge' with a positive count: only levels holding enough segments)
+   * until none is left or `until` has passed; true when none is left. A step that merged nothing
+   * changed no row but its own (total_changes counts the rows FTS5 writes).
+   */
+  private merge(until: number): boolean {
+    while (performance.now() < until) {
+      const before = this.totalChangesStmt.get() as number;
+      this.mergeStmt.run(MERGE_PAGES);
+      if ((this.totalChangesStmt.get() as number) - before <= 1) return true;
+    }
+    return false;
   }
 
   /** Indexes every call stored now (tests, the bench's fill). */
@@ -238,14 +269,18 @@ export class BodyIndex {
         this.lastNewest = newest;
         this.lastArrival = now;
       }
-      if (newest <= this.indexedTo) return this.schedule(WAIT_MS);
+      const caughtUp = newest <= this.indexedTo;
+      // Caught up with the calls and with FTS5's merges: nothing to do.
+      if (caughtUp && !this.mergeBehind) return this.schedule(WAIT_MS);
       const pace = slicePace(arrived, now - this.lastArrival);
       if (!pace.slice) return this.schedule(pace.gapMs);
       // A slice's pages (its postings and FTS5's merge work) would otherwise land on top of a WAL the
       // collector has brought near its 4 MB checkpoint: checkpointed first, the WAL starts again.
       backgroundSlices.time('body index', () => {
         this.db.pragma('wal_checkpoint(PASSIVE)');
-        this.step();
+        // Caught up with the calls but not with the merges: a slice of merges alone.
+        if (caughtUp) this.step(SLICE_MS, 0, SLICE_MS);
+        else this.step();
       });
       this.schedule(pace.gapMs);
     } catch {

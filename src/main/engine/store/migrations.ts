@@ -517,4 +517,9 @@ export const MIGRATIONS: string[] = [
      the schedule. NULL for manual attempts, replays, probes and attempts made before. */ `
   ALTER TABLE attempts ADD COLUMN sim_offset_ms INTEGER;
   `,
+  /* 26: the body index's merges are made in bounded steps by its indexer (store/body-search.ts):
+     FTS5's automerge merged inside whichever slice's insert filled a level, for as long as it took
+     (issue 38). Its crisis merge, at 16 segments on a level, stays as a safety net. */ `
+  INSERT INTO body_index (body_index, rank) VALUES ('automerge', 0);
+  `,
 ];
