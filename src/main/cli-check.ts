@@ -1,6 +1,6 @@
 import { isoTimeSchema } from '../shared/iso-time';
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
-import type { OpInput, OpName, OpOutput } from '../shared/api.contract';
+import { api, type OpInput, type OpName, type OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
 import { OpTransportError, redirectedAway, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
 import type { CallSummary } from '../shared/types';
@@ -118,7 +118,7 @@ export async function callOp<K extends OpName>(root: string, token: string, name
     throw new ApiFailure(`${where} answered ${res.status} (${type}), not the control API's JSON${hint}; is --api the "api:" line webhook-lab serve printed?`);
   }
   if (res.ok) {
-    const problem = SHAPES[name]?.(json);
+    const problem = shapeProblem(name, json);
     if (problem) throw new ApiFailure(`${where} answered ${res.status} with JSON that is not the control API's answer (${problem}); is --api the "api:" line webhook-lab serve printed?`);
     return json as OpOutput<K>;
   }
@@ -146,24 +146,13 @@ function oneLine(text: string): string {
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
-const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** What check reads of each answer, checked before it is read: a problem, or null. */
-const SHAPES: Partial<Record<OpName, (v: unknown) => string | null>> = {
-  getStats: (v) => {
-    if (!isObject(v)) return 'expected an object';
-    for (const k of ['calls', 'dropped', 'notForwarded', 'unfinished']) if (!isCount(v[k])) return `no count "${k}"`;
-    if (!Array.isArray(v.dropReasons)) return 'no "dropReasons" list';
-    const d = v.deliveries;
-    if (!isObject(d)) return 'no "deliveries" counts';
-    for (const k of ['pending', 'in_flight', 'retrying', 'delivered', 'failed', 'expired', 'canceled']) if (!isCount(d[k])) return `no count "deliveries.${k}"`;
-    return null;
-  },
-  getViolations: (v) => (isObject(v) && isCount(v.checked) && isCount(v.withViolations) && Array.isArray(v.items) ? null : 'expected a violations summary'),
-  listSources: (v) => (Array.isArray(v) && v.every((x) => isObject(x) && typeof x.id === 'string' && typeof x.name === 'string') ? null : 'expected a list of sources'),
-  listMessages: (v) => (isObject(v) && Array.isArray(v.items) && v.items.every((x) => isObject(x) && Array.isArray(x.urls)) ? null : 'expected a page of calls'),
-};
+/** What check reads of an answer, checked against the operation's declared shape first: a problem, or null. */
+function shapeProblem(name: OpName, v: unknown): string | null {
+  const r = api[name].output?.safeParse(v);
+  if (!r || r.success) return null;
+  const issue = r.error.issues[0]!;
+  return issue.path.length > 0 ? `"${issue.path.join('.')}": ${issue.message}` : issue.message;
+}
 
 /** A call that makes the check fail, as listed under the summary. */
 export interface CheckProblem {

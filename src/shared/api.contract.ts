@@ -71,12 +71,6 @@ export interface RetryMatchingResult {
   retried: number;
 }
 
-export interface ClearCallsResult {
-  /** Calls deleted, with their requests, deliveries and attempts. */
-  removed: number;
-  /** Unfinished deliveries among them, canceled before the delete. */
-  canceled: number;
-}
 
 /**
  * The engine is up (`ok` is always true: health answers 200 while the engine runs, also while it
@@ -121,39 +115,8 @@ export interface ReplayResult {
   attempts: Attempt[];
 }
 
-export interface ClientSettings {
-  flushAt: number;
-  flushAfter: number;
-  endpoint: string;
-  /** The source whose write key the client uses (null when a raw writeKey was set). */
-  sourceId: string | null;
-  writeKey: string;
-}
 
-export interface ClientBatchRecord {
-  at: string;
-  count: number;
-  bytes: number;
-  status: number | null;
-  durationMs: number;
-  retries: number;
-  error: string | null;
-}
 
-export interface ClientState {
-  settings: ClientSettings;
-  queued: number;
-  queuedBytes: number;
-  lastFlushAt: string | null;
-  lastFlushResult: string | null;
-  nextFlushAt: string | null;
-  batchesSent: number;
-  retries: number;
-  drops: number;
-  recentBatches: ClientBatchRecord[];
-  /** Recent DEBUG-style log lines of the client. */
-  log: { at: string; line: string }[];
-}
 
 export const clientSettingsPatchSchema = z.strictObject({
   flushAt: z.number().int().min(1).max(MAX_BATCH_ITEMS).optional(),
@@ -163,112 +126,56 @@ export const clientSettingsPatchSchema = z.strictObject({
   writeKey: z.string().min(1).optional(),
 });
 
-// The answers' shapes as zod schemas, for the operations the MCP tools answer with (issue 39; the
-// first step of declaring each shape once: the types above and in types.ts still say the same for
-// now). Nested records an agent reads but no program relies on field by field (a call as received,
-// an attempt's facts) are open objects with the fields that are relied on named.
-const nullableStr = z.string().nullable();
-const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);
-const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
-const urlOutcomeOutput = z.looseObject({ url: z.string(), state: z.string(), lastStatus: z.number().nullable(), attempts: z.number(), startedAt: nullableStr });
-export const callSummaryOutput = z.looseObject({
-  id: z.number().int(),
-  receivedAt: z.string(),
-  sourceId: nullableStr,
-  sourceName: nullableStr,
-  type: z.string(),
-  userId: nullableStr,
-  anonymousId: nullableStr,
-  label: nullableStr,
-  messageId: nullableStr,
-  status: callStatusOutput,
-  dropReason: nullableStr,
-  deliveryState: deliveryStateOutput.nullable(),
-  deliveryId: z.number().int().nullable(),
-  attemptCount: z.number().int(),
-  nextAttemptAt: nullableStr,
-  latencyMs: z.number().nullable(),
-  urls: z.array(urlOutcomeOutput),
-  violations: z.number().int().nullable().optional(),
-});
-export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number().int(), next: z.number().int().nullable() });
-export const attemptOutput = z.looseObject({
-  id: z.number().int(),
-  deliveryId: z.number().int(),
-  round: z.number().int(),
-  urlIndex: z.number().int(),
-  url: z.string(),
-  trigger: z.enum(['scheduled', 'manual', 'replay', 'probe']),
-  startedAt: z.string(),
-  durationMs: z.number(),
-  signature: nullableStr,
-  responseStatus: z.number().int().nullable(),
-  responseBody: nullableStr,
-  errorCode: nullableStr,
-  errorMessage: nullableStr,
-  timedOut: z.boolean(),
-  outcome: z.enum(['success', 'retryable', 'failed']),
-});
-export const deliveryOutput = z.looseObject({
-  id: z.number().int(),
-  callId: z.number().int(),
-  state: deliveryStateOutput,
-  kind: z.enum(['classic', 'actions']),
-  round: z.number().int(),
-  attemptCount: z.number().int(),
-  nextAttemptAt: nullableStr,
-  lastError: nullableStr,
-  body: z.string(),
-  attempts: z.array(attemptOutput),
-});
-export const forwardingOutput = z.object({
-  forwarded: z.boolean(),
-  reason: z.enum(['webhooks_off', 'integrations', 'no_mapping_matched', 'dropped', 'blocked']).optional(),
-  mappings: z.array(z.object({ name: z.string(), trigger: z.string() })).optional(),
-});
-const violationOutput = z.looseObject({ kind: z.string(), path: z.string(), message: z.string() });
-export const callDetailOutput = z.object({
-  call: z.looseObject({ id: z.number().int(), receivedAt: z.string(), type: z.string(), status: callStatusOutput, dropReason: nullableStr, sourceId: nullableStr, sourceName: nullableStr, raw: z.unknown() }),
-  urls: z.array(urlOutcomeOutput),
-  deliveries: z.array(deliveryOutput),
-  violations: z.array(violationOutput).nullable(),
-  planCheck: z.object({ planId: z.string(), planName: nullableStr, blocked: nullableStr, omitted: z.array(z.string()) }).nullable(),
-  forwarding: forwardingOutput,
-});
-export const sourceOutput = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  writeKey: z.string(),
-  createdAt: z.string(),
-  webhooks: z.looseObject({ enabled: z.boolean(), urls: z.array(z.looseObject({ url: z.string() })), sharedSecret: z.string().optional(), standardWebhooksSecret: z.string().optional() }),
-});
-export const storageOutput = z.object({ ok: z.boolean(), code: nullableStr, message: nullableStr, since: nullableStr });
-export const healthOutput = z.looseObject({ ok: z.literal(true), version: z.string(), collectorUrl: z.string(), calls: z.number().int(), pendingDeliveries: z.number().int(), storage: storageOutput });
-export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
-export const retryMatchingOutput = z.object({ matched: z.number().int(), retried: z.number().int() });
+// The answers' shapes (issue 43): declared in api-outputs.ts, given to each operation below.
+export * from './api-outputs';
+import {
+  batchItemsPageOutput,
+  callDetailOutput,
+  callStatsOutput,
+  callSummaryOutput,
+  clearCallsOutput,
+  clientFlushOutput,
+  clientSendOutput,
+  clientSettingsOutput,
+  clientStateOutput,
+  collectorFaultCountsOutput,
+  detailsPageOutput,
+  fullSourceOutput,
+  healthOutput,
+  libraryMetricsOutput,
+  okOutput,
+  pageOutput,
+  replayResultOutput,
+  retryMatchingOutput,
+  settingsOutput,
+  type ClearCallsResult,
+  type ClientSettings,
+  type ClientState,
+} from './api-outputs';
 
 export const api = {
   health: op<Health>()('GET', '/health', z.strictObject({}), { output: healthOutput }),
 
-  listSources: op<Source[]>()('GET', '/sources', z.strictObject({}), { output: z.array(sourceOutput) }),
-  createSource: op<Source>()('POST', '/sources', createSourceSchema),
+  listSources: op<Source[]>()('GET', '/sources', z.strictObject({}), { output: z.array(fullSourceOutput) }),
+  createSource: op<Source>()('POST', '/sources', createSourceSchema, { output: fullSourceOutput }),
   updateSource: op<Source>()(
     'PATCH',
     '/sources/:id',
     z.strictObject({ id, name: sourceNameSchema.optional(), webhooks: webhookSettingsSchema.optional(), collectorFaults: collectorFaultsSchema.nullable().optional() }),
+    { output: fullSourceOutput },
   ),
   /** Faults the collector injected per source since start (shared/collector-faults.ts). */
-  getCollectorFaultCounts: op<CollectorFaultCounts>()('GET', '/collector-faults', z.strictObject({})),
-  regenerateWriteKey: op<Source>()('POST', '/sources/:id/regenerate-key', z.strictObject({ id })),
+  getCollectorFaultCounts: op<CollectorFaultCounts>()('GET', '/collector-faults', z.strictObject({}), { output: collectorFaultCountsOutput }),
+  regenerateWriteKey: op<Source>()('POST', '/sources/:id/regenerate-key', z.strictObject({ id }), { output: fullSourceOutput }),
   /**
    * A new version of one of the source's secrets (`secret`, or a random one): new deliveries sign with
    * it; older ones keep theirs; for the rotation window (settings) Standard Webhooks requests carry the
    * old version's signature too (README, Decisions: "Secrets kept once, versioned").
    */
-  rotateSecret: op<Source>()('POST', '/sources/:id/rotate-secret', rotateSecretSchema),
-  deleteSource: op<{ ok: true }>()('DELETE', '/sources/:id', z.strictObject({ id })),
+  rotateSecret: op<Source>()('POST', '/sources/:id/rotate-secret', rotateSecretSchema, { output: fullSourceOutput }),
+  deleteSource: op<{ ok: true }>()('DELETE', '/sources/:id', z.strictObject({ id }), { output: okOutput }),
   /** Sends a sample track call for this source through the collector path; returns the stored call. */
-  sendTestCall: op<CallDetail>()('POST', '/sources/:id/test', z.strictObject({ id })),
+  sendTestCall: op<CallDetail>()('POST', '/sources/:id/test', z.strictObject({ id }), { output: callDetailOutput }),
 
   listMessages: op<Page<CallSummary>>()('GET', '/messages', listMessagesSchema, { output: pageOutput(callSummaryOutput) }),
   getMessage: op<CallDetail>()('GET', '/messages/:id', z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER) }), { output: callDetailOutput }),
@@ -281,6 +188,7 @@ export const api = {
     'GET',
     '/message-details',
     z.strictObject({ after: intParam(0, Number.MAX_SAFE_INTEGER).default(0), sourceId: z.string().optional(), limit: intParam(1, 500).default(100) }),
+    { output: detailsPageOutput },
   ),
   /**
    * Items of an Actions batch delivery, a page at a time, each the exact JSON text sent: what a call's
@@ -290,12 +198,14 @@ export const api = {
     'GET',
     '/deliveries/:id/items',
     z.strictObject({ id: intParam(1, Number.MAX_SAFE_INTEGER), offset: intParam(0, Number.MAX_SAFE_INTEGER).default(0), limit: intParam(1, 500).default(50) }),
+    { output: batchItemsPageOutput },
   ),
   /** Calls counted by outcome (delivery state, drop reasons), since a time and for one source if given. */
   getStats: op<CallStats>()(
     'GET',
     '/stats',
     z.strictObject({ since: isoTimeSchema.optional(), sourceId: z.string().min(1).optional() }),
+    { output: callStatsOutput },
   ),
   replayMessage: op<ReplayResult>()(
     'POST',
@@ -322,24 +232,25 @@ export const api = {
    */
   retryMatching: op<RetryMatchingResult>()('POST', '/messages/retry', callFilterSchema.extend({ dryRun: z.boolean().optional() }), { output: retryMatchingOutput }),
   /** Deletes every call with its request body, delivery and attempts (unfinished deliveries canceled first). */
-  clearCalls: op<ClearCallsResult>()('DELETE', '/messages', z.strictObject({})),
+  clearCalls: op<ClearCallsResult>()('DELETE', '/messages', z.strictObject({}), { output: clearCallsOutput }),
 
   /** Queue a built call through the app's batching client; body is the message with its `type`. */
   clientSend: op<{ messageId: string; queued: number }>()(
     'POST',
     '/client/calls',
     z.looseObject({ type: z.string() }),
+    { output: clientSendOutput },
   ),
-  clientFlush: op<{ sent: number; batches: number; errors: string[] }>()('POST', '/client/flush', z.strictObject({})),
-  clientState: op<ClientState>()('GET', '/client', z.strictObject({})),
-  clientGetSettings: op<ClientSettings>()('GET', '/client/settings', z.strictObject({})),
-  clientUpdateSettings: op<ClientSettings>()('PATCH', '/client/settings', clientSettingsPatchSchema),
+  clientFlush: op<{ sent: number; batches: number; errors: string[] }>()('POST', '/client/flush', z.strictObject({}), { output: clientFlushOutput }),
+  clientState: op<ClientState>()('GET', '/client', z.strictObject({}), { output: clientStateOutput }),
+  clientGetSettings: op<ClientSettings>()('GET', '/client/settings', z.strictObject({}), { output: clientSettingsOutput }),
+  clientUpdateSettings: op<ClientSettings>()('PATCH', '/client/settings', clientSettingsPatchSchema, { output: clientSettingsOutput }),
 
-  getSettings: op<Settings>()('GET', '/settings', z.strictObject({})),
-  updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema),
+  getSettings: op<Settings>()('GET', '/settings', z.strictObject({}), { output: settingsOutput }),
+  updateSettings: op<Settings>()('PATCH', '/settings', settingsPatchSchema, { output: settingsOutput }),
 
   /** The analytics.js the collector serves to web pages, and the counters it posted to /v1/m since start. */
-  getLibraryMetrics: op<LibraryMetrics>()('GET', '/library-metrics', z.strictObject({})),
+  getLibraryMetrics: op<LibraryMetrics>()('GET', '/library-metrics', z.strictObject({}), { output: libraryMetricsOutput }),
 
   ...actionsOps,
   ...simulationOps,

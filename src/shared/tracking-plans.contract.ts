@@ -12,7 +12,7 @@ import {
   type RuleStats,
   type TrackingPlan,
   type TrackingPlanRule,
-  type ViolationKind,
+  VIOLATION_KINDS,
 } from './tracking-plan.schema';
 import type { ImportedShape } from './tracking-plan-import';
 
@@ -32,27 +32,40 @@ const callToCheck = z.record(z.string(), z.unknown()).superRefine((call, ctx) =>
 /** GET /api/violations lists at most this many items, the most frequent first. */
 export const MAX_VIOLATION_ITEMS = 500;
 
-export interface ViolationSummary {
+export const violationSummaryOutput = z.object({
   /** Counted from this time (ISO): the `since` asked, or the last hour. */
-  since: string;
+  since: z.string(),
   /** Calls checked against a plan since then, those with at least one violation, those blocked. */
-  checked: number;
-  withViolations: number;
-  blocked: number;
+  checked: z.number().int(),
+  withViolations: z.number().int(),
+  blocked: z.number().int(),
   /**
    * Per source, call type, event and kind: how many calls had it (`count`), how many violations of it
    * those calls had (`violations`: one call can have several, one per property), when last, the
    * newest example call. Dropped calls (duplicate messageIds) are not checked and count nowhere.
    */
-  items: { sourceId: string; sourceName: string | null; type: string; event: string | null; kind: ViolationKind; count: number; violations: number; lastSeen: string; exampleCallId: number }[];
+  items: z.array(
+    z.object({
+      sourceId: z.string(),
+      sourceName: z.string().nullable(),
+      type: z.string(),
+      event: z.string().nullable(),
+      kind: z.enum(VIOLATION_KINDS),
+      count: z.number().int(),
+      violations: z.number().int(),
+      lastSeen: z.string(),
+      exampleCallId: z.number().int(),
+    }),
+  ),
   /** How many items there are in all: `items` holds the MAX_VIOLATION_ITEMS most frequent (20,000 distinct events made 5 MB). */
-  itemsTotal: number;
+  itemsTotal: z.number().int(),
   /**
    * Sources (of those asked about) connected to a stored plan that does not compile (an older lab let
    * its rule in): their calls are not checked, so no count above can speak for them.
    */
-  unchecked: { sourceId: string; sourceName: string | null; plan: string; problem: string }[];
-}
+  unchecked: z.array(z.object({ sourceId: z.string(), sourceName: z.string().nullable(), plan: z.string(), problem: z.string() })),
+});
+export type ViolationSummary = z.output<typeof violationSummaryOutput>;
 
 export interface ImportedTrackingPlan {
   plan: TrackingPlan;
@@ -144,5 +157,5 @@ export const trackingPlanOps = {
     z.strictObject({ sourceId: id.optional(), callIds: z.array(z.number().int().min(1)).max(5_000).optional(), name: planNameSchema.optional() }),
   ),
   /** Violations per source, event and kind since a time (default: the last hour): count, last seen, an example call. */
-  getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: isoTimeSchema.optional(), sourceId: id.optional() })),
+  getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: isoTimeSchema.optional(), sourceId: id.optional() }), { output: violationSummaryOutput }),
 } as const;

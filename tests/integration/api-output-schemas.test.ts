@@ -3,18 +3,38 @@ import { api, OP_NAMES, type OpName } from '../../src/shared/api.contract';
 import { testLab } from '../helpers/test-lab';
 import { waitFor } from '../helpers/engine';
 
-// The output schemas the API contract declares (issue 39: the operations the MCP tools answer with)
-// against what the engine answers: a drift between a schema and the handler fails here, not in an
-// agent's client.
+// The output schemas the API contract declares (issues 39 and 43) against what the engine answers: a
+// drift between a schema and the handler fails here, not in an agent's or a pipeline's client. An
+// answer must parse, and parsing must keep all of it: a field the handler added but the schema does
+// not declare is stripped by zod's closed objects, and fails the comparison.
 
 const lab = testLab();
+
+/** The operations whose answers are not declared yet (issue 43 goes on with them): the list only shrinks. */
+const UNDECLARED = [
+  'attachReceiver', 'checkTrackingPlanCall', 'checkTrigger', 'connectTrackingPlan', 'createAudience', 'createDeletion', 'createDemo', 'createReceiver',
+  'createTrackingPlan', 'deleteAudience', 'deleteReceiver', 'deleteTrackingPlan', 'draftTrackingPlan', 'exportDeliveries', 'getConfig', 'getDemo', 'getLoad',
+  'getTrackingPlan', 'getTrackingPlanStats', 'importConfig', 'importTrackingPlan', 'listAudienceMembers', 'listAudiences', 'listDeletions',
+  'listReceiverRequests', 'listReceivers', 'listTrackingPlanStats', 'listTrackingPlans', 'previewActions', 'previewAudience', 'recheckTrackingPlanCalls',
+  'removeDemo', 'replaceTrackingPlan', 'resetReceiver', 'startLoad', 'stopLoad', 'syncAudience', 'updateAudience', 'updateReceiver',
+];
 
 describe("the contract's output schemas", () => {
   it('accept what the engine answers for every operation that declares one, with calls, deliveries and a probe in the lab', async () => {
     const rx = await lab.receiver();
     const t = await lab.start({
-      config: { sources: [{ name: 'checkout', writeKey: 'wk_out', webhooks: { enabled: true, sharedSecret: 's3cret', urls: [{ url: `${rx.url}/hook`, headers: { 'X-Env': 'qa' } }] } }] },
+      config: {
+        sources: [
+          { name: 'checkout', writeKey: 'wk_out', webhooks: { enabled: true, sharedSecret: 's3cret', urls: [{ url: `${rx.url}/hook`, headers: { 'X-Env': 'qa' } }] } },
+          {
+            name: 'batched',
+            writeKey: 'wk_batched',
+            webhooks: { enabled: true, mode: 'actions', urls: [], mappings: [{ name: 'b', trigger: {}, url: `${rx.url}/batch`, method: 'POST', headers: {}, batchSize: 2 }] },
+          },
+        ],
+      },
     });
+    await t.post('/v1/batch', { batch: [{ type: 'track', userId: 'a', event: 'E' }, { type: 'track', userId: 'b', event: 'E' }] }, { writeKey: 'wk_batched' });
     await t.post('/v1/track', { userId: 'u_1', event: 'Order Completed', properties: { total: 42 } }, { writeKey: 'wk_out' });
     await t.post('/v1/track', { event: 'no user' }, { writeKey: 'wk_out' });
     const [got] = await rx.waitForRequests(1, 20_000);
@@ -24,23 +44,45 @@ describe("the contract's output schemas", () => {
     const probe = await t.call('startProbe', { url: `${rx.url}/hook`, secret: 's3cret', only: ['transport'] });
     await waitFor(async () => (await t.call('getProbe', { id: probe.id })).state === 'done', 'the probe done', 60_000);
 
-    const inputs: Partial<Record<OpName, unknown>> = {
-      getMessage: { id: delivered.id },
-      replayMessage: { id: delivered.id },
-      retryMatching: { dryRun: true },
-      startProbe: { url: `${rx.url}/hook`, only: ['transport'] },
-      getProbe: { id: probe.id },
-      verifySignature: { body: got.body.toString('utf8'), xSignature: String(got.headers['x-signature']), source: 'checkout' },
+    const batchMember = (await t.call('listMessages', { sourceId: (await t.call('listSources', {})).find((x) => x.name === 'batched')!.id })).items[0]!;
+    const batch = await waitFor(async () => (await t.call('getMessage', { id: batchMember.id })).deliveries.find((d) => d.kind === 'actions'), 'the Actions batch', 20_000);
+    const created: { id?: string } = {};
+    // Inputs are read when each operation runs: the mutating ones come last, in the order listed.
+    const inputs: Partial<Record<OpName, () => unknown>> = {
+      getMessage: () => ({ id: delivered.id }),
+      replayMessage: () => ({ id: delivered.id }),
+      retryMatching: () => ({ dryRun: true }),
+      startProbe: () => ({ url: `${rx.url}/hook`, only: ['transport'] }),
+      getProbe: () => ({ id: probe.id }),
+      verifySignature: () => ({ body: got.body.toString('utf8'), xSignature: String(got.headers['x-signature']), source: 'checkout' }),
+      getBatchItems: () => ({ id: batch.id }),
+      listMessageDetails: () => ({ after: 0 }),
+      clientSend: () => ({ type: 'track', userId: 'u', event: 'From the contract test' }),
+      clientUpdateSettings: () => ({ flushAt: 5 }),
+      updateSettings: () => ({ timeScale: 2 }),
+      createSource: () => ({ name: 'created here', webhooks: { enabled: true, sharedSecret: 'x', urls: [{ url: `${rx.url}/new`, headers: {} }] } }),
+      updateSource: () => ({ id: created.id, name: 'renamed here', collectorFaults: { mode: 'status', status: 503, rate: 1 } }),
+      regenerateWriteKey: () => ({ id: created.id }),
+      rotateSecret: () => ({ id: created.id, which: 'sharedSecret' }),
+      sendTestCall: () => ({ id: created.id }),
+      deleteSource: () => ({ id: created.id }),
+      getViolations: () => ({}),
+      clearCalls: () => ({}),
     };
+    const last = ['clientSend', 'clientFlush', 'clientUpdateSettings', 'updateSettings', 'createSource', 'updateSource', 'regenerateWriteKey', 'rotateSecret', 'sendTestCall', 'deleteSource', 'clearCalls'];
     const declared = OP_NAMES.filter((name) => api[name].output !== undefined);
-    expect(declared.sort()).toEqual(['getMessage', 'getProbe', 'health', 'listMessages', 'listSources', 'replayMessage', 'retryMatching', 'startProbe', 'verifySignature']);
-    for (const name of declared) {
-      const out = await t.call(name, (inputs[name] ?? {}) as never);
-      const parsed = api[name].output!.safeParse(JSON.parse(JSON.stringify(out)));
-      expect(parsed.success ? null : parsed.error.issues, name).toBeNull();
-    }
+    expect(OP_NAMES.filter((name) => api[name].output === undefined).sort()).toEqual(UNDECLARED);
+    const order = [...declared.filter((n) => !last.includes(n)), ...last.filter((n) => declared.includes(n as OpName))] as OpName[];
     // A dropped call's detail too (no normalized form, no delivery).
     const dropped = calls.items.find((c) => c.status === 'dropped')!;
     expect(api.getMessage.output!.safeParse(JSON.parse(JSON.stringify(await t.call('getMessage', { id: dropped.id })))).success).toBe(true);
+    for (const name of order) {
+      const out = await t.call(name, (inputs[name]?.() ?? {}) as never);
+      if (name === 'createSource') created.id = (out as { id: string }).id;
+      const answer = JSON.parse(JSON.stringify(out));
+      const parsed = api[name].output!.safeParse(answer);
+      expect(parsed.success ? null : parsed.error.issues, name).toBeNull();
+      expect(parsed.data, `${name}: every field of the answer declared`).toEqual(answer);
+    }
   }, 120_000);
 });

@@ -18,8 +18,9 @@ describe('webhook-lab check against something that is not the control API', () =
       if (req.url.startsWith('/moved/')) return res.writeHead(302, { location: '/html/login' }).end();
       if (req.url.startsWith('/empty/')) return res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       if (req.url.startsWith('/sources-empty/')) {
-        // listSources is fine (an array), getStats is not.
-        const body = req.url.includes('/sources') ? '[{"id":"s1","name":"a"}]' : '{"calls": "many"}';
+        // listSources is fine (a source as the lab answers one), getStats is not.
+        const source = { id: 's1', name: 'a', writeKey: 'wk', createdAt: '2026-11-30T00:00:00.000Z', webhooks: { enabled: false, urls: [] }, collectorFaults: null };
+        const body = req.url.includes('/sources') ? JSON.stringify([source]) : '{"calls": "many"}';
         return res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       }
       // A stalled body: the status line and headers, the start of the JSON, then nothing.

@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import type { CallStats } from './call-stats';
+import type { CollectorFaultCounts } from './collector-faults';
+import type { LibraryMetrics } from './library-metrics';
+import type { BatchItemsPage, Settings, Source } from './types';
+
+// The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
+// tools, `webhook-lab check` and the tests read. Where a type is declared here it comes from its
+// schema (z.output); where types.ts still declares one, `same` below fails to compile when the two
+// say different things. Nested records an agent reads but no program relies on field by field (a call
+// as received, an attempt's facts) are open objects with the fields that are relied on named.
+
+/** Compiles only when the schema's output and the declared type accept the same values. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+function same<A, B>(ok: Same<A, B>): void {
+  void ok;
+}
+
+const nullableStr = z.string().nullable();
+const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);
+const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
+const urlOutcomeOutput = z.looseObject({ url: z.string(), state: z.string(), lastStatus: z.number().nullable(), attempts: z.number(), startedAt: nullableStr });
+export const callSummaryOutput = z.looseObject({
+  id: z.number().int(),
+  receivedAt: z.string(),
+  sourceId: nullableStr,
+  sourceName: nullableStr,
+  type: z.string(),
+  userId: nullableStr,
+  anonymousId: nullableStr,
+  label: nullableStr,
+  messageId: nullableStr,
+  status: callStatusOutput,
+  dropReason: nullableStr,
+  deliveryState: deliveryStateOutput.nullable(),
+  deliveryId: z.number().int().nullable(),
+  attemptCount: z.number().int(),
+  nextAttemptAt: nullableStr,
+  latencyMs: z.number().nullable(),
+  urls: z.array(urlOutcomeOutput),
+  violations: z.number().int().nullable().optional(),
+});
+export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number().int(), next: z.number().int().nullable() });
+export const attemptOutput = z.looseObject({
+  id: z.number().int(),
+  deliveryId: z.number().int(),
+  round: z.number().int(),
+  urlIndex: z.number().int(),
+  url: z.string(),
+  trigger: z.enum(['scheduled', 'manual', 'replay', 'probe']),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  signature: nullableStr,
+  responseStatus: z.number().int().nullable(),
+  responseBody: nullableStr,
+  errorCode: nullableStr,
+  errorMessage: nullableStr,
+  timedOut: z.boolean(),
+  outcome: z.enum(['success', 'retryable', 'failed']),
+});
+export const deliveryOutput = z.looseObject({
+  id: z.number().int(),
+  callId: z.number().int(),
+  state: deliveryStateOutput,
+  kind: z.enum(['classic', 'actions']),
+  round: z.number().int(),
+  attemptCount: z.number().int(),
+  nextAttemptAt: nullableStr,
+  lastError: nullableStr,
+  body: z.string(),
+  attempts: z.array(attemptOutput),
+});
+export const forwardingOutput = z.object({
+  forwarded: z.boolean(),
+  reason: z.enum(['webhooks_off', 'integrations', 'no_mapping_matched', 'dropped', 'blocked']).optional(),
+  mappings: z.array(z.object({ name: z.string(), trigger: z.string() })).optional(),
+});
+const violationOutput = z.looseObject({ kind: z.string(), path: z.string(), message: z.string() });
+export const callDetailOutput = z.object({
+  call: z.looseObject({ id: z.number().int(), receivedAt: z.string(), type: z.string(), status: callStatusOutput, dropReason: nullableStr, sourceId: nullableStr, sourceName: nullableStr, raw: z.unknown() }),
+  urls: z.array(urlOutcomeOutput),
+  deliveries: z.array(deliveryOutput),
+  violations: z.array(violationOutput).nullable(),
+  planCheck: z.object({ planId: z.string(), planName: nullableStr, blocked: nullableStr, omitted: z.array(z.string()) }).nullable(),
+  forwarding: forwardingOutput,
+});
+export const sourceOutput = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  writeKey: z.string(),
+  createdAt: z.string(),
+  webhooks: z.looseObject({ enabled: z.boolean(), urls: z.array(z.looseObject({ url: z.string() })), sharedSecret: z.string().optional(), standardWebhooksSecret: z.string().optional() }),
+});
+export const storageOutput = z.object({ ok: z.boolean(), code: nullableStr, message: nullableStr, since: nullableStr });
+export const healthOutput = z.looseObject({ ok: z.literal(true), version: z.string(), collectorUrl: z.string(), calls: z.number().int(), pendingDeliveries: z.number().int(), storage: storageOutput });
+export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
+export const retryMatchingOutput = z.object({ matched: z.number().int(), retried: z.number().int() });
+
+const count = z.number().int().min(0);
+const isoOrNull = z.string().nullable();
+
+export const okOutput = z.object({ ok: z.literal(true) });
+
+const secretVersionOutput = z.object({ version: z.number().int().min(1), createdAt: z.string(), rotated: z.boolean() });
+const mappingValueOutput = z.union([z.string(), z.record(z.string(), z.unknown())]);
+/** A source as stored: its settings as the schema accepted them (source.schema.ts says what each may hold). */
+export const fullSourceOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  writeKey: z.string(),
+  createdAt: z.string(),
+  webhooks: z.object({
+    enabled: z.boolean(),
+    urls: z.array(z.object({ url: z.string(), headers: z.record(z.string(), z.string()) })),
+    sharedSecret: z.string().optional(),
+    mode: z.enum(['classic', 'actions', 'both']).optional(),
+    mappings: z
+      .array(
+        z.looseObject({
+          name: z.string(),
+          trigger: z.union([z.string(), z.record(z.string(), z.unknown())]),
+          url: mappingValueOutput,
+          method: z.enum(['POST', 'PUT', 'PATCH']),
+          headers: z.record(z.string(), mappingValueOutput),
+        }),
+      )
+      .optional(),
+    standardWebhooksSecret: z.string().optional(),
+  }),
+  collectorFaults: z.looseObject({ mode: z.enum(['status', 'delay', 'hang', 'reset']) }).nullable(),
+  secretVersions: z.object({ sharedSecret: secretVersionOutput.nullable().optional(), standardWebhooksSecret: secretVersionOutput.nullable().optional() }).optional(),
+});
+same<keyof z.output<typeof fullSourceOutput>, keyof Source>(true);
+
+export const collectorFaultCountsOutput = z.object({ since: z.string(), sources: z.record(z.string(), z.record(z.string(), count)) });
+same<z.output<typeof collectorFaultCountsOutput>, CollectorFaultCounts>(true);
+
+export const detailsPageOutput = z.object({ items: z.array(callDetailOutput), next: z.number().int().nullable() });
+
+export const batchItemsPageOutput = z.object({
+  deliveryId: z.number().int(),
+  offset: count,
+  total: count,
+  items: z.array(z.object({ item: count, callId: z.number().int(), data: z.string() })),
+});
+same<z.output<typeof batchItemsPageOutput>, BatchItemsPage>(true);
+
+const statsStates = z.object({ pending: count, in_flight: count, retrying: count, delivered: count, failed: count, expired: count, canceled: count });
+export const callStatsOutput = z.object({
+  since: isoOrNull,
+  sourceId: z.string().nullable(),
+  calls: count,
+  dropped: count,
+  dropReasons: z.array(z.object({ reason: z.string(), count })),
+  blocked: count.optional(),
+  notForwarded: count,
+  deliveries: statsStates,
+  unfinished: count,
+});
+same<z.output<typeof callStatsOutput>, CallStats>(true);
+
+export const clearCallsOutput = z.object({
+  /** Calls deleted, with their requests, deliveries and attempts. */
+  removed: count,
+  /** Unfinished deliveries among them, canceled before the delete. */
+  canceled: count,
+});
+export type ClearCallsResult = z.output<typeof clearCallsOutput>;
+
+export const clientSettingsOutput = z.object({
+  flushAt: z.number().int(),
+  flushAfter: z.number().int(),
+  endpoint: z.string(),
+  /** The source whose write key the client uses (null when a raw writeKey was set). */
+  sourceId: z.string().nullable(),
+  writeKey: z.string(),
+});
+export type ClientSettings = z.output<typeof clientSettingsOutput>;
+
+export const clientBatchRecordOutput = z.object({
+  at: z.string(),
+  count,
+  bytes: count,
+  status: z.number().int().nullable(),
+  durationMs: z.number(),
+  retries: count,
+  error: z.string().nullable(),
+});
+export type ClientBatchRecord = z.output<typeof clientBatchRecordOutput>;
+
+export const clientStateOutput = z.object({
+  settings: clientSettingsOutput,
+  queued: count,
+  queuedBytes: count,
+  lastFlushAt: isoOrNull,
+  lastFlushResult: z.string().nullable(),
+  nextFlushAt: isoOrNull,
+  batchesSent: count,
+  retries: count,
+  drops: count,
+  recentBatches: z.array(clientBatchRecordOutput),
+  /** Recent DEBUG-style log lines of the client. */
+  log: z.array(z.object({ at: z.string(), line: z.string() })),
+});
+export type ClientState = z.output<typeof clientStateOutput>;
+
+export const clientSendOutput = z.object({ messageId: z.string(), queued: count });
+export const clientFlushOutput = z.object({ sent: count, batches: count, errors: z.array(z.string()) });
+
+export const settingsOutput = z.object({
+  payloadFormat: z.enum(['full', 'documented']),
+  aliasKeys: z.enum(['both', 'documented', 'camel']),
+  userAgentProduct: z.string(),
+  retrySchedule: z.object({
+    preset: z.string(),
+    delaysMs: z.array(z.number()),
+    jitter: z.number(),
+    windowMs: z.number(),
+    timeoutMs: z.number().optional(),
+    retryRule: z.enum(['classic', 'actions']).optional(),
+  }),
+  timeScale: z.number(),
+  strict: z.boolean(),
+  retentionCalls: z.number().int(),
+  secretRotationWindowMs: z.number(),
+});
+same<z.output<typeof settingsOutput>, Settings>(true);
+
+export const libraryMetricsOutput = z.object({
+  analyticsNext: z.object({ version: z.string() }).nullable(),
+  since: z.string(),
+  reports: count,
+  lastReportAt: isoOrNull,
+  metrics: z.array(z.object({ metric: z.string(), library: z.string().nullable(), libraryVersion: z.string().nullable(), count })),
+  overflow: count,
+});
+same<z.output<typeof libraryMetricsOutput>, LibraryMetrics>(true);
