@@ -3,18 +3,13 @@ import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
 import type { BatchItemsPage, Settings, Source } from './types';
+import { same } from './same-shape';
 
 // The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
 // tools, `webhook-lab check` and the tests read. Where a type is declared here it comes from its
 // schema (z.output); where types.ts still declares one, `same` below fails to compile when the two
 // say different things. Nested records an agent reads but no program relies on field by field (a call
 // as received, an attempt's facts) are open objects with the fields that are relied on named.
-
-/** Compiles only when the schema's output and the declared type accept the same values. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-function same<A, B>(ok: Same<A, B>): void {
-  void ok;
-}
 
 const nullableStr = z.string().nullable();
 const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);

@@ -81,49 +81,63 @@ export const trackingPlanConnectionSchema = z.strictObject({
 });
 export type TrackingPlanConnection = z.output<typeof trackingPlanConnectionSchema>;
 
-export interface TrackingPlan {
-  id: string;
-  name: string;
-  rules: TrackingPlanRule[];
-  createdAt: string;
-  updatedAt: string;
+/** A stored rule as answered: as saved (trackingPlanRuleSchema checked it then). */
+const storedRuleOutput = z.looseObject({ type: z.enum(RULE_TYPES), key: z.string().nullable().optional(), version: z.number().int(), jsonSchema: jsonObject });
+
+export const trackingPlanOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  rules: z.array(storedRuleOutput),
+  createdAt: z.string(),
+  updatedAt: z.string(),
   /** Sources connected to it, with their enforcement settings. */
-  sources: { sourceId: string; sourceName: string; unplannedEvents: 'allow' | 'block'; unplannedProperties: 'allow' | 'omit'; violations: 'allow' | 'block' }[];
+  sources: z.array(
+    z.object({
+      sourceId: z.string(),
+      sourceName: z.string(),
+      unplannedEvents: z.enum(['allow', 'block']),
+      unplannedProperties: z.enum(['allow', 'omit']),
+      violations: z.enum(['allow', 'block']),
+    }),
+  ),
   /**
    * Set when the stored plan does not compile (an older lab let such a rule in): which rule and why.
    * Its sources' calls are not checked until it is saved again with rules that compile.
    */
-  problem?: string;
-}
+  problem: z.string().optional(),
+});
+export type TrackingPlan = z.output<typeof trackingPlanOutput>;
 
 /** `check_timeout`: the check did not finish (over its budget of 250 ms of CPU time, or its worker stopped): the call was not checked. */
 export const VIOLATION_KINDS = ['unplanned_event', 'unplanned_property', 'required_missing', 'wrong_type', 'schema', 'check_timeout'] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 
 /** One way a call differs from its source's plan, as stored with the call when it arrived. */
-export interface Violation {
-  kind: ViolationKind;
+export const violationOutput = z.object({
+  kind: z.enum(VIOLATION_KINDS),
   /** JSON pointer into the call (`/properties/total`); '' for the call itself. */
-  path: string;
+  path: z.string(),
   /** For people (Segment's ajv-human-errors wording where Ajv found it). */
-  message: string;
+  message: z.string(),
   /** The offending value (absent when missing). */
-  value?: unknown;
+  value: z.unknown().optional(),
   /** The rule that found it; null for an unplanned event. */
-  rule: { type: RuleType; key: string | null; version: number } | null;
-}
+  rule: z.object({ type: z.enum(RULE_TYPES), key: z.string().nullable(), version: z.number().int() }).nullable(),
+});
+export type Violation = z.output<typeof violationOutput>;
 
 /** What checking one call against its source's plan came to (stored with the call). */
-export interface PlanVerdict {
-  planId: string;
-  violations: Violation[];
+export const planVerdictOutput = z.object({
+  planId: z.string(),
+  violations: z.array(violationOutput),
   /** Set when enforcement blocked the call: it is stored, never forwarded. */
-  blocked: string | null;
+  blocked: z.string().nullable(),
   /** Properties left out of what is forwarded (unplannedProperties: omit), as JSON pointers. */
-  omitted: string[];
+  omitted: z.array(z.string()),
   /** The rules it was checked against, as ruleId() names them (for the plan screen's counts; not stored with the call). */
-  rules?: string[];
-}
+  rules: z.array(z.string()).optional(),
+});
+export type PlanVerdict = z.output<typeof planVerdictOutput>;
 
 /** A rule's name in counts: its type, key and version. */
 export function ruleId(r: { type: string; key?: string | null; version: number }): string {
@@ -131,14 +145,15 @@ export function ruleId(r: { type: string; key?: string | null; version: number }
 }
 
 /** Per rule of a plan, calls checked against it since a time: matched, passed (no violation of that rule), failed. */
-export interface RuleStats {
-  type: RuleType;
-  key: string | null;
-  version: number;
-  matched: number;
-  passed: number;
-  failed: number;
-}
+export const ruleStatsOutput = z.object({
+  type: z.enum(RULE_TYPES),
+  key: z.string().nullable(),
+  version: z.number().int(),
+  matched: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+});
+export type RuleStats = z.output<typeof ruleStatsOutput>;
 
 /**
  * The forwarded form of a call without the properties its plan omitted (`/properties/<key>`,

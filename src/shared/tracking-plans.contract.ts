@@ -8,12 +8,16 @@ import {
   trackingPlanConnectionSchema,
   trackingPlanInputSchema,
   trackingPlanRulesSchema,
+  planVerdictOutput,
+  ruleStatsOutput,
+  trackingPlanOutput,
   type PlanVerdict,
   type RuleStats,
   type TrackingPlan,
-  type TrackingPlanRule,
+  RULE_TYPES,
   VIOLATION_KINDS,
 } from './tracking-plan.schema';
+import { same } from './same-shape';
 import type { ImportedShape } from './tracking-plan-import';
 
 // Tracking plans (issue 24, docs/tracking-plans.md). Spread into `api` by api.contract.ts.
@@ -67,58 +71,64 @@ export const violationSummaryOutput = z.object({
 });
 export type ViolationSummary = z.output<typeof violationSummaryOutput>;
 
-export interface ImportedTrackingPlan {
-  plan: TrackingPlan;
+export const importedTrackingPlanOutput = z.object({
+  plan: trackingPlanOutput,
   /** Which file shape was read (Segment Public API rules, Typewriter v8 or v7 plan.json). */
-  shape: ImportedShape;
+  shape: z.enum(['segment-public-api', 'typewriter-v8', 'typewriter-v7']),
   /** Whether an existing plan of that name was replaced. */
-  replaced: boolean;
-}
+  replaced: z.boolean(),
+});
+export type ImportedTrackingPlan = z.output<typeof importedTrackingPlanOutput>;
+same<ImportedTrackingPlan['shape'], ImportedShape>(true);
 
-export interface TrackingPlanStats {
-  plans: TrackingPlan[];
-  /** Per plan id, each rule's figures, the worst first. */
-  stats: Record<string, RuleStats[]>;
-  /** Per plan id, what its enforcement kept out in the same time: blocked calls and unplanned events. */
-  offPlan: Record<string, OffPlanStats>;
-}
 
 /** What a plan's enforcement kept out since a time: the calls it blocked, and the events it does not plan, the commonest first. */
-export interface OffPlanStats {
-  blocked: number;
+export const offPlanStatsOutput = z.object({
+  blocked: z.number().int(),
   /** At most UNPLANNED_EVENTS_SHOWN, the commonest first; `more`: how many other unplanned events there were. */
-  unplannedEvents: { event: string; calls: number }[];
-  more: number;
-}
+  unplannedEvents: z.array(z.object({ event: z.string(), calls: z.number().int() })),
+  more: z.number().int(),
+});
+export type OffPlanStats = z.output<typeof offPlanStatsOutput>;
+
+export const trackingPlanStatsOutput = z.object({
+  plans: z.array(trackingPlanOutput),
+  /** Per plan id, each rule's figures, the worst first. */
+  stats: z.record(z.string(), z.array(ruleStatsOutput)),
+  /** Per plan id, what its enforcement kept out in the same time: blocked calls and unplanned events. */
+  offPlan: z.record(z.string(), offPlanStatsOutput),
+});
+export type TrackingPlanStats = z.output<typeof trackingPlanStatsOutput>;
 
 export const UNPLANNED_EVENTS_SHOWN = 10;
 
-export interface DraftTrackingPlan {
-  name: string;
+export const draftTrackingPlanOutput = z.object({
+  name: z.string(),
   /** One rule per event (and identify/group/page/screen seen), properties typed as observed. */
-  rules: TrackingPlanRule[];
+  rules: z.array(z.looseObject({ type: z.enum(RULE_TYPES), key: z.string().nullable().optional(), version: z.number().int(), jsonSchema: z.record(z.string(), z.unknown()) })),
   /** Calls read to make it. */
-  calls: number;
-}
+  calls: z.number().int(),
+});
+export type DraftTrackingPlan = z.output<typeof draftTrackingPlanOutput>;
 
 /** A plan may hold 2,000 rules of up to 256 KB each: past the control API's 2 MB, as a config can be. */
 const LARGE = { bodyLimit: MAX_CONFIG_BYTES };
 
 export const trackingPlanOps = {
-  listTrackingPlans: op<TrackingPlan[]>()('GET', '/tracking-plans', z.strictObject({})),
-  getTrackingPlan: op<TrackingPlan>()('GET', '/tracking-plans/:id', z.strictObject({ id })),
+  listTrackingPlans: op<TrackingPlan[]>()('GET', '/tracking-plans', z.strictObject({}), { output: z.array(trackingPlanOutput) }),
+  getTrackingPlan: op<TrackingPlan>()('GET', '/tracking-plans/:id', z.strictObject({ id }), { output: trackingPlanOutput }),
   /** A new plan `{name, rules}`; every rule's JSON Schema must compile (400 naming the rule otherwise). */
-  createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema, LARGE),
+  createTrackingPlan: op<TrackingPlan>()('POST', '/tracking-plans', trackingPlanInputSchema, { ...LARGE, output: trackingPlanOutput }),
   /** Replaces a plan's name and rules whole; connected sources are checked against it from the next call. */
-  replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id }), LARGE),
+  replaceTrackingPlan: op<TrackingPlan>()('PUT', '/tracking-plans/:id', trackingPlanInputSchema.extend({ id }), { ...LARGE, output: trackingPlanOutput }),
   /**
    * Every plan with its rules' figures (as getTrackingPlanStats), read at one moment: the plans screen's
    * one request, so a plan deleted by another client between two reads cannot answer 404.
    */
-  listTrackingPlanStats: op<TrackingPlanStats>()('GET', '/tracking-plans/stats', z.strictObject({ since: isoTimeSchema.optional() })),
+  listTrackingPlanStats: op<TrackingPlanStats>()('GET', '/tracking-plans/stats', z.strictObject({ since: isoTimeSchema.optional() }), { output: trackingPlanStatsOutput }),
   /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
-  getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: isoTimeSchema.optional() })),
-  deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id })),
+  getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: isoTimeSchema.optional() }), { output: z.array(ruleStatsOutput) }),
+  deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id }), { output: z.object({ ok: z.literal(true) }) }),
   /**
    * A plan file as Segment's tools write it (Public API rules, Typewriter v8 or v7 plan.json), parsed
    * JSON in `file`; `name` overrides the file's. `replace: true` replaces a plan of that name.
@@ -127,10 +137,12 @@ export const trackingPlanOps = {
     'POST',
     '/tracking-plans/import',
     z.strictObject({ file: z.unknown(), name: planNameSchema.optional(), replace: z.boolean().optional() }),
-    LARGE,
+    { ...LARGE, output: importedTrackingPlanOutput },
   ),
   /** Connects a source to a plan with Protocols' enforcement settings, or disconnects it (null). */
-  connectTrackingPlan: op<TrackingPlan | null>()('PUT', '/sources/:id/tracking-plan', z.strictObject({ id, trackingPlan: trackingPlanConnectionSchema.nullable() })),
+  connectTrackingPlan: op<TrackingPlan | null>()('PUT', '/sources/:id/tracking-plan', z.strictObject({ id, trackingPlan: trackingPlanConnectionSchema.nullable() }), {
+    output: trackingPlanOutput.nullable(),
+  }),
   /**
    * Checks a call (as a client would send it) against a source's plan, or against given rules, without
    * storing anything: Compose's as-you-type check and the rule editor's validation (Ajv runs in the
@@ -140,6 +152,7 @@ export const trackingPlanOps = {
     'POST',
     '/tracking-plans/check',
     z.strictObject({ call: callToCheck, sourceId: id.optional(), planId: id.optional(), rules: trackingPlanRulesSchema.optional() }),
+    { output: planVerdictOutput.nullable() },
   ),
   /**
    * Checks stored calls again against their source's current plan, without changing what they were
@@ -149,12 +162,14 @@ export const trackingPlanOps = {
     'POST',
     '/tracking-plans/recheck',
     z.strictObject({ callIds: z.array(z.number().int().min(1)).min(1).max(1_000) }),
+    { output: z.array(z.object({ callId: z.number().int(), verdict: planVerdictOutput.nullable() })) },
   ),
   /** A draft plan from observed calls: these calls, or a source's newest (at most 5,000). Nothing is saved. */
   draftTrackingPlan: op<DraftTrackingPlan>()(
     'POST',
     '/tracking-plans/draft',
     z.strictObject({ sourceId: id.optional(), callIds: z.array(z.number().int().min(1)).max(5_000).optional(), name: planNameSchema.optional() }),
+    { output: draftTrackingPlanOutput },
   ),
   /** Violations per source, event and kind since a time (default: the last hour): count, last seen, an example call. */
   getViolations: op<ViolationSummary>()('GET', '/violations', z.strictObject({ since: isoTimeSchema.optional(), sourceId: id.optional() }), { output: violationSummaryOutput }),
