@@ -1,8 +1,8 @@
 import { isoTimeSchema } from '../shared/iso-time';
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
-import { api, type OpInput, type OpName, type OpOutput } from '../shared/api.contract';
+import type { OpInput, OpName, OpOutput } from '../shared/api.contract';
 import type { CallStats } from '../shared/call-stats';
-import { OpTransportError, redirectedAway, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
+import { answerShapeProblem, OpTransportError, redirectedAway, REQUEST_TIMEOUT_MS, refusalMessage, sendOp, type OpHttpAnswer } from './http-op';
 import type { CallSummary } from '../shared/types';
 import type { ViolationSummary } from '../shared/tracking-plans.contract';
 import { formatTimestamp } from '../shared/timestamp';
@@ -118,7 +118,7 @@ export async function callOp<K extends OpName>(root: string, token: string, name
     throw new ApiFailure(`${where} answered ${res.status} (${type}), not the control API's JSON${hint}; is --api the "api:" line webhook-lab serve printed?`);
   }
   if (res.ok) {
-    const problem = shapeProblem(name, json);
+    const problem = answerShapeProblem(name, json);
     if (problem) throw new ApiFailure(`${where} answered ${res.status} with JSON that is not the control API's answer (${problem}); is --api the "api:" line webhook-lab serve printed?`);
     return json as OpOutput<K>;
   }
@@ -144,14 +144,6 @@ function answered(root: string, url: string, res: Response): { where: string; ty
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-}
-
-/** What check reads of an answer, checked against the operation's declared shape first: a problem, or null. */
-function shapeProblem(name: OpName, v: unknown): string | null {
-  const r = api[name].output?.safeParse(v);
-  if (!r || r.success) return null;
-  const issue = r.error.issues[0]!;
-  return issue.path.length > 0 ? `"${issue.path.join('.')}": ${issue.message}` : issue.message;
 }
 
 /** A call that makes the check fail, as listed under the summary. */

@@ -79,3 +79,11 @@ export function refusalMessage(json: unknown, fallback: string): string {
   const e = json as Partial<ApiErrorBody> | null;
   return e?.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : typeof e?.error === 'string' ? e.error : fallback;
 }
+
+/** A 2xx answer checked against its operation's declared shape (api.contract.ts): what differs first, or null. */
+export function answerShapeProblem(name: OpName, json: unknown): string | null {
+  const r = api[name].output.safeParse(json);
+  if (r.success) return null;
+  const issue = r.error.issues[0]!;
+  return issue.path.length > 0 ? `"${issue.path.join('.')}": ${issue.message}` : issue.message;
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
-import type { BatchItemsPage, Settings, Source } from './types';
+import type { BatchItemsPage, DeliveryState, Settings, Source } from './types';
 import { same } from './same-shape';
 
 // The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
@@ -13,7 +13,8 @@ import { same } from './same-shape';
 
 const nullableStr = z.string().nullable();
 const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);
-const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
+export const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
+same<z.output<typeof deliveryStateOutput>, DeliveryState>(true);
 const urlOutcomeOutput = z.looseObject({ url: z.string(), state: z.string(), lastStatus: z.number().nullable(), attempts: z.number(), startedAt: nullableStr });
 export const callSummaryOutput = z.looseObject({
   id: z.number().int(),
@@ -98,6 +99,8 @@ export const okOutput = z.object({ ok: z.literal(true) });
 
 const secretVersionOutput = z.object({ version: z.number().int().min(1), createdAt: z.string(), rotated: z.boolean() });
 const mappingValueOutput = z.union([z.string(), z.record(z.string(), z.unknown())]);
+const conditionOutput = z.union([z.string(), z.object({ equals: z.string() }), z.object({ contains: z.string() }), z.object({ oneOf: z.array(z.string()) })]);
+const triggerOutput = z.union([z.string(), z.object({ type: conditionOutput.optional(), event: conditionOutput.optional() })]);
 /** A source as stored: its settings as the schema accepted them (source.schema.ts says what each may hold). */
 export const fullSourceOutput = z.object({
   id: z.string(),
@@ -111,12 +114,14 @@ export const fullSourceOutput = z.object({
     mode: z.enum(['classic', 'actions', 'both']).optional(),
     mappings: z
       .array(
-        z.looseObject({
+        z.object({
           name: z.string(),
-          trigger: z.union([z.string(), z.record(z.string(), z.unknown())]),
+          trigger: triggerOutput,
           url: mappingValueOutput,
           method: z.enum(['POST', 'PUT', 'PATCH']),
           headers: z.record(z.string(), mappingValueOutput),
+          data: z.unknown().optional(),
+          batchSize: z.number().int().optional(),
         }),
       )
       .optional(),

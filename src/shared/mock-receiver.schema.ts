@@ -164,76 +164,90 @@ export type MockReceiverInput = z.input<typeof mockReceiverSchema>;
 /** A parsed definition as the host runs it: the store (or config loader) assigns the id. */
 export type MockReceiver = z.output<typeof mockReceiverSchema> & { id: string };
 
-export type SignatureState = 'valid' | 'invalid' | 'missing' | 'not_checked';
+const signatureStateOutput = z.enum(['valid', 'invalid', 'missing', 'not_checked']);
+export type SignatureState = z.output<typeof signatureStateOutput>;
 
-export interface SignatureCheck {
-  state: SignatureState;
+export const signatureCheckOutput = z.object({
+  state: signatureStateOutput,
   /** X-Signature as received, or null when absent. */
-  received: string | null;
+  received: z.string().nullable(),
   /** Lowercase hex HMAC-SHA1 of the exact body bytes with the receiver's secret (null without secret). */
-  expected: string | null;
+  expected: z.string().nullable(),
   /** Why it is not valid, in words (null when valid or not checked). */
-  reason: string | null;
-}
+  reason: z.string().nullable(),
+});
+export type SignatureCheck = z.output<typeof signatureCheckOutput>;
 
 /** The Standard Webhooks check of one request (webhook-id, webhook-timestamp, webhook-signature). */
-export interface StandardWebhooksCheck {
-  state: SignatureState;
+export const standardWebhooksCheckOutput = z.object({
+  state: signatureStateOutput,
   /** webhook-id as received, or null. */
-  id: string | null;
+  id: z.string().nullable(),
   /** webhook-timestamp as received (Unix seconds, as text), or null. */
-  timestamp: string | null;
+  timestamp: z.string().nullable(),
   /** webhook-signature as received, or null. */
-  received: string | null;
+  received: z.string().nullable(),
   /** `v1,<base64>` HMAC-SHA256 of id.timestamp.body with the receiver's secret; null without a secret or without a usable id and timestamp. */
-  expected: string | null;
+  expected: z.string().nullable(),
   /** Why it is not valid, in words (null when valid or not checked). */
-  reason: string | null;
-}
+  reason: z.string().nullable(),
+});
+export type StandardWebhooksCheck = z.output<typeof standardWebhooksCheckOutput>;
 
 /** What the behavior chose for one request, and how the exchange actually ended. */
-export interface MockResponseRecord {
-  action: 'status' | 'reset' | 'hang';
+export const mockResponseRecordOutput = z.object({
+  action: z.enum(['status', 'reset', 'hang']),
   /** Status answered (or planned, when the client left first); null for reset and hang. */
-  status: number | null;
+  status: z.number().int().nullable(),
   /** Delay applied before answering or resetting. */
-  delayMs: number;
+  delayMs: z.number(),
   /** True when failFirst/failPercent made this request one of the failures. */
-  failed: boolean;
-  headers: Record<string, string> | null;
-  body: string | null;
+  failed: z.boolean(),
+  headers: z.record(z.string(), z.string()).nullable(),
+  body: z.string().nullable(),
   /**
    * A per-item answer (itemStatuses / itemFailPercent): each item's status, in body order; absent
    * otherwise (and on records made before it).
    */
-  itemStatuses?: number[];
+  itemStatuses: z.array(z.number().int()).optional(),
   /** response: answered; reset: connection destroyed; client: the client closed first; stop: host stopped. */
-  endedBy: 'response' | 'reset' | 'client' | 'stop';
+  endedBy: z.enum(['response', 'reset', 'client', 'stop']),
   /** From the end of the request body to the end of the exchange. */
-  durationMs: number;
-}
+  durationMs: z.number(),
+});
+export type MockResponseRecord = z.output<typeof mockResponseRecordOutput>;
 
-export interface MockRequestRecord {
+export const mockRequestRecordOutput = z.object({
   /** Unique per record (UUID), usable as a primary key. */
-  id: string;
-  receiverId: string;
-  receiverName: string;
+  id: z.string(),
+  receiverId: z.string(),
+  receiverName: z.string(),
   /** 1 for the first request since the receiver's state was last reset. */
-  seq: number;
+  seq: z.number().int(),
   /** Arrival time, ISO 8601 UTC. */
-  at: string;
-  method: string;
+  at: z.string(),
+  method: z.string(),
   /** Path with query string, as requested. */
-  path: string;
-  tls: boolean;
+  path: z.string(),
+  tls: z.boolean(),
   /** Lowercased names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
+  headers: z.record(z.string(), z.string()),
   /** The raw body bytes as UTF-8 text (truncated past the host's body limit). */
-  body: string;
-  bodyBytes: number;
-  bodyTruncated: boolean;
-  response: MockResponseRecord;
-  signature: SignatureCheck;
+  body: z.string(),
+  bodyBytes: z.number().int(),
+  bodyTruncated: z.boolean(),
+  response: mockResponseRecordOutput,
+  signature: signatureCheckOutput,
   /** The Standard Webhooks check; absent on records made before it. */
-  standardWebhooks?: StandardWebhooksCheck;
-}
+  standardWebhooks: standardWebhooksCheckOutput.optional(),
+});
+export type MockRequestRecord = z.output<typeof mockRequestRecordOutput>;
+
+/** A receiver as answered: as configured (the schema it was saved with), where to send to it, and what it saw. */
+export const mockReceiverViewOutput = mockReceiverSchema.extend({
+  id: z.string(),
+  /** Where to send to it (http or https per `tls`). */
+  url: z.string(),
+  requestCount: z.number().int(),
+  lastRequestAt: z.string().nullable(),
+});

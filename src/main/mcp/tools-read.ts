@@ -116,7 +116,7 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
       description:
         "One call's detail by its id (list_calls gives it): as received and normalized, its deliveries with every attempt's facts (request, signature, answer, timing, errors), per-URL outcomes, `forwarding` (why it was or was not forwarded) and tracking plan violations; `signatureVerdicts`: what the lab's own mock receivers found checking each attempt's signatures. For each URL its first attempt and its last four are shown (`attemptsCut` says where more were made); a detail over 32 KB of JSON is cut further (`cut` says how). verify_signature checks an attempt by `callId` and `attemptId`.",
       inputSchema: api.getMessage.input,
-      outputSchema: z.object({ call: api.getMessage.output!, signatureVerdicts: z.array(signatureVerdictOutput), attemptsCut: attemptsCutOutput, cut: z.array(z.string()) }),
+      outputSchema: z.object({ call: api.getMessage.output, signatureVerdicts: z.array(signatureVerdictOutput), attemptsCut: attemptsCutOutput, cut: z.array(z.string()) }),
       annotations: READ_ONLY,
     },
     (input) =>
@@ -210,7 +210,7 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
       description:
         'A body, a secret and the signatures a receiver got → which matched: Classic (X-Signature, HMAC-SHA1 hex over the body) and Standard Webhooks (webhook-signature over `webhook-id.webhook-timestamp.body`), and what was signed. With `source`, every version of its secrets the lab keeps is tried and the matching version named (after a rotation, the old one still signs for the rotation window).',
       inputSchema: signatureOps.verifySignature.input,
-      outputSchema: signatureOps.verifySignature.output!,
+      outputSchema: signatureOps.verifySignature.output,
       annotations: READ_ONLY,
     },
     (input) =>

@@ -2,7 +2,7 @@ import { api, type ApiErrorBody, type ApiHandlers, type OpInput, type OpName, ty
 import { ValidationError, parseOrThrow } from '../../shared/validation-error';
 import { errorAnswer } from '../engine/errors';
 import { hasUrlCredentials, maskUrlPassword } from '../../shared/url-credentials';
-import { OpTransportError, redirectedAway, refusalMessage, sendOp, type OpHttpAnswer } from '../http-op';
+import { answerShapeProblem, OpTransportError, redirectedAway, refusalMessage, sendOp, type OpHttpAnswer } from '../http-op';
 
 // The operations of the API contract the testing handle uses, in two ways: in the same process
 // (startLab: the engine's handlers, input parsed with the op's schema as the control API does) or
@@ -71,7 +71,11 @@ export function httpApi(root: string, token: string, givenBy: GivenBy = CONNECT_
     if (json === undefined) {
       throw new LabApiError(`${answer.method} ${maskUrlPassword(root)}${answer.url.split('?')[0]} answered ${res.status}, not the control API's JSON; is ${givenBy.urlName} the "api:" line webhook-lab serve printed?`, res.status, undefined);
     }
-    if (res.ok) return json as OpOutput<typeof name>;
+    if (res.ok) {
+      const problem = answerShapeProblem(name, json);
+      if (problem) throw new LabApiError(`${answer.method} ${maskUrlPassword(root)}${answer.url.split('?')[0]} answered ${res.status} with JSON that is not the control API's answer (${problem}); is ${givenBy.urlName} the "api:" line webhook-lab serve printed?`, res.status, undefined);
+      return json as OpOutput<typeof name>;
+    }
     const away = res.status === 401 ? redirectedAway(root, res) : null;
     const hint = res.status !== 401 ? '' : away ? ` (redirected to ${maskUrlPassword(away)}, where the token is not sent on: ${givenBy.url})` : ` (check ${givenBy.token})`;
     throw new LabApiError(`${name}: ${refusalMessage(json, text.slice(0, 200))}${hint}`, res.status, (json as Partial<ApiErrorBody> | null)?.code);
