@@ -243,11 +243,18 @@ export const mockRequestRecordOutput = z.object({
 });
 export type MockRequestRecord = z.output<typeof mockRequestRecordOutput>;
 
-/** A receiver as answered: as configured (the schema it was saved with), where to send to it, and what it saw. */
-export const mockReceiverViewOutput = mockReceiverSchema.extend({
-  id: z.string(),
-  /** Where to send to it (http or https per `tls`). */
-  url: z.string(),
-  requestCount: z.number().int(),
-  lastRequestAt: z.string().nullable(),
-});
+/**
+ * A receiver as answered: as configured (the schema it was saved with), where to send to it, and what
+ * it saw. Not strict, unlike the input: a field a later lab adds is left out, not refused, by a reader
+ * of this version (connectLab, `webhook-lab mcp --api`).
+ */
+export const mockReceiverViewOutput = mockReceiverSchema
+  .extend({
+    id: z.string(),
+    behavior: mockBehaviorSchema.strip(),
+    /** Where to send to it (http or https per `tls`). */
+    url: z.string(),
+    requestCount: z.number().int(),
+    lastRequestAt: z.string().nullable(),
+  })
+  .strip();

@@ -69,8 +69,8 @@ export type Audience = z.output<typeof audienceOutput>;
 
 export const audienceMemberOutput = z.object({
   userId: z.string(),
-  /** true for audience members; the computed value for computed traits. */
-  value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+  /** true for audience members; the computed value for computed traits (a last property's value may be any JSON). */
+  value: z.json(),
 });
 export type AudienceMember = z.output<typeof audienceMemberOutput>;
 const audienceMembersOutput = z.object({ members: z.array(audienceMemberOutput), total: z.number().int() });
@@ -232,7 +232,7 @@ export const simulationOps = {
   stopLoad: op<LoadRun | null>()('POST', '/load/stop', z.strictObject({}), { output: loadRunOutput.nullable() }),
 
   exportDeliveries: op<ExportFile>()('GET', '/export', exportInputSchema, { output: exportFileOutput }),
-  getConfig: op<Config>()('GET', '/config', z.strictObject({}), { output: configSchema }),
+  getConfig: op<Config>()('GET', '/config', z.strictObject({}), { output: configSchema.strip() }),
   /** `warnings`: what the import adjusted or doubts, applied anyway (config-receivers.ts); [] when nothing. */
   importConfig: op<{ ok: true; sources: number; mockReceivers: number; audiences: number; warnings: ConfigWarning[] }>()('POST', '/config', configSchema, {
     bodyLimit: MAX_CONFIG_BYTES,

@@ -27,7 +27,7 @@ describe("the contract's output schemas", () => {
       },
     });
     await t.post('/v1/batch', { batch: [{ type: 'track', userId: 'a', event: 'E' }, { type: 'track', userId: 'b', event: 'E' }] }, { writeKey: 'wk_batched' });
-    await t.post('/v1/track', { userId: 'u_1', event: 'Order Completed', properties: { total: 42 } }, { writeKey: 'wk_out' });
+    await t.post('/v1/track', { userId: 'u_1', event: 'Order Completed', properties: { total: 42, cart: { items: [{ sku: 'a' }] } } }, { writeKey: 'wk_out' });
     await t.post('/v1/track', { event: 'no user' }, { writeKey: 'wk_out' });
     const [got] = await rx.waitForRequests(1, 20_000);
     const calls = await t.call('listMessages', {});
@@ -99,7 +99,8 @@ describe("the contract's output schemas", () => {
       createAudience: () => ({ name: 'Big spenders', rule: { combine: 'and', conditions: [{ kind: 'event', event: 'Order Completed', op: 'gte', count: 1 }] }, sourceIds: [checkout.id] }),
       updateAudience: () => ({ id: created.audienceId, name: 'Bigger spenders' }),
       listAudienceMembers: () => ({ id: created.audienceId }),
-      previewAudience: () => ({ type: 'computed_trait', compute: { kind: 'event_count', event: 'Order Completed' } }),
+      // A last property's value may be any JSON: here an object.
+      previewAudience: () => ({ type: 'computed_trait', compute: { kind: 'last_property', event: 'Order Completed', property: 'cart' } }),
       syncAudience: () => ({ id: created.audienceId }),
       deleteAudience: () => ({ id: created.audienceId }),
       startLoad: () => ({ rate: 20, total: 3, template: { type: 'track', event: 'Load', userId: '{{userId}}' }, sourceId: checkout.id }),
@@ -174,9 +175,10 @@ describe("the contract's output schemas", () => {
       if (name === 'listReceiverRequests' || name === 'previewActions') expect(answer.length).toBeGreaterThan(0);
       if (name === 'deleteReceiver') expect(answer.detached.length).toBeGreaterThan(0);
       if (name === 'createDemo') expect(answer.source).not.toBeNull();
+      if (name === 'previewAudience') expect(answer.members).toEqual([{ userId: 'u_1', value: { items: [{ sku: 'a' }] } }]);
     }
     // Every operation of the contract ran above.
     expect(ran.sort()).toEqual([...OP_NAMES].sort());
 
-  }, 120_000);
+  }, 300_000);
 });

@@ -360,7 +360,8 @@ describe('connectLab', () => {
       const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/api`;
       const err = (await connectLab({ apiUrl: url, token: 't' }).catch((e: unknown) => e)) as Error;
       expect(err).toBeInstanceOf(LabApiError);
-      expect(err.message).toBe(`GET ${url}/health answered 200 with JSON that is not the control API's answer ("version": Invalid input: expected string, received undefined); is apiUrl the "api:" line webhook-lab serve printed?`);
+      expect(err.message.startsWith(`GET ${url}/health answered 200 with JSON that is not the control API's answer ("version": `)).toBe(true);
+      expect(err.message.endsWith('); is apiUrl the "api:" line webhook-lab serve printed?')).toBe(true);
     } finally {
       other.close();
     }
