@@ -7,7 +7,7 @@ import { configSchema, MAX_CONFIG_BYTES, type Config, type ConfigWarning } from 
 import { audienceInputSchema, audienceRuleSchema, audienceUpdateSchema, computedTraitSchema } from './audience.schema';
 export * from './audience.schema';
 import type { Source } from './types';
-import { deliveryStateOutput, fullSourceOutput } from './api-outputs';
+import { deliveryStateOutput, fullSourceOutput, okOutput } from './api-outputs';
 import { same } from './same-shape';
 
 import type { ReceiverUse } from './receiver-uses';
@@ -209,7 +209,7 @@ export const simulationOps = {
 
   listAudiences: op<Audience[]>()('GET', '/audiences', z.strictObject({}), { output: z.array(audienceOutput) }),
   createAudience: op<Audience & { sync: SyncResult }>()('POST', '/audiences', audienceInputSchema, { output: syncedAudienceOutput }),
-  deleteAudience: op<{ ok: true }>()('DELETE', '/audiences/:id', z.strictObject({ id }), { output: z.object({ ok: z.literal(true) }) }),
+  deleteAudience: op<{ ok: true }>()('DELETE', '/audiences/:id', z.strictObject({ id }), { output: okOutput }),
   /** Edits and re-syncs at once (only changed users get identify calls); see audienceUpdateSchema. */
   updateAudience: op<Audience & { sync: SyncResult }>()('PATCH', '/audiences/:id', audienceUpdateSchema, { output: syncedAudienceOutput }),
   /** Members (audience) or users with a value (computed trait) as of the last sync, by userId. */

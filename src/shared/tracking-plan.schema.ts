@@ -82,7 +82,7 @@ export const trackingPlanConnectionSchema = z.strictObject({
 export type TrackingPlanConnection = z.output<typeof trackingPlanConnectionSchema>;
 
 /** A stored rule as answered: as saved (trackingPlanRuleSchema checked it then). */
-const storedRuleOutput = z.looseObject({ type: z.enum(RULE_TYPES), key: z.string().nullable().optional(), version: z.number().int(), jsonSchema: jsonObject });
+export const storedRuleOutput = z.looseObject({ type: z.enum(RULE_TYPES), key: z.string().nullable().optional(), version: z.number().int(), jsonSchema: jsonObject });
 
 export const trackingPlanOutput = z.object({
   id: z.string(),

@@ -14,10 +14,11 @@ import {
   type PlanVerdict,
   type RuleStats,
   type TrackingPlan,
-  RULE_TYPES,
+  storedRuleOutput,
   VIOLATION_KINDS,
 } from './tracking-plan.schema';
 import { same } from './same-shape';
+import { okOutput } from './api-outputs';
 import type { ImportedShape } from './tracking-plan-import';
 
 // Tracking plans (issue 24, docs/tracking-plans.md). Spread into `api` by api.contract.ts.
@@ -105,7 +106,7 @@ export const UNPLANNED_EVENTS_SHOWN = 10;
 export const draftTrackingPlanOutput = z.object({
   name: z.string(),
   /** One rule per event (and identify/group/page/screen seen), properties typed as observed. */
-  rules: z.array(z.looseObject({ type: z.enum(RULE_TYPES), key: z.string().nullable().optional(), version: z.number().int(), jsonSchema: z.record(z.string(), z.unknown()) })),
+  rules: z.array(storedRuleOutput),
   /** Calls read to make it. */
   calls: z.number().int(),
 });
@@ -128,7 +129,7 @@ export const trackingPlanOps = {
   listTrackingPlanStats: op<TrackingPlanStats>()('GET', '/tracking-plans/stats', z.strictObject({ since: isoTimeSchema.optional() }), { output: trackingPlanStatsOutput }),
   /** Per rule, calls checked, passed and failed since a time (default: the last hour), the worst first. */
   getTrackingPlanStats: op<RuleStats[]>()('GET', '/tracking-plans/:id/stats', z.strictObject({ id, since: isoTimeSchema.optional() }), { output: z.array(ruleStatsOutput) }),
-  deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id }), { output: z.object({ ok: z.literal(true) }) }),
+  deleteTrackingPlan: op<{ ok: true }>()('DELETE', '/tracking-plans/:id', z.strictObject({ id }), { output: okOutput }),
   /**
    * A plan file as Segment's tools write it (Public API rules, Typewriter v8 or v7 plan.json), parsed
    * JSON in `file`; `name` overrides the file's. `replace: true` replaces a plan of that name.
