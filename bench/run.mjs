@@ -49,6 +49,15 @@ const SEARCH_ROUNDS = num('BENCH_SEARCH_ROUNDS', 5);
 const ENGINE_FLAGS = (env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean);
 const NEIGHBOURS_S = num('BENCH_NEIGHBOURS_S', 30);
 const HOSTILE_S = num('BENCH_HOSTILE_S', 10);
+/**
+ * BENCH_SKIP=search,plans,…: sections of the full run left out, with their rows (before/after pairs of
+ * one area take minutes instead of most of an hour). Sections 1–5 always run: the rest read them.
+ */
+const SKIPPABLE = ['inspector', 'search', 'receivers', 'neighbours', 'plans', 'hostile', 'restart', 'export', 'imports'];
+const SKIP = new Set((env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+for (const s of SKIP) if (!SKIPPABLE.includes(s)) throw new Error(`BENCH_SKIP: no section "${s}" (one of ${SKIPPABLE.join(', ')})`);
+/** Runs a section unless BENCH_SKIP names it (then null: its rows are left out). */
+const section = (name, fn) => (SKIP.has(name) ? (log(`\n(${name}: skipped, BENCH_SKIP)`), null) : fn());
 
 const log = (line) => process.stdout.write(`${line}\n`);
 const json = { 'content-type': 'application/json' };
@@ -301,27 +310,37 @@ async function main() {
     const disk = inspectDatabase(dataDir, { collectorId: src['bench-collector'].id, ackSingle, ackBatch, batchBuilt: batch.built });
 
     log(`\n6. inspector (issue 4): ${fmt.int(INSPECTOR_CALLS)} stored calls, web mode in Chromium; navigation → first rows in the DOM, ${INSPECTOR_ROUNDS} cold visits (fresh browser context) and reloads`);
-    const inspector = await measureInspector({ root: ROOT, tmp, rounds: INSPECTOR_ROUNDS, log });
-    if (inspector.skipped) log(`  skipped: ${inspector.skipped}`);
+    const inspector = await section('inspector', async () => {
+      const r = await measureInspector({ root: ROOT, tmp, rounds: INSPECTOR_ROUNDS, log });
+      if (r.skipped) log(`  skipped: ${r.skipped}`);
+      return r;
+    });
 
-    const search = await searchSection(tmp);
+    const search = await section('search', () => searchSection(tmp));
 
-    const receivers = await receiversSection(tmp);
+    const receivers = await section('receivers', () => receiversSection(tmp));
 
-    const neighbours = await measureNeighbours({ root: ROOT, tmp, seconds: NEIGHBOURS_S, phase, log });
+    const neighbours = await section('neighbours', () => measureNeighbours({ root: ROOT, tmp, seconds: NEIGHBOURS_S, phase, log }));
 
-    const plans = await measurePlans({ root: ROOT, tmp, phase, log, connections: BATCH_CONNECTIONS, durationS: Math.min(5, DURATION_S), nodeFlags: ENGINE_FLAGS });
+    const plans = await section('plans', () => measurePlans({ root: ROOT, tmp, phase, log, connections: BATCH_CONNECTIONS, durationS: Math.min(5, DURATION_S), nodeFlags: ENGINE_FLAGS }));
 
-    const hostile = await measureHostile({ root: ROOT, tmp, phase, log, seconds: HOSTILE_S, nodeFlags: ENGINE_FLAGS });
+    const hostile = await section('hostile', () => measureHostile({ root: ROOT, tmp, phase, log, seconds: HOSTILE_S, nodeFlags: ENGINE_FLAGS }));
 
-    log('\n12. restart with a 1,000-rule tracking plan (issue 27), the check workers compiling it (issue 38)');
-    const restart = await measureRestart({ root: ROOT, dataDir: join(tmp, 'restart-data'), log, plannedOnly: true });
+    const restart = await section('restart', () => {
+      log('\n12. restart with a 1,000-rule tracking plan (issue 27), the check workers compiling it (issue 38)');
+      return measureRestart({ root: ROOT, dataDir: join(tmp, 'restart-data'), log, plannedOnly: true });
+    });
 
-    log(`\n13. export (issue 38): ${fmt.int(EXPORT_CALLS)} calls streamed as JSON Lines (GET /api/export/file), health asked every 50 ms`);
-    const exported = await measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
+    const exported = await section('export', () => {
+      log(`\n13. export (issue 38): ${fmt.int(EXPORT_CALLS)} calls streamed as JSON Lines (GET /api/export/file), health asked every 50 ms`);
+      return measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
+    });
 
-    const imports = await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
-    await measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+    const imports = await section('imports', async () => {
+      const r = await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+      await measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
+      return r;
+    });
 
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
@@ -343,15 +362,15 @@ async function main() {
     report.check({ figure: 'client messages durable', ok: clientResult.sent === ENQUEUE_N && clientCount === ENQUEUE_N, detail: `${fmt.int(clientResult.sent)} sent, ${fmt.int(clientCount)} stored of ${fmt.int(ENQUEUE_N)}` });
     report.add({ figure: `this client msgs/s (median of ${CLIENT_ROUNDS})`, value: median(sideBySide.ours, 'perSecond'), baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'perSecond'), noise: [sideBySidePhase], target: { text: 'ratio ≥ 1.0', pass: (_, r) => r >= 1 } });
     report.add({ figure: 'this client peak RSS (median)', value: median(sideBySide.ours, 'peakRss'), show: fmt.mb, baselineName: '@segment/analytics-node', baseline: median(sideBySide.segment, 'peakRss'), target: { text: 'ratio ≤ 1.0', pass: (_, r) => r <= 1 } });
-    addInspectorFigures(report, inspector);
-    addSearchFigures(report, search);
-    addReceiverFigures(report, receivers, RECEIVERS_RATE);
-    addNeighbourFigures(report, neighbours, fmt);
-    addPlanFigures(report, plans);
-    addHostileFigures(report, hostile, fmt);
-    addPlannedRestartFigure(report, restart);
-    addExportFigures(report, exported, fmt);
-    addImportFigures(report, imports, fmt);
+    if (inspector) addInspectorFigures(report, inspector);
+    if (search) addSearchFigures(report, search);
+    if (receivers) addReceiverFigures(report, receivers, RECEIVERS_RATE);
+    if (neighbours) addNeighbourFigures(report, neighbours, fmt);
+    if (plans) addPlanFigures(report, plans);
+    if (hostile) addHostileFigures(report, hostile, fmt);
+    if (restart) addPlannedRestartFigure(report, restart);
+    if (exported) addExportFigures(report, exported, fmt);
+    if (imports) addImportFigures(report, imports, fmt);
     addSliceFigures(report);
     const want = CLIENT_N * CLIENT_ROUNDS;
     report.check({ figure: 'side-by-side calls durable', ok: oursStored === want && segmentStored === want, detail: `this client ${fmt.int(oursStored)}, official ${fmt.int(segmentStored)} accepted of ${fmt.int(want)} each; resent duplicates dropped: ${fmt.int(oursDuplicates)}, ${fmt.int(segmentDuplicates)}` });
