@@ -138,6 +138,7 @@ async function main() {
   if (process.argv[2] === 'search') return searchOnly();
   if (process.argv[2] === 'inspector') return inspectorOnly();
   if (process.argv[2] === 'batches') return batchesOnly();
+  if (process.argv[2] === 'e2e') return e2eOnly();
   if (process.argv[2] === 'singles') return singlesOnly();
   if (process.argv[2] === 'neighbours') return neighboursOnly();
   if (process.argv[2] === 'plans') return plansOnly();
@@ -229,25 +230,7 @@ async function main() {
     const hookId = src['bench-webhooks'].id;
     const hookHeaders = { ...json, authorization: basicAuth('wk_webhooks') };
     // The receiver (signature checks on every arrival) runs in this process.
-    const e2e = await phase('saturation', { engine: engine.pid, receiver: self }, async () => {
-      const a0 = receiver.stats.arrivals;
-      const t0 = performance.now();
-      const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: hookHeaders, body: { kind: 'track', prefix: 'e' } });
-      r.children = { generator: r.cpuSeconds };
-      const t1 = performance.now();
-      r.duringLoad = receiver.stats.arrivals - a0;
-      r.loadSeconds = r.seconds; // the generator's own run, without its process start
-      r.deliveriesPerSecond = r.duringLoad / r.loadSeconds;
-      r.stored = await engine.count(hookId);
-      r.backlog = r.stored - r.duringLoad;
-      const last = await receiver.waitFor(a0 + r.stored, 120_000);
-      r.drainSeconds = last === null ? NaN : Math.max(0, (last - t1) / 1000);
-      r.drainPerSecond = r.backlog / r.drainSeconds;
-      r.overallPerSecond = r.stored / ((last - t0) / 1000);
-      for (let i = 0; i < 100 && (await engine.health()).pendingDeliveries > 0; i++) await sleep(100);
-      r.delivered = await engine.count(hookId, 'delivered');
-      return { ...r, summary: `collector ${fmt.int(r.perSecond)} calls/s; receiver ${fmt.int(r.deliveriesPerSecond)} deliveries/s while loaded; backlog ${fmt.int(r.backlog)} drained in ${fmt.s(r.drainSeconds)} (${fmt.int(r.drainPerSecond)}/s); delivered ${fmt.int(r.delivered)}/${fmt.int(r.stored)}, bad signatures ${receiver.stats.badSignatures}` };
-    });
+    const e2e = await e2eSaturation(engine, receiver, hookId, hookHeaders, 'e');
     const latency = await phase(`latency at ${LATENCY_RATE} calls/s`, pids, async () => {
       const total = Math.floor((LATENCY_MS * LATENCY_RATE) / 1000);
       const respondedAt = new Float64Array(total).fill(NaN);
@@ -386,6 +369,78 @@ async function main() {
     if (bare) bare.child.kill('SIGKILL');
     if (!env.BENCH_KEEP) rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
+  }
+}
+
+/** 4. Single calls to a source delivering to the bench's receiver, saturated: deliveries while loaded, then the backlog's drain. */
+async function e2eSaturation(engine, receiver, hookId, hookHeaders, prefix, name = 'saturation') {
+  return phase(name, { engine: engine.pid, receiver: process.pid }, async () => {
+    const a0 = receiver.stats.arrivals;
+    const s0 = await engine.count(hookId);
+    const d0 = await engine.count(hookId, 'delivered');
+    const t0 = performance.now();
+    const r = await saturateInChild({ root: ROOT, url: `${engine.collector}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers: hookHeaders, body: { kind: 'track', prefix } });
+    r.children = { generator: r.cpuSeconds };
+    const t1 = performance.now();
+    r.duringLoad = receiver.stats.arrivals - a0;
+    r.loadSeconds = r.seconds; // the generator's own run, without its process start
+    r.deliveriesPerSecond = r.duringLoad / r.loadSeconds;
+    r.stored = (await engine.count(hookId)) - s0;
+    r.backlog = r.stored - r.duringLoad;
+    const last = await receiver.waitFor(a0 + r.stored, 120_000);
+    r.drainSeconds = last === null ? NaN : Math.max(0, (last - t1) / 1000);
+    r.drainPerSecond = r.backlog / r.drainSeconds;
+    r.overallPerSecond = r.stored / ((last - t0) / 1000);
+    for (let i = 0; i < 100 && (await engine.health()).pendingDeliveries > 0; i++) await sleep(100);
+    r.delivered = (await engine.count(hookId, 'delivered')) - d0;
+    return { ...r, summary: `collector ${fmt.int(r.perSecond)} calls/s; receiver ${fmt.int(r.deliveriesPerSecond)} deliveries/s while loaded; backlog ${fmt.int(r.backlog)} drained in ${fmt.s(r.drainSeconds)} (${fmt.int(r.drainPerSecond)}/s); delivered ${fmt.int(r.delivered)}/${fmt.int(r.stored)}, bad signatures ${receiver.stats.badSignatures}` };
+  });
+}
+
+/**
+ * `node bench/run.mjs e2e`: section 4's saturation alone, BENCH_E2E_ROUNDS (3) rounds in one engine
+ * after the bare server's single calls (the baseline), medians: for before/after pairs of the
+ * dispatcher, a few minutes each.
+ */
+async function e2eOnly() {
+  log(`Webhook Lab benchmark, end to end only — ${new Date().toISOString()}; ${cpus().length} cores, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; engine: ${revision()}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'webhook-lab-bench-'));
+  const headers = { ...json, authorization: basicAuth('wk_webhooks') };
+  let bare;
+  let receiver;
+  let engine;
+  try {
+    bare = await spawnNode([join(ROOT, 'bench/bare-server.mjs')], { wait: ['listening: '] });
+    const bareUrl = bare.lines['listening: '];
+    const bareSingle = await phase('bare http, single calls', { server: bare.child.pid }, async () => {
+      const r = await saturateInChild({ root: ROOT, url: `${bareUrl}/v1/track`, connections: CONNECTIONS, duration: DURATION_S, headers, body: { kind: 'track', prefix: 's' } });
+      r.children = { generator: r.cpuSeconds };
+      return { ...r, summary: `${fmt.int(r.perSecond)} req/s` };
+    });
+    bare.child.kill('SIGTERM');
+    await exited(bare.child);
+    bare = undefined;
+    receiver = await startReceiver({ secret: SECRET });
+    const dataDir = join(tmp, 'data');
+    mkdirSync(dataDir);
+    engine = await startEngine({
+      root: ROOT, dataDir, nodeFlags: ENGINE_FLAGS,
+      config: { sources: [{ name: 'bench-webhooks', writeKey: 'wk_webhooks', webhooks: { enabled: true, sharedSecret: SECRET, urls: [{ url: receiver.url, headers: {} }] } }], settings: { retentionCalls: 100_000_000 } },
+    });
+    const hookId = (await engine.sources())['bench-webhooks'].id;
+    const rounds = [];
+    for (let n = 1; n <= num('BENCH_E2E_ROUNDS', 3); n++) rounds.push(await e2eSaturation(engine, receiver, hookId, headers, `e${n}-`, `saturation, round ${n}`));
+    const median = (k) => rounds.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rounds.length / 2)];
+    const report = new Report();
+    report.add({ figure: `e2e deliveries/s while loaded (median of ${rounds.length})`, value: median('deliveriesPerSecond'), baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [...rounds, bareSingle], target: { text: '≥ 2,000/s', pass: (v) => v >= 2000 } });
+    report.check({ figure: 'e2e delivered, signatures valid', ok: rounds.every((r) => r.delivered === r.stored) && receiver.stats.badSignatures === 0, detail: `${rounds.map((r) => `${fmt.int(r.delivered)}/${fmt.int(r.stored)}`).join(', ')} delivered, ${receiver.stats.badSignatures} bad signatures` });
+    log(`\n${report.table()}`);
+    log(`\nother programs used up to ${noisiest.toFixed(2)} CPU cores during a phase`);
+  } finally {
+    receiver?.close();
+    if (engine) await engine.stop().catch(() => engine.kill());
+    if (bare) bare.child.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
