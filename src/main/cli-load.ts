@@ -1,8 +1,7 @@
 import { apiTarget, parseApiCommand, UsageError } from './cli-api-args';
-import type { ApiErrorBody } from '../shared/api.contract';
+import { callOp } from './cli-check';
 import type { LoadInput, LoadRun, LoadSample } from '../shared/simulation.contract';
 import { CALL_TYPES, type CallType } from '../shared/types';
-import { maskUrlPassword, maskUrlPasswordsIn } from '../shared/url-credentials';
 
 const USAGE = `Usage:
   webhook-lab load --rate N (--duration S | --total N) [options]
@@ -85,8 +84,7 @@ export function parseLoadArgs(argv: string[], env: Record<string, string | undef
   if (users !== undefined) input.users = users;
   if (values.source) input.sourceId = values.source;
   // Accept the server root or its /api, with or without a trailing slash.
-  const base = api.replace(/\/+$/, '');
-  return { help: false as const, api: base.endsWith('/api') ? base : `${base}/api`, token, input };
+  return { help: false as const, root: api.replace(/\/+$/, '').replace(/\/api$/, ''), token, input };
 }
 
 const ms = (v: number | null) => (v === null ? '-' : `${v}ms`);
@@ -96,33 +94,6 @@ export function progressLine(run: LoadRun, s: LoadSample | undefined): string {
   const counts = `sent ${run.sent}/${run.target} accepted ${run.accepted}`;
   if (!s) return `${head} ${counts}`;
   return `${head} ${counts} delivered ${s.delivered} failed ${s.failed} retrying ${s.retrying} p50 ${ms(s.p50Ms)} p99 ${ms(s.p99Ms)}${run.errors ? ` errors ${run.errors}` : ''}`;
-}
-
-async function call<T>(api: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(`${api}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    // Never a URL's password (fetch's own message quotes a URL with credentials whole).
-    throw new Error(`cannot reach ${maskUrlPassword(api)} (${maskUrlPasswordsIn(e.cause?.code ?? e.message)}); is webhook-lab serve running?`);
-  }
-  const text = await res.text();
-  if (res.ok) return JSON.parse(text) as T;
-  let message = text;
-  try {
-    const e = JSON.parse(text) as ApiErrorBody;
-    message = e.fields?.length ? e.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : e.error;
-  } catch {
-    // Not our JSON error shape: show the text as is.
-  }
-  if (res.status === 401) message = `${message} (check --token / WEBHOOK_LAB_TOKEN)`;
-  throw new Error(`${method} ${path} → ${res.status}: ${message}`);
 }
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
@@ -140,7 +111,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
     return;
   }
   if (args.help) return void process.stdout.write(USAGE);
-  const { api, token, input } = args;
+  const { root, token, input } = args;
   const fail = (err: unknown) => {
     process.stderr.write(`webhook-lab load: ${(err as Error).message}\n`);
     process.exitCode = 1;
@@ -148,7 +119,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
 
   let run: LoadRun;
   try {
-    run = await call<LoadRun>(api, token, 'POST', '/load', input);
+    run = await callOp(root, token, 'startLoad', input);
   } catch (err) {
     return fail(err);
   }
@@ -158,7 +129,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
   const onSigint = () => {
     if (stopping) process.exit(130);
     out('stopping…');
-    stopping = call<LoadRun | null>(api, token, 'POST', '/load/stop');
+    stopping = callOp(root, token, 'stopLoad', {});
     stopping.catch(() => undefined);
   };
   process.on('SIGINT', onSigint);
@@ -166,7 +137,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
     let printed = 0;
     for (;;) {
       await sleep(250);
-      const latest = stopping ? await stopping : await call<LoadRun | null>(api, token, 'GET', '/load');
+      const latest = stopping ? await stopping : await callOp(root, token, 'getLoad', {});
       if (!latest || latest.id !== run.id) throw new Error('the run is gone (the app restarted or another run replaced it)');
       run = latest;
       const fresh = run.samples.filter((s) => s.t > printed);
@@ -176,7 +147,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
       }
       if (run.state !== 'running') break;
     }
-    run = await settle(api, token, run);
+    run = await settle(root, token, run);
     const last = run.samples[run.samples.length - 1];
     out(`run ${run.id} ${run.state}: ${progressLine(run, last).replace(/^\[\s*\d+s\] /, '')}`);
     if (run.state === 'error') fail(new Error(run.lastError ?? 'the run failed'));
@@ -192,7 +163,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
  * After the last call is sent, its deliveries may still be in flight: wait (briefly) until the
  * samples account for every accepted call, or stop changing.
  */
-async function settle(api: string, token: string, run: LoadRun): Promise<LoadRun> {
+async function settle(root: string, token: string, run: LoadRun): Promise<LoadRun> {
   const until = Date.now() + 10_000;
   let seen = run.samples.length;
   let changedAt = Date.now();
@@ -201,7 +172,7 @@ async function settle(api: string, token: string, run: LoadRun): Promise<LoadRun
     if (s && s.delivered + s.failed + s.retrying >= run.accepted) return run;
     if (Date.now() > until || Date.now() - changedAt > 1500) return run;
     await sleep(250);
-    const next = await call<LoadRun | null>(api, token, 'GET', '/load');
+    const next = await callOp(root, token, 'getLoad', {});
     if (!next || next.id !== run.id) return run;
     if (next.samples.length !== seen) {
       seen = next.samples.length;

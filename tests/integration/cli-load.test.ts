@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +112,8 @@ describe('webhook-lab load', () => {
     try {
       const busy = await load(['--api', serve.api, '--token', serve.token, '--rate', '10', '--total', '5']);
       expect(busy.code).toBe(1);
-      expect(busy.stderr).toMatch(/POST \/load → 409: .*already running/);
+      // The path as requested below the root (it read /load when the command built its own requests).
+      expect(busy.stderr).toMatch(/POST \/api\/load → 409: .*already running/);
     } finally {
       await api('POST', '/load/stop', {});
     }
@@ -135,6 +138,22 @@ describe('webhook-lab load', () => {
     expect(creds.code).not.toBe(0);
     expect(creds.stderr).toContain('admin:****@');
     expect(creds.stdout + creds.stderr).not.toContain('hunter2');
+
+    // Not a lab: JSON of another shape is not taken for a run (the contract's output schema).
+    const other = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 7, rate: 'fast' }));
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/api`;
+      const wrong = await load(['--api', url, '--token', 't', '--rate', '5', '--total', '1']);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toMatch(/answered 200 with JSON that is not the control API's answer \("id": .*\)/);
+      expect(wrong.stdout).not.toContain('load run');
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
 
     const help = await load(['--help']);
     expect(help.code).toBe(0);
