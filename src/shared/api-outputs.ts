@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
-import type { BatchItemsPage, DeliveryState, Settings, Source } from './types';
+import type { BatchItemsPage, DeliveryState, Source } from './types';
 import { same } from './same-shape';
 
 // The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
@@ -208,24 +208,7 @@ export type ClientState = z.output<typeof clientStateOutput>;
 export const clientSendOutput = z.object({ messageId: z.string(), queued: count });
 export const clientFlushOutput = z.object({ sent: count, batches: count, errors: z.array(z.string()) });
 
-export const settingsOutput = z.object({
-  payloadFormat: z.enum(['full', 'documented']),
-  aliasKeys: z.enum(['both', 'documented', 'camel']),
-  userAgentProduct: z.string(),
-  retrySchedule: z.object({
-    preset: z.string(),
-    delaysMs: z.array(z.number()),
-    jitter: z.number(),
-    windowMs: z.number(),
-    timeoutMs: z.number().optional(),
-    retryRule: z.enum(['classic', 'actions']).optional(),
-  }),
-  timeScale: z.number(),
-  strict: z.boolean(),
-  retentionCalls: z.number().int(),
-  secretRotationWindowMs: z.number(),
-});
-same<z.output<typeof settingsOutput>, Settings>(true);
+export { settingsOutput } from './settings.output';
 
 export const libraryMetricsOutput = z.object({
   analyticsNext: z.object({ version: z.string() }).nullable(),

@@ -6,6 +6,8 @@ import type { Forwarding } from './forwarding.types';
 
 export type { Forwarding } from './forwarding.types';
 import type { TlsErrorKind } from './tls-codes';
+import type { z } from 'zod';
+import type { settingsOutput } from './settings.output';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -109,37 +111,12 @@ export interface SecretVersion {
   rotated: boolean;
 }
 
-export type PayloadFormat = 'full' | 'documented';
+/** The settings' types come from their one declaration, the API's output schema (settings.output.ts). */
+export type Settings = z.output<typeof settingsOutput>;
+export type RetrySchedule = Settings['retrySchedule'];
+export type PayloadFormat = Settings['payloadFormat'];
 /** Alias bodies' id keys: both spellings, only the documented `"Previous ID"`/`"User ID"`, or only `previousId`. */
-export type AliasKeys = 'both' | 'documented' | 'camel';
-
-export interface RetrySchedule {
-  /** Named preset, or 'custom' for delaysMs as given. */
-  preset: string;
-  /** Delays between attempts in ms (simulated time); the last repeats until the window ends. */
-  delaysMs: number[];
-  /** Fractional jitter applied to each delay, 0.2 = ±20 %. */
-  jitter: number;
-  /** The delivery expires when the next attempt would start later than this after the first. */
-  windowMs: number;
-  /** Whole-attempt timeout of a Classic delivery's requests (Actions deliveries always have 10 s); absent in settings saved before it = 5000. */
-  timeoutMs?: number;
-  /** Which answers a Classic delivery retries (Actions deliveries always use 'actions'); absent = 'classic'. */
-  retryRule?: 'classic' | 'actions';
-}
-
-export interface Settings {
-  payloadFormat: PayloadFormat;
-  aliasKeys: AliasKeys;
-  userAgentProduct: string;
-  retrySchedule: RetrySchedule;
-  /** Divides retry delays only (time-warp); the 5 s timeout stays real. */
-  timeScale: number;
-  strict: boolean;
-  retentionCalls: number;
-  /** After a secret is rotated, how long the previous version keeps signing too (Standard Webhooks: both signatures are sent). Absent in settings saved before it = 24 h. */
-  secretRotationWindowMs: number;
-}
+export type AliasKeys = Settings['aliasKeys'];
 
 export type DeliveryState =
   | 'pending'
