@@ -249,23 +249,36 @@ function trimmedMeanUs(took: Float64Array): number {
  */
 export function sizeOfCall(call: unknown): number {
   const LIMIT = SIZE_BUCKETS[SIZE_BUCKETS.length - 1]!;
-  let values = 0;
+  if (typeof call !== 'object' || call === null) return typeof call === 'string' ? Math.max(2, call.length) : 2;
+  // Each value counted where it is met; only objects and arrays are stacked (half the time of
+  // stacking every value: this runs for each call of a plan whose worst case needs its size).
+  let values = 1;
   let keys = 0;
   let chars = 0;
-  const stack: unknown[] = [call];
+  const stack: object[] = [call];
   while (stack.length > 0) {
-    const v = stack.pop();
-    values++;
-    if (typeof v === 'string') chars += v.length;
-    else if (Array.isArray(v)) for (const x of v) stack.push(x);
-    else if (typeof v === 'object' && v !== null) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        // A long array or object is looked at every 1,024 values too, so counting stops near the limit.
+        if ((++values & 1023) === 0 && over(values, keys, chars, LIMIT)) return LIMIT;
+        if (typeof x === 'string') chars += x.length;
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    } else {
       for (const k in v) {
+        const x: unknown = (v as Record<string, unknown>)[k];
+        if ((++values & 1023) === 0 && over(values, keys, chars, LIMIT)) return LIMIT;
         keys++;
         chars += k.length;
-        stack.push((v as Record<string, unknown>)[k]);
+        if (typeof x === 'string') chars += x.length;
+        else if (typeof x === 'object' && x !== null) stack.push(x);
       }
     }
-    if (values * 2 > LIMIT || keys * 6 > LIMIT || chars > LIMIT) return LIMIT;
+    if (over(values, keys, chars, LIMIT)) return LIMIT;
   }
   return Math.max(values * 2, keys * 6, chars);
 }
+
+const over = (values: number, keys: number, chars: number, limit: number) => values * 2 > limit || keys * 6 > limit || chars > limit;
