@@ -89,6 +89,35 @@ describe('every round goes through its receiver lane', () => {
     expect(detail.deliveries[0]!.attempts.map((a) => [a.trigger, a.responseStatus])).toEqual([['scheduled', 400], ['manual', 200]]);
   });
 
+  it('a bulk retry to a receiver that stopped answering does not hold up a bulk retry to another receiver', async () => {
+    // Found by a fresh-eyes review: bulk retries shared one queue of 16 rounds, so a retry of a
+    // receiver that hangs (each round waiting out its timeout) kept another source's retry waiting.
+    const hanging = await switchingReceiver();
+    const other = await switchingReceiver();
+    const t = await lab.start({
+      lanes: LANES,
+      config: {
+        sources: [webhookSource('busy', 'wk_busy', [`${hanging.r.url}/hook`]), webhookSource('other', 'wk_other', [`${other.r.url}/hook`])],
+        settings: { retrySchedule: LONG_WAIT },
+      },
+    });
+    const ids = await sourceIds(t);
+    expect((await t.post('/v1/batch', batch(100, 'h'), { writeKey: 'wk_busy' })).status).toBe(200);
+    expect((await t.post('/v1/batch', batch(1, 'o'), { writeKey: 'wk_other' })).status).toBe(200);
+    await waitFor(async () => (await countState(t, 'failed', ids.busy!)) === 100 && (await countState(t, 'failed', ids.other!)) === 1, 'the calls failed (400)', 60_000);
+
+    hanging.hold();
+    expect(await t.call('retryMatching', { sourceId: ids.busy })).toEqual({ matched: 100, retried: 100 });
+    await waitFor(() => hanging.open >= LANES.requests, `the lane's ${LANES.requests} requests open`);
+    other.answerFromNowOn();
+    expect(await t.call('retryMatching', { sourceId: ids.other })).toEqual({ matched: 1, retried: 1 });
+    // Its receiver answers at once: the retry goes while the hanging one's rounds wait out their 60 s.
+    await waitFor(async () => (await countState(t, 'delivered', ids.other!)) === 1, "the other source's retry delivered");
+    expect(hanging.maxOpen).toBe(LANES.requests);
+    hanging.answerFromNowOn();
+    await waitFor(async () => (await countState(t, 'delivered', ids.busy!)) === 100, 'the hanging receiver answers again: its 100 retries delivered', 60_000);
+  });
+
   it("a receiver check of a receiver a busy source sends to waits for the source's lane, says how long, and records its attempts as probe", async () => {
     const held = await switchingReceiver();
     held.hold();

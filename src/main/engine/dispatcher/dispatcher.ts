@@ -174,8 +174,8 @@ export class Dispatcher {
   }
 
   /** Sends these deliveries again to every URL, in the background (manual-rounds.ts). Returns how many were queued. */
-  retryInBackground(deliveryIds: number[]): number {
-    return this.manual.retryInBackground(deliveryIds);
+  retryInBackground(deliveries: { id: number; receivers: string }[]): number {
+    return this.manual.retryInBackground(deliveries);
   }
 
   /**

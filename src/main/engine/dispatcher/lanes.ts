@@ -41,6 +41,11 @@ export function laneKey(url: string): string {
   return key;
 }
 
+/** A delivery's receivers as one key: the lanes of its URLs, in order (bulk retries queue by it: manual-rounds.ts). */
+export function receiversKey(urls: readonly { url: string }[]): string {
+  return urls.length === 1 ? laneKey(urls[0]!.url) : urls.map((u) => laneKey(u.url)).join('\n');
+}
+
 // Receiver URLs come from a handful of settings rows: parse each once, not per attempt (as HttpSender does).
 const KEY_CACHE_MAX = 1024;
 const keys = new Map<string, string>();

@@ -30,8 +30,13 @@ export interface RoundRecorder {
   slot(url: string): Promise<() => void>;
 }
 
-/** Bulk-retried deliveries sent at once: a retry of thousands must not crowd out scheduled rounds. */
-const CONCURRENCY = 16;
+/**
+ * Bulk-retried deliveries out at once to one set of receivers (their lanes), and in all: a retry of
+ * thousands must not crowd out scheduled rounds, and a retry to a receiver that stopped answering
+ * must not hold up one to any other (each round of it waits out its timeout).
+ */
+const PER_RECEIVERS = 16;
+const CONCURRENCY = 64;
 
 /**
  * Rounds a user asks for, beside the schedule: a replay of one call (to one URL or all, optionally
@@ -42,8 +47,12 @@ const CONCURRENCY = 16;
  * answering adds nothing to what that receiver holds.
  */
 export class ManualRounds {
-  /** Deliveries a bulk retry queued (retryMatching), sent CONCURRENCY at a time. */
-  private readonly queue: number[] = [];
+  /**
+   * Deliveries a bulk retry queued (retryMatching), a queue per set of receivers (the lanes of its
+   * URLs), taken in turn: PER_RECEIVERS of a queue out at a time, CONCURRENCY in all.
+   */
+  private readonly queues = new Map<string, number[]>();
+  private readonly runningFor = new Map<string, number>();
   private readonly queued = new Set<number>();
   private running = 0;
   private stopped = false;
@@ -55,53 +64,76 @@ export class ManualRounds {
 
   /**
    * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background,
-   * CONCURRENCY at a time; each is read again when its turn comes and skipped unless it is
-   * still failed or expired. Returns how many were queued (one already queued is not queued twice).
+   * PER_RECEIVERS to one set of receivers (`receivers`: receiversKey of its URLs) and CONCURRENCY
+   * in all at a time; each is read again when its turn comes and skipped unless it is still failed
+   * or expired. Returns how many were queued (one already queued is not queued twice).
    */
-  retryInBackground(deliveryIds: number[]): number {
+  retryInBackground(deliveries: { id: number; receivers: string }[]): number {
     let queued = 0;
-    for (const id of deliveryIds) {
+    for (const { id, receivers: key } of deliveries) {
       if (this.stopped || this.queued.has(id)) continue;
+      const q = this.queues.get(key);
+      if (q) q.push(id);
+      else this.queues.set(key, [id]);
       this.queued.add(id);
-      this.queue.push(id);
       queued++;
     }
     this.pump();
     return queued;
   }
 
+  /** Starts queued rounds while there is room: one from each set of receivers with room in turn. */
   private pump(): void {
-    while (!this.stopped && this.running < CONCURRENCY && this.queue.length > 0) {
-      const id = this.queue.shift()!;
-      const d = this.deps.store.deliveries.active(id);
-      // A deleted source's signed delivery would go out unsigned (a retry signs with the current secret).
-      if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !(this.deps.store.sources.get(d.sourceId) || resendableWithoutSource(d, false))) {
-        this.queued.delete(id);
-        continue;
+    let started = true;
+    while (!this.stopped && this.running < CONCURRENCY && started) {
+      started = false;
+      for (const [key, q] of this.queues) {
+        if (this.running >= CONCURRENCY) break;
+        if ((this.runningFor.get(key) ?? 0) >= PER_RECEIVERS) continue;
+        const id = q.shift();
+        if (q.length === 0) this.queues.delete(key);
+        if (id === undefined) continue;
+        // Started, or skipped (no longer failed): either way the next of this queue may go.
+        this.start(id, key);
+        started = true;
       }
-      this.running++;
-      void this.run(d, d.urls.map((_, i) => i), 'manual')
-        // Deleted while it was out (a clear): nothing to record.
-        .catch(() => undefined)
-        .finally(() => {
-          this.running--;
-          this.queued.delete(id);
-          this.pump();
-          this.rounds.settled();
-        });
     }
     this.rounds.settled();
   }
 
+  /** One queued delivery's round, unless it no longer needs one. */
+  private start(id: number, key: string): void {
+    const d = this.deps.store.deliveries.active(id);
+    // A deleted source's signed delivery would go out unsigned (a retry signs with the current secret).
+    if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !(this.deps.store.sources.get(d.sourceId) || resendableWithoutSource(d, false))) {
+      this.queued.delete(id);
+      return;
+    }
+    this.running++;
+    this.runningFor.set(key, (this.runningFor.get(key) ?? 0) + 1);
+    void this.run(d, d.urls.map((_, i) => i), 'manual')
+      // Deleted while it was out (a clear): nothing to record.
+      .catch(() => undefined)
+      .finally(() => {
+        this.running--;
+        const left = (this.runningFor.get(key) ?? 1) - 1;
+        if (left > 0) this.runningFor.set(key, left);
+        else this.runningFor.delete(key);
+        this.queued.delete(id);
+        this.pump();
+        this.rounds.settled();
+      });
+  }
+
   /** No bulk retry running, and none waiting to (once stopped, those queued never will). */
   isIdle(): boolean {
-    return this.running === 0 && (this.stopped || this.queue.length === 0);
+    return this.running === 0 && (this.stopped || this.queues.size === 0);
   }
 
   /** Nothing more starts; rounds already out are recorded when they end. */
   stop(): void {
     this.stopped = true;
-    this.queue.length = 0;
+    this.queues.clear();
     this.queued.clear();
   }
 
