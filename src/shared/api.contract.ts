@@ -7,6 +7,7 @@ import type { CallDetail, CallSummary, Page, Settings, Source, Attempt, StorageS
 import { op, type OpDef } from './api-op';
 import { actionsOps } from './actions.contract';
 import { flagParam } from './query-flag';
+import { intParam } from './query-int';
 import { MAX_BATCH_ITEMS, MAX_REPLAY_BODY_CHARS } from './limits';
 import type { ErrorCode } from './error-codes';
 import type { LibraryMetrics } from './library-metrics';
@@ -27,14 +28,6 @@ import { signatureOps } from './signature-verify.contract';
 export type { HttpMethod, OpDef } from './api-op';
 
 const id = z.string().min(1);
-// Query strings arrive as text; numbers are coerced so GET and IPC accept the same input. A missing
-// or non-numeric value coerces to NaN, which zod would report as "received NaN": say what is wanted.
-const intParam = (min: number, max: number) =>
-  z.coerce
-    .number({ error: (iss) => (iss.code === 'invalid_type' ? 'expected a whole number' : undefined) })
-    .int()
-    .min(min)
-    .max(max);
 
 export { DELIVERY_FILTERS, URL_STATE_FILTERS };
 

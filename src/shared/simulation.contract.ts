@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flagParam } from './query-flag';
+import { intParam } from './query-int';
 import { op } from './api-op';
 import { URL_STATE_FILTERS } from './delivery-filters';
 import { mockBehaviorSchema, mockReceiverSchema, mockReceiverViewOutput, mockRequestRecordOutput, type MockReceiver, type MockRequestRecord } from './mock-receiver.schema';
@@ -146,7 +147,7 @@ export const exportInputSchema = z.strictObject({
   userId: z.string().optional(),
   q: z.string().max(200).optional(),
   body: flagParam.optional(),
-  limit: z.coerce.number().int().min(1).max(200_000).default(10_000),
+  limit: intParam(1, 200_000).default(10_000),
 });
 
 export const exportFileOutput = z.object({ filename: z.string(), contentType: z.string(), content: z.string() });
@@ -194,7 +195,7 @@ export const simulationOps = {
   listReceiverRequests: op<MockRequestRecord[]>()(
     'GET',
     '/receivers/:id/requests',
-    z.strictObject({ id, limit: z.coerce.number().int().min(1).max(1000).default(200) }),
+    z.strictObject({ id, limit: intParam(1, 1000).default(200) }),
     { output: z.array(mockRequestRecordOutput) },
   ),
   /** Resets failFirst counters and clears its recorded requests. */
@@ -216,7 +217,7 @@ export const simulationOps = {
   listAudienceMembers: op<{ members: AudienceMember[]; total: number }>()(
     'GET',
     '/audiences/:id/members',
-    z.strictObject({ id, limit: z.coerce.number().int().min(1).max(5000).default(1000) }),
+    z.strictObject({ id, limit: intParam(1, 5000).default(1000) }),
     { output: audienceMembersOutput },
   ),
   previewAudience: op<{ members: AudienceMember[]; total: number }>()(
