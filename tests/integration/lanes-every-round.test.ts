@@ -89,25 +89,37 @@ describe('every round goes through its receiver lane', () => {
     expect(detail.deliveries[0]!.attempts.map((a) => [a.trigger, a.responseStatus])).toEqual([['scheduled', 400], ['manual', 200]]);
   });
 
-  it('a bulk retry to a receiver that stopped answering does not hold up a bulk retry to another receiver', async () => {
-    // Found by a fresh-eyes review: bulk retries shared one queue of 16 rounds, so a retry of a
-    // receiver that hangs (each round waiting out its timeout) kept another source's retry waiting.
+  it('bulk retries to a receiver that stopped answering, from sources sending it beside others, do not hold up a bulk retry to another receiver', async () => {
+    // Found by fresh-eyes reviews: bulk retries shared one queue of 16 rounds, so a retry of a
+    // receiver that hangs (each round waiting out its timeout) kept another source's retry waiting;
+    // then, counted per set of URLs, four sets that all include the hanging one filled every slot.
     const hanging = await switchingReceiver();
+    const beside = await switchingReceiver();
     const other = await switchingReceiver();
+    const h = `${hanging.r.url}/hook`;
     const t = await lab.start({
       lanes: LANES,
       config: {
-        sources: [webhookSource('busy', 'wk_busy', [`${hanging.r.url}/hook`]), webhookSource('other', 'wk_other', [`${other.r.url}/hook`])],
+        sources: [
+          webhookSource('s1', 'wk_s1', [h]),
+          webhookSource('s2', 'wk_s2', [h, `${beside.r.url}/2`]),
+          webhookSource('s3', 'wk_s3', [h, `${beside.r.url}/3`]),
+          webhookSource('s4', 'wk_s4', [h, `${beside.r.url}/4`]),
+          webhookSource('other', 'wk_other', [`${other.r.url}/hook`]),
+        ],
         settings: { retrySchedule: LONG_WAIT },
       },
     });
     const ids = await sourceIds(t);
-    expect((await t.post('/v1/batch', batch(100, 'h'), { writeKey: 'wk_busy' })).status).toBe(200);
+    const busy = ['s1', 's2', 's3', 's4'];
+    for (const s of busy) expect((await t.post('/v1/batch', batch(20, s), { writeKey: `wk_${s}` })).status).toBe(200);
     expect((await t.post('/v1/batch', batch(1, 'o'), { writeKey: 'wk_other' })).status).toBe(200);
-    await waitFor(async () => (await countState(t, 'failed', ids.busy!)) === 100 && (await countState(t, 'failed', ids.other!)) === 1, 'the calls failed (400)', 60_000);
+    const failed = async () => (await Promise.all([...busy, 'other'].map((s) => countState(t, 'failed', ids[s]!)))).reduce((a, b) => a + b, 0);
+    await waitFor(async () => (await failed()) === 81, 'the calls failed (400)', 60_000);
 
     hanging.hold();
-    expect(await t.call('retryMatching', { sourceId: ids.busy })).toEqual({ matched: 100, retried: 100 });
+    beside.answerFromNowOn();
+    for (const s of busy) expect(await t.call('retryMatching', { sourceId: ids[s] })).toEqual({ matched: 20, retried: 20 });
     await waitFor(() => hanging.open >= LANES.requests, `the lane's ${LANES.requests} requests open`);
     other.answerFromNowOn();
     expect(await t.call('retryMatching', { sourceId: ids.other })).toEqual({ matched: 1, retried: 1 });
@@ -115,7 +127,7 @@ describe('every round goes through its receiver lane', () => {
     await waitFor(async () => (await countState(t, 'delivered', ids.other!)) === 1, "the other source's retry delivered");
     expect(hanging.maxOpen).toBe(LANES.requests);
     hanging.answerFromNowOn();
-    await waitFor(async () => (await countState(t, 'delivered', ids.busy!)) === 100, 'the hanging receiver answers again: its 100 retries delivered', 60_000);
+    await waitFor(async () => (await Promise.all(busy.map((s) => countState(t, 'delivered', ids[s]!)))).every((n) => n === 20), 'the hanging receiver answers again: every retry delivered', 60_000);
   });
 
   it("a receiver check of a receiver a busy source sends to waits for the source's lane, says how long, and records its attempts as probe", async () => {

@@ -7,7 +7,7 @@ import type { Dispatcher } from './dispatcher/dispatcher';
 import type { EventHub } from './event-hub';
 import { CLEAR_CHUNK } from './store/clear-calls';
 import { neverSent, resendableWithoutSource } from './dispatcher/delivery-plan';
-import { receiversKey } from './dispatcher/lanes';
+import { lanesOf } from './dispatcher/lanes';
 import { backgroundSlices } from './slice-meter';
 import { probeFilter } from './probe/probe-filter';
 
@@ -37,7 +37,7 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
       const passes: Omit<CallFilter, 'limit'>[] = states.map((status) => ({ ...filter, status }));
       if (actionsParts) for (const urlState of states as UrlState[]) passes.push({ ...filter, urlState });
       const seen = new Set<number>();
-      const deliveries: { id: number; receivers: string }[] = [];
+      const deliveries: { id: number; lanes: string[] }[] = [];
       for (const [k, pass] of passes.entries()) {
         let before: number | undefined;
         while (seen.size < RETRY_MATCHING_MAX) {
@@ -51,7 +51,7 @@ export function bulkCallHandlers(d: BulkDeps): Pick<ApiHandlers, 'retryMatching'
               const failed = store.deliveriesOfCall(callId).filter((d) => states.includes(d.state) && !neverSent(d) && (store.sources.get(d.sourceId) !== undefined || resendableWithoutSource(d, false)));
               // The status passes are counted above; a call found only by its Actions parts adds itself.
               if (k >= states.length && failed.length > 0) matched++;
-              if (!dryRun) for (const d of failed) deliveries.push({ id: d.id, receivers: receiversKey(d.urls) });
+              if (!dryRun) for (const d of failed) deliveries.push({ id: d.id, lanes: lanesOf(d.urls) });
             }
             return chunk;
           });

@@ -174,7 +174,7 @@ export class Dispatcher {
   }
 
   /** Sends these deliveries again to every URL, in the background (manual-rounds.ts). Returns how many were queued. */
-  retryInBackground(deliveries: { id: number; receivers: string }[]): number {
+  retryInBackground(deliveries: { id: number; lanes: string[] }[]): number {
     return this.manual.retryInBackground(deliveries);
   }
 

@@ -41,9 +41,9 @@ export function laneKey(url: string): string {
   return key;
 }
 
-/** A delivery's receivers as one key: the lanes of its URLs, in order (bulk retries queue by it: manual-rounds.ts). */
-export function receiversKey(urls: readonly { url: string }[]): string {
-  return urls.length === 1 ? laneKey(urls[0]!.url) : urls.map((u) => laneKey(u.url)).join('\n');
+/** The lanes a delivery's URLs go through, each once (bulk retries are counted by them: manual-rounds.ts). */
+export function lanesOf(urls: readonly { url: string }[]): string[] {
+  return urls.length === 1 ? [laneKey(urls[0]!.url)] : [...new Set(urls.map((u) => laneKey(u.url)))];
 }
 
 // Receiver URLs come from a handful of settings rows: parse each once, not per attempt (as HttpSender does).

@@ -31,11 +31,11 @@ export interface RoundRecorder {
 }
 
 /**
- * Bulk-retried deliveries out at once to one set of receivers (their lanes), and in all: a retry of
- * thousands must not crowd out scheduled rounds, and a retry to a receiver that stopped answering
- * must not hold up one to any other (each round of it waits out its timeout).
+ * Bulk-retried rounds out at once through one receiver lane, and in all: a retry of thousands must not
+ * crowd out scheduled rounds, and a retry to a receiver that stopped answering (each round waiting out
+ * its timeout) must not hold up one to any other receiver.
  */
-const PER_RECEIVERS = 16;
+const PER_LANE = 16;
 const CONCURRENCY = 64;
 
 /**
@@ -48,11 +48,12 @@ const CONCURRENCY = 64;
  */
 export class ManualRounds {
   /**
-   * Deliveries a bulk retry queued (retryMatching), a queue per set of receivers (the lanes of its
-   * URLs), taken in turn: PER_RECEIVERS of a queue out at a time, CONCURRENCY in all.
+   * Deliveries a bulk retry queued (retryMatching), a queue per set of lanes their URLs go through,
+   * the sets taken in turn (a set that started one goes to the back); one starts only while every
+   * lane it goes through has fewer than PER_LANE of them out, and CONCURRENCY are out in all.
    */
-  private readonly queues = new Map<string, number[]>();
-  private readonly runningFor = new Map<string, number>();
+  private readonly queues = new Map<string, { lanes: string[]; ids: number[] }>();
+  private readonly outPerLane = new Map<string, number>();
   private readonly queued = new Set<number>();
   private running = 0;
   private stopped = false;
@@ -63,18 +64,18 @@ export class ManualRounds {
   ) {}
 
   /**
-   * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background,
-   * PER_RECEIVERS to one set of receivers (`receivers`: receiversKey of its URLs) and CONCURRENCY
-   * in all at a time; each is read again when its turn comes and skipped unless it is still failed
-   * or expired. Returns how many were queued (one already queued is not queued twice).
+   * Sends these deliveries again as manual rounds to every URL (retryMatching), in the background
+   * (`lanes`: lanesOf its URLs); each is read again when its turn comes and skipped unless it is still
+   * failed or expired. Returns how many were queued (one already queued is not queued twice).
    */
-  retryInBackground(deliveries: { id: number; receivers: string }[]): number {
+  retryInBackground(deliveries: { id: number; lanes: string[] }[]): number {
     let queued = 0;
-    for (const { id, receivers: key } of deliveries) {
+    for (const { id, lanes } of deliveries) {
       if (this.stopped || this.queued.has(id)) continue;
+      const key = lanes.join('\n');
       const q = this.queues.get(key);
-      if (q) q.push(id);
-      else this.queues.set(key, [id]);
+      if (q) q.ids.push(id);
+      else this.queues.set(key, { lanes, ids: [id] });
       this.queued.add(id);
       queued++;
     }
@@ -82,27 +83,28 @@ export class ManualRounds {
     return queued;
   }
 
-  /** Starts queued rounds while there is room: one from each set of receivers with room in turn. */
+  /** Starts queued rounds while there is room: one from each set whose lanes have room, in turn. */
   private pump(): void {
-    let started = true;
-    while (!this.stopped && this.running < CONCURRENCY && started) {
-      started = false;
-      for (const [key, q] of this.queues) {
+    let progressed = true;
+    while (!this.stopped && this.running < CONCURRENCY && progressed) {
+      progressed = false;
+      for (const [key, q] of [...this.queues]) {
         if (this.running >= CONCURRENCY) break;
-        if ((this.runningFor.get(key) ?? 0) >= PER_RECEIVERS) continue;
-        const id = q.shift();
-        if (q.length === 0) this.queues.delete(key);
-        if (id === undefined) continue;
-        // Started, or skipped (no longer failed): either way the next of this queue may go.
-        this.start(id, key);
-        started = true;
+        if (q.lanes.some((l) => (this.outPerLane.get(l) ?? 0) >= PER_LANE)) continue;
+        const id = q.ids.shift()!;
+        // To the back of the turn (or gone when empty): the sets after it go first next time.
+        this.queues.delete(key);
+        if (q.ids.length > 0) this.queues.set(key, q);
+        // Started, or skipped (no longer failed): either way the next of this set may go.
+        this.start(id, q.lanes);
+        progressed = true;
       }
     }
     this.rounds.settled();
   }
 
   /** One queued delivery's round, unless it no longer needs one. */
-  private start(id: number, key: string): void {
+  private start(id: number, lanes: string[]): void {
     const d = this.deps.store.deliveries.active(id);
     // A deleted source's signed delivery would go out unsigned (a retry signs with the current secret).
     if (!d || (d.state !== 'failed' && d.state !== 'expired') || neverSent(d) || !(this.deps.store.sources.get(d.sourceId) || resendableWithoutSource(d, false))) {
@@ -110,15 +112,17 @@ export class ManualRounds {
       return;
     }
     this.running++;
-    this.runningFor.set(key, (this.runningFor.get(key) ?? 0) + 1);
+    for (const l of lanes) this.outPerLane.set(l, (this.outPerLane.get(l) ?? 0) + 1);
     void this.run(d, d.urls.map((_, i) => i), 'manual')
       // Deleted while it was out (a clear): nothing to record.
       .catch(() => undefined)
       .finally(() => {
         this.running--;
-        const left = (this.runningFor.get(key) ?? 1) - 1;
-        if (left > 0) this.runningFor.set(key, left);
-        else this.runningFor.delete(key);
+        for (const l of lanes) {
+          const left = (this.outPerLane.get(l) ?? 1) - 1;
+          if (left > 0) this.outPerLane.set(l, left);
+          else this.outPerLane.delete(l);
+        }
         this.queued.delete(id);
         this.pump();
         this.rounds.settled();
