@@ -53,7 +53,7 @@ const HOSTILE_S = num('BENCH_HOSTILE_S', 10);
  * BENCH_SKIP=search,plans,…: sections of the full run left out, with their rows (before/after pairs of
  * one area take minutes instead of most of an hour). Sections 1–5 always run: the rest read them.
  */
-const SKIPPABLE = ['inspector', 'search', 'receivers', 'neighbours', 'plans', 'hostile', 'restart', 'export', 'imports'];
+const SKIPPABLE = ['inspector', 'search', 'receivers', 'neighbours', 'plans', 'hostile', 'restart', 'export', 'imports', 'chores'];
 const SKIP = new Set((env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 for (const s of SKIP) if (!SKIPPABLE.includes(s)) throw new Error(`BENCH_SKIP: no section "${s}" (one of ${SKIPPABLE.join(', ')})`);
 /** Runs a section unless BENCH_SKIP names it (then null: its rows are left out). */
@@ -292,8 +292,8 @@ async function main() {
     engine = undefined;
     const disk = inspectDatabase(dataDir, { collectorId: src['bench-collector'].id, ackSingle, ackBatch, batchBuilt: batch.built });
 
-    log(`\n6. inspector (issue 4): ${fmt.int(INSPECTOR_CALLS)} stored calls, web mode in Chromium; navigation → first rows in the DOM, ${INSPECTOR_ROUNDS} cold visits (fresh browser context) and reloads`);
     const inspector = await section('inspector', async () => {
+      log(`\n6. inspector (issue 4): ${fmt.int(INSPECTOR_CALLS)} stored calls, web mode in Chromium; navigation → first rows in the DOM, ${INSPECTOR_ROUNDS} cold visits (fresh browser context) and reloads`);
       const r = await measureInspector({ root: ROOT, tmp, rounds: INSPECTOR_ROUNDS, log });
       if (r.skipped) log(`  skipped: ${r.skipped}`);
       return r;
@@ -319,11 +319,8 @@ async function main() {
       return measureExport({ root: ROOT, dataDir: join(tmp, 'export-data'), log, nodeFlags: ENGINE_FLAGS });
     });
 
-    const imports = await section('imports', async () => {
-      const r = await measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
-      await measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS });
-      return r;
-    });
+    const imports = await section('imports', () => measureImports({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS }));
+    await section('chores', () => measureChores({ root: ROOT, tmp, log, nodeFlags: ENGINE_FLAGS }));
 
     // The table.
     const median = (rs, k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
@@ -429,7 +426,7 @@ async function e2eOnly() {
     });
     const hookId = (await engine.sources())['bench-webhooks'].id;
     const rounds = [];
-    for (let n = 1; n <= num('BENCH_E2E_ROUNDS', 3); n++) rounds.push(await e2eSaturation(engine, receiver, hookId, headers, `e${n}-`, `saturation, round ${n}`));
+    for (let n = 1; n <= Math.max(1, num('BENCH_E2E_ROUNDS', 3)); n++) rounds.push(await e2eSaturation(engine, receiver, hookId, headers, `e${n}-`, `saturation, round ${n}`));
     const median = (k) => rounds.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rounds.length / 2)];
     const report = new Report();
     report.add({ figure: `e2e deliveries/s while loaded (median of ${rounds.length})`, value: median('deliveriesPerSecond'), baselineName: 'bare http req/s', baseline: bareSingle.perSecond, noise: [...rounds, bareSingle], target: { text: '≥ 2,000/s', pass: (v) => v >= 2000 } });

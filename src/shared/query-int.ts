@@ -10,7 +10,8 @@ const DIGITS = /^\d+$/;
  */
 export const intParam = (min: number, max: number) =>
   z.preprocess(
-    (v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v),
+    // Past about 309 digits a number reads as Infinity: the largest finite one stands for it, so it is "too big".
+    (v) => (typeof v === 'string' && DIGITS.test(v) ? Math.min(Number(v), Number.MAX_VALUE) : v),
     z
       .number({ error: (iss) => (iss.code !== 'invalid_type' ? undefined : readsAsNumber(iss.input) ? `expected a whole number in decimal digits, got "${String(iss.input)}"` : 'expected a whole number') })
       .min(min, { abort: true })

@@ -24,6 +24,7 @@ describe('whole-number parameters of the control API contract', () => {
     expect(messages({ id: '05' })).toEqual([]);
     // Once, not once per rule it breaks.
     expect(messages({ id: '99999999999999999999' })).toEqual([expect.stringMatching(/^id: Too big: .*<=9007199254740991$/)]);
+    expect(messages({ id: '9'.repeat(400) })).toEqual([expect.stringMatching(/^id: Too big: /)]);
     expect(api.getMessage.input.parse({ id: '42' })).toEqual({ id: 42 });
   });
 

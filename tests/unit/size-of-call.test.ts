@@ -67,6 +67,7 @@ describe('sizeOfCall (the size a call is estimated at, issue 38)', () => {
     const call = { type: 'track', event: 'Order Completed', properties: { orderId: 'ord-1', products: [{ sku: 'a', price: 1 }] } };
     expect(sizeOfCall(call)).toBe(reference(call));
     expect(sizeOfCall('x'.repeat(100))).toBe(100);
+    expect(sizeOfCall('x'.repeat(LIMIT + 1))).toBe(LIMIT);
     expect(sizeOfCall(7)).toBe(2);
     expect(sizeOfCall(new Array(1_000_000).fill(0))).toBe(LIMIT);
   });

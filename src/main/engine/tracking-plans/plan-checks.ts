@@ -249,7 +249,7 @@ function trimmedMeanUs(took: Float64Array): number {
  */
 export function sizeOfCall(call: unknown): number {
   const LIMIT = SIZE_BUCKETS[SIZE_BUCKETS.length - 1]!;
-  if (typeof call !== 'object' || call === null) return typeof call === 'string' ? Math.max(2, call.length) : 2;
+  if (typeof call !== 'object' || call === null) return typeof call === 'string' ? Math.min(LIMIT, Math.max(2, call.length)) : 2;
   // Each value counted where it is met; only objects and arrays are stacked (half the time of
   // stacking every value: this runs for each call of a plan whose worst case needs its size).
   let values = 1;
