@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { op } from './api-op';
 import { secretProblem } from './standard-webhooks';
+import { classicUrlSchema } from './source.schema';
 
 // Check a receiver (issue 25): the probe sends a receiver what the Webhooks destination sends,
 // plus the requests it must refuse, and judges its answers. Spread into `api` by api.contract.ts;
@@ -82,10 +83,8 @@ export interface ProbeReport {
 }
 
 export const probeInputSchema = z.strictObject({
-  url: z
-    .string()
-    .max(2048)
-    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), { message: 'must be an absolute http: or https: URL' }),
+  /** Held to the rules of a source's receiver URL (source.schema.ts): a URL the check runs against is one a source could send to. */
+  url: classicUrlSchema,
   /** The source's shared secret (X-Signature); without it the signature check is skipped. */
   secret: z.string().max(1024).optional(),
   standardWebhooksSecret: z

@@ -84,7 +84,7 @@ export const headersSchema = z.record(z.string(), z.string()).superRefine((heade
 export const receiverUrlSchema = z.string().superRefine((url, ctx) => {
   const max = `at most ${MAX_RECEIVER_URL_CHARS} characters (2 KB)`;
   if (url.length > MAX_RECEIVER_URL_CHARS) return ctx.addIssue({ code: 'custom', message: `${max}; this one has ${url.length}` });
-  if (!isHttpUrl(url)) return ctx.addIssue({ code: 'custom', message: 'must be an absolute http: or https: URL' });
+  if (!isHttpUrl(url)) return ctx.addIssue({ code: 'custom', message: notHttpUrl(url) });
   // URL parsing drops tabs and line breaks silently: the URL stored would not be the one sent (issue 38).
   // Segment refuses them too (its url field is format: 'uri').
   if (/[\x00-\x1f\x7f]/.test(url)) return ctx.addIssue({ code: 'custom', message: 'must not contain control characters (a line break, a tab)' });
@@ -108,6 +108,13 @@ export const webhookUrlSchema = z.strictObject({
   url: classicUrlSchema,
   headers: headersSchema.default({}),
 });
+
+/** Why a URL that does not parse as http(s) is refused: its port when that is what is wrong (the parser says only "invalid URL"). */
+function notHttpUrl(url: string): string {
+  const port = /^https?:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(url)?.[1];
+  if (port !== undefined && Number(port) > 65_535) return `port ${port} is out of range: give one from 1 to 65535`;
+  return 'must be an absolute http: or https: URL';
+}
 
 function isHttpUrl(value: string): boolean {
   try {

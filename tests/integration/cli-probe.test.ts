@@ -92,6 +92,9 @@ describe('webhook-lab probe', () => {
     const cases: [string[], RegExp][] = [
       [['--secret', 's'], /--url: give the receiver URL/],
       [['--url', 'ftp://x/y'], /--url: must be an absolute http: or https: URL/],
+      // The rules of a source's receiver URL (found by a review: the port went unnamed, a tab was dropped silently).
+      [['--url', 'http://127.0.0.1:99999/hook'], /--url: port 99999 is out of range: give one from 1 to 65535/],
+      [['--url', 'http://127.0.0.1:9/ho\tok'], /--url: must not contain control characters/],
       [['--url', 'http://127.0.0.1:1/', '--only', 'signature,speed'], /--only: no check named "speed"/],
       [['--url', 'http://127.0.0.1:1/', '--api', 'http://127.0.0.1:1/api', '--data-dir', tmp], /--api and --data-dir: give one/],
       [['--url', 'http://127.0.0.1:1/', '--api', 'http://127.0.0.1:1/api'], /--token: give the control API token/],

@@ -99,6 +99,8 @@ describe('config schema (SPEC §8)', () => {
     ['http://127.0.0.1:9001/hook\r\nX-Injected: 1', 'must not contain control characters (a line break, a tab)'],
     ['http://127.0.0.1:9001/ho\tok', 'must not contain control characters (a line break, a tab)'],
     ['http://127.0.0.1:0/hook', 'port 0 cannot be connected to: give the port the receiver listens on'],
+    ['http://127.0.0.1:99999/hook', 'port 99999 is out of range: give one from 1 to 65535'],
+    ['https://example.com:65536', 'port 65536 is out of range: give one from 1 to 65535'],
     [' http://127.0.0.1:9001/hook', 'must not start or end with a space'],
   ])('refuses the receiver URL %j, naming why (issue 38)', (url, why) => {
     expect(errorsOf(withWebhooks({ urls: [{ url }] }))).toBe(`sources[0].webhooks.urls[0].url: ${why}`);
