@@ -63,6 +63,56 @@ export function summarizeVitest(report) {
   return counts;
 }
 
+/** The first line of a failure's message, cut to keep the list short. */
+function firstLine(text) {
+  const line = String(text ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line.trim();
+}
+const relative = (root, file) => (root && file?.startsWith(root + '/') ? file.slice(root.length + 1) : (file ?? '?'));
+
+/**
+ * One line per Vitest test that did not pass (failed, or did not run in a failed file), and per file
+ * that failed outside its tests: `file › test: first line of the message`. Printed just above the
+ * closing line, so the last lines of a CI log name what failed.
+ */
+export function vitestNotPassed(report, root = '') {
+  const lines = [];
+  for (const file of report.testResults ?? []) {
+    const fileFailed = file.status === 'failed';
+    const name = relative(root, file.name);
+    let named = 0;
+    for (const t of file.assertionResults ?? []) {
+      const title = t.fullName ?? [...(t.ancestorTitles ?? []), t.title].join(' › ');
+      if (t.status === 'failed') lines.push(`${name} › ${title}: ${firstLine(t.failureMessages?.[0])}`);
+      else if (t.status === 'passed' || (!fileFailed && (t.status === 'skipped' || t.status === 'todo'))) continue;
+      else lines.push(`${name} › ${title}: did not run`);
+      named++;
+    }
+    if (fileFailed && named === 0) lines.push(`${name}: ${firstLine(file.message) || 'failed outside its tests'}`);
+  }
+  return lines;
+}
+
+/** The same for Playwright: failed and not-run tests, and errors outside any test. */
+export function playwrightNotPassed(report) {
+  const lines = [];
+  const walk = (suite, path) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        const outcome = classifyPlaywrightTest(test);
+        if (outcome === 'passed' || outcome === 'skipped') continue;
+        const where = spec.file ? `${spec.file}:${spec.line ?? '?'}` : path.join(' › ');
+        const error = (test.results ?? []).map((r) => r.error?.message).find(Boolean);
+        lines.push(`${where} › ${spec.title}: ${outcome === 'notRun' ? 'did not run' : firstLine(error)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, [...path, child.title ?? '']);
+  };
+  for (const suite of report.suites ?? []) walk(suite, [suite.title ?? '']);
+  for (const e of report.errors ?? []) lines.push(`outside any test: ${firstLine(e?.message ?? e)}`);
+  return lines;
+}
+
 /** The closing line the CI reader expects; not run and errors are folded into failed. */
 export function closingLine({ passed, failed, skipped }) {
   return `${passed} passed, ${failed} failed, ${skipped} skipped`;

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { closingLine, summarizePlaywright, summarizeVitest } from './test-summary.mjs';
+import { closingLine, playwrightNotPassed, summarizePlaywright, summarizeVitest, vitestNotPassed } from './test-summary.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -113,13 +113,26 @@ if (chromium) {
 }
 
 process.stdout.write('\n');
-if (existsSync(vitestJson)) add('vitest', summarizeVitest(JSON.parse(readFileSync(vitestJson, 'utf8'))), vitestOk);
-else failedSteps.push('vitest (no report)');
+// What did not pass is listed last, above the closing line: a CI log's tail names it.
+const notPassed = [];
+if (existsSync(vitestJson)) {
+  const report = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  add('vitest', summarizeVitest(report), vitestOk);
+  notPassed.push(...vitestNotPassed(report, root).map((l) => `vitest: ${l}`));
+} else failedSteps.push('vitest (no report)');
 // Not the report's stats: they count a test that did not run as skipped.
-if (existsSync(pwJson)) add('playwright', summarizePlaywright(JSON.parse(readFileSync(pwJson, 'utf8'))), playwrightOk);
-else if (chromium) failedSteps.push('playwright (no report)');
+if (existsSync(pwJson)) {
+  const report = JSON.parse(readFileSync(pwJson, 'utf8'));
+  add('playwright', summarizePlaywright(report), playwrightOk);
+  notPassed.push(...playwrightNotPassed(report).map((l) => `playwright: ${l}`));
+} else if (chromium) failedSteps.push('playwright (no report)');
 if (e2eMissing) failedSteps.push('end-to-end (no browser)');
 
+if (notPassed.length) {
+  process.stdout.write(`did not pass (${notPassed.length}):\n`);
+  for (const line of notPassed.slice(0, 30)) process.stdout.write(`  ${line}\n`);
+  if (notPassed.length > 30) process.stdout.write(`  … and ${notPassed.length - 30} more (test-reports/)\n`);
+}
 if (failedSteps.length) process.stdout.write(`failed steps: ${failedSteps.join(', ')}\n`);
 process.stdout.write(`${closingLine({ passed, failed: failed + failedSteps.length, skipped })}\n`);
 process.exit(failed === 0 && failedSteps.length === 0 ? 0 : 1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPlaywrightTest, closingLine, summarizePlaywright, summarizeVitest } from '../../scripts/test-summary.mjs';
+import { classifyPlaywrightTest, closingLine, playwrightNotPassed, summarizePlaywright, summarizeVitest, vitestNotPassed } from '../../scripts/test-summary.mjs';
 
 // scripts/test.mjs's closing line: a test that did not run is never counted as skipped. The reports
 // below have the shapes Playwright 1.65 and Vitest 4.1 wrote for these cases (checked by running them).
@@ -78,6 +78,52 @@ describe('Vitest report', () => {
   it('an unsuccessful run with nothing failed in it still fails', () => {
     expect(summarizeVitest({ success: false, testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }] }] }).errors).toBe(1);
     expect(summarizeVitest({ success: true, testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }] }] }).errors).toBe(0);
+  });
+});
+
+// A CI log is read from its tail: what did not pass is named there, not only counted.
+describe('what did not pass, named', () => {
+  it('Vitest: each failed test with the first line of its message, tests that did not run, files failed outside their tests', () => {
+    const report = {
+      success: false,
+      testResults: [
+        {
+          name: '/repo/tests/a.test.ts',
+          status: 'failed',
+          assertionResults: [
+            { title: 'waits', fullName: 'queue › waits', status: 'failed', failureMessages: ['\nAssertionError: expected 2 to be 3\n    at x.ts:1'] },
+            { title: 'passes', status: 'passed' },
+            { title: 'after the hook', ancestorTitles: ['queue'], status: 'skipped' },
+          ],
+        },
+        { name: '/repo/tests/b.test.ts', status: 'failed', message: 'Cannot find module x', assertionResults: [] },
+        { name: '/repo/tests/c.test.ts', status: 'passed', assertionResults: [{ title: 'chosen skip', status: 'skipped' }] },
+      ],
+    };
+    expect(vitestNotPassed(report, '/repo')).toEqual([
+      'tests/a.test.ts › queue › waits: AssertionError: expected 2 to be 3',
+      'tests/a.test.ts › queue › after the hook: did not run',
+      'tests/b.test.ts: Cannot find module x',
+    ]);
+    expect(vitestNotPassed({ testResults: [{ name: 'x', status: 'failed', failureMessages: ['y'.repeat(500)], assertionResults: [{ title: 't', status: 'failed', failureMessages: ['y'.repeat(500)] }] }] })[0]).toHaveLength('x › t: '.length + 241);
+  });
+
+  it('Playwright: failed and not-run tests with file and line, errors outside tests; chosen skips are not listed', () => {
+    const report = {
+      errors: [{ message: 'global setup failed\nstack' }],
+      suites: [
+        {
+          title: 'a.spec.ts',
+          specs: [
+            { title: 'fails', file: 'a.spec.ts', line: 7, tests: [{ status: 'unexpected', expectedStatus: 'passed', results: [{ status: 'failed', error: { message: 'Timed out 5000ms\nmore' } }] }] },
+            { title: 'chosen', file: 'a.spec.ts', line: 9, tests: [{ status: 'skipped', expectedStatus: 'skipped', results: [{ status: 'skipped' }] }] },
+            { title: 'never ran', file: 'a.spec.ts', line: 11, tests: [{ status: 'skipped', expectedStatus: 'passed', results: [] }] },
+          ],
+        },
+      ],
+    };
+    expect(playwrightNotPassed(report)).toEqual(['a.spec.ts:7 › fails: Timed out 5000ms', 'a.spec.ts:11 › never ran: did not run', 'outside any test: global setup failed']);
+    expect(playwrightNotPassed(playwrightReport)).toEqual(['a.spec.ts › serial › fails: ', 'a.spec.ts › serial › did not run: did not run']);
   });
 });
 
