@@ -105,7 +105,7 @@ describe('what did not pass, named', () => {
       'tests/a.test.ts › queue › after the hook: did not run',
       'tests/b.test.ts: Cannot find module x',
     ]);
-    expect(vitestNotPassed({ testResults: [{ name: 'x', status: 'failed', failureMessages: ['y'.repeat(500)], assertionResults: [{ title: 't', status: 'failed', failureMessages: ['y'.repeat(500)] }] }] })[0]).toHaveLength('x › t: '.length + 241);
+    expect(vitestNotPassed({ testResults: [{ name: 'x', status: 'failed', assertionResults: [{ title: 't', status: 'failed', failureMessages: ['y'.repeat(500)] }] }] })[0]).toHaveLength('x › t: '.length + 241);
   });
 
   it('Playwright: failed and not-run tests with file and line, errors outside tests; chosen skips are not listed', () => {
