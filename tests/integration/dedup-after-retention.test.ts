@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestEngine } from '../helpers/engine';
 import { Store } from '../../src/main/engine/store/store';
-import { DEDUP_CAPACITY } from '../../src/main/engine/store/calls.repo';
+import { DEDUP_CAPACITY, EXPIRE_LIMIT } from '../../src/main/engine/store/calls.repo';
 import { openDbFile } from '../helpers/db-file';
 
 // Duplicates within 24 h stay caught across a restart even when retention removed the first call:
@@ -106,6 +106,45 @@ describe('the messageIds retention keeps apart', () => {
       expect(left.length).toBe(DEDUP_CAPACITY);
       expect(left[0]).toBe('m50');
       expect(left[left.length - 1]).toBe(`m${DEDUP_CAPACITY + 49}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Issue 38: expireRetired runs in each retention slice; it read every retired row (20-30 ms at
+  // 200,000) and let any number go at once. Now by an index on the time, a bounded number a slice.
+  it('are let go a bounded number at a time, oldest first, until none past the window is left', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-dedup-expire-'));
+    try {
+      const now = Date.now();
+      new Store({ dataDir: dir }).close();
+      const db = openDbFile(dir, { write: true });
+      const insert = db.prepare('INSERT INTO dedup_retired (source_key, message_id, received_at) VALUES (1, ?, ?)');
+      // Out of time order (a call kept for its delivery retires late): the oldest go first all the same.
+      const expired = 2 * EXPIRE_LIMIT + 500;
+      db.transaction(() => {
+        for (let i = 0; i < 100; i++) insert.run(`fresh${i}`, now - 1000);
+        for (let i = 0; i < expired; i++) insert.run(`old${i}`, now - 25 * 3600_000 - (i % 7 === 0 ? 3600_000 : 0));
+      })();
+      db.close();
+      const store = new Store({ dataDir: dir });
+      const count = () => {
+        const c = openDbFile(dir);
+        try {
+          return c.prepare("SELECT COUNT(*) FROM dedup_retired WHERE message_id LIKE 'old%'").pluck().get() as number;
+        } finally {
+          c.close();
+        }
+      };
+      store.calls.expireRetired(now);
+      expect(count()).toBe(expired - EXPIRE_LIMIT);
+      store.calls.expireRetired(now);
+      store.calls.expireRetired(now);
+      expect(count()).toBe(0);
+      store.close();
+      const check = openDbFile(dir);
+      expect(check.prepare('SELECT COUNT(*) FROM dedup_retired').pluck().get()).toBe(100);
+      check.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -25,6 +25,8 @@ export const CLASSIC_JOIN = "LEFT JOIN deliveries d ON d.call_id = c.id AND d.ki
 /** De-duplication window for messageIds per source (SPEC §3), and how many ids it remembers at most. */
 export const DEDUP_WINDOW_MS = 24 * 3600 * 1000;
 export const DEDUP_CAPACITY = 200_000;
+/** Retired messageIds let go per retention slice, of each kind (expireRetired). */
+export const EXPIRE_LIMIT = 2_000;
 /** Rows read per slice while filling the window after a start (a few ms each). */
 const DEDUP_LOAD_SLICE = 5_000;
 
@@ -94,7 +96,7 @@ export class CallsRepo {
   private readonly issuedStmt;
   private readonly markIssuedStmt;
   private readonly retireStmt;
-  private readonly expireRetiredStmt;
+  private readonly expireRetiredStmts;
   /**
    * The id the next call gets. Given here rather than by SQLite, which reuses the ids of the newest
    * calls once they are deleted (migration 19): above every call stored and every id issued before.
@@ -102,6 +104,8 @@ export class CallsRepo {
   private nextId: number;
   /** The unfiltered total, kept in memory: COUNT(*) over 100,000 rows is most of a first page's time. */
   private total: number | null = null;
+  /** Counts every removal of calls, landed or not: retention's cutoff is good only while it stands (retention.ts). */
+  removals = 0;
   private dedupLoad: Promise<void> | null = null;
   /** The window holds the calls the database kept (dedupReady): arrivals need not wait. */
   dedupLoaded = false;
@@ -124,10 +128,14 @@ export class CallsRepo {
     this.retireStmt = db.prepare(`INSERT INTO dedup_retired (source_key, message_id, received_at)
       SELECT source_key, message_id, received_at FROM calls WHERE id IN (SELECT value FROM json_each(?))
         AND status <> 'dropped' AND received_at >= ? AND source_key IS NOT NULL AND message_id IS NOT NULL`);
-    // Past the window, and beyond the newest DEDUP_CAPACITY (the window keeps no more at start).
-    this.expireRetiredStmt = db.prepare(
-      `DELETE FROM dedup_retired WHERE received_at < ? OR rowid <= (SELECT MAX(rowid) FROM dedup_retired) - ${DEDUP_CAPACITY}`,
-    );
+    // Past the window (by its index), and beyond the newest DEDUP_CAPACITY (the window keeps no more
+    // at start); at most EXPIRE_LIMIT of each at a time, retention's slices being short.
+    this.expireRetiredStmts = [
+      db.prepare(`DELETE FROM dedup_retired WHERE rowid IN (SELECT rowid FROM dedup_retired WHERE received_at < ? ORDER BY received_at LIMIT ${EXPIRE_LIMIT})`),
+      db.prepare(
+        `DELETE FROM dedup_retired WHERE rowid IN (SELECT rowid FROM dedup_retired WHERE rowid <= (SELECT MAX(rowid) FROM dedup_retired) - ${DEDUP_CAPACITY} ORDER BY rowid LIMIT ${EXPIRE_LIMIT})`,
+      ),
+    ];
     this.dedup = new DedupWindow(DEDUP_WINDOW_MS, DEDUP_CAPACITY);
     this.bodyIndex = new BodyIndex(db, requests);
     this.delCalls = db.prepare('DELETE FROM calls WHERE id IN (SELECT value FROM json_each(?))');
@@ -224,6 +232,7 @@ export class CallsRepo {
   remove(tx: WriteTx, ids: number[]): number {
     const list = JSON.stringify(ids);
     this.actions.deliveries.eraseOfCalls(tx, ids);
+    this.removals++;
     const removed = this.delCalls.run(list).changes;
     // Whatever was removed, the ids issued so far stay issued (in the same transaction).
     this.markIssuedStmt.run(this.nextId - 1, this.nextId - 1);
@@ -262,9 +271,10 @@ export class CallsRepo {
     return rows.map((r) => ({ sourceKey: r.source_key, messageId: r.message_id, receivedAt: r.received_at }));
   }
 
-  /** The retired messageIds past the window, or beyond the newest DEDUP_CAPACITY, are let go (once per retention run). */
+  /** The retired messageIds past the window, or beyond the newest DEDUP_CAPACITY, are let go, EXPIRE_LIMIT of each at a time (each retention slice). */
   expireRetired(now: number): void {
-    this.expireRetiredStmt.run(now - DEDUP_WINDOW_MS);
+    this.expireRetiredStmts[0].run(now - DEDUP_WINDOW_MS);
+    this.expireRetiredStmts[1].run();
   }
 
   /**

@@ -9,7 +9,7 @@ import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
 import { DeliveryLedger } from './delivery-ledger';
 import { ClientQueueRepo } from './client-queue.repo';
-import { pruneCalls, SLICE_CHUNK } from './retention';
+import { pruneCalls, RetentionRun, SLICE_CHUNK } from './retention';
 import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
 import { CallsClearer } from './clear-calls';
@@ -88,10 +88,20 @@ export class Store {
     this.sources.secrets.signingSecrets(sourceId, version, now, this.settings.get().secretRotationWindowMs);
   /** Gives the pages retention freed back to the file system, in small steps (giveSpaceBack). */
   private readonly space: SpaceReclaimer;
+  /** Retention's run under way, sliced (pruneSlice). */
+  private readonly retention: RetentionRun;
   /** Lets the data folder go (folder-lock.ts): one lab per folder. */
   private readonly unlock: () => void;
 
-  constructor(opts: { dataDir: string; nativeBinding?: string; now?: () => number; log?: (line: string) => void; rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'> }) {
+  constructor(opts: {
+    dataDir: string;
+    nativeBinding?: string;
+    now?: () => number;
+    log?: (line: string) => void;
+    rewrite?: Pick<RewriteOptions, 'freeBytes' | 'onStep'>;
+    /** For tests: calls retention's cutoff search counts per slice (CUTOFF_STEP). */
+    cutoffStep?: number;
+  }) {
     makeFolder(opts.dataDir);
     this.unlock = lockDataFolder(opts.dataDir);
     try {
@@ -123,6 +133,7 @@ export class Store {
       outcomes,
       deliveries: this.ledger,
     });
+    this.retention = new RetentionRun(this.db, this.calls, opts.cutoffStep);
     // Filled once the start is over (the first pages answered), or at the first arrival if sooner;
     // arrivals wait for it, and one that failed says so (recordArrivals).
     this.dedupTimer = setTimeout(() => this.calls.dedupReady().catch(() => undefined), DEDUP_LOAD_DELAY_MS);
@@ -188,9 +199,18 @@ export class Store {
     return this.pruneChunks().removed;
   }
 
-  /** One slice of retention (a chunk of SLICE_CHUNK calls): the engine runs it a turn of the loop at a time; `more` while calls are left over the limit. */
+  /**
+   * One slice of retention (a step of the cutoff's search, or a chunk of SLICE_CHUNK calls): the engine
+   * runs it a turn of the loop at a time; `more` until the run is over (retention.ts, RetentionRun).
+   */
   pruneSlice(): { removed: number; more: boolean } {
-    return this.pruneChunks({ chunk: SLICE_CHUNK, maxChunks: 1 });
+    try {
+      return this.retention.slice(this.settings.get().retentionCalls, SLICE_CHUNK);
+    } catch (err) {
+      this.retention.reset();
+      this.afterRollback();
+      throw err;
+    }
   }
 
   private pruneChunks(o?: { chunk: number; maxChunks: number }): { removed: number; more: boolean } {
