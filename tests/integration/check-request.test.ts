@@ -4,6 +4,7 @@ import { PlanChecks } from '../../src/main/engine/tracking-plans/plan-checks';
 import { checkCall, compilePlan, sharedBody, withEnvelope, type Enforcement } from '../../src/main/engine/tracking-plans/check';
 import { requestItems } from '../../src/shared/normalize';
 import type { TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
+import { HEAVY_RULE, heavyItems } from '../helpers/heavy-rule';
 
 // A request's calls checked in a real check worker from the request's body (issue 38: the bench's
 // 50-rule row, the second core carrying the checks): the verdicts are the ones the loop gives the
@@ -15,7 +16,7 @@ const RULES: TrackingPlanRule[] = [
   { type: 'TRACK', key: 'Cheap', version: 1, jsonSchema: wrap({ properties: { n: { type: 'number' } }, required: ['n'] }) },
   // The newest version is the default; the envelope's context asks for 1: the worker must merge it as the loop does.
   { type: 'TRACK', key: 'Cheap', version: 2, jsonSchema: wrap({ properties: { n: { type: 'string' } }, required: ['n'] }) },
-  { type: 'TRACK', key: 'Heavy', version: 1, jsonSchema: wrap({ properties: { a: { type: 'array', items: { enum: Array.from({ length: 2_500 }, (_, i) => `v${i}`) } } } }) },
+  HEAVY_RULE,
   { type: 'IDENTIFY', version: 1, jsonSchema: { type: 'object', properties: { traits: { type: 'object', properties: { email: { type: 'string', format: 'email' } } } } } },
 ];
 const SETTINGS: Enforcement = { unplannedEvents: 'allow', unplannedProperties: 'allow', violations: 'block' };
@@ -72,7 +73,7 @@ describe('a request checked in a worker from its body', () => {
     const toCheck = { id: plan.id, name: plan.name, rules: RULES, updatedAt: 1, settings: SETTINGS, compiled };
     const heavyAt = new Set([0, 2, 4, 8]);
     const batch = Array.from({ length: 11 }, (_, i) =>
-      heavyAt.has(i) ? { type: 'track', event: 'Heavy', properties: { a: new Array(16_000).fill(0) } } : { type: 'track', event: 'Cheap', properties: i % 3 === 0 ? { n: String(i) } : {} },
+      heavyAt.has(i) ? { type: 'track', event: 'Heavy', properties: { a: heavyItems() } } : { type: 'track', event: 'Cheap', properties: i % 3 === 0 ? { n: String(i) } : {} },
     );
     const { body, calls } = request(batch);
     const indices = batch.map((_, i) => i);
@@ -127,7 +128,7 @@ describe('a request checked in a worker from its body', () => {
       stepMs = 0.001;
       handed.mockClear();
       onLoop.mockClear();
-      const a = { a: Array.from({ length: 600 }, (_, i) => `v${i}`) };
+      const a = { a: Array.from({ length: 60 }, (_, i) => `v${i}`) };
       for (let i = 0; i < 3; i++) {
         const { body, calls } = request(Array.from({ length: 10 }, () => ({ type: 'track', event: 'Heavy', properties: a })));
         await checks.requestVerdicts(heavy, { body, route: 'batch', indices: calls.map((_, k) => k) }, () => calls);

@@ -3,17 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, startServe, stopServe, type Serve } from '../helpers/serve';
+import { HEAVY_RULE, heavyItems, lightItems } from '../helpers/heavy-rule';
 
 // A 2xx means the call and its verdict are committed, also when the check ran in a worker (issue
 // 38): the process killed (SIGKILL, no cleanup) while pooled checks are under way loses nothing it
 // answered 2xx, and each such call comes back with its verdict. The real CLI, its built check worker.
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wl-plan-kill-'));
-const strings = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
-const wrap = (props: Record<string, unknown>) => ({ type: 'object', properties: { properties: { type: 'object', ...props } } });
 const config = {
   sources: [{ name: 'app', writeKey: 'wk_kill', trackingPlan: { name: 'plan', violations: 'block' } }],
-  trackingPlans: [{ name: 'plan', rules: [{ type: 'TRACK', key: 'Heavy', version: 1, jsonSchema: wrap({ properties: { a: { type: 'array', items: { enum: strings(2_500) } } } }) }] }],
+  trackingPlans: [{ name: 'plan', rules: [HEAVY_RULE] }],
 };
 const auth = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('wk_kill:').toString('base64')}` };
 
@@ -38,7 +37,7 @@ describe('kill -9 during pooled checks', () => {
         const k = n++;
         const id = `k-${k}`;
         const heavy = k % 2 === 1;
-        const body = JSON.stringify({ userId: 'u', event: 'Heavy', messageId: id, properties: { a: heavy ? new Array(16_000).fill(0) : ['v1'] } });
+        const body = JSON.stringify({ userId: 'u', event: 'Heavy', messageId: id, properties: { a: heavy ? heavyItems() : lightItems() } });
         const res = await fetch(`${first.collector}/v1/track`, { method: 'POST', headers: auth, body }).catch(() => undefined);
         if (res?.status === 200) answered.push(id);
       }
