@@ -128,7 +128,7 @@ describe('a request checked in a worker from its body', () => {
       stepMs = 0.001;
       handed.mockClear();
       onLoop.mockClear();
-      const a = { a: Array.from({ length: 60 }, (_, i) => `v${i}`) };
+      const a = { a: Array.from({ length: 60 }, (_, i) => `v${i + 1}`) };
       for (let i = 0; i < 3; i++) {
         const { body, calls } = request(Array.from({ length: 10 }, () => ({ type: 'track', event: 'Heavy', properties: a })));
         await checks.requestVerdicts(heavy, { body, route: 'batch', indices: calls.map((_, k) => k) }, () => calls);

@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { testLab } from '../helpers/test-lab';
-import { HEAVY_RULE, heavyItems } from '../helpers/heavy-rule';
+import { HEAVY_RULE, heavyItems, LIGHT_VALUE } from '../helpers/heavy-rule';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { Store } from '../../src/main/engine/store/store';
 import { trackingPlansOf } from '../../src/main/engine/tracking-plans/service';
@@ -167,7 +167,7 @@ module.exports = function (task) {
     expect(crashed!.violations).toEqual([expect.objectContaining({ kind: 'check_timeout', message: expect.stringMatching(/its check worker stopped/) })]);
     expect(crashed!.call.status).toBe('blocked');
     // The next call is checked by a new worker.
-    const next = { userId: 'u', event: 'Heavy', messageId: 'after-crash', properties: { a: new Array(2_000).fill('v1') } };
+    const next = { userId: 'u', event: 'Heavy', messageId: 'after-crash', properties: { a: new Array(2_000).fill(LIGHT_VALUE) } };
     expect((await t.post('/v1/track', next, { writeKey: 'wk_block' })).status).toBe(200);
     expect((await byMessageId(t, 'after-crash'))!.violations).toEqual([]);
 
