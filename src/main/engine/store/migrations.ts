@@ -526,4 +526,9 @@ export const MIGRATIONS: string[] = [
      each retention slice read all of them, up to 200,000 rows, 20-30 ms (issue 38). */ `
   CREATE INDEX dedup_retired_time ON dedup_retired(received_at);
   `,
+  /* 28: checked_requests without its index on the time (issue 38): each commit of a source with a
+     tracking plan wrote that index's page besides the table's, most of what a plan cost the collector.
+     Reads by time find their first request by a search over the ids (plans.repo.ts, firstCheckedSince). */ `
+  DROP INDEX IF EXISTS checked_requests_time;
+  `,
 ];
