@@ -15,7 +15,7 @@ export interface PlaywrightTest {
   status?: string;
   expectedStatus?: string;
   annotations?: { type: string; description?: string }[];
-  results?: { status: string; error?: { message?: string } }[];
+  results?: { status: string; error?: { message?: string }; errors?: { message?: string }[] }[];
 }
 export interface PlaywrightSuite {
   title?: string;

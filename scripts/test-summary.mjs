@@ -63,12 +63,19 @@ export function summarizeVitest(report) {
   return counts;
 }
 
-/** The first line of a failure's message, cut to keep the list short. */
+/** The first line of a failure's message, without terminal colours, cut to keep the list short. */
 function firstLine(text) {
-  const line = String(text ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
-  return line.length > 240 ? `${line.slice(0, 240)}…` : line.trim();
+  const plain = String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  const line = (plain.split('\n').find((l) => l.trim() !== '') ?? '').trim();
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line;
 }
-const relative = (root, file) => (root && file?.startsWith(root + '/') ? file.slice(root.length + 1) : (file ?? '?'));
+/** A report's file path from the project's root, with `/` (Vitest writes `/` on Windows too). */
+function relative(root, file) {
+  if (!file) return '?';
+  const f = file.replace(/\\/g, '/');
+  const r = (root ?? '').replace(/\\/g, '/');
+  return r && f.startsWith(r + '/') ? f.slice(r.length + 1) : f;
+}
 
 /**
  * One line per Vitest test that did not pass (failed, or did not run in a failed file), and per file
@@ -82,7 +89,8 @@ export function vitestNotPassed(report, root = '') {
     const name = relative(root, file.name);
     let named = 0;
     for (const t of file.assertionResults ?? []) {
-      const title = t.fullName ?? [...(t.ancestorTitles ?? []), t.title].join(' › ');
+      // Not fullName: Vitest joins the titles with spaces there.
+      const title = [...(t.ancestorTitles ?? []), t.title ?? t.fullName ?? '?'].join(' › ');
       if (t.status === 'failed') lines.push(`${name} › ${title}: ${firstLine(t.failureMessages?.[0])}`);
       else if (t.status === 'passed' || (!fileFailed && (t.status === 'skipped' || t.status === 'todo'))) continue;
       else lines.push(`${name} › ${title}: did not run`);
@@ -90,6 +98,8 @@ export function vitestNotPassed(report, root = '') {
     }
     if (fileFailed && named === 0) lines.push(`${name}: ${firstLine(file.message) || 'failed outside its tests'}`);
   }
+  // As summarizeVitest counts it: the run failed with nothing in it failed (no test files found, say).
+  if (report.success === false && lines.length === 0) lines.push('the run failed outside any test file (see its output above)');
   return lines;
 }
 
@@ -102,7 +112,7 @@ export function playwrightNotPassed(report) {
         const outcome = classifyPlaywrightTest(test);
         if (outcome === 'passed' || outcome === 'skipped') continue;
         const where = spec.file ? `${spec.file}:${spec.line ?? '?'}` : path.join(' › ');
-        const error = (test.results ?? []).map((r) => r.error?.message).find(Boolean);
+        const error = (test.results ?? []).map((r) => r.errors?.[0]?.message ?? r.error?.message).find(Boolean);
         lines.push(`${where} › ${spec.title}: ${outcome === 'notRun' ? 'did not run' : firstLine(error)}`);
       }
     }

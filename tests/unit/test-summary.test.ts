@@ -91,7 +91,8 @@ describe('what did not pass, named', () => {
           name: '/repo/tests/a.test.ts',
           status: 'failed',
           assertionResults: [
-            { title: 'waits', fullName: 'queue › waits', status: 'failed', failureMessages: ['\nAssertionError: expected 2 to be 3\n    at x.ts:1'] },
+            // As Vitest 4 writes them: fullName joins the titles with spaces, the message may carry colours.
+            { title: 'waits', fullName: 'queue waits', ancestorTitles: ['queue'], status: 'failed', failureMessages: ['\nAssertionError: expected \u001b[32m2\u001b[39m to be 3\n    at x.ts:1'] },
             { title: 'passes', status: 'passed' },
             { title: 'after the hook', ancestorTitles: ['queue'], status: 'skipped' },
           ],
@@ -106,6 +107,10 @@ describe('what did not pass, named', () => {
       'tests/b.test.ts: Cannot find module x',
     ]);
     expect(vitestNotPassed({ testResults: [{ name: 'x', status: 'failed', assertionResults: [{ title: 't', status: 'failed', failureMessages: ['y'.repeat(500)] }] }] })[0]).toHaveLength('x › t: '.length + 241);
+    // Windows: the report's paths and the root in either slash.
+    expect(vitestNotPassed({ testResults: [{ name: 'C:/repo/tests/a.test.ts', status: 'failed', message: 'boom', assertionResults: [] }] }, 'C:\\repo')).toEqual(['tests/a.test.ts: boom']);
+    // A failed run with nothing failed in it (no test files) is named too, as it is counted.
+    expect(vitestNotPassed({ success: false, testResults: [] })).toEqual(['the run failed outside any test file (see its output above)']);
   });
 
   it('Playwright: failed and not-run tests with file and line, errors outside tests; chosen skips are not listed', () => {
@@ -115,7 +120,7 @@ describe('what did not pass, named', () => {
         {
           title: 'a.spec.ts',
           specs: [
-            { title: 'fails', file: 'a.spec.ts', line: 7, tests: [{ status: 'unexpected', expectedStatus: 'passed', results: [{ status: 'failed', error: { message: 'Timed out 5000ms\nmore' } }] }] },
+            { title: 'fails', file: 'a.spec.ts', line: 7, tests: [{ status: 'unexpected', expectedStatus: 'passed', results: [{ status: 'failed', error: { message: '\u001b[31mTimed out\u001b[39m 5000ms\nmore' }, errors: [{ message: 'Timed out 5000ms\nmore' }] }] }] },
             { title: 'chosen', file: 'a.spec.ts', line: 9, tests: [{ status: 'skipped', expectedStatus: 'skipped', results: [{ status: 'skipped' }] }] },
             { title: 'never ran', file: 'a.spec.ts', line: 11, tests: [{ status: 'skipped', expectedStatus: 'passed', results: [] }] },
           ],

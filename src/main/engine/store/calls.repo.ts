@@ -232,7 +232,7 @@ export class CallsRepo {
   remove(tx: WriteTx, ids: number[]): number {
     const list = JSON.stringify(ids);
     this.actions.deliveries.eraseOfCalls(tx, ids);
-    this.removals++;
+    if (ids.length > 0) this.removals++;
     const removed = this.delCalls.run(list).changes;
     // Whatever was removed, the ids issued so far stay issued (in the same transaction).
     this.markIssuedStmt.run(this.nextId - 1, this.nextId - 1);

@@ -528,7 +528,12 @@ export const MIGRATIONS: string[] = [
   `,
   /* 28: checked_requests without its index on the time (issue 38): each commit of a source with a
      tracking plan wrote that index's page besides the table's, most of what a plan cost the collector.
-     Reads by time find their first request by a search over the ids (plans.repo.ts, firstCheckedSince). */ `
+     Reads by time find their first request by a search over the ids on seen_by, the latest time of the
+     rows up to each one (plans.repo.ts, firstCheckedSince); rows before this get theirs here. */ `
   DROP INDEX IF EXISTS checked_requests_time;
+  ALTER TABLE checked_requests ADD COLUMN seen_by INTEGER NOT NULL DEFAULT 0;
+  UPDATE checked_requests SET seen_by = m.seen_by
+    FROM (SELECT request_id, MAX(received_at) OVER (ORDER BY request_id) AS seen_by FROM checked_requests) AS m
+    WHERE m.request_id = checked_requests.request_id;
   `,
 ];

@@ -23,8 +23,11 @@ export function pruneCalls(db: Db, calls: CallsRepo, keep: number, o: { chunk?: 
   return pruneBelow(db, calls, cutoffRow.id + 1, o);
 }
 
-/** Removes the calls below `cutoff` but those a delivery still needs, `chunk` at a time. */
-function pruneBelow(db: Db, calls: CallsRepo, cutoff: number, o: { chunk?: number; maxChunks?: number }): { removed: number; more: boolean } {
+/**
+ * Removes the calls below `cutoff` but those a delivery still needs, `chunk` at a time. `removedBefore`:
+ * calls the run's earlier slices removed (the cleanup once it is over is owed for those too).
+ */
+function pruneBelow(db: Db, calls: CallsRepo, cutoff: number, o: { chunk?: number; maxChunks?: number }, removedBefore = 0): { removed: number; more: boolean } {
   const chunk = o.chunk ?? CHUNK;
   let chunks = o.maxChunks ?? Infinity;
   // A call an unfinished Actions delivery carries (any member of a batch, not only its row's
@@ -57,7 +60,7 @@ function pruneBelow(db: Db, calls: CallsRepo, cutoff: number, o: { chunk?: numbe
   calls.expireRetired(Date.now());
   // Only once no more are left below the cutoff: the calls below it are then the few kept for their
   // delivery. Run after every slice, it read every call still waiting below the cutoff each time.
-  if (removed > 0 && !more) {
+  if (removed + removedBefore > 0 && !more) {
     db.prepare(
       `DELETE FROM requests WHERE id < COALESCE((SELECT request_id FROM calls WHERE id >= @cutoff ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM requests))
         AND id NOT IN (SELECT request_id FROM calls WHERE id < @cutoff)`,
@@ -79,7 +82,7 @@ export const CUTOFF_STEP = 25_000;
  * or the limit changed.
  */
 export class RetentionRun {
-  private run: { keep: number; removals: number; at: number; counted: number; cutoff: number | null } | null = null;
+  private run: { keep: number; removals: number; at: number; counted: number; cutoff: number | null; removed: number } | null = null;
   private readonly newest;
   private readonly nthBelow;
 
@@ -98,7 +101,7 @@ export class RetentionRun {
       // The running total (in memory) says whether there is anything to do at all.
       const newest = this.calls.count() > keep ? (this.newest.get() as number | null) : null;
       if (newest === null) return this.done({ removed: 0, more: false });
-      r = this.run = { keep, removals: this.calls.removals, at: newest + 1, counted: 0, cutoff: null };
+      r = this.run = { keep, removals: this.calls.removals, at: newest + 1, counted: 0, cutoff: null, removed: 0 };
     }
     if (r.cutoff === null) {
       // Counts up to `step` more calls down from `at`; once `keep` are counted, the next one below is the newest to go.
@@ -113,7 +116,8 @@ export class RetentionRun {
       r.cutoff = newestToGo + 1;
       return { removed: 0, more: true };
     }
-    const result = pruneBelow(this.db, this.calls, r.cutoff, { chunk, maxChunks: 1 });
+    const result = pruneBelow(this.db, this.calls, r.cutoff, { chunk, maxChunks: 1 }, r.removed);
+    r.removed += result.removed;
     // Its own removals do not start the run over.
     r.removals = this.calls.removals;
     return result.more ? result : this.done(result);

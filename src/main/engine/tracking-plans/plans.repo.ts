@@ -80,9 +80,6 @@ function isRuleShaped(r: unknown): boolean {
   );
 }
 
-/** How long a request may wait between its arrival (its time) and its row (its id): firstCheckedSince. */
-const SEARCH_SLACK_MS = 10 * 60_000;
-
 export class TrackingPlansRepo {
   private readonly stmt;
 
@@ -142,9 +139,11 @@ export class TrackingPlansRepo {
 
   /** One row per request whose calls were checked (checked: how many). */
   recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number, rules: string): void {
-    this.stmt('INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked, rules) VALUES (?, ?, ?, ?, ?, ?)').run(
-      requestId, sourceId, planId, receivedAt, checked, rules,
-    );
+    // Rows are written in request order (inside the collector's write job): seen_by is the latest time so far.
+    this.stmt(
+      `INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked, rules, seen_by)
+       VALUES (?, ?, ?, ?, ?, ?, MAX(?, COALESCE((SELECT seen_by FROM checked_requests ORDER BY request_id DESC LIMIT 1), 0)))`,
+    ).run(requestId, sourceId, planId, receivedAt, checked, rules, receivedAt);
   }
 
   /** Calls each rule of a plan checked since a time (rule id → count). */
@@ -160,21 +159,21 @@ export class TrackingPlansRepo {
    * A request id no checked request received since `since` is below. checked_requests has no index on
    * its time: with one, every commit of a source with a plan wrote that index's page beside the
    * table's, and those pages were most of what the plan cost the collector (issue 38: the bench's
-   * planned batches read 0.87× the plain ones with the row, 0.93× without it). Requests are numbered
-   * as they are stored and stamped as they arrive, so in id order their times grow but for a request
-   * stored after a later one: one that waited (a collector fault's delay, at most 60 s; the byte gate;
-   * its plan check). A binary search over the ids for SEARCH_SLACK_MS before `since` cannot pass a
-   * request received since then (a later one it stepped over was received at most that long after).
+   * planned batches read 0.86–0.88× the plain ones with it, 0.90× without). A request's time is when
+   * it arrived, and one may be stored after later ones (it waited: a collector fault's delay, its
+   * check, a laptop asleep) or under a clock set back; so each row also keeps `seen_by`, the latest
+   * time of the rows up to it (recordChecked), which grows with the id and is never below the row's
+   * own time. The first row whose `seen_by` reaches `since` is found by a binary search over the ids;
+   * no row received since then is before it.
    */
   private firstCheckedSince(since: number): number {
-    const first = this.stmt('SELECT request_id, received_at FROM checked_requests WHERE request_id >= ? ORDER BY request_id LIMIT 1');
-    const bound = since - SEARCH_SLACK_MS;
+    const first = this.stmt('SELECT request_id, seen_by FROM checked_requests WHERE request_id >= ? ORDER BY request_id LIMIT 1');
     let lo = 0;
     let hi = ((this.stmt('SELECT MAX(request_id) FROM checked_requests').pluck().get() as number | null) ?? -1) + 1;
     while (lo < hi) {
       const mid = lo + Math.floor((hi - lo) / 2);
-      const row = first.get(mid) as { request_id: number; received_at: number } | undefined;
-      if (row === undefined || row.received_at >= bound) hi = mid;
+      const row = first.get(mid) as { request_id: number; seen_by: number } | undefined;
+      if (row === undefined || row.seen_by >= since) hi = mid;
       else lo = row.request_id + 1;
     }
     return lo;
