@@ -145,6 +145,7 @@ function record(t: LedgerTables, tx: WriteTx, a: Arrival, planner: DeliveryPlann
     storeOne(t, tx, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
     if (dropReason === null) checked.push(c);
   }
+  // Right after its request's row, in the same job: checked_requests is written in request order (plans.repo.ts, seen_by).
   if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, checked);
 }
 

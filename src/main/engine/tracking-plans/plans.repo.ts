@@ -137,7 +137,7 @@ export class TrackingPlansRepo {
     ).run(callId, sourceId, v.planId, receivedAt, type, label, v.violations.length, v.blocked, JSON.stringify(v.violations), v.omitted.length ? JSON.stringify(v.omitted) : null);
   }
 
-  /** One row per request whose calls were checked (checked: how many). */
+  /** One row per request whose calls were checked (checked: how many), in request order: only for the newest request (arrivals.ts). */
   recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number, rules: string): void {
     // Rows are written in request order (inside the collector's write job): seen_by is the latest time so far.
     this.stmt(
