@@ -38,6 +38,22 @@ export class EventHub {
     this.pending.push(callId);
   }
 
+  /**
+   * A `calls.updated` with these calls' summaries read now, in its place among the events: for a
+   * notice whose events were chosen from the same state (in-flight-notices.ts). Read at the turn's
+   * flush instead, a summary could count what happened between the two and no event announced.
+   */
+  announce(callIds: number[]): void {
+    if (this.listeners.size === 0 || callIds.length === 0) return;
+    let calls: CallSummary[];
+    try {
+      calls = this.summaries(callIds);
+    } catch {
+      return; // The database closed under us at shutdown.
+    }
+    this.pending.push({ type: 'calls.updated', calls });
+  }
+
   private flush(items: HubItem[]): void {
     const events: EngineEvent[] = [];
     const touched: number[] = [];

@@ -13,7 +13,7 @@ export const IN_FLIGHT_NOTICE_MS = 250;
 /**
  * Tells the inspector about rounds in flight (a receiver that takes seconds): each attempt whose URL
  * answered meanwhile (`attempt.answered`, once each), then the call touched (`calls.updated`, its
- * URLs in flight since their start). Gathered and sent at most every IN_FLIGHT_NOTICE_MS, and only
+ * URLs in flight since their start, read at the same moment). Gathered and sent at most every IN_FLIGHT_NOTICE_MS, and only
  * for deliveries still out then: under load, where rounds end within milliseconds, this adds next to
  * nothing to the event stream. With both, the open detail is patched, never read again mid-round.
  */
@@ -45,6 +45,7 @@ export class InFlightNotices {
   }
 
   private flush(rounds: [number, OutDelivery][]): void {
+    const touched: number[] = [];
     for (const [callId, d] of rounds) {
       const out = this.store.inFlight.of(d.id);
       if (!hasUrlOut(out)) continue;
@@ -56,7 +57,10 @@ export class InFlightNotices {
           this.events.emit({ type: 'attempt.answered', callId, attempt: attemptOf(-1, a, { method: d.method }) });
         }
       }
-      this.events.touch(callId);
+      touched.push(callId);
     }
+    // Their summaries read now, from the state the answers above were chosen from: one answering
+    // after this is announced by the next notice or by its round's recording, never by a summary first.
+    this.events.announce(touched);
   }
 }

@@ -9,7 +9,7 @@ import { RequestsRepo } from './requests.repo';
 import { DeliveriesRepo } from './deliveries.repo';
 import { DeliveryLedger } from './delivery-ledger';
 import { ClientQueueRepo } from './client-queue.repo';
-import { pruneCalls, RetentionRun, SLICE_CHUNK } from './retention';
+import { RetentionRun, SLICE_CHUNK } from './retention';
 import { SourceKeys } from './source-keys';
 import { InFlight } from './url-states';
 import { CallsClearer } from './clear-calls';
@@ -197,8 +197,15 @@ export class Store {
     return callStats(this.db, this.sourceKeys, this.inFlight.deliveryIds(), f, this.actions.seen());
   }
 
+  /** Retention's whole run at once (tests, and a lab with nothing else to do). */
   prune(): number {
-    return this.pruneChunks().removed;
+    let removed = 0;
+    for (let more = true; more; ) {
+      const r = this.pruneSlice();
+      removed += r.removed;
+      more = r.more;
+    }
+    return removed;
   }
 
   /**
@@ -210,15 +217,6 @@ export class Store {
       return this.retention.slice(this.settings.get().retentionCalls, SLICE_CHUNK);
     } catch (err) {
       this.retention.reset();
-      this.afterRollback();
-      throw err;
-    }
-  }
-
-  private pruneChunks(o?: { chunk: number; maxChunks: number }): { removed: number; more: boolean } {
-    try {
-      return pruneCalls(this.db, this.calls, this.settings.get().retentionCalls, o);
-    } catch (err) {
       this.afterRollback();
       throw err;
     }
