@@ -58,6 +58,22 @@ describe('transition: a delivery after a round', () => {
     ['pending', 'probe', ['success'], {}, 'delivered'],
     ['pending', 'probe', ['retryable'], {}, 'failed'],
     ['pending', 'probe', ['failed'], {}, 'failed'],
+    // The rest of what can occur: a retry's round (delivered, retried again, failed for good); a
+    // manual round or a replay of a delivery in any state, pending and in flight included (a replay
+    // while its scheduled round is out), delivering or leaving its state alone.
+    ['retrying', 'scheduled', ['retryable', 'retryable'], {}, 'retrying'],
+    ['retrying', 'scheduled', ['failed', 'failed'], {}, 'failed'],
+    ['retrying', 'scheduled', ['failed', 'success'], {}, 'delivered'],
+    ['retrying', 'manual', ['success'], {}, 'delivered'],
+    ['retrying', 'manual', ['retryable', 'failed'], {}, 'retrying'],
+    ['expired', 'manual', ['success', 'retryable'], {}, 'delivered'],
+    ['delivered', 'manual', ['success'], {}, 'delivered'],
+    ['canceled', 'manual', ['failed'], {}, 'canceled'],
+    ['pending', 'replay', ['success'], {}, 'delivered'],
+    ['pending', 'replay', ['retryable'], {}, 'pending'],
+    ['in_flight', 'replay', ['success'], {}, 'delivered'],
+    ['in_flight', 'replay', ['failed', 'failed'], {}, 'in_flight'],
+    ['expired', 'replay', ['success'], {}, 'delivered'],
   ];
   it.each(table)('%s, %s round answered %j %j → %s', (before, trigger, outcomes, extra, after) => {
     const d = delivery(before);
