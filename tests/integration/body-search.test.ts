@@ -307,13 +307,12 @@ describe('body search (trigram index fed in the background)', () => {
     db.prepare('DELETE FROM body_index WHERE rowid = ?').run(nul);
     db.prepare('INSERT INTO body_index (rowid, text) VALUES (?, ?)').run(nul, 'foo\u0000bar');
     // Later migrations undone too, so that they run again cleanly (22 added this column, 23 this column
-    // and table, 24 this index, 25 this column, 27 this index, 28 this column, 29 these columns and
-    // table; 28 also dropped an index 14 made, left dropped).
+    // and table, 24 this index, 25 this column, 27 this index, 28 this column; 28 also dropped an index
+    // 14 made, left dropped).
     db.exec(
       'ALTER TABLE actions_batch_items DROP COLUMN target; ALTER TABLE sources DROP COLUMN import_id; DROP TABLE config_imports; ' +
         'DROP INDEX call_violations_plan; ALTER TABLE attempts DROP COLUMN sim_offset_ms; DROP INDEX dedup_retired_time; ' +
-        'ALTER TABLE checked_requests DROP COLUMN seen_by; ALTER TABLE calls DROP COLUMN check_plan; DROP TABLE plan_keys; ' +
-        'ALTER TABLE checked_requests DROP COLUMN first_call; ALTER TABLE checked_requests DROP COLUMN open',
+        'ALTER TABLE checked_requests DROP COLUMN seen_by',
     );
     db.pragma('user_version = 20');
     db.close();

@@ -42,7 +42,6 @@ const FEATURE_TABLES: Record<string, string> = {
   tracking_plan_connections: 'tracking-plans/plans.repo.ts',
   call_violations: 'tracking-plans/plans.repo.ts',
   checked_requests: 'tracking-plans/plans.repo.ts',
-  plan_keys: 'tracking-plans/plans.repo.ts',
 };
 
 /** Every table of a freshly migrated lab database. */

@@ -146,10 +146,9 @@ export class Ingest {
     if (plan) await this.plans!.checkArriving(plan, prepared, envelope, { body: req.body ?? Buffer.alloc(0), route: req.route });
     const recordVerdict = plan ? this.plans!.recorder : undefined;
     const recordChecked = plan ? this.plans!.checkedRecorder : undefined;
-    const planKey = plan ? this.plans!.planKey : undefined;
     let stored: StoredResult;
     try {
-      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict, recordChecked, planKey }], this.planner);
+      stored = await recordArrivals(this.store, [{ receivedAt, info, body: text, source, calls: prepared, deduplicate: true, recordVerdict, recordChecked }], this.planner);
     } catch (err) {
       // Nothing of this request was committed: 503, and the client sends it again (SPEC §3: a 2xx only once durable).
       if (this.store.health.noteError(err)) return storageUnavailable(this.store.health.get().message);

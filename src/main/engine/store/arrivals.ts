@@ -51,9 +51,7 @@ export interface Arrival {
   /** Writes a checked call's verdict in the same job (tracking plans, issue 24), for calls with something to say (a clean call has no row). */
   recordVerdict?: (callId: number, sourceId: string, call: ArrivingCall, receivedAt: number, label: string | null) => void;
   /** Notes, once per request, that its calls were checked (those with a verdict): what tells a clean call from one never checked. */
-  recordChecked?: (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[], firstCall: number) => void;
-  /** The key a plan's checked calls carry in their row (calls.check_plan): a clean call is told from one never checked by it. */
-  planKey?: (planId: string) => number;
+  recordChecked?: (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[]) => void;
 }
 
 export interface StoredResult {
@@ -135,7 +133,6 @@ function record(t: LedgerTables, tx: WriteTx, a: Arrival, planner: DeliveryPlann
   // Calls the plan's verdict stands for: a duplicate messageId is dropped before the plan is asked
   // (as Segment de-duplicates before Protocols), so it counts in no violation, check or example.
   const checked: ArrivingCall[] = [];
-  let firstCall = -1;
   for (const c of a.calls) {
     c.remembered = false;
     let dropReason = source ? c.dropReason : 'unknown write key';
@@ -145,14 +142,11 @@ function record(t: LedgerTables, tx: WriteTx, a: Arrival, planner: DeliveryPlann
       if (t.calls.dedup.admit(source.id, h.messageId, receivedAt)) c.remembered = true;
       else dropReason = 'duplicate messageId';
     }
-    const callId = storeOne(t, tx, c, requestId, dropReason, source, receivedAt, plan, result, a);
-    if (dropReason === null) {
-      checked.push(c);
-      if (firstCall < 0) firstCall = callId;
-    }
+    storeOne(t, tx, c, requestId, dropReason, source, receivedAt, plan, result, a.recordVerdict);
+    if (dropReason === null) checked.push(c);
   }
   // Right after its request's row, in the same job: checked_requests is written in request order (plans.repo.ts, seen_by).
-  if (a.recordChecked && source && firstCall >= 0) a.recordChecked(requestId, source.id, receivedAt, checked, firstCall);
+  if (a.recordChecked && source) a.recordChecked(requestId, source.id, receivedAt, checked);
 }
 
 function storeOne(
@@ -165,8 +159,8 @@ function storeOne(
   receivedAt: number,
   plan: SourcePlan | null,
   result: StoredResult,
-  a: Pick<Arrival, 'recordVerdict' | 'planKey'>,
-): number {
+  recordVerdict?: Arrival['recordVerdict'],
+): void {
   const h = p.head;
   const accepted = dropReason === null && h !== null && source !== undefined;
   // A dropped call (a duplicate messageId) keeps no verdict: the plan never judged it.
@@ -190,14 +184,13 @@ function storeOne(
     status,
     dropReason: blocked ?? dropReason,
     violations: v ? v.violations.length : null,
-    checkPlan: v && a.planKey ? a.planKey(v.planId) : null,
     requestId,
     batchIndex: p.batchIndex,
     timestamp: accepted ? h.timestampMs : null,
     normalized: p.normalized,
   };
   const callId = t.calls.insert(row);
-  if (v && a.recordVerdict && source && (v.violations.length > 0 || v.blocked !== null || v.omitted.length > 0)) a.recordVerdict(callId, source.id, p, receivedAt, row.label);
+  if (v && recordVerdict && source && (v.violations.length > 0 || v.blocked !== null || v.omitted.length > 0)) recordVerdict(callId, source.id, p, receivedAt, row.label);
   let delivery: ActiveDelivery | null = null;
   let actions: ActionsPart[] | null = null;
   // Most received calls are not forwarded (plan is null): those never need their full record.
@@ -210,12 +203,11 @@ function storeOne(
       delivery = t.ledger.create(tx, callId, source.id, n.type, planned);
       result.deliveries.push(delivery);
     }
-    const ap = plan.actions && plan.actions(n);
-    if (ap) actions = storeActions(t, tx, ap, callId, source.id, n, receivedAt, result);
+    const a = plan.actions && plan.actions(n);
+    if (a) actions = storeActions(t, tx, a, callId, source.id, n, receivedAt, result);
   }
   const summary = callSummary(callId, row, source?.name ?? null, delivery, undefined);
   result.calls.push(actions ? withActions(summary, actions) : summary);
-  return callId;
 }
 
 /** A call's Actions deliveries and batch items, written with it; returns the parts its summary shows. */

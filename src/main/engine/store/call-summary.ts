@@ -75,8 +75,7 @@ export const SUMMARY_COLUMNS = `c.id, c.source_key, c.received_at, c.type, c.use
   c.group_id, c.previous_id, c.status, c.drop_reason, d.id AS d_id, d.state AS d_state, d.attempt_count AS d_attempts,
   d.next_attempt_at AS d_next, d.last_duration_ms AS d_latency, d.urls AS d_urls, d.url_states AS d_url_states,
   COALESCE((SELECT v.count FROM call_violations v WHERE v.call_id = c.id),
-    CASE WHEN c.check_plan IS NOT NULL THEN 0
-         WHEN c.status != 'dropped' AND EXISTS (SELECT 1 FROM checked_requests q WHERE q.request_id = c.request_id) THEN 0 END) AS violations`;
+    CASE WHEN c.status != 'dropped' AND EXISTS (SELECT 1 FROM checked_requests q WHERE q.request_id = c.request_id) THEN 0 END) AS violations`;
 
 /** The columns of a call row a summary reads (call-record.ts reads them and more). */
 export interface CallRowColumns {

@@ -43,18 +43,6 @@ export interface NewCall extends SummaryCall {
    * the version stamped on the row (README, Decisions: normalize once).
    */
   normalized: NormalizedCall | null;
-  /** The key of the tracking plan that checked it (its source's plan's key: plans.repo.ts), or null. */
-  checkPlan?: number | null;
-}
-
-/** The checked calls of one request, as the calls say (tracking-plans/checked-log.ts rebuilds its counts from them). */
-export interface CheckedRequestCalls {
-  requestId: number;
-  sourceId: string | null;
-  receivedAt: number;
-  planKey: number;
-  firstCall: number;
-  calls: number;
 }
 
 const wellFormed = (v: string | null | undefined): boolean => v == null || v.isWellFormed();
@@ -132,8 +120,8 @@ export class CallsRepo {
   ) {
     // Every call is stamped with the normalize rules it arrived under (call-record.ts reads it back by
     // them), as a constant of the statement: nothing to bind per call.
-    this.insertStmt = db.prepare(`INSERT INTO calls (id, source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, check_plan, normalize_version)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
+    this.insertStmt = db.prepare(`INSERT INTO calls (id, source_key, received_at, type, user_id, anonymous_id, label, message_id, group_id, previous_id, status, drop_reason, request_id, batch_index, timestamp, normalized, search, normalize_version)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NORMALIZE_VERSION})`);
     this.issuedStmt = db.prepare('SELECT MAX((SELECT issued_to FROM call_ids), IFNULL((SELECT MAX(id) FROM calls), 0))').pluck();
     this.markIssuedStmt = db.prepare('UPDATE call_ids SET issued_to = ? WHERE issued_to < ?');
     this.nextId = this.readNextId();
@@ -223,36 +211,8 @@ export class CallsRepo {
       c.timestamp,
       c.normalized ? JSON.stringify(c.normalized) : null,
       searchText(c),
-      c.checkPlan ?? null,
     );
     return id;
-  }
-
-  /** The request a call arrived in and the key of the plan that checked it (null: not checked); undefined when it is gone. */
-  checkOf(id: number): { requestId: number; planKey: number | null } | undefined {
-    const r = this.db.prepare('SELECT request_id, check_plan FROM calls WHERE id = ?').get(id) as { request_id: number; check_plan: number | null } | undefined;
-    return r && { requestId: r.request_id, planKey: r.check_plan };
-  }
-
-  /**
-   * The checked calls from a call id on, by request (in request order): what checked_requests' rows
-   * that never reached the table are rebuilt from. A range of the calls' own ids: no index to keep.
-   */
-  checkedFrom(firstCall: number): CheckedRequestCalls[] {
-    const rows = this.db
-      .prepare(
-        `SELECT request_id, MIN(source_key) AS source_key, MIN(received_at) AS received_at, MIN(check_plan) AS plan_key, MIN(id) AS first_call, COUNT(*) AS calls
-           FROM calls WHERE id >= ? AND check_plan IS NOT NULL GROUP BY request_id ORDER BY request_id`,
-      )
-      .all(firstCall) as { request_id: number; source_key: number | null; received_at: number; plan_key: number; first_call: number; calls: number }[];
-    return rows.map((r) => ({
-      requestId: r.request_id,
-      sourceId: r.source_key === null ? null : this.sourceKeys.idOf(r.source_key),
-      receivedAt: r.received_at,
-      planKey: r.plan_key,
-      firstCall: r.first_call,
-      calls: r.calls,
-    }));
   }
 
   private readNextId(): number {
@@ -438,7 +398,7 @@ export class CallsRepo {
     // false: checked and found clean (its request was checked, and it has no violations; dropped calls are not checked).
     else if (f.violations === false) {
       where.push(
-        "(c.check_plan IS NOT NULL OR (c.status != 'dropped' AND c.request_id IN (SELECT request_id FROM checked_requests))) AND c.id NOT IN (SELECT call_id FROM call_violations WHERE count > 0)",
+        "c.status != 'dropped' AND c.request_id IN (SELECT request_id FROM checked_requests) AND c.id NOT IN (SELECT call_id FROM call_violations WHERE count > 0)",
       );
     }
     if (f.status === 'dropped') where.push("c.status = 'dropped'");

@@ -536,15 +536,4 @@ export const MIGRATIONS: string[] = [
     FROM (SELECT request_id, MAX(received_at) OVER (ORDER BY request_id) AS seen_by FROM checked_requests) AS m
     WHERE m.request_id = checked_requests.request_id;
   `,
-  /* 29: a checked call says so in its own row (calls.check_plan, a key of plan_keys): the commit
-     writes the call's page anyway. checked_requests, the per-request counts the plans screen reads, is
-     written about once a second instead of with every commit (tracking-plans/checked-log.ts): its
-     page in each commit was most of what a plan cost the collector (issue 38). The row that opens such
-     a second is written at once, with open = 1 and its first call: after a kill -9 the start rebuilds
-     the rows that were waiting from the calls since it. */ `
-  ALTER TABLE calls ADD COLUMN check_plan INTEGER;
-  CREATE TABLE plan_keys (key INTEGER PRIMARY KEY, plan_id TEXT NOT NULL UNIQUE);
-  ALTER TABLE checked_requests ADD COLUMN first_call INTEGER;
-  ALTER TABLE checked_requests ADD COLUMN open INTEGER;
-  `,
 ];

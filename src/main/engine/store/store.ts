@@ -92,8 +92,6 @@ export class Store {
   private readonly retention: RetentionRun;
   /** Lets the data folder go (folder-lock.ts): one lab per folder. */
   private readonly unlock: () => void;
-  private readonly rollbackHooks: (() => void)[] = [];
-  private readonly closeHooks: (() => void)[] = [];
 
   constructor(opts: {
     dataDir: string;
@@ -239,16 +237,6 @@ export class Store {
   private afterRollback(): void {
     this.calls.forgetCount();
     this.sourceKeys.reload();
-    for (const f of this.rollbackHooks) f();
-  }
-
-  /**
-   * A feature that mirrors rows in memory rebuilds its mirror when a write rolls back (the jobs run
-   * again one by one after it), and writes what it holds back before the store closes.
-   */
-  mirrorWrites(hooks: { rolledBack: () => void; closing: () => void }): void {
-    this.rollbackHooks.push(hooks.rolledBack);
-    this.closeHooks.push(hooks.closing);
   }
 
   /**
@@ -301,8 +289,6 @@ export class Store {
     this.space.close();
     this.stopProbe();
     try {
-      // Their last writes are queued here and run by the queue's own close.
-      for (const f of this.closeHooks) f();
       this.writes.close();
       this.db.pragma('wal_checkpoint(TRUNCATE)');
     } catch {

@@ -155,7 +155,7 @@ export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: (
     },
     getViolations: async (input): Promise<ViolationSummary> => {
       const since = input.since === undefined ? d.now() - HOUR_MS : Date.parse(input.since);
-      const totals = plans.totals(since, input.sourceId);
+      const totals = plans.repo.totals(since, input.sourceId);
       const summary = plans.repo.summary(since, input.sourceId, MAX_VIOLATION_ITEMS);
       const items = summary.rows.map((r) => ({
         sourceId: r.sourceId,

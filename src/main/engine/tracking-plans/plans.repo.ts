@@ -137,68 +137,13 @@ export class TrackingPlansRepo {
     ).run(callId, sourceId, v.planId, receivedAt, type, label, v.violations.length, v.blocked, JSON.stringify(v.violations), v.omitted.length ? JSON.stringify(v.omitted) : null);
   }
 
-  /**
-   * One row per request whose calls were checked (checked: how many; rules: calls per rule, null when
-   * rebuilt from the calls), in request order (checked-log.ts). `open`: the row that opens a second
-   * whose other rows wait in memory; `firstCall` its first call, where a start rebuilds them from.
-   */
-  recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number, rules: string | null, firstCall: number | null = null, open = false): void {
-    // Rows are written in request order: seen_by is the latest time so far.
+  /** One row per request whose calls were checked (checked: how many), in request order: only for the newest request (arrivals.ts). */
+  recordChecked(requestId: number, sourceId: string, planId: string, receivedAt: number, checked: number, rules: string): void {
+    // Rows are written in request order (inside the collector's write job): seen_by is the latest time so far.
     this.stmt(
-      `INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked, rules, first_call, open, seen_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, MAX(?, COALESCE((SELECT seen_by FROM checked_requests ORDER BY request_id DESC LIMIT 1), 0)))`,
-    ).run(requestId, sourceId, planId, receivedAt, checked, rules, firstCall, open ? 1 : null, receivedAt);
-  }
-
-  /** The second that row opened is written: nothing of it waits any more. */
-  closeChecked(requestId: number): void {
-    this.stmt('UPDATE checked_requests SET open = NULL WHERE request_id = ?').run(requestId);
-  }
-
-  /** The newest checked request's row: whether it opened a second not written yet, and its first call. */
-  newestChecked(): { requestId: number; open: boolean; firstCall: number | null } | undefined {
-    const r = this.stmt('SELECT request_id, open, first_call FROM checked_requests ORDER BY request_id DESC LIMIT 1').get() as
-      | { request_id: number; open: number | null; first_call: number | null }
-      | undefined;
-    return r && { requestId: r.request_id, open: r.open === 1, firstCall: r.first_call };
-  }
-
-  /** Whether a request's row is still there (a purge or retention may have taken it). */
-  hasChecked(requestId: number): boolean {
-    return this.stmt('SELECT 1 FROM checked_requests WHERE request_id = ?').get(requestId) !== undefined;
-  }
-
-  private keys: Map<string, number> | null = null;
-  private plansByKey: Map<number, string> | null = null;
-
-  /**
-   * The small key a plan's checked calls carry (calls.check_plan; a plan id is 36 characters a row).
-   * Made the first time a plan checks a call, inside that call's write job: kept in memory only once
-   * read back from the table, and forgotten on a rollback (keysRolledBack), so a key is never one a
-   * rolled-back job made. Keys are never deleted, so never reused.
-   */
-  planKey(planId: string): number {
-    const known = (this.keys ??= this.readKeys()).get(planId);
-    if (known !== undefined) return known;
-    this.stmt('INSERT OR IGNORE INTO plan_keys (plan_id) VALUES (?)').run(planId);
-    const key = this.stmt('SELECT key FROM plan_keys WHERE plan_id = ?').pluck().get(planId) as number;
-    this.keys.set(planId, key);
-    this.plansByKey?.set(key, planId);
-    return key;
-  }
-
-  planOfKey(key: number): string | undefined {
-    if (!this.plansByKey?.has(key)) this.plansByKey = new Map([...(this.keys = this.readKeys())].map(([id, k]) => [k, id]));
-    return this.plansByKey.get(key);
-  }
-
-  keysRolledBack(): void {
-    this.keys = null;
-    this.plansByKey = null;
-  }
-
-  private readKeys(): Map<string, number> {
-    return new Map((this.stmt('SELECT plan_id, key FROM plan_keys').all() as { plan_id: string; key: number }[]).map((r) => [r.plan_id, r.key]));
+      `INSERT OR REPLACE INTO checked_requests (request_id, source_id, plan_id, received_at, checked, rules, seen_by)
+       VALUES (?, ?, ?, ?, ?, ?, MAX(?, COALESCE((SELECT seen_by FROM checked_requests ORDER BY request_id DESC LIMIT 1), 0)))`,
+    ).run(requestId, sourceId, planId, receivedAt, checked, rules, receivedAt);
   }
 
   /** Calls each rule of a plan checked since a time (rule id → count). */

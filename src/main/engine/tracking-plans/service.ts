@@ -15,7 +15,6 @@ import { CheckPool, PlanNotCompiled } from './check-pool';
 import { PlanChecks, type PlanToCheck } from './plan-checks';
 import { PlanGates, rulesHash } from './plan-gates';
 import { backgroundSlices } from '../slice-meter';
-import { CheckedLog } from './checked-log';
 
 // Tracking plans in the engine (issue 24): the plans and the sources' connections, mirrored in memory
 // with each connected plan compiled once (and again only when it changes), so that the collector's
@@ -38,8 +37,6 @@ export interface SourceChecker {
 
 export class TrackingPlans {
   readonly repo: TrackingPlansRepo;
-  /** Which requests were checked: rows written about once a second (checked-log.ts). */
-  readonly checkedLog: CheckedLog;
   private plans = new Map<string, StoredPlan>();
   private compiled = new Map<string, CompiledPlan>();
   /** The updatedAt each plan in `compiled` or `unusable` was compiled from. */
@@ -73,7 +70,6 @@ export class TrackingPlans {
 
   constructor(private readonly store: Store) {
     this.repo = store.featureRepo((db) => new TrackingPlansRepo(db));
-    this.checkedLog = new CheckedLog(store, this.repo);
     this.readPlans();
     this.connectSources();
   }
@@ -463,7 +459,7 @@ export class TrackingPlans {
   };
 
   /** Notes a request whose calls were checked (one row per request: clean calls have none of their own). */
-  readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[], firstCall: number): void => {
+  readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[]): void => {
     let checked = 0;
     let planId = '';
     const rules: Record<string, number> = {};
@@ -474,23 +470,14 @@ export class TrackingPlans {
       planId = v.planId;
       for (const r of v.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
     }
-    if (checked > 0) this.checkedLog.record(requestId, sourceId, planId, receivedAt, checked, rules, firstCall);
+    if (checked > 0) this.repo.recordChecked(requestId, sourceId, planId, receivedAt, checked, JSON.stringify(rules));
   };
-
-  /** The key a plan's checked calls carry in their row (arrivals.ts). */
-  readonly planKey = (planId: string): number => this.repo.planKey(planId);
-
-  /** Checked calls since a time, with violations, blocked (getViolations' totals). */
-  totals(since: number, sourceId: string | undefined): { checked: number; withViolations: number; blocked: number } {
-    const t = this.repo.totals(since, sourceId);
-    return { ...t, checked: t.checked + this.checkedLog.checkedSince(since, sourceId) };
-  }
 
   /** Per rule of a plan since a time: calls it checked, passed and failed, the worst first (the plan screen). */
   ruleStats(planId: string, since: number): RuleStats[] {
     const p = this.plans.get(planId);
     if (!p) throw notFound(`tracking plan ${planId}`);
-    const matched = this.checkedLog.matchedSince(planId, since, this.repo.matchedByRule(planId, since));
+    const matched = this.repo.matchedByRule(planId, since);
     const failed = this.repo.failedByRule(planId, since);
     return p.rules
       .map((r) => {
@@ -518,10 +505,9 @@ export class TrackingPlans {
   detailOf(callId: number, status: string): Pick<CallDetail, 'violations' | 'planCheck'> {
     const row = this.repo.ofCall(callId);
     if (!row) {
-      // No row of its own: clean if it was checked (a dropped call never is). Calls stored before
-      // migration 29 say so by their request's row only.
-      const c = status === 'dropped' ? undefined : this.store.calls.checkOf(callId);
-      const planId = c === undefined ? undefined : c.planKey !== null ? this.repo.planOfKey(c.planKey) : this.repo.checkedPlanOf(c.requestId);
+      // No row of its own: clean if its request was checked (a dropped call never is).
+      const requestId = status === 'dropped' ? undefined : this.store.calls.requestIdOf(callId);
+      const planId = requestId === undefined ? undefined : this.repo.checkedPlanOf(requestId);
       if (planId === undefined) return { violations: null, planCheck: null };
       return { violations: [], planCheck: { planId, planName: this.plans.get(planId)?.name ?? null, blocked: null, omitted: [] } };
     }
