@@ -156,3 +156,22 @@ it('a run whose calls come out in whole chunks still cleans up the requests no c
   expect(requests).toBe(needed);
   lab.store.close();
 });
+
+// Store.prune() runs the slices to the end: a step of 0 (a test's option) must not make that endless.
+it('a cutoff step of 0 still counts: prune() ends, keeping exactly the newest', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wl-retention-'));
+  dirs.push(dataDir);
+  const store = new Store({ dataDir, cutoffStep: 0 });
+  try {
+    store.sources.create({ name: 'src', writeKey: 'wk_src' }, Date.now());
+    store.settings.apply({ retentionCalls: 5 });
+    const ingest = new Ingest(store, () => Date.now(), arrivalPlanner(() => store.settings.get()), () => {});
+    const batch = Array.from({ length: 12 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `z${i}` }));
+    const r = await ingest.handle({ path: '/v1/batch', route: 'batch', authorization: `Basic ${Buffer.from('wk_src:').toString('base64')}`, body: Buffer.from(JSON.stringify({ batch })) });
+    expect(r.status).toBe(200);
+    expect(store.prune()).toBe(7);
+  } finally {
+    store.close();
+  }
+});
+

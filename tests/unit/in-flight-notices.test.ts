@@ -77,7 +77,8 @@ describe('in-flight notices', () => {
     const attempt = (urlIndex: number) => ({ deliveryId: 7, round: 1, urlIndex, url: `http://x/${urlIndex}`, trigger: 'scheduled', startedAt: 0, durationMs: 3, requestHeaders: {}, body: null, signature: null, responseStatus: 200, responseHeaders: {}, responseBody: 'ok', responseTruncated: false, errorCode: null, errorMessage: null, timedOut: false, timeoutMs: null, tlsError: null, connectError: null, outcome: 'success', timing: null }) as NewAttempt;
     inFlight.answered(round, 0, 200, 'success', attempt(0));
     vi.advanceTimersByTime(IN_FLIGHT_NOTICE_MS);
-    // The second URL answers after the notice and before the hub sends its turn.
+    // The hub has not sent its turn yet; the second URL answers before it does.
+    expect(got).toEqual([]);
     inFlight.answered(round, 1, 200, 'success', attempt(1));
     vi.runOnlyPendingTimers();
     expect(got).toEqual(['attempt.answered', 'updated 1']);

@@ -8,7 +8,8 @@ type HubItem = EngineEvent | number;
 
 /**
  * Coalesces engine events per event-loop turn: listeners get arrays, and "this call changed"
- * notices are merged into one `calls.updated` with fresh summaries, queried once per turn.
+ * notices (touch) are merged into one `calls.updated` with fresh summaries, queried once per turn,
+ * last. A `calls.updated` made by announce() keeps its place among the events, read when announced.
  */
 export class EventHub {
   private listeners = new Set<(events: EngineEvent[]) => void>();

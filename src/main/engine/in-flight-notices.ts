@@ -59,8 +59,10 @@ export class InFlightNotices {
       }
       touched.push(callId);
     }
-    // Their summaries read now, from the state the answers above were chosen from: one answering
-    // after this is announced by the next notice or by its round's recording, never by a summary first.
+    // Their summaries read now, from the state the answers above were chosen from: one answering after
+    // this is announced by the next notice or by its round's recording, not by this summary first. (A
+    // touch of the same call by something else in this turn is read at the hub's flush and may count
+    // it; the Inspector then reads the call again, as for any change it was not told of.)
     this.events.announce(touched);
   }
 }

@@ -24,12 +24,20 @@ export class RetentionRun {
   private readonly pick;
   private readonly delRequests;
   private readonly delRequestsKept;
+  /**
+   * The cleanup owed for calls removed by a run that did not get to it (started over, or the cleanup
+   * failed): the highest cutoff such a run had. Any cutoff is safe for it (it deletes only requests no
+   * call refers to), and a higher one covers a lower one.
+   */
+  private owedCutoff: number | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly calls: CallsRepo,
     private readonly step = CUTOFF_STEP,
   ) {
+    // At least one call a slice, or a run would never end.
+    this.step = Math.max(1, Math.floor(step));
     this.newest = db.prepare('SELECT MAX(id) FROM calls').pluck();
     this.nthBelow = db.prepare('SELECT id FROM calls WHERE id < ? ORDER BY id DESC LIMIT 1 OFFSET ?').pluck();
     // A call an unfinished delivery carries (an Actions one: any member of a batch, not only its
@@ -88,11 +96,15 @@ export class RetentionRun {
     }
     this.calls.expireRetired(Date.now());
     r.removed += ids.length;
+    if (ids.length > 0) this.owedCutoff = Math.max(this.owedCutoff ?? 0, r.cutoff);
     // Its own removals do not start the run over.
     r.removals = this.calls.removals;
     if (ids.length === chunk) return { removed: ids.length, more: true };
-    // Over: the cleanup is owed for every call the run removed, once.
-    if (r.removed > 0) this.delRequestsKept.run({ cutoff: r.cutoff });
+    // Over: the cleanup is owed for every call removed (by this run, or one that did not finish), once.
+    if (this.owedCutoff !== null) {
+      this.delRequestsKept.run({ cutoff: this.owedCutoff });
+      this.owedCutoff = null;
+    }
     return this.done({ removed: ids.length, more: false });
   }
 
