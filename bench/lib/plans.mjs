@@ -4,9 +4,10 @@ import { basicAuth } from './bodies.mjs';
 
 // Tracking plans (issue 24): batch ingestion with a 50-rule plan connected, against the same run
 // without a plan, in one engine (two sources), alternating rounds so the machine's noise falls on
-// both, and which goes first alternating too (the drift as the database grows falls on both). The bodies are the bench's usual track calls ("Order Completed", bodies.mjs); the plan has a
-// rule for that event checking every property it sends (types, a pattern, an enum, the products'
-// items) and 49 other rules, so each call is checked by a real rule, not looked up and skipped.
+// both, and which goes first alternating too (the drift as the database grows falls on both). The
+// bodies are the bench's usual track calls ("Order Completed", bodies.mjs); the plan has a rule for
+// that event checking every property it sends (types, a pattern, an enum, the products' items) and
+// 49 other rules, so each call is checked by a real rule, not looked up and skipped.
 
 const BATCH_SIZE = 100;
 

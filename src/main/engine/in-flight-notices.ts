@@ -13,9 +13,10 @@ export const IN_FLIGHT_NOTICE_MS = 250;
 /**
  * Tells the inspector about rounds in flight (a receiver that takes seconds): each attempt whose URL
  * answered meanwhile (`attempt.answered`, once each), then the call touched (`calls.updated`, its
- * URLs in flight since their start, read at the same moment). Gathered and sent at most every IN_FLIGHT_NOTICE_MS, and only
- * for deliveries still out then: under load, where rounds end within milliseconds, this adds next to
- * nothing to the event stream. With both, the open detail is patched, never read again mid-round.
+ * URLs in flight since their start, read at the same moment). Gathered and sent at most every
+ * IN_FLIGHT_NOTICE_MS, and only for deliveries still out then: under load, where rounds end within
+ * milliseconds, this adds next to nothing to the event stream. With both, the open detail is
+ * patched, never read again mid-round.
  */
 export class InFlightNotices {
   /** [callId, delivery]: one per delivery for its own call, one per call for an Actions batch's other members. */

@@ -18,7 +18,7 @@ export const CUTOFF_STEP = 25_000;
  * or the limit changed.
  */
 export class RetentionRun {
-  private run: { keep: number; removals: number; at: number; counted: number; cutoff: number | null; removed: number } | null = null;
+  private run: { keep: number; removals: number; at: number; counted: number; cutoff: number | null } | null = null;
   private readonly newest;
   private readonly nthBelow;
   private readonly pick;
@@ -70,7 +70,7 @@ export class RetentionRun {
       // The running total (in memory) says whether there is anything to do at all.
       const newest = this.calls.count() > keep ? (this.newest.get() as number | null) : null;
       if (newest === null) return this.done({ removed: 0, more: false });
-      r = this.run = { keep, removals: this.calls.removals, at: newest + 1, counted: 0, cutoff: null, removed: 0 };
+      r = this.run = { keep, removals: this.calls.removals, at: newest + 1, counted: 0, cutoff: null };
     }
     if (r.cutoff === null) {
       // Counts up to `step` more calls down from `at`; once `keep` are counted, the next one below is the newest to go.
@@ -95,7 +95,6 @@ export class RetentionRun {
       });
     }
     this.calls.expireRetired(Date.now());
-    r.removed += ids.length;
     if (ids.length > 0) this.owedCutoff = Math.max(this.owedCutoff ?? 0, r.cutoff);
     // Its own removals do not start the run over.
     r.removals = this.calls.removals;
