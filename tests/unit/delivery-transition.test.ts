@@ -134,8 +134,6 @@ describe('a delivery state is written only by delivery-transition.ts', () => {
   const ALLOWED: Record<string, string[]> = {
     // Computes URL states (a URL's, not the delivery's), for transition().
     'store/url-states.ts': ["out.state = 'in_flight';"],
-    // Born failed: a delivery made for a replay by hand is never scheduled (README, Decisions).
-    'store/delivery-ledger.ts': ["d.state = 'failed';", "SET state = 'in_flight'"],
     // What a call's summary shows of its Actions deliveries (a view, with rounds out laid over), not a write.
     'store/actions-outcomes.ts': ["state: d.state === 'canceled'", "state: hasUrlOut(rounds) ? 'in_flight'"],
   };

@@ -6,6 +6,7 @@ import { toActive, toDelivery, type DeliveryRow } from './delivery-rows';
 import { attemptOfRow, type AttemptRow } from './attempt-rows';
 import { batchBodyPreview, batchItemsPage, DETAIL_BATCH_BODY_BYTES } from './batch-items';
 import { sentBody } from '../../../shared/attempt-body';
+import { UNFINISHED_SQL } from './delivery-states';
 
 /**
  * Deliveries and their attempts as read: a call's, one by id, those to resume or due, counts, and the
@@ -97,7 +98,7 @@ export class DeliveriesRepo {
   }
 
   countUnfinished(): number {
-    return (this.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('pending', 'in_flight', 'retrying')").get() as { n: number }).n;
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE state IN ${UNFINISHED_SQL}`).get() as { n: number }).n;
   }
 
   /**

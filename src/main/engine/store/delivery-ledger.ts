@@ -4,9 +4,10 @@ import { ownTransaction, type WriteTx } from './write-queue';
 import type { ActionsLedger } from './actions-ledger';
 import { ATTEMPT_COLUMNS, attemptParams } from './attempt-rows';
 import { decodeUrlStates, urlMask, type StoredUrlState } from './url-states';
-import { canceledFields, transition } from './delivery-transition';
+import { bornForReplay, canceledFields, OUT_STATE, transition } from './delivery-transition';
 import { newActive, toActive, type DeliveryRow } from './delivery-rows';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelivery, NewAttempt, NewBatchItem, NewDelivery } from './delivery.types';
+import { UNFINISHED_SQL } from './delivery-states';
 
 // The delivery ledger (issue 27: one delivery lifecycle): every write to `deliveries`, `attempts`,
 // `delivery_calls` and `actions_batch_items` is one of the named operations below, whoever asks —
@@ -20,7 +21,7 @@ import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewActionsDelive
 export const LEDGER_TABLES = ['deliveries', 'attempts', 'delivery_calls', 'actions_batch_items'] as const;
 
 /** Which unfinished deliveries a cancel ends. */
-const UNFINISHED = "state IN ('pending', 'in_flight', 'retrying')";
+const UNFINISHED = `state IN ${UNFINISHED_SQL}`;
 
 export class DeliveryLedger {
   private readonly insertStmt;
@@ -53,7 +54,7 @@ export class DeliveryLedger {
       last_duration_ms = @lastDurationMs, delivered_at = @deliveredAt, last_error = @lastError,
       url_states = @urlStates, url_mask = @urlMask, parked_lane = NULL WHERE id = @id`);
     // Never over a cancel: a round's "in flight" write may reach the queue after the source was deleted.
-    this.inFlightStmt = db.prepare("UPDATE deliveries SET state = 'in_flight' WHERE id = ? AND state != 'canceled'");
+    this.inFlightStmt = db.prepare(`UPDATE deliveries SET state = ? WHERE id = ? AND state IN ${UNFINISHED_SQL}`);
     this.attemptStmt = db.prepare(`INSERT INTO attempts (${ATTEMPT_COLUMNS}) VALUES (${ATTEMPT_COLUMNS.split(',').map(() => '?').join(', ')})`);
     this.cancelStmt = db.prepare(`UPDATE deliveries SET state = @state, pending_urls = @pendingUrls, next_attempt_at = @nextAttemptAt,
       next_sim_offset_ms = @nextSimOffsetMs, last_error = @lastError, url_states = @urlStates, url_mask = @urlMask, parked_lane = NULL WHERE id = @id`);
@@ -106,10 +107,7 @@ export class DeliveryLedger {
    * created `failed`, which nothing schedules, at start or after. Inside a write job.
    */
   createForReplay(_tx: WriteTx, callId: number, sourceId: string, type: OutboundType, plan: NewDelivery): ActiveDelivery {
-    const d = newActive(0, callId, sourceId, type, plan);
-    d.state = 'failed';
-    d.pendingUrls = [];
-    return this.insert(d);
+    return this.insert(bornForReplay(newActive(0, callId, sourceId, type, plan)));
   }
 
   /**
@@ -172,7 +170,7 @@ export class DeliveryLedger {
 
   /** A retry's round goes out: the row says in flight (resumed at start if the process stops). Never over a cancel. */
   markInFlight(_tx: WriteTx, id: number): void {
-    this.inFlightStmt.run(id);
+    this.inFlightStmt.run(OUT_STATE, id);
   }
 
   /**

@@ -81,6 +81,21 @@ export function transition(d: ActiveDelivery, e: DeliveryEvent): DeliveryUpdate 
   return e.canceledWhileOut && e.trigger === 'scheduled' && update.state !== 'delivered' ? { ...update, ...canceledFields(update.urlStates, update.lastError) } : update;
 }
 
+/**
+ * A delivery made for a replay asked for by hand (manual-rounds.ts): born failed with nothing pending,
+ * so that if the replay fails nothing sends it again, at the next start or ever (README, Decisions).
+ */
+export function bornForReplay(d: ActiveDelivery): ActiveDelivery {
+  return { ...d, state: 'failed', pendingUrls: [] };
+}
+
+/**
+ * The state a scheduled retry's row takes while its round is out, so a start after a crash resumes
+ * it (a first round is not written: it ends within milliseconds and `pending` resumes the same). A
+ * canceled row keeps its state: the ledger writes this only over an unfinished one.
+ */
+export const OUT_STATE = 'in_flight' satisfies DeliveryState;
+
 /** The fields a cancel sets: canceled, nothing pending or scheduled, each unfinished URL canceled. */
 export function canceledFields(urlStates: StoredUrlState[], lastError: string | null): Pick<DeliveryUpdate, 'state' | 'pendingUrls' | 'nextAttemptAt' | 'nextSimOffsetMs' | 'lastError' | 'urlStates'> {
   return { state: 'canceled', pendingUrls: [], nextAttemptAt: null, nextSimOffsetMs: null, lastError, urlStates: canceledUrlStates(urlStates) };

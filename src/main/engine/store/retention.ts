@@ -1,6 +1,7 @@
 import type { Db } from './database';
 import type { CallsRepo } from './calls.repo';
 import { ownTransaction } from './write-queue';
+import { UNFINISHED_SQL } from './delivery-states';
 
 /** Calls per chunk when retention runs beside the lab's other work (5,000 held the loop for seconds; so did 1,000 on a loaded machine). */
 export const SLICE_CHUNK = 250;
@@ -46,9 +47,9 @@ export class RetentionRun {
     this.pick = db
       .prepare(
         `SELECT c.id FROM calls c LEFT JOIN deliveries d ON d.call_id = c.id AND d.kind = 'classic'
-          WHERE c.id < ? AND (d.id IS NULL OR d.state NOT IN ('pending', 'in_flight', 'retrying'))
+          WHERE c.id < ? AND (d.id IS NULL OR d.state NOT IN ${UNFINISHED_SQL})
             AND NOT EXISTS (SELECT 1 FROM delivery_calls dc JOIN deliveries a ON a.id = dc.delivery_id
-              WHERE dc.call_id = c.id AND a.state IN ('pending', 'in_flight', 'retrying'))
+              WHERE dc.call_id = c.id AND a.state IN ${UNFINISHED_SQL})
             AND NOT EXISTS (SELECT 1 FROM actions_batch_items b WHERE b.call_id = c.id) ORDER BY c.id LIMIT ?`,
       )
       .pluck();

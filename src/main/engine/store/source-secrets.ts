@@ -1,4 +1,5 @@
 import type { Db } from './database';
+import { UNFINISHED_SQL } from './delivery-states';
 
 // A source's secrets, kept once and versioned (issue 27, as Svix keeps an endpoint's): the Classic
 // X-Signature shared secret ('shared') and the Standard Webhooks whsec_ secret ('standard'). Each
@@ -35,8 +36,6 @@ export interface CurrentSecret {
   rotated: boolean;
 }
 
-const UNFINISHED = "('pending', 'in_flight', 'retrying')";
-
 export class SourceSecrets {
   private readonly ofSourceStmt;
   private readonly ofKindStmt;
@@ -66,7 +65,7 @@ export class SourceSecrets {
     this.closeStmt = db.prepare('UPDATE source_secrets SET overlap = 0 WHERE overlap = 1 AND created_at <= ?');
     this.eraseStmt = db.prepare("UPDATE source_secrets SET secret = '' WHERE source_id = ? AND kind = ? AND version = ?");
     // The partial index deliveries_sw_version holds exactly the unfinished deliveries that name a version.
-    this.neededStmt = db.prepare(`SELECT 1 FROM deliveries WHERE source_id = ? AND sw_version = ? AND state IN ${UNFINISHED} LIMIT 1`);
+    this.neededStmt = db.prepare(`SELECT 1 FROM deliveries WHERE source_id = ? AND sw_version = ? AND state IN ${UNFINISHED_SQL} LIMIT 1`);
   }
 
   /** The source's current secrets by kind. */

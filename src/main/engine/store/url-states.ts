@@ -2,6 +2,7 @@ import type { AttemptOutcome, DeliveryState, UrlOutcome, UrlState } from '../../
 import { formatTimestamp } from '../../../shared/timestamp';
 import { maskUrlPassword } from '../../../shared/url-credentials';
 import type { NewAttempt, StoredUrlState } from './delivery.types';
+import { isUnfinished } from './delivery-states';
 
 // Per-URL outcome of a delivery (issue 14: "the inspector never hides a failure").
 //
@@ -56,7 +57,7 @@ export interface RoundAnswer {
  * delivery ended is failed (it had failed before) or not attempted (it never was).
  */
 export function urlStatesAfter(prev: StoredUrlState[], answers: RoundAnswer[], after: { state: DeliveryState; pendingUrls: number[] }): StoredUrlState[] {
-  const open = after.state === 'pending' || after.state === 'in_flight' || after.state === 'retrying';
+  const open = isUnfinished(after.state);
   return prev.map(([state, lastStatus, attempts], i) => {
     const a = answers.find((x) => x.urlIndex === i);
     const waiting = open && after.pendingUrls.includes(i);
