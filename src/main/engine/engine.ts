@@ -142,7 +142,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       const warnings = await simulation.configApplied(opts.config!, { ...applied, turnedOff: [] });
       for (const w of warnings) log(`config: ${w.code !== 'mock_receiver_resolved' ? 'warning' : 'note'}: ${w.path}: ${w.message}`);
     }
-    const probes = new Probes({ store, ingest, events, now, slot: (url) => dispatcher.slot(url) });
+    const probes = new Probes({ store, ingest, events, now, run: (req) => dispatcher.run(req) });
     const base = {
       ...probes.handlers(),
       ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults, loopDelay: loop }),

@@ -1,7 +1,8 @@
 import type { Attempt, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
-import { sendRound } from './round';
+import { RunQueue, type RunRequest } from './run-queue';
+import type { RoundResult } from './round';
 import { transition } from '../store/delivery-transition';
 import { ManualRounds, type GoingOut } from './manual-rounds';
 import { ActionsBatcher } from './actions-batcher';
@@ -44,6 +45,8 @@ export class Dispatcher {
   private readonly manual: ManualRounds;
   /** Batched Actions mappings: calls waiting for their batch (actions-batcher.ts). */
   readonly batcher: ActionsBatcher;
+  /** Where every round goes out, through the lanes (run-queue.ts). */
+  private readonly runs: RunQueue;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.scheduler = new LaneScheduler(
@@ -56,13 +59,14 @@ export class Dispatcher {
         failed: (err) => this.failed(err),
       },
     );
+    this.runs = new RunQueue({ sender: deps.sender, store: deps.store, now: deps.now, slot: (url) => this.scheduler.slot(url) });
     // A full disk pauses sending (no round could be recorded); the first write that commits resumes it.
     deps.store.health.onChange((s) => (s.ok ? this.resume() : this.pause()));
     this.manual = new ManualRounds(deps, {
       goingOut: (d, urlIndexes, at) => this.goingOut(d, urlIndexes, at),
       commit: (d, attempts, out, next) => this.commit(d, attempts, out, next),
       settled: () => this.wakeIdle(),
-      slot: (url) => this.scheduler.slot(url),
+      run: (req) => this.runs.run(req),
     });
     this.batcher = new ActionsBatcher({
       store: deps.store,
@@ -179,11 +183,11 @@ export class Dispatcher {
   }
 
   /**
-   * A slot in the URL's receiver lane for a request sent outside the dispatcher (the receiver check):
-   * it waits for the lane like every round does, so a receiver's lane bounds everything sent to it.
+   * A round asked for outside the dispatcher (the receiver check's requests): it enters the run queue
+   * like every round and waits for its lane, so a receiver's lane bounds everything sent to it.
    */
-  slot(url: string): Promise<() => void> {
-    return this.scheduler.slot(url);
+  run(req: RunRequest): Promise<RoundResult> {
+    return this.runs.run(req);
   }
 
   /** Refuses every request waiting for a lane slot, and any asked for from now on (the lab is stopping). */
@@ -260,9 +264,8 @@ export class Dispatcher {
    * deferred URLs are left (to be admitted again at once), else null.
    */
   private async runScheduled(d: ActiveDelivery, sendable: number[], deferred: number[], release: (i: number) => void): Promise<ActiveDelivery | null> {
-    const { store, sender, now, random } = this.deps;
+    const { store, now, random } = this.deps;
     const settings = store.settings.get();
-    const source = store.sources.get(d.sourceId);
     const startedAt = now();
     // A first attempt ends within milliseconds and `pending` is resumed at start just the same; only
     // retries (rarer, and found by the due-query) are worth a write to say they are in flight. The
@@ -271,7 +274,7 @@ export class Dispatcher {
     const out = this.goingOut(d, sendable, startedAt, release);
     let written = false;
     try {
-      const round = await sendRound({ sender, d, urlIndexes: sendable, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger: 'scheduled', now, onAnswer: out.onAnswer });
+      const round = await this.runs.run({ delivery: d, urls: sendable, trigger: 'scheduled', onAnswer: out.onAnswer });
       // Past the shutdown grace the sender was closed under this round: its errors are ours, not the
       // receiver's. Leave the row in_flight; the next start sends it again (at least once).
       if (this.abandoned) return null;

@@ -7,7 +7,8 @@ import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
-import { sendRound, type RoundRequest, type RoundResult } from './round';
+import type { RoundRequest, RoundResult } from './round';
+import type { RunRequest } from './run-queue';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { DispatcherDeps } from './dispatcher-deps';
 
@@ -26,8 +27,8 @@ export interface RoundRecorder {
   commit(d: ActiveDelivery, attempts: NewAttempt[], out: InFlightRound, next: () => DeliveryUpdate): Promise<{ attempts: Attempt[] } | null>;
   /** A manual round ended or none could start: the dispatcher may now be idle. */
   settled(): void;
-  /** A slot in the URL's receiver lane: a manual round's requests wait for one like any other (lane-scheduler.ts). */
-  slot(url: string): Promise<() => void>;
+  /** Sends a round through the run queue: its requests wait for their lanes' slots like any other (run-queue.ts). */
+  run(req: RunRequest): Promise<RoundResult>;
 }
 
 /**
@@ -195,14 +196,10 @@ export class ManualRounds {
   }
 
   private async run(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
-    const { store, sender, now } = this.deps;
-    const settings = store.settings.get();
-    const source = store.sources.get(d.sourceId);
-    const startedAt = now();
-    const out = this.rounds.goingOut(d, indexes, startedAt);
+    const out = this.rounds.goingOut(d, indexes, this.deps.now());
     let written = false;
     try {
-      const round = await sendRound({ sender, d, urlIndexes: indexes, source, settings, secrets: store.signingSecrets, round: d.round + 1, trigger, now, body, onAnswer: out.onAnswer, slot: this.rounds.slot });
+      const round = await this.rounds.run({ delivery: d, urls: indexes, trigger, body, onAnswer: out.onAnswer });
       // Its attempts' own start (a URL may have waited for its lane), not when it was asked for.
       const attempts = await this.record(d, round, trigger, Math.min(...round.attempts.map((a) => a.startedAt)), out.round);
       written = true;

@@ -13,7 +13,8 @@ import type { HttpSender, SendResult } from '../dispatcher/http-sender';
 import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
 import { buildActionsRequest } from '../actions/request';
 import { currentRequest, standardWebhooksFor } from '../dispatcher/request-headers';
-import { sendRound } from '../dispatcher/round';
+import type { RoundResult } from '../dispatcher/round';
+import type { RunRequest } from '../dispatcher/run-queue';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { Classification } from '../dispatcher/classify';
 import { signBody } from '../dispatcher/sign';
@@ -21,10 +22,11 @@ import { describeTreatment, type ProbeExpectation } from './treatment';
 
 // One probe request, sent and recorded the way the dispatcher sends and records a delivery: the
 // body built by the Webhooks destination's builder (planDelivery), the headers by its header rule,
-// signed by its signer, sent by its round (sendRound) — then stored as a call of the "probe" source
-// with its delivery and the one attempt, so the inspector shows it like any other. The probe only
-// changes what a check needs changed (a tampered body under the original signature, a wrong or
-// missing one, Standard Webhooks headers over other bytes or with a stale timestamp).
+// signed by its signer, sent through the dispatcher's run queue (run-queue.ts) — then stored as a
+// call of the "probe" source with its delivery and the one attempt, so the inspector shows it like
+// any other. The probe only changes what a check needs changed (a tampered body under the original
+// signature, a wrong or missing one, Standard Webhooks headers over other bytes or with a stale
+// timestamp).
 
 /** The route a probe call shows in the inspector. */
 export const PROBE_PATH = '/internal/probe';
@@ -79,10 +81,10 @@ export interface ProbeSenderDeps {
   events: EventHub;
   now: () => number;
   /**
-   * A slot in the URL's receiver lane (the dispatcher's): each probe request waits for one like every
-   * round, so a check of a receiver a busy source sends to adds nothing to what the receiver holds.
+   * The dispatcher's run queue: each probe request enters it like every round and waits for a slot in
+   * the receiver's lane, so a check of a receiver a busy source sends to adds nothing to what it holds.
    */
-  slot: (url: string) => Promise<() => void>;
+  run: (req: RunRequest) => Promise<RoundResult>;
 }
 
 export class ProbeSender {
@@ -162,12 +164,11 @@ export class ProbeSender {
 
   /** Sends `d` as the dispatcher's round does, records it (when its calls were stored) and judges the answer. */
   private async sendAndRecord(d: ActiveDelivery, req: Pick<ProbeRequest, 'label' | 'expected'>, insert: ((tx: WriteTx) => ActiveDelivery) | null, tampered?: Buffer): Promise<ProbeAnswer> {
-    const { now } = this.deps;
     let answered: { r: SendResult; c: Classification } | null = null;
     // Sent as created (the probe froze the request it means), timed from when its lane gave it a slot.
-    const round = await sendRound({
-      sender: this.sender, d, urlIndexes: [0], source: this.source, settings: this.settings, secrets: () => this.swSecrets(), round: 1, trigger: 'probe', now,
-      body: tampered, onAnswer: (_i, r, c) => (answered = { r, c }), slot: this.deps.slot,
+    const round = await this.deps.run({
+      delivery: d, urls: [0], trigger: 'probe', body: tampered, onAnswer: (_i, r, c) => (answered = { r, c }),
+      via: { sender: this.sender, source: this.source, settings: this.settings, secrets: () => this.swSecrets() },
     });
     const attempt = round.attempts[0];
     const { r: result, c: classification } = answered ?? { r: notAnswered(attempt.startedAt), c: round.classifications[0] };
@@ -194,7 +195,7 @@ export class ProbeSender {
   }
 
   /** The delivery (as planned: the URL, the lab's body and signature) and the attempt as sent, in one write. */
-  private async record(callId: number, round: Awaited<ReturnType<typeof sendRound>>, method: ActiveDelivery['method'], insert: (tx: WriteTx) => ActiveDelivery): Promise<void> {
+  private async record(callId: number, round: RoundResult, method: ActiveDelivery['method'], insert: (tx: WriteTx) => ActiveDelivery): Promise<void> {
     const { store, events, now } = this.deps;
     const a = round.attempts[0];
     // One attempt, never retried: the schedule is never asked.
