@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCall, compilePlan, selectRules, describeErrors, RuleCompileError } from '../../src/main/engine/tracking-plans/check';
+import { checkCall, compilePlan, selectRules, describeErrors, PlanCompiler, RuleCompileError } from '../../src/main/engine/tracking-plans/check';
 import { compileRule, withoutIdKeywords } from '../../src/main/engine/tracking-plans/compile';
 import { toRe2Syntax } from '../../src/main/engine/tracking-plans/linear-pattern';
 import { importTrackingPlan } from '../../src/shared/tracking-plan-import';
-import { trackingPlanRulesSchema, withoutOmitted, type TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
+import { ruleId, trackingPlanRulesSchema, withoutOmitted, type TrackingPlanRule } from '../../src/shared/tracking-plan.schema';
 import { draftRules } from '../../src/shared/tracking-plan-draft';
 
 // Tracking plans (issue 24): which rules a call is checked against, how Ajv's findings read, the
@@ -51,6 +51,45 @@ describe('rule selection', () => {
     expect(chosen({ type: 'identify' })).toEqual({ rules: ['COMMON::1', 'IDENTIFY::1'], unplanned: false });
     expect(chosen({ type: 'alias' })).toEqual({ rules: ['COMMON::1'], unplanned: false });
     expect(chosen({ type: 'screen', name: 'X' })).toEqual({ rules: ['COMMON::1'], unplanned: false });
+  });
+});
+
+describe('choices kept, clean verdicts shared (issue 38: a plan costs the collector less per call)', () => {
+  const rule = track('Signed Up', 1, props({ plan: { enum: ['free', 'pro'] } }, ['plan']));
+
+  it('clean calls of one event share a frozen verdict; a call with a finding gets its own', () => {
+    const plan = compilePlan('p', 'shop', [rule]);
+    const a = checkCall(plan, ALLOW, { type: 'track', event: 'Signed Up', properties: { plan: 'pro' } });
+    const b = checkCall(plan, ALLOW, { type: 'track', event: 'Signed Up', properties: { plan: 'free' } });
+    expect(b).toBe(a);
+    expect(a).toEqual({ planId: 'p', violations: [], blocked: null, omitted: [], rules: [ruleId(rule)] });
+    expect(Object.isFrozen(a) && Object.isFrozen(a.violations) && Object.isFrozen(a.rules)).toBe(true);
+    expect(() => a.violations.push({ kind: 'schema', path: '', message: 'x', rule: null })).toThrow(TypeError);
+    const bad = checkCall(plan, ALLOW, { type: 'track', event: 'Signed Up', properties: { plan: 'gold' } });
+    expect(bad).not.toBe(a);
+    expect(bad.violations).toHaveLength(1);
+    // Omitting unplanned properties: a call with one gets its own verdict, one without the shared one.
+    const omit = { ...ALLOW, unplannedProperties: 'omit' } as const;
+    expect(checkCall(plan, omit, { type: 'track', event: 'Signed Up', properties: { plan: 'pro', extra: 1 } }).omitted).toEqual(['/properties/extra']);
+    expect(checkCall(plan, omit, { type: 'track', event: 'Signed Up', properties: { plan: 'pro' } })).toBe(a);
+  });
+
+  it('the same event gets the same choice; unplanned events and asked versions are chosen anew, and a rule added clears what was kept', () => {
+    const plan = compilePlan('p', 'shop', [rule]);
+    expect(selectRules(plan, { type: 'track', event: 'Signed Up' })).toBe(selectRules(plan, { type: 'track', event: 'Signed Up' }));
+    expect(selectRules(plan, { type: 'track', event: 'Made Up 1' })).not.toBe(selectRules(plan, { type: 'track', event: 'Made Up 1' }));
+    const asked = { type: 'track', event: 'Signed Up', context: { protocols: { event_version: 1 } } };
+    expect(selectRules(plan, asked)).not.toBe(selectRules(plan, asked));
+    for (let i = 0; i < 5_000; i++) selectRules(plan, { type: 'track', event: `Made Up ${i}` });
+    for (let i = 0; i < 5_000; i++) selectRules(plan, { type: 'page', name: `Page ${i}` });
+    expect([...plan.choices.values()].reduce((n, m) => n + m.size, 0)).toBeLessThanOrEqual(4_096);
+    const compiler = new PlanCompiler('q', 'shop', [rule, track('Order Completed')]);
+    compiler.step();
+    expect(selectRules(compiler.plan, { type: 'track', event: 'Order Completed' }).unplanned).toBe(true);
+    compiler.step();
+    expect(selectRules(compiler.plan, { type: 'track', event: 'Order Completed' }).unplanned).toBe(false);
+    const before = selectRules(compiler.plan, { type: 'track', event: 'Signed Up' });
+    expect(selectRules(compiler.plan, { type: 'track', event: 'Signed Up' })).toBe(before);
   });
 });
 

@@ -25,7 +25,23 @@ export interface CompiledPlan {
   rules: Map<string, Map<string, CompiledRule[]>>;
   /** The same rules by their content (JSON), for a later compile to take the unchanged ones from. */
   byContent: Map<string, CompiledRule>;
+  /**
+   * selectRules' answers so far, by call type, then event or page name: the same event gets the same
+   * choice, and its calls that pass share one verdict (RuleChoice.clean). Emptied as a rule is added;
+   * at most CHOICES_KEPT, so calls with ever new event names cannot grow it.
+   */
+  choices: Map<string, Map<string, RuleChoice>>;
 }
+
+/** The rules a call is checked against (selectRules), and the verdict of a call they pass with nothing to say. */
+export interface RuleChoice {
+  rules: CompiledRule[];
+  unplanned: boolean;
+  /** Made at first need, frozen: shared by every clean call of this choice. */
+  clean?: PlanVerdict;
+}
+
+const CHOICES_KEPT = 4_096;
 
 /**
  * Compiles every rule of a plan; throws an Error naming the first rule that does not compile. A rule
@@ -53,7 +69,7 @@ export class PlanCompiler {
     private readonly reuse: readonly CompiledPlan[] = [],
     private readonly heavy?: HeavyRules,
   ) {
-    this.plan = { id, name, rules: new Map(), byContent: new Map() };
+    this.plan = { id, name, rules: new Map(), byContent: new Map(), choices: new Map() };
   }
 
   /** The index of the rule the next step compiles. */
@@ -83,6 +99,7 @@ export class PlanCompiler {
     list.push(compiled);
     list.sort((a, b) => b.rule.version - a.rule.version);
     byKey.set(rule.key ?? '', list);
+    this.plan.choices.clear();
     this.next = i + 1;
     return this.next < this.rules.length;
   }
@@ -162,9 +179,28 @@ const TYPE_RULES: Record<string, 'TRACK' | 'IDENTIFY' | 'GROUP' | 'PAGE' | 'SCRE
  * the one the call asks for in context.protocols.event_version (Segment's event versioning) when the
  * plan has it, else the newest. `unplanned` is set for a track call whose event the plan lacks.
  */
-export function selectRules(plan: CompiledPlan, call: CallShape): { rules: CompiledRule[]; unplanned: boolean } {
-  const out: CompiledRule[] = [];
+export function selectRules(plan: CompiledPlan, call: CallShape): RuleChoice {
   const asked = askedVersion(call.context);
+  // A version asked for, or an event that is not a string, is chosen anew (rare), and so is an
+  // unplanned event (names a sender makes up must not fill the cache); the rest are kept.
+  const type = call.type;
+  const label = asked !== null ? null : type === 'track' ? (typeof call.event === 'string' ? call.event : null) : type === 'page' || type === 'screen' ? (typeof call.name === 'string' ? call.name : '') : '';
+  if (label === null) return chooseRules(plan, call, asked);
+  let byLabel = plan.choices.get(type);
+  const kept = byLabel?.get(label);
+  if (kept) return kept;
+  const choice = chooseRules(plan, call, asked);
+  if (choice.unplanned) return choice;
+  let size = 0;
+  for (const m of plan.choices.values()) size += m.size;
+  if (size >= CHOICES_KEPT) return choice;
+  if (!byLabel) plan.choices.set(type, (byLabel = new Map()));
+  byLabel.set(label, choice);
+  return choice;
+}
+
+function chooseRules(plan: CompiledPlan, call: CallShape, asked: number | null): RuleChoice {
+  const out: CompiledRule[] = [];
   const common = pick(plan.rules.get('COMMON')?.get(''), asked);
   if (common) out.push(common);
   const type = TYPE_RULES[call.type];
@@ -205,32 +241,24 @@ export function unfinishedVerdict(plan: { id: string; name: string }, settings: 
 }
 
 /** Checks one call (as received, the batch envelope's context merged under its own) against the plan. */
-export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>, selected?: ReturnType<typeof selectRules>): PlanVerdict {
-  const { rules, unplanned } = selected ?? selectRules(plan, shapeOf(call));
-  const violations: Violation[] = [];
-  // Made at the first violation: most calls have none.
-  let seen: Set<string> | undefined;
-  const add = (v: Violation) => {
-    const k = `${v.kind}\u0000${v.path}`;
-    seen ??= new Set();
-    if (seen.has(k) || violations.length >= MAX_VIOLATIONS_PER_CALL) return;
-    seen.add(k);
-    violations.push(v);
-  };
+export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Record<string, unknown>, selected?: RuleChoice): PlanVerdict {
+  const choice = selected ?? selectRules(plan, shapeOf(call));
+  const { rules, unplanned } = choice;
+  // Made at the first finding: most calls have none, and then build nothing (their choice's verdict).
+  let f: Findings | null = null;
   if (unplanned) {
     const message =
       typeof call.event === 'string'
         ? `Event "${call.event}" is not in the tracking plan "${plan.name}".`
         : `A track call without an event name (a string) is not in the tracking plan "${plan.name}".`;
-    add({ kind: 'unplanned_event', path: '/event', message, value: call.event, rule: null });
+    (f ??= new Findings()).add({ kind: 'unplanned_event', path: '/event', message, value: call.event, rule: null });
   }
 
-  const omitted: string[] = [];
+  const omit = settings.unplannedProperties === 'omit';
   // What the COMMON rule lists counts as planned for every call (Segment's common properties).
-  const common = settings.unplannedProperties === 'omit' ? rules.find((c) => c.rule.type === 'COMMON') : undefined;
+  const common = omit ? rules.find((c) => c.rule.type === 'COMMON') : undefined;
   for (const c of rules) {
-    const ref = { type: c.rule.type, key: c.rule.key ?? null, version: c.rule.version };
-    if (settings.unplannedProperties === 'omit' && c.planned && c.plannedIn) {
+    if (omit && c.planned && c.plannedIn) {
       const part = call[c.plannedIn];
       const own = c.lists[c.plannedIn];
       const shared = common?.lists[c.plannedIn];
@@ -240,14 +268,17 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
         for (const k of Object.keys(part)) {
           if (isPlanned(k)) continue;
           const path = `/${c.plannedIn}/${escapePointer(k)}`;
-          omitted.push(path);
-          add({ kind: 'unplanned_property', path, message: `The property "${k}" is not in the plan: omitted from what is forwarded.`, value: (part as Record<string, unknown>)[k], rule: ref });
+          (f ??= new Findings()).omitted.push(path);
+          f.add({ kind: 'unplanned_property', path, message: `The property "${k}" is not in the plan: omitted from what is forwarded.`, value: (part as Record<string, unknown>)[k], rule: refOf(c) });
         }
       }
     }
     if (c.validate(call)) continue;
-    for (const v of describeErrors((c.validate.errors ?? []).slice(0, MAX_ERRORS_DESCRIBED), call)) add({ ...v, rule: ref });
+    const ref = refOf(c);
+    for (const v of describeErrors((c.validate.errors ?? []).slice(0, MAX_ERRORS_DESCRIBED), call)) (f ??= new Findings()).add({ ...v, rule: ref });
   }
+  if (f === null) return (choice.clean ??= cleanVerdict(plan.id, rules));
+  const { violations, omitted } = f;
   let blocked: string | null = null;
   if (unplanned && settings.unplannedEvents === 'block') blocked = typeof call.event === 'string' ? `unplanned event "${call.event}"` : 'unplanned event (no event name)';
   else if (settings.violations === 'block') {
@@ -255,6 +286,28 @@ export function checkCall(plan: CompiledPlan, settings: Enforcement, call: Recor
     if (first) blocked = first.message;
   }
   return { planId: plan.id, violations, blocked, omitted, rules: rules.map((c) => c.id) };
+}
+
+/** A call's violations (each kind and path once, at most MAX_VIOLATIONS_PER_CALL) and the properties omitted. */
+class Findings {
+  readonly violations: Violation[] = [];
+  readonly omitted: string[] = [];
+  private readonly seen = new Set<string>();
+
+  add(v: Violation): void {
+    const k = `${v.kind}\u0000${v.path}`;
+    if (this.seen.has(k) || this.violations.length >= MAX_VIOLATIONS_PER_CALL) return;
+    this.seen.add(k);
+    this.violations.push(v);
+  }
+}
+
+const refOf = (c: CompiledRule) => ({ type: c.rule.type, key: c.rule.key ?? null, version: c.rule.version });
+
+/** The verdict of a call that passed these rules with nothing to say: frozen, as every clean call of the choice shares it. */
+function cleanVerdict(planId: string, rules: CompiledRule[]): PlanVerdict {
+  const none = Object.freeze([]) as unknown as never[];
+  return Object.freeze({ planId, violations: none, blocked: null, omitted: none, rules: Object.freeze(rules.map((c) => c.id)) as string[] });
 }
 
 /** Ajv's errors as violations, worded by Segment's ajv-human-errors, each with its JSON pointer and value. */

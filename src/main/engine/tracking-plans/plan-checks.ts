@@ -1,5 +1,5 @@
 import type { PlanVerdict, TrackingPlanRule } from '../../../shared/tracking-plan.schema';
-import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement, type RequestCalls, sharedBody } from './check';
+import { checkCall, selectRules, shapeOf, unfinishedVerdict, type CompiledPlan, type Enforcement, type RequestCalls, type RuleChoice, sharedBody } from './check';
 import type { CompiledRule } from './compile';
 import { PlanNotCompiled, type CheckPool, type RequestOutcome } from './check-pool';
 import { costFor, SIZE_BUCKETS } from './work-bounds';
@@ -109,23 +109,24 @@ export class PlanChecks {
    * `counted`: the request's calls that ran out of budget so far (after 3, the workers try no more).
    */
   async verdicts(plan: PlanToCheck, calls: Record<string, unknown>[], counted = { unfinished: 0 }): Promise<(PlanVerdict | undefined)[]> {
-    const out: (PlanVerdict | undefined)[] = new Array(calls.length);
-    const inline: number[] = [];
-    const selected: ReturnType<typeof selectRules>[] = [];
+    const n = calls.length;
+    const out: (PlanVerdict | undefined)[] = new Array(n);
+    // Each call's rules when it is checked here; null when it goes to the workers.
+    const chosen: (RuleChoice | null)[] = new Array(n);
     const pooled: number[] = [];
     const poolCost: number[] = [];
     const clock = this.opts.clock ?? performance.now.bind(performance);
-    calls.forEach((call, i) => {
-      const rules = plan.compiled && selectRules(plan.compiled, shapeOf(call));
-      const cost = rules ? this.inlineCost(rules.rules, call) : Infinity;
-      if (cost <= INLINE_US) {
-        inline.push(i);
-        selected.push(rules!);
-      } else {
+    for (let i = 0; i < n; i++) {
+      const call = calls[i]!;
+      const choice = plan.compiled ? selectRules(plan.compiled, shapeOf(call)) : null;
+      const cost = choice ? this.inlineCost(choice.rules, call) : Infinity;
+      if (cost <= INLINE_US) chosen[i] = choice;
+      else {
+        chosen[i] = null;
         pooled.push(i);
         poolCost.push(Number.isFinite(cost) ? cost : INLINE_US);
       }
-    });
+    }
     // The workers start first; the loop's share runs meanwhile.
     const fromPool = pooled.length > 0 ? this.inPool(plan, pooled.map((i) => calls[i]!), poolCost, counted) : Promise.resolve([]);
     // Settled even if the slices below throw: no rejection left unhandled.
@@ -134,19 +135,20 @@ export class PlanChecks {
     let sliceStart = clock();
     let now = sliceStart;
     // Each call's check (ms); a call sent to the workers counts as costlier than any.
-    const took = new Float64Array(calls.length).fill(Infinity);
-    for (let k = 0; k < inline.length; k++) {
-      const i = inline[k]!;
+    const took = new Float64Array(n).fill(Infinity);
+    for (let i = 0; i < n; i++) {
+      const choice = chosen[i];
+      if (!choice) continue;
       if (now - sliceStart > SLICE_MS) {
         backgroundSlices.record('plan checks', now - sliceStart);
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = now = clock();
       }
       const t = now;
-      out[i] = checkCall(plan.compiled!, plan.settings, calls[i]!, selected[k]);
+      out[i] = checkCall(plan.compiled!, plan.settings, calls[i]!, choice);
       now = clock();
       const ms = now - t;
-      took[k] = ms;
+      took[i] = ms;
       if (ms > DEMOTE_MS) this.demote(plan, calls[i]!, ms);
     }
     if (plan.compiled && calls.length >= REQUEST_MIN_CALLS) this.measure(plan.compiled, trimmedMeanUs(took));

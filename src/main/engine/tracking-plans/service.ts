@@ -344,11 +344,12 @@ export class TrackingPlans {
     const targets = calls.filter((p) => p.head && p.item && p.dropReason === null);
     if (targets.length === 0) return;
     const read = () => targets.map((p) => withEnvelope(p.item!, envelope));
-    const verdicts = await this.checks.requestVerdicts(plan, { ...request, indices: targets.map((p) => p.batchIndex ?? 0) }, read);
-    targets.forEach((p, i) => {
+    const indices = targets.map((p) => p.batchIndex ?? 0);
+    const verdicts = await this.checks.requestVerdicts(plan, { body: request.body, route: request.route, indices }, read);
+    for (let i = 0; i < targets.length; i++) {
       const v = verdicts[i];
-      if (v) p.verdict = v;
-    });
+      if (v) targets[i]!.verdict = v;
+    }
   }
 
   /**
@@ -462,14 +463,18 @@ export class TrackingPlans {
   readonly checkedRecorder = (requestId: number, sourceId: string, receivedAt: number, calls: ArrivingCall[]): void => {
     let checked = 0;
     let planId = '';
-    const rules: Record<string, number> = {};
+    // Counted by verdict first: the clean calls of an event share one (check.ts), so a batch of one
+    // event is one entry here, not a count per rule per call.
+    const byVerdict = new Map<PlanVerdict, number>();
     for (const c of calls) {
       const v = c.verdict;
       if (!v) continue;
       checked++;
       planId = v.planId;
-      for (const r of v.rules ?? []) rules[r] = (rules[r] ?? 0) + 1;
+      byVerdict.set(v, (byVerdict.get(v) ?? 0) + 1);
     }
+    const rules: Record<string, number> = {};
+    for (const [v, n] of byVerdict) for (const r of v.rules ?? []) rules[r] = (rules[r] ?? 0) + n;
     if (checked > 0) this.repo.recordChecked(requestId, sourceId, planId, receivedAt, checked, JSON.stringify(rules));
   };
 
