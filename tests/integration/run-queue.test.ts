@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpSender } from '../../src/main/engine/dispatcher/http-sender';
 import { RunQueue } from '../../src/main/engine/dispatcher/run-queue';
 import { DEFAULT_SETTINGS } from '../../src/main/engine/store/settings.repo';
 import type { ActiveDelivery } from '../../src/main/engine/store/delivery.types';
 import type { Source } from '../../src/shared/types';
+import { engineSources } from '../helpers/engine-sources';
 
 // The one way a round goes out (issue 41): every trigger but `scheduled` waits for its lane's slot
 // per URL, over a real socket; a receiver check sends with what it was given. Nothing else in the
@@ -114,20 +114,10 @@ describe('the run queue', () => {
 
 describe('sendRound is called from the run queue only', () => {
   it('finds no other caller in the engine', () => {
-    const ENGINE = join(__dirname, '..', '..', 'src', 'main', 'engine');
-    const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts')) {
-          const file = relative(ENGINE, p);
-          if (file === join('dispatcher', 'run-queue.ts') || file === join('dispatcher', 'round.ts')) continue;
-          if (/\bsendRound\b/.test(readFileSync(p, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))) found.push(file);
-        }
-      }
-    };
-    walk(ENGINE);
+    const found = engineSources()
+      .filter(({ file }) => file !== join('dispatcher', 'run-queue.ts') && file !== join('dispatcher', 'round.ts'))
+      .filter(({ text }) => /\bsendRound\b/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')))
+      .map(({ file }) => file);
     expect(found).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
 import { isUnfinished, UNFINISHED_SQL, UNFINISHED_STATES } from '../../src/main/engine/store/delivery-states';
+import { engineSources } from '../helpers/engine-sources';
 
 // The unfinished states are stated once (issue 41): delivery-states.ts, and migration 17's partial
 // index as it was written then.
@@ -27,21 +27,12 @@ describe('unfinished delivery states', () => {
   });
 
   it('are written out nowhere else in the engine', () => {
-    const ENGINE = join(__dirname, '..', '..', 'src', 'main', 'engine');
     const LIST = /'pending',\s*'in_flight',\s*'retrying'/g;
     const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts')) {
-          const file = relative(ENGINE, p);
-          if (file === join('store', 'delivery-states.ts') || file === join('store', 'migrations.ts')) continue;
-          for (const m of readFileSync(p, 'utf8').matchAll(LIST)) found.push(`${file}: ${m[0]}`);
-        }
-      }
-    };
-    walk(ENGINE);
+    for (const { file, text } of engineSources()) {
+      if (file === join('store', 'delivery-states.ts') || file === join('store', 'migrations.ts')) continue;
+      for (const m of text.matchAll(LIST)) found.push(`${file}: ${m[0]}`);
+    }
     expect(found).toEqual([]);
   });
 });

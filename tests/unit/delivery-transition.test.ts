@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptTrigger, DeliveryState } from '../../src/shared/types';
 import { canceledFields, transition, type AttemptVerdict, type DeliveryEvent } from '../../src/main/engine/store/delivery-transition';
 import { DEFAULT_SETTINGS } from '../../src/main/engine/store/settings.repo';
 import type { ActiveDelivery, NewAttempt } from '../../src/main/engine/store/delivery.types';
+import { engineSources } from '../helpers/engine-sources';
 
 // A delivery's life as a table (issue 41): every state × outcome × trigger that can occur, and a
 // guard that no other module of the engine writes a delivery's state itself.
@@ -121,7 +121,6 @@ describe('transition: a delivery after a round', () => {
 });
 
 describe('a delivery state is written only by delivery-transition.ts', () => {
-  const ENGINE = join(__dirname, '..', '..', 'src', 'main', 'engine');
   /** States a delivery moves to (pending is only born). */
   const MOVES = '(delivered|failed|expired|retrying|canceled|in_flight)';
   const WRITES = [
@@ -140,19 +139,10 @@ describe('a delivery state is written only by delivery-transition.ts', () => {
 
   it('finds no other write', () => {
     const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts')) {
-          const file = relative(ENGINE, p);
-          if (file === join('store', 'delivery-transition.ts')) continue;
-          const text = readFileSync(p, 'utf8');
-          for (const re of WRITES) for (const m of text.matchAll(re)) if (!(ALLOWED[file] ?? []).some((a) => m[0].endsWith(a) || m[0] === a)) found.push(`${file}: ${m[0]}`);
-        }
-      }
-    };
-    walk(ENGINE);
+    for (const { file, text } of engineSources()) {
+      if (file === join('store', 'delivery-transition.ts')) continue;
+      for (const re of WRITES) for (const m of text.matchAll(re)) if (!(ALLOWED[file] ?? []).some((a) => m[0].endsWith(a) || m[0] === a)) found.push(`${file}: ${m[0]}`);
+    }
     expect(found).toEqual([]);
   });
 
