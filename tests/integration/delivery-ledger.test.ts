@@ -128,6 +128,10 @@ describe('the delivery ledger', () => {
     // An in-flight write queued after the cancel leaves it canceled.
     await store.writes.run((tx) => ledger.markInFlight(tx, a.id));
     expect(deliveries.active(a.id)?.state).toBe('canceled');
+    // Nor does it move a finished one (a replay delivered it while its retry was admitted).
+    await store.writes.run((tx) => ledger.recordRound(tx, { ...retrying, id: b.id, state: 'delivered', pendingUrls: [], nextAttemptAt: null, urlStates: [['delivered', 200, 1]] }, []));
+    await store.writes.run((tx) => ledger.markInFlight(tx, b.id));
+    expect(deliveries.active(b.id)?.state).toBe('delivered');
 
     // Erased with its call (retention, a clear): the round that was out records nothing.
     await store.writes.run((tx) => store.calls.remove(tx, [callIds[0]]));

@@ -1,7 +1,7 @@
 import type { Attempt, Settings } from '../../../shared/types';
 import type { ReplayResult } from '../../../shared/api.contract';
 import type { ActiveDelivery, CanceledDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
-import { RunQueue, type RunRequest } from './run-queue';
+import { RunQueue, type AskedRun } from './run-queue';
 import type { RoundResult } from './round';
 import { transition } from '../store/delivery-transition';
 import { ManualRounds, type GoingOut } from './manual-rounds';
@@ -186,7 +186,7 @@ export class Dispatcher {
    * A round asked for outside the dispatcher (the receiver check's requests): it enters the run queue
    * like every round and waits for its lane, so a receiver's lane bounds everything sent to it.
    */
-  run(req: RunRequest): Promise<RoundResult> {
+  run(req: AskedRun): Promise<RoundResult> {
     return this.runs.run(req);
   }
 

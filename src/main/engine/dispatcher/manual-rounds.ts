@@ -8,7 +8,7 @@ import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delive
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
 import type { RoundRequest, RoundResult } from './round';
-import type { RunRequest } from './run-queue';
+import type { AskedRun } from './run-queue';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { DispatcherDeps } from './dispatcher-deps';
 
@@ -28,7 +28,7 @@ export interface RoundRecorder {
   /** A manual round ended or none could start: the dispatcher may now be idle. */
   settled(): void;
   /** Sends a round through the run queue: its requests wait for their lanes' slots like any other (run-queue.ts). */
-  run(req: RunRequest): Promise<RoundResult>;
+  run(req: AskedRun): Promise<RoundResult>;
 }
 
 /**
@@ -195,7 +195,7 @@ export class ManualRounds {
     return d;
   }
 
-  private async run(d: ActiveDelivery, indexes: number[], trigger: AttemptTrigger, body?: Buffer): Promise<Attempt[]> {
+  private async run(d: ActiveDelivery, indexes: number[], trigger: AskedRun['trigger'], body?: Buffer): Promise<Attempt[]> {
     const out = this.rounds.goingOut(d, indexes, this.deps.now());
     let written = false;
     try {

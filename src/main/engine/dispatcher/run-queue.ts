@@ -29,6 +29,12 @@ export interface RunRequest {
   via?: { sender: HttpSender; source: Source; settings: Settings; secrets: SigningSecrets };
 }
 
+/**
+ * A round someone asked for (a bulk retry, a replay, a receiver check): never `scheduled`, whose
+ * slots only the scheduler takes, so what reaches the run queue from outside always waits for its lanes.
+ */
+export type AskedRun = RunRequest & { trigger: Exclude<AttemptTrigger, 'scheduled'> };
+
 export interface RunQueueDeps {
   sender: HttpSender;
   store: { settings: { get(): Settings }; sources: { get(id: string): Source | undefined }; signingSecrets: SigningSecrets };
@@ -44,7 +50,7 @@ export class RunQueue {
    * Sends the round once its URLs have their slots (each timed from when it got one: `waitedMs`).
    * Rejects with LaneClosedError when the lab stops while a URL waits.
    */
-  run(req: RunRequest): Promise<RoundResult> {
+  async run(req: RunRequest): Promise<RoundResult> {
     const { store, now } = this.deps;
     const d = req.delivery;
     const via = req.via;

@@ -14,7 +14,7 @@ import { actionsDelivery, planDelivery } from '../dispatcher/delivery-plan';
 import { buildActionsRequest } from '../actions/request';
 import { currentRequest, standardWebhooksFor } from '../dispatcher/request-headers';
 import type { RoundResult } from '../dispatcher/round';
-import type { RunRequest } from '../dispatcher/run-queue';
+import type { AskedRun } from '../dispatcher/run-queue';
 import { transition, type DeliveryEvent } from '../store/delivery-transition';
 import type { Classification } from '../dispatcher/classify';
 import { signBody } from '../dispatcher/sign';
@@ -84,7 +84,7 @@ export interface ProbeSenderDeps {
    * The dispatcher's run queue: each probe request enters it like every round and waits for a slot in
    * the receiver's lane, so a check of a receiver a busy source sends to adds nothing to what it holds.
    */
-  run: (req: RunRequest) => Promise<RoundResult>;
+  run: (req: AskedRun) => Promise<RoundResult>;
 }
 
 export class ProbeSender {

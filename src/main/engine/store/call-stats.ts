@@ -2,6 +2,7 @@ import { STATS_DELIVERY_STATES, type CallStats, type StatsDeliveryState } from '
 import type { Db } from './database';
 import type { SourceKeys } from './source-keys';
 import { formatOptionalTimestamp } from '../../../shared/timestamp';
+import { UNFINISHED_STATES } from './delivery-states';
 
 export interface StatsFilter {
   /** Epoch ms: calls received at or after. */
@@ -81,6 +82,6 @@ export function callStats(db: Db, sourceKeys: SourceKeys, inFlightIds: number[],
     notForwarded,
     blocked,
     deliveries,
-    unfinished: deliveries.pending + deliveries.in_flight + deliveries.retrying,
+    unfinished: UNFINISHED_STATES.reduce((n, s) => n + deliveries[s], 0),
   };
 }

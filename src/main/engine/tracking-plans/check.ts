@@ -26,9 +26,10 @@ export interface CompiledPlan {
   /** The same rules by their content (JSON), for a later compile to take the unchanged ones from. */
   byContent: Map<string, CompiledRule>;
   /**
-   * selectRules' answers so far, by call type, then event or page name: the same event gets the same
-   * choice, and its calls that pass share one verdict (RuleChoice.clean). Emptied as a rule is added;
-   * at most CHOICES_KEPT, so calls with ever new event names cannot grow it.
+   * selectRules' answers so far, by call type, then the event or page name that has a rule: the same
+   * event gets the same choice, and its calls that pass share one verdict (RuleChoice.clean). Only
+   * names the plan has are keys (an unplanned event is not kept; a page without a rule of its own is
+   * kept as ''), so it holds at most one entry per rule and call type. Emptied as a rule is added.
    */
   choices: Map<string, Map<string, RuleChoice>>;
 }
@@ -41,7 +42,6 @@ export interface RuleChoice {
   clean?: PlanVerdict;
 }
 
-const CHOICES_KEPT = 4_096;
 
 /**
  * Compiles every rule of a plan; throws an Error naming the first rule that does not compile. A rule
@@ -183,17 +183,19 @@ export function selectRules(plan: CompiledPlan, call: CallShape): RuleChoice {
   const asked = askedVersion(call.context);
   // A version asked for, or an event that is not a string, is chosen anew (rare), and so is an
   // unplanned event (names a sender makes up must not fill the cache); the rest are kept.
-  const type = call.type;
-  const label = asked !== null ? null : type === 'track' ? (typeof call.event === 'string' ? call.event : null) : type === 'page' || type === 'screen' ? (typeof call.name === 'string' ? call.name : '') : '';
+  const ruleType = Object.hasOwn(TYPE_RULES, call.type) ? TYPE_RULES[call.type] : undefined;
+  // Types with no rules of their own (alias, or one the plan cannot know) are kept as one.
+  const type = ruleType ? call.type : '';
+  let label: string | null = '';
+  if (asked !== null) label = null;
+  else if (ruleType === 'TRACK') label = typeof call.event === 'string' ? call.event : null;
+  else if ((ruleType === 'PAGE' || ruleType === 'SCREEN') && typeof call.name === 'string' && plan.rules.get(ruleType)?.has(call.name)) label = call.name;
   if (label === null) return chooseRules(plan, call, asked);
   let byLabel = plan.choices.get(type);
   const kept = byLabel?.get(label);
   if (kept) return kept;
   const choice = chooseRules(plan, call, asked);
   if (choice.unplanned) return choice;
-  let size = 0;
-  for (const m of plan.choices.values()) size += m.size;
-  if (size >= CHOICES_KEPT) return choice;
   if (!byLabel) plan.choices.set(type, (byLabel = new Map()));
   byLabel.set(label, choice);
   return choice;
