@@ -87,9 +87,8 @@ export const sourceOutput = z.looseObject({
   createdAt: z.string(),
   webhooks: z.looseObject({ enabled: z.boolean(), urls: z.array(z.looseObject({ url: z.string() })), sharedSecret: z.string().optional(), standardWebhooksSecret: z.string().optional() }),
 });
-export const storageOutput = z.object({ ok: z.boolean(), code: nullableStr, message: nullableStr, since: nullableStr });
-// storage is optional: a lab released before it (e554b8f) answers health without it, and connectLab asks health first.
-export const healthOutput = z.looseObject({ ok: z.literal(true), version: z.string(), collectorUrl: z.string(), calls: z.number().int(), pendingDeliveries: z.number().int(), storage: storageOutput.optional() });
+// storage is optional in healthOutput: a lab released before it (e554b8f) answers health without it, and connectLab asks health first.
+export { healthAnswer, healthOutput, storageOutput } from './health.output';
 export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
 export const retryMatchingOutput = z.object({ matched: z.number().int(), retried: z.number().int() });
 

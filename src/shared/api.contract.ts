@@ -65,43 +65,8 @@ export interface RetryMatchingResult {
 }
 
 
-/**
- * The engine is up (`ok` is always true: health answers 200 while the engine runs, also while it
- * cannot store; README, Decisions). `storage` says whether calls can be stored now.
- */
-export interface Health {
-  ok: true;
-  version: string;
-  collectorUrl: string;
-  uptimeMs: number;
-  dataDir: string;
-  calls: number;
-  pendingDeliveries: number;
-  /** Unfinished deliveries waiting as rows for a busy receiver's lane (README, Limits). */
-  parkedDeliveries: number;
-  storage: StorageState;
-  /** How long the engine's one event loop kept work waiting over the last 30–60 s (README, Performance). */
-  eventLoop: EventLoopFigures;
-}
-
-/**
- * The event loop's delay (perf_hooks.monitorEventLoopDelay, less its 10 ms sampling resolution) over
- * two windows of 30 s, the current and the one before: the p99 of the worse window, the longest single
- * stall, and the time lost in ticks longer than 50 ms. A stall of seconds is one sample among
- * thousands, so the max and the blocked time are what show it.
- */
-export interface EventLoopFigures {
-  delayP99Ms: number;
-  delayMaxMs: number;
-  blockedMs: number;
-  /** The seconds the figures cover, up to 60. */
-  windowS: number;
-  /** The background jobs that ran on the loop meanwhile, each in slices: how many, and the longest (docs/performance.md lists them). */
-  slices: BackgroundSlices;
-}
-
-/** Per background job (`body index`, `retention`, `export`, ...): its slices over the window and the longest, in ms. */
-export type BackgroundSlices = Record<string, { slices: number; longestMs: number }>;
+export type { BackgroundSlices, EventLoopFigures, Health } from './health.output';
+import type { Health } from './health.output';
 
 export interface ReplayResult {
   deliveryId: number;

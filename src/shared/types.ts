@@ -388,13 +388,4 @@ export interface Page<T> {
   next: number | null;
 }
 
-/** Whether the engine can write its database now (GET /api/health, the storage banner). */
-export interface StorageState {
-  ok: boolean;
-  /** The failure's code (SQLITE_FULL, SQLITE_READONLY, ENOSPC, ...); null while ok. */
-  code: string | null;
-  /** What failed and what the lab does meanwhile, for people; null while ok. */
-  message: string | null;
-  /** When storage started failing (ISO 8601); null while ok. */
-  since: string | null;
-}
+export type { StorageState } from './health.output';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, OP_NAMES, type OpName } from '../../src/shared/api.contract';
+import { healthAnswer } from '../../src/shared/health.output';
 import { testLab } from '../helpers/test-lab';
 import { waitFor } from '../helpers/engine';
 
@@ -176,6 +177,13 @@ describe("the contract's output schemas", () => {
       if (name === 'deleteReceiver') expect(answer.detached.length).toBeGreaterThan(0);
       if (name === 'createDemo') expect(answer.source).not.toBeNull();
       if (name === 'previewAudience') expect(answer.members).toEqual([{ userId: 'u_1', value: { items: [{ sku: 'a' }] } }]);
+      // Health's answer held to this lab's whole declaration (the output schema reads older labs too, so is looser).
+      if (name === 'health') {
+        const whole = healthAnswer.safeParse(answer);
+        expect(whole.success ? null : whole.error.issues, 'health, whole').toBeNull();
+        expect(whole.data, 'health: every field declared in health.output.ts').toEqual(answer);
+        expect(Object.keys(answer.eventLoop.slices).length).toBeGreaterThan(0);
+      }
     }
     // Every operation of the contract ran above.
     expect(ran.sort()).toEqual([...OP_NAMES].sort());
