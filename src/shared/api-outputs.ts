@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
-import type { BatchItemsPage, DeliveryState, Source } from './types';
+import type { BatchItemsPage, Source } from './types';
+import { callStatusAnswer, deliveryStateAnswer, urlOutcomeOutput } from './call-summary.output';
 import { same } from './same-shape';
 
 // The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
@@ -12,30 +13,10 @@ import { same } from './same-shape';
 // as received, an attempt's facts) are open objects with the fields that are relied on named.
 
 const nullableStr = z.string().nullable();
-const callStatusOutput = z.enum(['accepted', 'dropped', 'blocked']);
-export const deliveryStateOutput = z.enum(['pending', 'in_flight', 'delivered', 'retrying', 'failed', 'expired', 'canceled', 'dropped']);
-same<z.output<typeof deliveryStateOutput>, DeliveryState>(true);
-const urlOutcomeOutput = z.looseObject({ url: z.string(), state: z.string(), lastStatus: z.number().nullable(), attempts: z.number(), startedAt: nullableStr });
-export const callSummaryOutput = z.looseObject({
-  id: z.number().int(),
-  receivedAt: z.string(),
-  sourceId: nullableStr,
-  sourceName: nullableStr,
-  type: z.string(),
-  userId: nullableStr,
-  anonymousId: nullableStr,
-  label: nullableStr,
-  messageId: nullableStr,
-  status: callStatusOutput,
-  dropReason: nullableStr,
-  deliveryState: deliveryStateOutput.nullable(),
-  deliveryId: z.number().int().nullable(),
-  attemptCount: z.number().int(),
-  nextAttemptAt: nullableStr,
-  latencyMs: z.number().nullable(),
-  urls: z.array(urlOutcomeOutput),
-  violations: z.number().int().nullable().optional(),
-});
+// A call's summary and its URLs' outcomes are declared once in call-summary.output.ts.
+export { callSummaryAnswer, callSummaryOutput, urlOutcomeOutput } from './call-summary.output';
+const callStatusOutput = callStatusAnswer;
+export const deliveryStateOutput = deliveryStateAnswer;
 export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number().int(), next: z.number().int().nullable() });
 export const attemptOutput = z.looseObject({
   id: z.number().int(),

@@ -8,6 +8,10 @@ export type { Forwarding } from './forwarding.types';
 import type { TlsErrorKind } from './tls-codes';
 import type { z } from 'zod';
 import type { settingsOutput } from './settings.output';
+import type { CallStatus, DeliveryState, UrlOutcome } from './call-summary.output';
+
+/** A call's row in the list and its URLs' outcomes come from their one declaration (call-summary.output.ts). */
+export type { ActionsVia, CallStatus, CallSummary, DeliveryState, UrlOutcome, UrlState } from './call-summary.output';
 
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -117,20 +121,6 @@ export type RetrySchedule = Settings['retrySchedule'];
 export type PayloadFormat = Settings['payloadFormat'];
 /** Alias bodies' id keys: both spellings, only the documented `"Previous ID"`/`"User ID"`, or only `previousId`. */
 export type AliasKeys = Settings['aliasKeys'];
-
-export type DeliveryState =
-  | 'pending'
-  | 'in_flight'
-  | 'delivered'
-  | 'retrying'
-  | 'failed'
-  | 'expired'
-  /** Its source was deleted, or its Webhooks turned off, before it finished: never sent again. */
-  | 'canceled'
-  | 'dropped';
-
-/** `blocked`: accepted, but its source's tracking plan blocked it (stored, never forwarded; dropReason says why). */
-export type CallStatus = 'accepted' | 'dropped' | 'blocked';
 
 /** What the collector stored for one call (one item of a batch is one call). */
 export interface StoredCall {
@@ -300,69 +290,6 @@ export interface BatchItemsPage {
   total: number;
   /** From `offset`, in array order; fewer than asked near the end, or when a page reaches 1 MB. */
   items: { item: number; callId: number; data: string }[];
-}
-
-export interface CallSummary {
-  id: number;
-  receivedAt: string;
-  sourceId: string | null;
-  sourceName: string | null;
-  type: string;
-  userId: string | null;
-  anonymousId: string | null;
-  label: string | null;
-  messageId: string | null;
-  /** A group call's groupId, an alias call's previousId (searched: src/shared/search-filter.ts). */
-  groupId: string | null;
-  previousId: string | null;
-  status: CallStatus;
-  dropReason: string | null;
-  /** Delivery state of the Webhooks destination, or null when not routed to it. */
-  deliveryState: DeliveryState | null;
-  deliveryId: number | null;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  /** Duration of the last attempt in ms. */
-  latencyMs: number | null;
-  /** Each URL of the delivery, in order (empty when not routed to Webhooks): what happened there. */
-  urls: UrlOutcome[];
-  /** Tracking plan violations found when it arrived: 0 checked and clean, null (or absent) when its source had no plan. */
-  violations?: number | null;
-}
-
-/**
- * One URL's part in a delivery. `failed`: its last attempt failed and it will not be tried again
- * (not retryable, or another URL delivered the call); `expired`: its retries ran out of the window;
- * `not_attempted`: the delivery ended without ever sending to it (a replay of another URL only, or
- * another URL delivered the call while this one waited for a slot in its receiver's lane).
- */
-export type UrlState = 'pending' | 'in_flight' | 'delivered' | 'retrying' | 'failed' | 'expired' | 'canceled' | 'not_attempted';
-
-export interface UrlOutcome {
-  url: string;
-  state: UrlState;
-  /** HTTP status of its last answered attempt; null before any, or when the last had no answer (TLS, timeout). */
-  lastStatus: number | null;
-  /** Attempts recorded for this URL (an attempt still in flight is not counted yet). */
-  attempts: number;
-  /** While an attempt to it is in flight: when that attempt started (ISO); otherwise null. */
-  startedAt: string | null;
-  /** Present when the outcome is an Actions mapping's request rather than a Classic URL. */
-  via?: ActionsVia;
-}
-
-/**
- * Which Actions request an outcome belongs to. deliveryId is null while the call waits in its
- * mapping's batch (then `waiting` says how many items are queued of the batch size); `batch` is
- * present when the delivery carries several calls (item = the call's 0-based position in the array).
- */
-export interface ActionsVia {
-  kind: 'actions';
-  mapping: string;
-  method: ActionsMethod;
-  deliveryId: number | null;
-  batch?: { size: number; item: number };
-  waiting?: { queued: number; of: number };
 }
 
 export interface CallDetail {
