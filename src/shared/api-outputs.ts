@@ -3,7 +3,8 @@ import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
 import type { BatchItemsPage, Source } from './types';
-import { callStatusAnswer, deliveryStateAnswer, urlOutcomeOutput } from './call-summary.output';
+import { deliveryStateAnswer, urlOutcomeOutput } from './call-summary.output';
+import { attemptAnswer, callDetailAnswer, deliveryAnswer, forwardingAnswer, storedCallAnswer } from './call-detail.output';
 import { same } from './same-shape';
 
 // The answers' shapes as zod schemas (issues 39 and 43): what the HTTP API, the IPC bridge, the MCP
@@ -12,54 +13,25 @@ import { same } from './same-shape';
 // say different things. Nested records an agent reads but no program relies on field by field (a call
 // as received, an attempt's facts) are open objects with the fields that are relied on named.
 
-const nullableStr = z.string().nullable();
 // A call's summary and its URLs' outcomes are declared once in call-summary.output.ts.
 export { callSummaryAnswer, callSummaryOutput, urlOutcomeOutput } from './call-summary.output';
-const callStatusOutput = callStatusAnswer;
 export const deliveryStateOutput = deliveryStateAnswer;
 export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number().int(), next: z.number().int().nullable() });
-export const attemptOutput = z.looseObject({
-  id: z.number().int(),
-  deliveryId: z.number().int(),
-  round: z.number().int(),
-  urlIndex: z.number().int(),
-  url: z.string(),
-  trigger: z.enum(['scheduled', 'manual', 'replay', 'probe']),
-  startedAt: z.string(),
-  durationMs: z.number(),
-  signature: nullableStr,
-  responseStatus: z.number().int().nullable(),
-  responseBody: nullableStr,
-  errorCode: nullableStr,
-  errorMessage: nullableStr,
-  timedOut: z.boolean(),
-  outcome: z.enum(['success', 'retryable', 'failed']),
-});
-export const deliveryOutput = z.looseObject({
-  id: z.number().int(),
-  callId: z.number().int(),
-  state: deliveryStateOutput,
-  kind: z.enum(['classic', 'actions']),
-  round: z.number().int(),
-  attemptCount: z.number().int(),
-  nextAttemptAt: nullableStr,
-  lastError: nullableStr,
-  body: z.string(),
-  attempts: z.array(attemptOutput),
-});
-export const forwardingOutput = z.object({
-  forwarded: z.boolean(),
-  reason: z.enum(['webhooks_off', 'integrations', 'no_mapping_matched', 'dropped', 'blocked']).optional(),
-  mappings: z.array(z.object({ name: z.string(), trigger: z.string() })).optional(),
-});
-const violationOutput = z.looseObject({ kind: z.string(), path: z.string(), message: z.string() });
-export const callDetailOutput = z.object({
-  call: z.looseObject({ id: z.number().int(), receivedAt: z.string(), type: z.string(), status: callStatusOutput, dropReason: nullableStr, sourceId: nullableStr, sourceName: nullableStr, raw: z.unknown() }),
+// The readers' views of a detail, made from its declaration (call-detail.output.ts): the fields programs
+// rely on, the rest kept as it came (labs released before some fields answer too).
+export const attemptOutput = attemptAnswer
+  .pick({ id: true, deliveryId: true, round: true, urlIndex: true, url: true, trigger: true, startedAt: true, durationMs: true, signature: true, responseStatus: true, responseBody: true, errorCode: true, errorMessage: true, timedOut: true, outcome: true })
+  .loose();
+export const deliveryOutput = deliveryAnswer
+  .pick({ id: true, callId: true, state: true, kind: true, round: true, attemptCount: true, nextAttemptAt: true, lastError: true, body: true })
+  .extend({ attempts: z.array(attemptOutput) })
+  .loose();
+export const forwardingOutput = forwardingAnswer;
+export const callDetailOutput = callDetailAnswer.extend({
+  call: storedCallAnswer.pick({ id: true, receivedAt: true, type: true, status: true, dropReason: true, sourceId: true, sourceName: true }).extend({ raw: z.unknown() }).loose(),
   urls: z.array(urlOutcomeOutput),
   deliveries: z.array(deliveryOutput),
-  violations: z.array(violationOutput).nullable(),
-  planCheck: z.object({ planId: z.string(), planName: nullableStr, blocked: nullableStr, omitted: z.array(z.string()) }).nullable(),
-  forwarding: forwardingOutput,
+  violations: z.array(z.looseObject({ kind: z.string(), path: z.string(), message: z.string() })).nullable(),
 });
 export const sourceOutput = z.looseObject({
   id: z.string(),

@@ -27,10 +27,12 @@ export const urlStateAnswer = z.enum(['pending', 'in_flight', 'delivered', 'retr
  * mapping's batch (then `waiting` says how many items are queued of the batch size); `batch` is
  * present when the delivery carries several calls (item = the call's 0-based position in the array).
  */
+export const actionsMethodAnswer = z.enum(['POST', 'PUT', 'PATCH']);
+
 export const actionsViaAnswer = z.object({
   kind: z.literal('actions'),
   mapping: z.string(),
-  method: z.enum(['POST', 'PUT', 'PATCH']),
+  method: actionsMethodAnswer,
   deliveryId: z.number().int().nullable(),
   batch: z.object({ size: count, item: count }).optional(),
   waiting: z.object({ queued: count, of: count }).optional(),

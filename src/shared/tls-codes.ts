@@ -7,7 +7,8 @@
  * self_signed, expired, not_yet_valid, hostname_mismatch, untrusted_ca (an issuer not trusted here or
  * an incomplete chain), revoked, not_tls (no TLS on that port), other.
  */
-export type TlsErrorKind = 'self_signed' | 'expired' | 'not_yet_valid' | 'hostname_mismatch' | 'untrusted_ca' | 'revoked' | 'not_tls' | 'other';
+import type { TlsErrorKind } from './call-detail.output';
+export type { TlsErrorKind };
 
 const TLS_CODES: Record<string, { kind: TlsErrorKind; text: string }> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: { kind: 'self_signed', text: 'the receiver presented a self-signed certificate, which is not trusted' },

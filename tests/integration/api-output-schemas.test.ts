@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { api, OP_NAMES, type OpName } from '../../src/shared/api.contract';
 import { healthAnswer } from '../../src/shared/health.output';
-import { callSummaryAnswer, urlOutcomeAnswer } from '../../src/shared/call-summary.output';
+import { callSummaryAnswer } from '../../src/shared/call-summary.output';
+import { callDetailAnswer } from '../../src/shared/call-detail.output';
 import { z } from 'zod';
 import { testLab } from '../helpers/test-lab';
 import { waitFor } from '../helpers/engine';
@@ -179,17 +180,18 @@ describe("the contract's output schemas", () => {
       if (name === 'deleteReceiver') expect(answer.detached.length).toBeGreaterThan(0);
       if (name === 'createDemo') expect(answer.source).not.toBeNull();
       if (name === 'previewAudience') expect(answer.members).toEqual([{ userId: 'u_1', value: { items: [{ sku: 'a' }] } }]);
-      // A call's summary and its URLs held to this lab's whole declaration (the readers' schemas are looser, for older labs).
+      // A call's summary and detail held to this lab's whole declaration (the readers' schemas are looser, for older labs).
       const whole = (schema: z.ZodType, value: unknown, what: string) => {
         const held = schema.safeParse(value);
         expect(held.success ? null : held.error.issues, what).toBeNull();
-        expect(held.data, `${what}: every field declared in call-summary.output.ts`).toEqual(value);
+        expect(held.data, `${what}: every field declared in its .output.ts`).toEqual(value);
       };
       if (name === 'listMessages') {
         whole(z.array(callSummaryAnswer), answer.items, 'listMessages, whole');
         expect(answer.items.some((c: { urls: { via?: unknown }[] }) => c.urls.some((u) => u.via)), 'an Actions outcome among them').toBe(true);
       }
-      if (name === 'getMessage') whole(z.array(urlOutcomeAnswer), answer.urls, 'getMessage urls, whole');
+      if (name === 'getMessage') whole(callDetailAnswer, answer, 'getMessage, whole');
+      if (name === 'listMessageDetails') whole(z.array(callDetailAnswer), answer.items, 'listMessageDetails, whole');
       // Health's answer held to this lab's whole declaration (the output schema reads older labs too, so is looser).
       if (name === 'health') {
         const whole = healthAnswer.safeParse(answer);
