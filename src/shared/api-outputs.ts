@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallStats } from './call-stats';
 import type { CollectorFaultCounts } from './collector-faults';
 import type { LibraryMetrics } from './library-metrics';
-import type { BatchItemsPage, Source } from './types';
+import { sourceAnswer, webhookSettingsAnswer } from './source.output';
 import { deliveryStateAnswer, urlOutcomeOutput } from './call-summary.output';
 import { attemptAnswer, callDetailAnswer, deliveryAnswer, forwardingAnswer, storedCallAnswer } from './call-detail.output';
 import { same } from './same-shape';
@@ -33,13 +33,11 @@ export const callDetailOutput = callDetailAnswer.extend({
   deliveries: z.array(deliveryOutput),
   violations: z.array(z.looseObject({ kind: z.string(), path: z.string(), message: z.string() })).nullable(),
 });
-export const sourceOutput = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  writeKey: z.string(),
-  createdAt: z.string(),
-  webhooks: z.looseObject({ enabled: z.boolean(), urls: z.array(z.looseObject({ url: z.string() })), sharedSecret: z.string().optional(), standardWebhooksSecret: z.string().optional() }),
-});
+// The readers' view of a source (webhook-lab check, the MCP tools): what they rely on, the rest kept as it came.
+export const sourceOutput = sourceAnswer
+  .pick({ id: true, name: true, writeKey: true, createdAt: true })
+  .extend({ webhooks: webhookSettingsAnswer.pick({ enabled: true, sharedSecret: true, standardWebhooksSecret: true }).extend({ urls: z.array(z.looseObject({ url: z.string() })) }).loose() })
+  .loose();
 // storage is optional in healthOutput: a lab released before it (e554b8f) answers health without it, and connectLab asks health first.
 export { healthAnswer, healthOutput, storageOutput } from './health.output';
 export const replayResultOutput = z.object({ deliveryId: z.number().int(), attempts: z.array(attemptOutput) });
@@ -50,40 +48,8 @@ const isoOrNull = z.string().nullable();
 
 export const okOutput = z.object({ ok: z.literal(true) });
 
-const secretVersionOutput = z.object({ version: z.number().int().min(1), createdAt: z.string(), rotated: z.boolean() });
-const mappingValueOutput = z.union([z.string(), z.record(z.string(), z.unknown())]);
-const conditionOutput = z.union([z.string(), z.object({ equals: z.string() }), z.object({ contains: z.string() }), z.object({ oneOf: z.array(z.string()) })]);
-const triggerOutput = z.union([z.string(), z.object({ type: conditionOutput.optional(), event: conditionOutput.optional() })]);
 /** A source as stored: its settings as the schema accepted them (source.schema.ts says what each may hold). */
-export const fullSourceOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  writeKey: z.string(),
-  createdAt: z.string(),
-  webhooks: z.object({
-    enabled: z.boolean(),
-    urls: z.array(z.object({ url: z.string(), headers: z.record(z.string(), z.string()) })),
-    sharedSecret: z.string().optional(),
-    mode: z.enum(['classic', 'actions', 'both']).optional(),
-    mappings: z
-      .array(
-        z.object({
-          name: z.string(),
-          trigger: triggerOutput,
-          url: mappingValueOutput,
-          method: z.enum(['POST', 'PUT', 'PATCH']),
-          headers: z.record(z.string(), mappingValueOutput),
-          data: z.unknown().optional(),
-          batchSize: z.number().int().optional(),
-        }),
-      )
-      .optional(),
-    standardWebhooksSecret: z.string().optional(),
-  }),
-  collectorFaults: z.looseObject({ mode: z.enum(['status', 'delay', 'hang', 'reset']) }).nullable(),
-  secretVersions: z.object({ sharedSecret: secretVersionOutput.nullable().optional(), standardWebhooksSecret: secretVersionOutput.nullable().optional() }).optional(),
-});
-same<keyof z.output<typeof fullSourceOutput>, keyof Source>(true);
+export const fullSourceOutput = sourceAnswer;
 
 export const collectorFaultCountsOutput = z.object({ since: z.string(), sources: z.record(z.string(), z.record(z.string(), count)) });
 same<z.output<typeof collectorFaultCountsOutput>, CollectorFaultCounts>(true);
@@ -93,10 +59,13 @@ export const detailsPageOutput = z.object({ items: z.array(callDetailOutput), ne
 export const batchItemsPageOutput = z.object({
   deliveryId: z.number().int(),
   offset: count,
+  /** Items in the batch. */
   total: count,
+  /** From `offset`, in array order; fewer than asked near the end, or when a page reaches 1 MB. */
   items: z.array(z.object({ item: count, callId: z.number().int(), data: z.string() })),
 });
-same<z.output<typeof batchItemsPageOutput>, BatchItemsPage>(true);
+/** A page of an Actions batch's items (getBatchItems): each item's exact JSON text in the body sent. */
+export type BatchItemsPage = z.output<typeof batchItemsPageOutput>;
 
 const statsStates = z.object({ pending: count, in_flight: count, retrying: count, delivered: count, failed: count, expired: count, canceled: count });
 export const callStatsOutput = z.object({
