@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { Store } from '../../src/main/engine/store/store';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 import { startEngine } from '../../src/main/engine/engine';
 import type { Engine, EngineOptions } from '../../src/main/engine/engine.types';
 import { api, type OpInput, type OpName, type OpOutput, type EngineEvent } from '../../src/shared/api.contract';
@@ -45,9 +46,9 @@ export async function startTestEngine(
   // Remembered ports start as two free ones, not the defaults 8789/8790: another test, or another
   // lab on the machine, may hold those (two suites side by side collided there).
   const firstPorts = o.rememberedReceiverPorts ? await freePorts(2) : undefined;
-  const onStore = (store: Store) => {
+  const onStore = (store: Store, plans: TrackingPlans) => {
     if (firstPorts && store.settings.getExtra('mockReceiverPorts') === undefined) store.settings.setExtra('mockReceiverPorts', { http: firstPorts[0], https: firstPorts[1] });
-    o.onStore?.(store);
+    o.onStore?.(store, plans);
   };
   const engine = await startEngine({
     dataDir, collectorPort: 0, config, overrides: o.overrides, mockReceiverPorts: o.rememberedReceiverPorts ? undefined : { http: 0, https: 0 }, lanes: o.lanes, onStore, log: o.log,

@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DELIVERY_FILTERS, type OpParsed } from '../../src/shared/api.contract';
 import type { CallFilter } from '../../src/main/engine/store/calls.repo';
 import type { Store } from '../../src/main/engine/store/store';
-import { trackingPlansOf } from '../../src/main/engine/tracking-plans/service';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 import { forwardingOf } from '../../src/main/engine/forwarding';
 import { withAnsweredAttempts } from '../../src/main/engine/in-flight-attempts';
 import { harEntry, harHead, HAR_TAIL } from '../../src/main/engine/simulation/export-har';
@@ -19,21 +19,20 @@ const PAGE = 200;
 const ORDER_CHUNK = 5_000;
 
 /** The old export's text, a page at a time. */
-export function referenceChunks(store: Store, input: ExportInput): AsyncGenerator<string> {
+export function referenceChunks(store: Store, plans: TrackingPlans, input: ExportInput): AsyncGenerator<string> {
   const ids = store.calls.ids({ ...toFilter(input), limit: input.limit });
   ids.reverse();
-  return input.format === 'jsonl' ? jsonLines(store, ids) : harText(store, ids);
+  return input.format === 'jsonl' ? jsonLines(store, plans, ids) : harText(store, ids);
 }
 
 /** The old export's whole text. */
-export async function referenceText(store: Store, input: ExportInput): Promise<string> {
+export async function referenceText(store: Store, plans: TrackingPlans, input: ExportInput): Promise<string> {
   const parts: string[] = [];
-  for await (const chunk of referenceChunks(store, input)) parts.push(chunk);
+  for await (const chunk of referenceChunks(store, plans, input)) parts.push(chunk);
   return parts.join('');
 }
 
-async function* jsonLines(store: Store, ids: number[]): AsyncGenerator<string> {
-  const plans = trackingPlansOf(store);
+async function* jsonLines(store: Store, plans: TrackingPlans, ids: number[]): AsyncGenerator<string> {
   for (let i = 0; i < ids.length; i += PAGE) {
     if (i > 0) await nextTurn();
     let text = '';

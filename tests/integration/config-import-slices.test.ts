@@ -6,6 +6,7 @@ import { testLab } from '../helpers/test-lab';
 import { openDbFile } from '../helpers/db-file';
 import { ensureBuilt, startServe, stopServe } from '../helpers/serve';
 import type { Store } from '../../src/main/engine/store/store';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 import { importConfig } from '../../src/main/engine/import-config';
 import { configSchema, type Config } from '../../src/shared/config.schema';
 
@@ -38,16 +39,17 @@ function leftovers(dataDir: string): { marked: number; imports: number; sources:
 
 async function labWithStore() {
   let store: Store | undefined;
-  const t = await lab.start({ onStore: (s) => (store = s), config: { sources: [{ name: 'first', writeKey: 'wk_first' }] } });
-  return { t, store: store! };
+  let plans: TrackingPlans | undefined;
+  const t = await lab.start({ onStore: (s, p) => ((store = s), (plans = p)), config: { sources: [{ name: 'first', writeKey: 'wk_first' }] } });
+  return { t, store: store!, plans: plans! };
 }
 
 describe('a config import in slices', () => {
   it('writes its new sources a slice at a time, none of them a source until the import commits, their names and keys reserved meanwhile', async () => {
-    const { t, store } = await labWithStore();
+    const { t, store, plans } = await labWithStore();
     let turns = 0;
     const seen: { sources: number; refusals: string[] }[] = [];
-    const applied = await importConfig(store, config({ sources: manySources(3_000) }), Date.now(), RECEIVERS, async () => {
+    const applied = await importConfig(store, plans, config({ sources: manySources(3_000) }), Date.now(), RECEIVERS, async () => {
       turns++;
       const refusals: string[] = [];
       for (const input of [{ name: 's-2999' }, { name: 'other', writeKey: 'wk_s_0' }]) {
@@ -73,10 +75,10 @@ describe('a config import in slices', () => {
   });
 
   it('refused by what changed between its slices: nothing of it stays, and its names are free again', async () => {
-    const { t, store } = await labWithStore();
+    const { t, store, plans } = await labWithStore();
     let arranged = false;
     const given = config({ sources: [{ name: 'first', writeKey: 'wk_taken' }, ...manySources(2_000)] });
-    const refused = importConfig(store, given, Date.now(), RECEIVERS, async () => {
+    const refused = importConfig(store, plans, given, Date.now(), RECEIVERS, async () => {
       // Another source takes the write key the config gives "first", while the import is writing.
       if (!arranged) store.sources.create({ name: 'meanwhile', writeKey: 'wk_taken' }, Date.now());
       arranged = true;
@@ -88,17 +90,17 @@ describe('a config import in slices', () => {
     // The names it had reserved are free again, and the same config minus the clash imports.
     expect(store.sources.create({ name: 's-5', writeKey: 'wk_s_5' }, Date.now()).name).toBe('s-5');
     store.sources.delete(store.sources.byName('s-5')!.id);
-    await importConfig(store, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS);
+    await importConfig(store, plans, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS);
     expect(await t.call('listSources', {})).toHaveLength(2_002);
   });
 
   it('stopped between its slices (the lab stopping, its client cut off): 503, nothing of it stays; the lab then refuses imports at once', async () => {
     // Found by a review: an import whose connection the control API's close had cut (no answer) went
     // on and committed while the engine stopped; after a restart its 10,000 sources were there.
-    const { t, store } = await labWithStore();
+    const { t, store, plans } = await labWithStore();
     let turns = 0;
     let stopped = false;
-    const cut = importConfig(store, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS, async () => {
+    const cut = importConfig(store, plans, config({ sources: manySources(2_000) }), Date.now(), RECEIVERS, async () => {
       if (++turns === 3) stopped = true;
     }, () => stopped);
     await expect(cut).rejects.toMatchObject({ status: 503, code: 'unavailable', message: 'the lab is stopping: the config import was not applied; nothing of it was kept' });
@@ -116,13 +118,13 @@ describe('a config import in slices', () => {
 
 describe('a config import over stored sources', () => {
   it('leaves the sources it gives as they are, and still applies itself to one changed between its slices', async () => {
-    const { t, store } = await labWithStore();
-    await importConfig(store, config({ sources: manySources(500) }), Date.now(), RECEIVERS);
+    const { t, store, plans } = await labWithStore();
+    await importConfig(store, plans, config({ sources: manySources(500) }), Date.now(), RECEIVERS);
     const given = manySources(500);
     given[5]!.webhooks.urls = [{ url: 'https://r.example/moved' }];
     const before = store.sources.byName('s-9');
     let changed = false;
-    await importConfig(store, config({ sources: given }), Date.now(), RECEIVERS, async () => {
+    await importConfig(store, plans, config({ sources: given }), Date.now(), RECEIVERS, async () => {
       // Between its slices, another writer changes s-7: the import gives it back its own URL.
       if (!changed) store.sources.update(store.sources.byName('s-7')!.id, { webhooks: { enabled: true, urls: [{ url: 'https://elsewhere.example/', headers: {} }] } });
       changed = true;

@@ -5,6 +5,7 @@ import { startControlServer } from '../../src/main/server/control-server';
 import type { Engine } from '../../src/main/engine/engine.types';
 import type { ExportStream } from '../../src/main/engine/simulation/export';
 import type { Store } from '../../src/main/engine/store/store';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 import { mulberry32 } from '../../src/main/engine/seeded-random';
 import { exportInputSchema } from '../../src/shared/simulation.contract';
 import { startTestEngine, waitFor, waitWhileProgressing, webhookSource, type TestEngine } from '../helpers/engine';
@@ -28,6 +29,7 @@ const FILLER = 'x'.repeat(10_000);
 let receiver: TestReceiver;
 let t: TestEngine;
 let store: Store;
+let plans: TrackingPlans;
 let control: Awaited<ReturnType<typeof startControlServer>>;
 /** Every export the route opened, to watch its progress. */
 const opened: ExportStream[] = [];
@@ -46,7 +48,7 @@ beforeAll(async () => {
         { name: 'bulk', writeKey: 'wk_bulk' },
       ],
     },
-    onStore: (s) => (store = s),
+    onStore: (s, p) => ((store = s), (plans = p)),
   });
   const engine: Engine = {
     ...t.engine,
@@ -172,7 +174,7 @@ describe('the streamed export equals the export built before, byte for byte', ()
   ];
   it.each(queries)('%s', async (query) => {
     const input = exportInputSchema.parse(Object.fromEntries(new URLSearchParams(query)));
-    const expected = await referenceText(store, input);
+    const expected = await referenceText(store, plans, input);
     const { res } = await get(`/export/file?${query}`);
     expect(res.statusCode).toBe(200);
     const got = await text(res);
@@ -186,7 +188,7 @@ describe('the streamed export equals the export built before, byte for byte', ()
     const states = new Set(all.items.map((c) => c.deliveryState ?? c.status));
     for (const s of ['delivered', 'failed', 'dropped']) expect(states, [...states].join()).toContain(s);
     expect(all.items.some((c) => c.status === 'accepted' && c.deliveryState === null)).toBe(true);
-    const har = JSON.parse(await referenceText(store, exportInputSchema.parse({ format: 'har' }))) as { log: { entries: unknown[] } };
+    const har = JSON.parse(await referenceText(store, plans, exportInputSchema.parse({ format: 'har' }))) as { log: { entries: unknown[] } };
     expect(har.log.entries.length).toBeGreaterThan(100);
   });
 });

@@ -5,7 +5,7 @@ import { testLab } from '../helpers/test-lab';
 import { HEAVY_RULE, heavyItems, LIGHT_VALUE } from '../helpers/heavy-rule';
 import { waitFor, webhookSource, type TestEngine } from '../helpers/engine';
 import type { Store } from '../../src/main/engine/store/store';
-import { trackingPlansOf } from '../../src/main/engine/tracking-plans/service';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 import { CheckPool, checkWorkerFile } from '../../src/main/engine/tracking-plans/check-pool';
 
 // Tracking plans off the event loop (issue 38): checks that may be heavy run in worker threads with a
@@ -52,7 +52,7 @@ function watchHealth(t: TestEngine) {
   };
 }
 
-async function labWith(plan: Record<string, unknown>, o: { onStore?: (s: Store) => void } = {}) {
+async function labWith(plan: Record<string, unknown>, o: { onStore?: (s: Store, plans: TrackingPlans) => void } = {}) {
   const receiver = await lab.receiver();
   const t = await lab.start({
     onStore: o.onStore,
@@ -156,7 +156,7 @@ module.exports = function (task) {
 `,
     );
     const crashRule = { type: 'TRACK' as const, key: 'Crash', version: 1, jsonSchema: { type: 'object', properties: { properties: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } } } } } };
-    const { t } = await labWith({}, { onStore: (s) => trackingPlansOf(s).useCheckPool(new CheckPool({ workerFile: async () => wrapper })) });
+    const { t } = await labWith({}, { onStore: (_s, plans) => plans.useCheckPool(new CheckPool({ workerFile: async () => wrapper })) });
     const health = watchHealth(t);
     const plan = (await t.call('listTrackingPlans', {}))[0]!;
     await t.call('replaceTrackingPlan', { id: plan.id, name: 'plan', rules: [HEAVY, CHEAP, crashRule] });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine';
-import type { Store } from '../../src/main/engine/store/store';
-import { trackingPlansOf } from '../../src/main/engine/tracking-plans/service';
+import type { TrackingPlans } from '../../src/main/engine/tracking-plans/service';
 
 // Saving a plan compiles only the rules that changed (Ajv takes about a millisecond a rule: a 1,000-rule
 // plan edited one rule at a time held the collector for about a second at every save). A rule's
@@ -22,12 +21,12 @@ afterEach(async () => {
 });
 
 async function lab() {
-  let store: Store | undefined;
+  let madePlans: TrackingPlans | undefined;
   engine = await startTestEngine({
     config: { sources: [{ name: 'app', writeKey: KEY, trackingPlan: { name: 'p' } }], trackingPlans: [{ name: 'p', rules: [rule('A', 'string'), rule('B', 'string')] }] },
-    onStore: (s) => void (store = s),
+    onStore: (_s, p) => void (madePlans = p),
   });
-  const plans = trackingPlansOf(store!);
+  const plans = madePlans!;
   const sourceId = (await engine.call('listSources', {})).find((s) => s.name === 'app')!.id;
   const validators = () => {
     const plan = plans.forSource(sourceId)!.plan;

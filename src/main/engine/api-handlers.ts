@@ -20,7 +20,8 @@ import { actionsHandlers } from './actions/preview';
 import { refuseShortNewKey } from './sw-key-policy';
 import { trackingPlanHandlers } from './tracking-plans/handlers';
 import { probeFilter } from './probe/probe-filter';
-import { callDetail, callDetails } from './call-detail';
+import type { CallDetails } from './call-detail';
+import type { TrackingPlans } from './tracking-plans/service';
 import type { LoopDelay } from './loop-delay';
 import { verifySignature } from './verify-signature';
 
@@ -28,6 +29,9 @@ export type CoreHandlers = Omit<ApiHandlers, 'clientSend' | 'clientFlush' | 'cli
 
 export interface HandlerDeps {
   store: Store;
+  plans: TrackingPlans;
+  /** The read model of a call (call-detail.ts). */
+  details: CallDetails;
   dispatcher: Dispatcher;
   ingest: Ingest;
   events: EventHub;
@@ -109,15 +113,15 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
       });
       const id = res.stored?.calls[0]?.id;
       if (!id) throw new HttpError(res.status, res.body.message ?? 'test call was not accepted');
-      return getDetail(store, id);
+      return getDetail(d.details, id);
     },
 
     listMessages: (input) => store.calls.list(probeFilter(store, input)),
-    getMessage: (input) => getDetail(store, input.id),
+    getMessage: (input) => getDetail(d.details, input.id),
     listMessageDetails: (input) => {
       const ids = store.calls.idsAfter(input.after, input.limit, input.sourceId);
       // One deleted meanwhile (a clear, retention) is left out.
-      const items = callDetails(store, ids, { pageBatches: true });
+      const items = d.details.many(ids, { pageBatches: true });
       return { items, next: ids.length === input.limit ? ids[ids.length - 1] : null };
     },
     getBatchItems: (input) => store.deliveries.batchItems(input.id, input.offset, input.limit) ?? notFoundBatch(input.id),
@@ -150,8 +154,8 @@ export function coreHandlers(d: HandlerDeps): CoreHandlers {
 }
 
 /** A large Actions batch is paged (getBatchItems): its body here is only its first items. */
-function getDetail(store: Store, id: number): CallDetail {
-  const detail = callDetail(store, id, { pageBatches: true });
+function getDetail(details: CallDetails, id: number): CallDetail {
+  const detail = details.one(id, { pageBatches: true });
   if (!detail) throw notFound(`message ${id}`);
   return detail;
 }

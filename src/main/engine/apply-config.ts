@@ -9,7 +9,7 @@ import { HttpError } from './errors';
 import { ReceiversRepo } from './simulation/receivers.repo';
 import { AudiencesRepo } from './simulation/audiences/audiences.repo';
 import { planAudiencesConfig, type ConfigProblem } from './simulation/audiences/audience-service';
-import { trackingPlansOf } from './tracking-plans/service';
+import type { TrackingPlans } from './tracking-plans/service';
 import { resolveReceiverRefs, type LabAddresses } from './config-receivers';
 import { configKeyCheck } from './sw-key-policy';
 import { describeFollowed, followReceivers, type ReceiverMove, type SourceFollowed } from './simulation/receiver-moves';
@@ -44,9 +44,9 @@ export interface ConfigApplied {
  * refused, even when the file gives that entry a new one: apply such a swap in two steps.
  * Synchronous: nothing else writes between the checks and the transaction.
  */
-export function applyConfig(store: Store, config: Config, now: number, lab: LabAddresses, staged?: StagedSources, planned?: ConfigPlan): ConfigApplied {
+export function applyConfig(store: Store, plans: TrackingPlans, config: Config, now: number, lab: LabAddresses, staged?: StagedSources, planned?: ConfigPlan): ConfigApplied {
   // `planned`: made by the caller in this same turn of the loop, so nothing was written since.
-  const plan = planned ?? planConfig(store, config, now, lab);
+  const plan = planned ?? planConfig(store, plans, config, now, lab);
   // The plans' mirror is read again whether the transaction commits or rolls back.
   try {
     const applied = applyInTransaction(store, config, plan, now, staged);
@@ -67,7 +67,7 @@ export type ConfigPlan = ReturnType<typeof planConfig>;
  * Everything a config is checked for against what is stored, each problem named by its path; throws
  * ConfigRefused when there is one. What it returns is what the transaction writes. Writes nothing.
  */
-export function planConfig(store: Store, config: Config, now: number, lab: LabAddresses) {
+export function planConfig(store: Store, plans: TrackingPlans, config: Config, now: number, lab: LabAddresses) {
   const receivers = store.featureRepo((db) => new ReceiversRepo(db));
   const audiencesRepo = store.featureRepo((db) => new AudiencesRepo(db));
   const problems: ConfigProblem[] = [];
@@ -104,7 +104,6 @@ export function planConfig(store: Store, config: Config, now: number, lab: LabAd
   const sourceNames = new Set([...store.sources.list().map((s) => s.name), ...config.sources.map((s) => s.name)]);
   const audiences = planAudiencesConfig(audiencesRepo, config.audiences, sourceNames);
   problems.push(...audiences.problems);
-  const plans = trackingPlansOf(store);
   const trackingPlans = plans.planConfig(config, (name) => store.sources.byName(name)?.id, now);
   problems.push(...trackingPlans.problems);
   if (problems.length > 0) throw new ConfigRefused(problems);

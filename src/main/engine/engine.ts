@@ -13,7 +13,8 @@ import { arrivalPlanner } from './dispatcher/delivery-plan';
 import { EventHub } from './event-hub';
 import { InFlightNotices } from './in-flight-notices';
 import { coreHandlers } from './api-handlers';
-import { trackingPlansOf } from './tracking-plans/service';
+import { TrackingPlans } from './tracking-plans/service';
+import { CallDetails } from './call-detail';
 import { applyConfig, cancelTurnedOff } from './apply-config';
 import type { OwnedPort } from './config-receivers';
 import type { StoppedSide } from '../../shared/actions/mode';
@@ -41,7 +42,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
   const folderNotice = prepareDataFolder(opts.dataDir, { owned: opts.ownedDataDir });
   if (folderNotice) opts.log?.(folderNotice);
   const store = new Store({ dataDir: opts.dataDir, nativeBinding: opts.sqliteNativeBinding, now, log: opts.log });
-  opts.onStore?.(store);
+  let madePlans: TrackingPlans | undefined;
   let collector: { app: FastifyInstance; url: string } | undefined;
   let simulation: Simulation | undefined;
   let receivers: ReceiversService | undefined;
@@ -51,6 +52,10 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     // Every line the engine logs goes out with URL passwords masked (README, Decisions).
     const sink = opts.log;
     const log = sink ? (line: string) => sink(maskUrlPasswordsIn(line)) : () => undefined;
+    // The stored tracking plans and connections, mirrored once for everything below that reads them.
+    const plans = (madePlans = new TrackingPlans(store));
+    plans.logTo(log);
+    opts.onStore?.(store, plans);
     // The mock receivers' listeners open first: a config file naming one gets this lab's URL for it.
     // (Deleting a receiver may cancel a source's deliveries: the dispatcher is made below, before any request.)
     const cancelDeliveries = (id: string, reason: string, side?: StoppedSide) => dispatcher.cancelSource(id, reason, side);
@@ -58,8 +63,8 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     await receivers.listen();
     // Checked whole and applied in one transaction, or refused (ConfigRefused) with nothing changed.
     // Its tracking plans are compiled in check workers first (issue 38): none on the event loop.
-    if (opts.config) await trackingPlansOf(store, log).prepareConfig(opts.config);
-    const applied = opts.config ? applyConfig(store, opts.config, now(), receivers) : undefined;
+    if (opts.config) await plans.prepareConfig(opts.config);
+    const applied = opts.config ? applyConfig(store, plans, opts.config, now(), receivers) : undefined;
     if (opts.overrides && Object.keys(opts.overrides).length > 0) store.settings.apply(opts.overrides);
 
     const inFlightNotices = new InFlightNotices(store, events);
@@ -79,6 +84,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       },
       onInFlight: (callId, d) => inFlightNotices.add(callId, d),
       lanes: opts.lanes,
+      omittedByPlan: (callId) => plans.repo.ofCall(callId)?.omitted ?? [],
       onError: (err) => log(`dispatcher: ${(err as Error)?.stack ?? String(err)}`),
     });
     store.health.onChange((storage) => {
@@ -86,7 +92,6 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
       log(storage.ok ? 'storage: writes succeed again; collector and dispatcher resumed' : `storage: ${storage.message}`);
     });
     const faults = new FaultInjector(now());
-    const plans = trackingPlansOf(store);
     // Compiled after the start, in slices (a large plan held the first answer for ~0.6 s).
     // A plan found not to compile then is logged, and the plans screen told to read the list again.
     plans.startWarmUp(
@@ -130,10 +135,12 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     if (applied) await cancelTurnedOff(applied, (id, reason, side) => dispatcher.cancelSource(id, reason, side));
     dispatcher.start();
 
+    // The read model of a call, for the API and the export.
+    const details = new CallDetails(store, plans);
     const client = new AppClient(store, () => collectorUrl, (state) => events.emit({ type: 'client.changed', state }));
     simulation = await startSimulation(
       {
-        store, ingest, events, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
+        store, ingest, events, plans, details, now, random: () => clock.random(), dataDir: opts.dataDir, collectorUrl: () => collectorUrl, log,
         cancelDeliveries: (id, reason, side) => dispatcher.cancelSource(id, reason, side),
       },
       { receivers, ownedPorts: () => ownedPorts },
@@ -145,7 +152,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     const probes = new Probes({ store, ingest, events, now, run: (req) => dispatcher.run(req) });
     const base = {
       ...probes.handlers(),
-      ...coreHandlers({ store, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults, loopDelay: loop }),
+      ...coreHandlers({ store, plans, details, dispatcher, ingest, events, now, collectorUrl: () => collectorUrl, dataDir: opts.dataDir, startedAt: now(), version: VERSION, libraryMetrics, faults, loopDelay: loop }),
       ...client.handlers(),
       ...simulation.handlers,
     };
@@ -216,6 +223,7 @@ export async function startEngine(opts: EngineOptions & { clock?: Clock }): Prom
     };
   } catch (err) {
     loopDelay?.stop();
+    await madePlans?.close().catch(() => undefined);
     await collector?.app.close().catch(() => undefined);
     await (simulation ?? receivers)?.stop().catch(() => undefined);
     store.close();

@@ -4,6 +4,7 @@ import type { Config } from '../../shared/config.schema';
 import type { SettingsPatch } from '../../shared/settings.schema';
 import type { LaneLimits } from './dispatcher/lanes';
 import type { Store } from './store/store';
+import type { TrackingPlans } from './tracking-plans/service';
 
 export interface EngineOptions {
   /** Folder for the SQLite database, the generated TLS certificate and other state. */
@@ -25,8 +26,8 @@ export interface EngineOptions {
   mockReceiverPorts?: { http: number; https: number };
   /** Per receiver endpoint: scheduled requests out at once and deliveries waiting in memory (default 128 and 256). */
   lanes?: Partial<LaneLimits>;
-  /** Tests: the store once opened (to cap its size as a full disk would, Store.capSize). */
-  onStore?: (store: Store) => void;
+  /** Tests: the store once opened (to cap its size as a full disk would, Store.capSize) and the tracking plans made on it (to give them a check pool). */
+  onStore?: (store: Store, plans: TrackingPlans) => void;
 }
 
 export interface Engine {

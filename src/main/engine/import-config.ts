@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../shared/config.schema';
 import type { Source } from '../../shared/types';
 import type { Store } from './store/store';
+import type { TrackingPlans } from './tracking-plans/service';
 import { applyConfig, planConfig, type ConfigApplied } from './apply-config';
 import type { LabAddresses } from './config-receivers';
 import { Pace } from './simulation/export-slices';
@@ -28,13 +29,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const stoppedImport = () => codedError('unavailable', 'the lab is stopping: the config import was not applied; nothing of it was kept');
 
 /** `stopped`: the lab is stopping and the import's client will get no answer: it is not committed (engine.stop, a cut at the control API's close). */
-export async function importConfig(store: Store, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn, stopped: () => boolean = () => false): Promise<ConfigApplied> {
+export async function importConfig(store: Store, plans: TrackingPlans, config: Config, now: number, lab: LabAddresses, turn: () => Promise<void> = nextTurn, stopped: () => boolean = () => false): Promise<ConfigApplied> {
   const nextOrStop = async () => {
     await turn();
     if (stopped()) throw stoppedImport();
   };
   // Checked before anything is written: a config that is refused writes nothing.
-  const plan = backgroundSlices.time('config import (check)', () => planConfig(store, config, now, lab));
+  const plan = backgroundSlices.time('config import (check)', () => planConfig(store, plans, config, now, lab));
   const given = config.sources.map((s, i) => ({ name: s.name, writeKey: s.writeKey, webhooks: plan.resolved.webhooks[i], collectorFaults: s.collectorFaults }));
   const fresh = given.filter((s) => !store.sources.byName(s.name));
   const receiversWere = JSON.stringify(plan.receivers.definitions());
@@ -58,7 +59,7 @@ export async function importConfig(store: Store, config: Config, now: number, la
     );
     if (stopped()) throw stoppedImport();
     // Checked again with the transaction, as what is stored may have changed meanwhile.
-    return backgroundSlices.time('config import (commit)', () => applyConfig(store, config, now, lab, { importId, sources: staged, unchanged, receiversWere }));
+    return backgroundSlices.time('config import (commit)', () => applyConfig(store, plans, config, now, lab, { importId, sources: staged, unchanged, receiversWere }));
   } catch (err) {
     await inSlices(
       staged.map((s) => s.id),

@@ -25,6 +25,8 @@ export interface DispatcherDeps {
   onInFlight?: (callId: number, d: OutDelivery) => void;
   /** Per receiver endpoint: requests out at once, deliveries waiting in memory (lanes.ts). */
   lanes?: Partial<LaneLimits>;
+  /** The properties a call's tracking plan omitted when it arrived (a replay made now leaves them out too, as ingest did). */
+  omittedByPlan: (callId: number) => readonly string[];
   /** A round failed for a reason that is not the receiver's (a bug): logged, the row is resumed at the next start. */
   onError?: (err: unknown) => void;
 }

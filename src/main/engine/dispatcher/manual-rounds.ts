@@ -3,7 +3,6 @@ import type { ReplayResult } from '../../../shared/api.contract';
 import { HttpError } from '../errors';
 import { ValidationError } from '../../../shared/validation-error';
 import { withoutOmitted } from '../../../shared/tracking-plan.schema';
-import { trackingPlansOf } from '../tracking-plans/service';
 import type { ActiveDelivery, DeliveryUpdate, NewAttempt } from '../store/delivery.types';
 import type { InFlightRound } from '../store/url-states';
 import { neverSent, planDelivery, resendableWithoutSource, targetOf } from './delivery-plan';
@@ -235,8 +234,7 @@ export class ManualRounds {
     if (!source) throw new HttpError(409, 'the source of this message no longer exists');
     // What ingest would have forwarded: the properties its tracking plan omitted are left out (the
     // stored call keeps them). An edited replay sends what was typed (README, Decisions).
-    const omitted = trackingPlansOf(store).repo.ofCall(callId)?.omitted ?? [];
-    const plan = planDelivery(withoutOmitted(call, omitted), targetOf(source), store.settings.get());
+    const plan = planDelivery(withoutOmitted(call, this.deps.omittedByPlan(callId)), targetOf(source), store.settings.get());
     if (!plan) throw new HttpError(409, `source "${source.name}" has no Webhooks URL configured`);
     return store.writes.run((tx) => store.ledger.createForReplay(tx, callId, source.id, call.type, plan));
   }

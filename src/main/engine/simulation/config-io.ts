@@ -1,4 +1,3 @@
-import { trackingPlansOf } from '../tracking-plans/service';
 import { CONFIG_VERSION, type Config, type ConfigWarning } from '../../../shared/config.schema';
 import type { Audience } from '../../../shared/simulation.contract';
 import { cancelTurnedOff, type ConfigApplied } from '../apply-config';
@@ -44,9 +43,9 @@ export class ConfigIo implements Feature<Ops> {
   apply(config: Config): Promise<ConfigWarning[]> {
     const run = this.importing.then(async () => {
       // Its tracking plans compiled in check workers first (issue 38): applyConfig compiles none on the loop.
-      await trackingPlansOf(this.deps.store).prepareConfig(config);
+      await this.deps.plans.prepareConfig(config);
       if (this.stopped) throw stoppedImport();
-      return this.applied(config, await importConfig(this.deps.store, config, this.deps.now(), this.receivers, undefined, () => this.stopped));
+      return this.applied(config, await importConfig(this.deps.store, this.deps.plans, config, this.deps.now(), this.receivers, undefined, () => this.stopped));
     });
     this.importing = run.catch(() => undefined);
     return run;
@@ -83,7 +82,7 @@ export class ConfigIo implements Feature<Ops> {
     const sources = store.sources.list();
     const name = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
     const { retrySchedule, ...settings } = store.settings.get();
-    const plans = trackingPlansOf(store);
+    const { plans } = this.deps;
     // A URL that is one of this lab's mock receivers is written as its name (config-receivers.ts).
     const receivers = this.receivers.definitions().map((r) => ({ name: r.name, url: this.receivers.urlFor(r) }));
     return {

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { callDetails } from '../call-detail';
-import type { Store } from '../store/store';
+import type { CallDetails } from '../call-detail';
 import { Pace, SLICE_MS, type ExportCalls, type Slices } from './export-slices';
 
 /**
@@ -9,7 +8,7 @@ import { Pace, SLICE_MS, type ExportCalls, type Slices } from './export-slices';
  * lines on; the next slice runs only once the reader took them (the generator is pulled), so a
  * slice's text is all that is held, whatever the export's size.
  */
-export async function* jsonLines(store: Store, calls: ExportCalls, slices: Slices): AsyncGenerator<string> {
+export async function* jsonLines(details: CallDetails, calls: ExportCalls, slices: Slices): AsyncGenerator<string> {
   await calls.bound(slices);
   // Calls per ms of slice, learnt as it goes; the first page guesses 0.2 ms a call.
   const pace = new Pace(0.2, 1, 5_000);
@@ -25,7 +24,7 @@ export async function* jsonLines(store: Store, calls: ExportCalls, slices: Slice
       // getMessage answers; the per-URL outcomes of the page in one query. An Actions batch's whole
       // body is on its first call's line only (each of up to 4,000 members repeating a 30 MB body
       // passed the longest string V8 makes); the other members' lines have the detail's cut form.
-      for (const detail of callDetails(store, page, { pageBatches: 'unlessFirst' })) {
+      for (const detail of details.many(page, { pageBatches: 'unlessFirst' })) {
         text += `${JSON.stringify(detail)}\n`;
         slices.progress.written++;
       }

@@ -79,7 +79,7 @@ export class Exporter implements Feature<'exportDeliveries'> {
     const progress: ExportProgress = { written: 0, slices: 0, longestSliceMs: 0, mostSliceCpuMs: 0, done: false, closed: false };
     const slices = new Slices(progress, () => this.#stopped);
     const stamp = new Date(this.deps.now()).toISOString().replace(/[:.]/g, '-');
-    const text = input.format === 'jsonl' ? jsonLines(store, calls, slices) : harText(store, calls, slices);
+    const text = input.format === 'jsonl' ? jsonLines(this.deps.details, calls, slices) : harText(store, calls, slices);
     const chunks = tracked(text, slices);
     return input.format === 'jsonl'
       ? { filename: `webhook-lab-${stamp}.jsonl`, contentType: 'application/x-ndjson', chunks, progress }

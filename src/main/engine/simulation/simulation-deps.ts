@@ -3,6 +3,8 @@ import type { StoppedSide } from '../../../shared/actions/mode';
 import type { Store } from '../store/store';
 import type { Ingest } from '../collector/ingest';
 import type { EventHub } from '../event-hub';
+import type { TrackingPlans } from '../tracking-plans/service';
+import type { CallDetails } from '../call-detail';
 
 /** What every simulation feature may use. */
 export interface SimulationDeps {
@@ -10,6 +12,10 @@ export interface SimulationDeps {
   /** `ingest.inject([...])` stores calls the app makes itself and forwards them like received ones. */
   ingest: Ingest;
   events: EventHub;
+  /** The engine's tracking plans: the config's import and export read and write them. */
+  plans: TrackingPlans;
+  /** The read model of a call (call-detail.ts): an export's JSON Lines are its details. */
+  details: CallDetails;
   now: () => number;
   random: () => number;
   dataDir: string;

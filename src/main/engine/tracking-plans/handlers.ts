@@ -8,7 +8,7 @@ import { parseOrThrow, ValidationError } from '../../../shared/validation-error'
 import type { Store } from '../store/store';
 import type { EventHub } from '../event-hub';
 import { conflict, invalidInput, notFound } from '../errors';
-import { trackingPlansOf } from './service';
+import type { TrackingPlans } from './service';
 
 type Handlers = Pick<ApiHandlers, keyof typeof trackingPlanOps>;
 
@@ -25,9 +25,8 @@ const DRAFT_MAX_CALLS = 5_000;
 const HOUR_MS = 3_600_000;
 
 /** The control API's tracking-plan operations (src/shared/tracking-plans.contract.ts). */
-export function trackingPlanHandlers(d: { store: Store; events: EventHub; now: () => number }): Handlers {
-  const { store } = d;
-  const plans = trackingPlansOf(store);
+export function trackingPlanHandlers(d: { store: Store; plans: TrackingPlans; events: EventHub; now: () => number }): Handlers {
+  const { store, plans } = d;
   // null means "no plan" to a caller: a source connected to a plan that does not compile says so instead (409).
   const sinceOf = (since: string | undefined) => (since === undefined ? d.now() - HOUR_MS : Date.parse(since));
   // Sources show their plan's name; the plans screen lists the plans.

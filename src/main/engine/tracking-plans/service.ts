@@ -19,7 +19,8 @@ import { backgroundSlices } from '../slice-meter';
 // Tracking plans in the engine (issue 24): the plans and the sources' connections, mirrored in memory
 // with each connected plan compiled once (and again only when it changes), so that the collector's
 // question "does this source have a plan?" is one Map lookup, and a source without one costs nothing
-// more. One instance per Store (trackingPlansOf), so the config import and the API share the mirror.
+// more. The engine makes one (engine.ts) and hands it to the collector, the API, the config import,
+// the read model and the dispatcher's replays, so all of them share the mirror.
 // The plans stored when the lab starts are compiled in slices after it (warmUp): a 1,000-rule plan
 // took ~0.6 s of the start before the first answer. Since issue 38 nothing of a plan is compiled on
 // the event loop before a check worker compiled it (plan-gates.ts), and the collector's and the API's
@@ -761,12 +762,3 @@ function refused(status: number, message: string, path: string, fieldMessage: st
   return new PlanRefused(status, message, [{ path, message: fieldMessage }]);
 }
 
-const instances = new WeakMap<Store, TrackingPlans>();
-
-/** The one TrackingPlans of a store (the engine, the API and the config import share it); `log`: where its check workers' compiles are said. */
-export function trackingPlansOf(store: Store, log?: (line: string) => void): TrackingPlans {
-  let t = instances.get(store);
-  if (!t) instances.set(store, (t = new TrackingPlans(store)));
-  if (log) t.logTo(log);
-  return t;
-}
