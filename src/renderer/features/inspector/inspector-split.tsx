@@ -9,8 +9,9 @@ import { SplitHandle, useDetailWidth } from './split-handle';
 // its rows need none of); fetched as soon as the list is up, so a first click seldom waits for it.
 const loadDetail = () => import('./call-detail');
 // React.lazy keeps a failed load for good. A failed one is replaced by the next try the user makes
-// (Try again, or another call opened), never by a render of its own: React renders a rejected lazy
-// again before its error boundary shows, and a fresh one there would fetch in a loop.
+// (another call opened), never by a render of its own: React renders a rejected lazy again before
+// its error boundary shows, and a fresh one there would fetch in a loop. Chromium keeps a failed
+// import too, so there the boundary's Try again reloads the page (components/module-load-error.ts).
 let failed = false;
 const lazyDetail = () =>
   lazy(() =>
